@@ -1,0 +1,15 @@
+//! research-tui: watch research-agent sessions stream in, with exact citations.
+//!
+//! Data flows one way: bytes ([`input`], HTTP) → [`sse`] decoder → [`provider`] dialect → neutral
+//! [`event`]s → the pure [`session`] reducer → [`citations`] → renderers ([`render`], the TUI).
+
+pub mod citations;
+pub mod event;
+pub mod input;
+pub mod provider;
+pub mod render;
+pub mod sanitize;
+pub mod recording;
+pub mod session;
+pub mod sse;
+pub mod stream;

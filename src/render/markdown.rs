@@ -1,0 +1,73 @@
+//! `--format markdown`: the answer with `[^n]` footnote markers and a footnote list of sources.
+
+use std::fmt::Write;
+
+use crate::citations::Attribution;
+use crate::sanitize::{sanitize, sanitize_line};
+use crate::session::Session;
+
+pub fn render(session: &Session, attribution: &Attribution) -> String {
+    let mut out = super::annotate(session.answer.as_str(), attribution, sanitize, |n, out| {
+        let _ = write!(out, "[^{n}]");
+    });
+    let mut sources = attribution.numbered().peekable();
+    if sources.peek().is_some() {
+        out.push_str("\n\n");
+        for source in sources {
+            let label = escape_label(&sanitize_line(&source.label));
+            match &source.url {
+                Some(url) => {
+                    let _ = writeln!(
+                        out,
+                        "[^{}]: [{label}]({})",
+                        source.n,
+                        escape_url(&sanitize_line(url))
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "[^{}]: {label}", source.n);
+                }
+            }
+        }
+        out.pop();
+    }
+    let mut tools = attribution.tool_citations().peekable();
+    if tools.peek().is_some() {
+        out.push_str("\n\n**Tool-level citations**\n");
+        for citation in tools {
+            let text = sanitize_line(citation.text(session.answer.as_str()));
+            let tool = sanitize_line(citation.tool_name.as_deref().unwrap_or("tool"));
+            let _ = match &citation.audit_id {
+                Some(audit) => writeln!(out, "\n- `{tool}` ({}): “{text}”", sanitize_line(audit)),
+                None => writeln!(out, "\n- `{tool}`: “{text}”"),
+            };
+        }
+        out.pop();
+    }
+    out.push('\n');
+    out
+}
+
+/// A label inside `[…]` must not close the link early.
+fn escape_label(label: &str) -> String {
+    label
+        .replace('\\', "\\\\")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
+}
+
+/// Characters that would end or break a Markdown link destination are percent-encoded.
+fn escape_url(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            ' ' => out.push_str("%20"),
+            '(' => out.push_str("%28"),
+            ')' => out.push_str("%29"),
+            '<' => out.push_str("%3C"),
+            '>' => out.push_str("%3E"),
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,47 @@
+//! Headless renderers over the session model: Markdown with footnotes, JSON for scripts, and plain
+//! text for people. None of them parse wire data; all read [`Session`] and [`Attribution`].
+
+pub mod json;
+pub mod markdown;
+pub mod text;
+
+use crate::citations::Attribution;
+use crate::session::Session;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    #[default]
+    Markdown,
+    Json,
+    Text,
+}
+
+/// Render a finished (or cut) session in `format`.
+pub fn render(session: &Session, format: Format) -> String {
+    let attribution = Attribution::resolve(session, true);
+    match format {
+        Format::Markdown => markdown::render(session, &attribution),
+        Format::Json => json::render(session, &attribution),
+        Format::Text => text::render(session, &attribution),
+    }
+}
+
+/// The answer with `marker(n)` inserted after each cited span's end, each piece passed through `clean`.
+pub(crate) fn annotate(
+    answer: &str,
+    attribution: &Attribution,
+    clean: impl Fn(&str) -> std::borrow::Cow<'_, str>,
+    marker: impl Fn(usize, &mut String),
+) -> String {
+    let mut out = String::with_capacity(answer.len() + attribution.citations.len() * 6);
+    let mut pos = 0;
+    for (byte, numbers) in attribution.markers() {
+        out.push_str(&clean(&answer[pos..byte]));
+        for n in numbers {
+            marker(n, &mut out);
+        }
+        pos = byte;
+    }
+    out.push_str(&clean(&answer[pos..]));
+    out
+}

@@ -1,0 +1,436 @@
+//! Server-Sent Events decoding: bytes in arbitrary chunks → dispatched events.
+//!
+//! Follows the WHATWG "event stream interpretation" rules (one leading BOM stripped even when split,
+//! CRLF/LF/CR line endings with a CR at a chunk end possibly half of a CRLF, comments, `data`/`event`/
+//! `id`/`retry`, invalid UTF-8 replaced by U+FFFD). It is our own because the common crate panics on a
+//! BOM, stalls on an invalid byte and loses CR-terminated events.
+//!
+//! On top of the standard rules, [`Framing::JsonLines`] dispatches a `data:` line at once when it is a
+//! complete JSON document and no event is pending: agent servers send one `data: {json}` line per event,
+//! often without the blank line a strict parser waits for.
+
+use std::fmt;
+
+/// Default bound on one line and on one event's data: a stream that exceeds it is an error, not a
+/// reason to grow memory without limit.
+pub const DEFAULT_LIMIT: usize = 16 * 1024 * 1024;
+
+/// One dispatched event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SseEvent {
+    /// The `event:` type; empty means the default type `message`.
+    pub event: String,
+    pub data: String,
+    /// The last event id at dispatch time.
+    pub id: String,
+}
+
+/// How `data:` lines become events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Framing {
+    /// Exactly the WHATWG rules: only a blank line dispatches.
+    Standard,
+    /// Also dispatch a lone `data:` line holding a complete JSON object or array at once.
+    #[default]
+    JsonLines,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseError {
+    /// A line or an event's data grew past the limit; the rest of that line is skipped.
+    TooLong { limit: usize },
+}
+
+impl fmt::Display for SseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SseError::TooLong { limit } => write!(
+                f,
+                "event stream line or event exceeds the {} MiB limit",
+                limit / (1024 * 1024)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SseError {}
+
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// Incremental decoder. Feed it chunks with [`SseDecoder::feed`], then call [`SseDecoder::finish`].
+#[derive(Debug)]
+pub struct SseDecoder {
+    framing: Framing,
+    limit: usize,
+    /// Bytes of the stream start kept until we know whether they are a BOM.
+    bom_prefix: Vec<u8>,
+    bom_done: bool,
+    line: Vec<u8>,
+    /// The previous chunk ended in CR: a LF at the start of the next one belongs to it.
+    after_cr: bool,
+    /// Skipping the remainder of an overlong line.
+    skipping_line: bool,
+    data: String,
+    /// True once a `data` field was seen for the pending event (the data buffer is non-empty).
+    data_pending: bool,
+    event_type: String,
+    last_id: String,
+    retry: Option<u64>,
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::new(Framing::JsonLines)
+    }
+}
+
+impl SseDecoder {
+    pub fn new(framing: Framing) -> Self {
+        Self::with_limit(framing, DEFAULT_LIMIT)
+    }
+
+    pub fn with_limit(framing: Framing, limit: usize) -> Self {
+        Self {
+            framing,
+            limit,
+            bom_prefix: Vec::new(),
+            bom_done: false,
+            line: Vec::new(),
+            after_cr: false,
+            skipping_line: false,
+            data: String::new(),
+            data_pending: false,
+            event_type: String::new(),
+            last_id: String::new(),
+            retry: None,
+        }
+    }
+
+    /// The reconnection time last set by a valid `retry:` field, in milliseconds.
+    pub fn retry(&self) -> Option<u64> {
+        self.retry
+    }
+
+    /// The last event id seen.
+    pub fn last_id(&self) -> &str {
+        &self.last_id
+    }
+
+    /// Decode one chunk, appending dispatched events to `out`. An error reports an overlong line or
+    /// event; the decoder stays usable and resumes at the next line.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        let mut chunk = chunk;
+        if !self.bom_done {
+            let take = (BOM.len() - self.bom_prefix.len()).min(chunk.len());
+            self.bom_prefix.extend_from_slice(&chunk[..take]);
+            chunk = &chunk[take..];
+            if self.bom_prefix.len() < BOM.len() && BOM.starts_with(&self.bom_prefix) {
+                return Ok(());
+            }
+            self.bom_done = true;
+            let prefix = std::mem::take(&mut self.bom_prefix);
+            if prefix != BOM {
+                let mut first_err = self.feed_body(&prefix, out).err();
+                if let Err(e) = self.feed_body(chunk, out) {
+                    first_err.get_or_insert(e);
+                }
+                return first_err.map_or(Ok(()), Err);
+            }
+        }
+        self.feed_body(chunk, out)
+    }
+
+    fn feed_body(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        let mut error = None;
+        if self.after_cr && !chunk.is_empty() {
+            self.after_cr = false;
+            if chunk[0] == b'\n' {
+                chunk = &chunk[1..];
+            }
+        }
+        while !chunk.is_empty() {
+            match memchr::memchr2(b'\n', b'\r', chunk) {
+                Some(pos) => {
+                    let terminator = chunk[pos];
+                    if let Err(e) = self.append_to_line(&chunk[..pos]) {
+                        error.get_or_insert(e);
+                    }
+                    let mut rest = &chunk[pos + 1..];
+                    if terminator == b'\r' {
+                        match rest.first() {
+                            Some(b'\n') => rest = &rest[1..],
+                            None => self.after_cr = true,
+                            Some(_) => {}
+                        }
+                    }
+                    if let Err(e) = self.end_line(out) {
+                        error.get_or_insert(e);
+                    }
+                    chunk = rest;
+                }
+                None => {
+                    if let Err(e) = self.append_to_line(chunk) {
+                        error.get_or_insert(e);
+                    }
+                    break;
+                }
+            }
+        }
+        error.map_or(Ok(()), Err)
+    }
+
+    fn append_to_line(&mut self, bytes: &[u8]) -> Result<(), SseError> {
+        if self.skipping_line || bytes.is_empty() {
+            return Ok(());
+        }
+        if self.line.len() + bytes.len() > self.limit {
+            self.line = Vec::new();
+            self.skipping_line = true;
+            return Err(SseError::TooLong { limit: self.limit });
+        }
+        self.line.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn end_line(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if self.skipping_line {
+            self.skipping_line = false;
+            return Ok(());
+        }
+        let bytes = std::mem::take(&mut self.line);
+        let line = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        self.process_line(line, out)
+    }
+
+    fn process_line(&mut self, mut line: String, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if line.is_empty() {
+            self.dispatch(out);
+            return Ok(());
+        }
+        if line.starts_with(':') {
+            return Ok(());
+        }
+        let (field_len, value_start) = match line.find(':') {
+            Some(colon) => {
+                let after = colon + 1;
+                let skip_space = line.as_bytes().get(after) == Some(&b' ');
+                (colon, after + usize::from(skip_space))
+            }
+            None => (line.len(), line.len()),
+        };
+        match &line[..field_len] {
+            "data" => {
+                if self.framing == Framing::JsonLines
+                    && !self.data_pending
+                    && is_complete_json(&line[value_start..])
+                {
+                    line.drain(..value_start);
+                    out.push(SseEvent {
+                        event: std::mem::take(&mut self.event_type),
+                        data: line,
+                        id: self.last_id.clone(),
+                    });
+                    return Ok(());
+                }
+                let value = &line[value_start..];
+                if self.data.len() + value.len() + 1 > self.limit {
+                    self.data.clear();
+                    self.data_pending = false;
+                    return Err(SseError::TooLong { limit: self.limit });
+                }
+                self.data.push_str(value);
+                self.data.push('\n');
+                self.data_pending = true;
+            }
+            "event" => self.event_type = line[value_start..].to_owned(),
+            "id" => {
+                let value = &line[value_start..];
+                if !value.contains('\0') {
+                    self.last_id = value.to_owned();
+                }
+            }
+            "retry" => {
+                let value = &line[value_start..];
+                if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+                    self.retry = value.parse().ok();
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+        let event_type = std::mem::take(&mut self.event_type);
+        if !self.data_pending {
+            return;
+        }
+        self.data_pending = false;
+        let mut data = std::mem::take(&mut self.data);
+        data.pop();
+        out.push(SseEvent {
+            event: event_type,
+            data,
+            id: self.last_id.clone(),
+        });
+    }
+
+    /// End of stream: a last line without a line ending is still processed. Returns the data of an
+    /// event that was never terminated by a blank line (browsers drop it; JSON callers may use it).
+    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<Option<SseEvent>, SseError> {
+        let mut result = Ok(());
+        if !self.bom_done {
+            self.bom_done = true;
+            let prefix = std::mem::take(&mut self.bom_prefix);
+            if prefix != BOM {
+                result = self.feed_body(&prefix, out);
+            }
+        }
+        self.after_cr = false;
+        if !self.line.is_empty() || self.skipping_line {
+            let r = self.end_line(out);
+            if result.is_ok() {
+                result = r;
+            }
+        }
+        result?;
+        self.event_type.clear();
+        if !self.data_pending {
+            return Ok(None);
+        }
+        self.data_pending = false;
+        let mut data = std::mem::take(&mut self.data);
+        data.pop();
+        Ok(Some(SseEvent {
+            event: String::new(),
+            data,
+            id: self.last_id.clone(),
+        }))
+    }
+}
+
+/// Whether `text` is one whole JSON object or array (braces balanced outside strings, nothing but
+/// white space after the close). A cheap structural check: full validation happens in the dialect.
+pub fn is_complete_json(text: &str) -> bool {
+    let bytes = text.trim_ascii().as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']')) => {}
+        _ => return false,
+    }
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    if depth == 0 {
+                        return false;
+                    }
+                    depth -= 1;
+                    if depth == 0 {
+                        return i == bytes.len() - 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_all(framing: Framing, chunks: &[&[u8]]) -> (Vec<SseEvent>, Option<SseEvent>) {
+        let mut decoder = SseDecoder::new(framing);
+        let mut out = Vec::new();
+        for chunk in chunks {
+            decoder.feed(chunk, &mut out).unwrap();
+        }
+        let pending = decoder.finish(&mut out).unwrap();
+        (out, pending)
+    }
+
+    #[test]
+    fn a_json_line_without_a_blank_line_is_dispatched_at_once() {
+        let mut decoder = SseDecoder::default();
+        let mut out = Vec::new();
+        decoder.feed(b"data: {\"a\":1}\n", &mut out).unwrap();
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].data, "{\"a\":1}");
+    }
+
+    #[test]
+    fn pretty_printed_json_waits_for_its_blank_line() {
+        let (events, _) = decode_all(
+            Framing::JsonLines,
+            &[b"data: {\ndata:   \"a\": {\"b\": 1}\ndata: }\n\n"],
+        );
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].data, "{\n  \"a\": {\"b\": 1}\n}");
+    }
+
+    #[test]
+    fn an_event_type_line_before_a_json_line_is_kept_and_reset() {
+        let (events, _) = decode_all(
+            Framing::JsonLines,
+            &[b"event: response.created\ndata: {\"x\":1}\n\ndata: {\"y\":2}\n"],
+        );
+        assert_eq!(events[0].event, "response.created");
+        assert_eq!(events[1].event, "");
+    }
+
+    #[test]
+    fn a_last_line_without_ending_is_processed_at_end_of_stream() {
+        let (events, pending) = decode_all(Framing::JsonLines, &[b"data: {\"a\":1}"]);
+        assert_eq!(events.len(), 1);
+        assert!(pending.is_none());
+        let (events, pending) = decode_all(Framing::Standard, &[b"data: {\"a\":1}"]);
+        assert!(events.is_empty());
+        assert_eq!(pending.unwrap().data, "{\"a\":1}");
+    }
+
+    #[test]
+    fn an_overlong_line_is_an_error_and_the_stream_goes_on() {
+        let mut decoder = SseDecoder::with_limit(Framing::Standard, 8);
+        let mut out = Vec::new();
+        assert!(decoder.feed(b"data: 0123456789", &mut out).is_err());
+        decoder.feed(b"abc\n\ndata: ok\n\n", &mut out).unwrap();
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].data, "ok");
+    }
+
+    #[test]
+    fn an_overlong_event_is_an_error() {
+        let mut decoder = SseDecoder::with_limit(Framing::Standard, 11);
+        let mut out = Vec::new();
+        decoder.feed(b"data: 12345\n", &mut out).unwrap();
+        assert!(decoder.feed(b"data: 12345\n", &mut out).is_err());
+    }
+
+    #[test]
+    fn complete_json_detection_respects_strings_and_nesting() {
+        assert!(is_complete_json("{\"a\":\"}\"}"));
+        assert!(is_complete_json("  [1,{\"b\":[2]}] "));
+        assert!(!is_complete_json("{"));
+        assert!(!is_complete_json("{}{}"));
+        assert!(!is_complete_json("[DONE]x"));
+        assert!(!is_complete_json("{\"a\":\"\\\"}"));
+        assert!(!is_complete_json("42"));
+    }
+}
