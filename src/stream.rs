@@ -51,3 +51,39 @@ impl StreamEnd {
         }
     }
 }
+
+/// The receiving end of a background stream task.
+#[derive(Debug)]
+pub struct StreamHandle {
+    pub updates: tokio::sync::mpsc::UnboundedReceiver<StreamUpdate>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl StreamHandle {
+    /// Start `task`, which reports over the sender it is given.
+    pub fn spawn<F, Fut>(task: F) -> Self
+    where
+        F: FnOnce(tokio::sync::mpsc::UnboundedSender<StreamUpdate>) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let (tx, updates) = tokio::sync::mpsc::unbounded_channel();
+        let task = tokio::spawn(task(tx));
+        Self { updates, task }
+    }
+
+    /// Stop the task; no further updates arrive. The caller records the end as cancelled.
+    pub fn cancel(&mut self) {
+        self.task.abort();
+        self.updates.close();
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.task.is_finished()
+    }
+}
+
+impl Drop for StreamHandle {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

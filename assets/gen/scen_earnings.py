@@ -447,7 +447,14 @@ WORKFLOW_ANSWER = """## 📈 Earnings brief — NVIDIA (NVDA), Q1 FY2027
 - ⟦src:nv_10q⟧Data Center revenue was $66.8 billion, up 71%⟦/⟧ — about 91% of the total.
 - ⟦src:nv_pr⟧Non-GAAP gross margin was 75.1%⟦/⟧, back in the mid-70s after last year's H20 charge.
 - ⟦src:nv_pr⟧Q2 guidance: revenue of $80.0 billion ± 2%⟦/⟧, ⟦src:nv_reuters⟧above the $77.5 billion consensus⟦/⟧.
+- ⟦src:nv_10q⟧Networking revenue rose 90% to $9.4 billion⟦/⟧, outpacing compute.
 - ⟦src:nv_call⟧Rubin remains on track for production shipments in the second half of calendar 2026⟦/⟧.
+
+| Segment | Revenue | YoY |
+|---|---:|---:|
+| Data Center | $66.8B | +71% |
+| Gaming | $4.5B | +20% |
+| All other | $1.9B | n/m |
 
 **Reaction:** ⟦tool:tear⟧shares trade near $212, about 28× forward earnings⟦/⟧.
 
@@ -456,6 +463,8 @@ WORKFLOW_ANSWER = """## 📈 Earnings brief — NVIDIA (NVDA), Q1 FY2027
 1. Supply — ⟦src:nikkei_cowos⟧TSMC plans to double CoWoS capacity by the end of 2026⟦/⟧.
 2. China — ⟦src:nv_call⟧guidance assumes no data-center compute revenue from China⟦/⟧.
 3. ⟦tool:cal⟧Next report: August 26, 2026 (estimated)⟦/⟧.
+
+**Takeaway:** a clean beat-and-raise. The debate has moved from demand to how fast supply — packaging and memory — can grow into the Rubin ramp.
 
 _Offline demo: a recorded, synthetic workflow run — figures are illustrative._"""
 
@@ -483,5 +492,6 @@ def build_workflow(Recorder):
     r.plan(statuses="CCC")
     r.complete([("base", (21870, 1402, 0)), ("pro", (0, 0, 0))])
     return r, {"title": "Workflow: earnings brief (NVIDIA)", "template": "earnings-brief",
+               "prompt": "Run the earnings-brief workflow for NVIDIA (company_id D8442A, last 7 days)",
                "input": {"company_id": "D8442A"}, "time_range": "last_7_days",
                "request_id": "req-demo-8e21c4b7", "execution_id": "exec-demo-3b9f60d2-earnings-brief"}
