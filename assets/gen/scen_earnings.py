@@ -227,7 +227,7 @@ Management repeated that demand exceeds supply. ⟦src:nv_call⟧Vera Rubin rema
 
 ⟦src:nv_reuters⟧The stock rose about 3% in extended trading⟦/⟧. ⟦tool:tear⟧Shares now trade around $212, a market value of about $5.2 trillion and roughly 28 times forward earnings⟦/⟧. ⟦tool:cal⟧The next report is expected on **August 26, 2026**⟦/⟧, when investors will look for the first Rubin revenue.
 
-**Bottom line:** growth is still supply-gated, margins are back in the mid-70s and the guide implies another ~$7 billion of sequential growth. Watch CoWoS and HBM4 availability, China export policy and hyperscaler capex.
+📌 **Bottom line:** growth is still supply-gated, margins are back in the mid-70s and the guide implies another ~$7 billion of sequential growth. Watch CoWoS and HBM4 availability, China export policy and hyperscaler capex.
 
 _Offline demo: a recorded, synthetic session — figures are illustrative._"""
 
@@ -382,7 +382,7 @@ Both companies are guiding higher, but on very different scales. ⟦src:nv_pr⟧
 
 ⟦tool:tear_amd⟧AMD trades around $232, a market value of roughly $376 billion and about 36 times forward earnings⟦/⟧ — a premium to NVIDIA's ~28× that already assumes the MI450 ramp lands on time. ⟦tool:cal_amd⟧AMD's next report is expected on August 4, 2026⟦/⟧, three weeks before NVIDIA's.
 
-**Bottom line:** NVIDIA's guide is roughly seven times AMD's total quarterly revenue, and its data-center business is still growing faster. AMD's case rests on a second-half 2026 inflection; until Helios ships in volume, NVIDIA's guidance carries more visibility.
+📌 **Bottom line:** NVIDIA's guide is roughly seven times AMD's total quarterly revenue, and its data-center business is still growing faster. AMD's case rests on a second-half 2026 inflection; until Helios ships in volume, NVIDIA's guidance carries more visibility.
 
 _Offline demo: a recorded, synthetic session — figures are illustrative._"""
 
@@ -478,16 +478,27 @@ def build_workflow(Recorder):
         "Summarise into a one-page brief",
     ])
     r.plan(statuses="INN")
-    r.think("Template input company_id D8442A resolves to NVIDIA. Checking the calendar for the latest report.")
+    r.think("Template input company_id D8442A resolves to NVIDIA Corp. The brief covers the most recent "
+            "reporting event inside the last seven days, so I'll check the calendar first to pin down the date.")
     r.tool("cal", "get_earnings_calendar", dict(NVDA, start_date="2026-04-01", end_date="2026-09-30"),
            "NVDA earnings calendar", NV_CALENDAR)
     r.plan(statuses="CIN")
-    r.search("s1", "NVIDIA Q1 FY2027 results guidance earnings call Rubin China CoWoS",
-             ["nv_pr", "nv_10q", "nv_reuters", "nv_call", "nikkei_cowos"],
+    r.search("s1", "NVIDIA Q1 FY2027 results guidance earnings call Rubin China",
+             ["nv_pr", "nv_10q", "nv_reuters", "nv_call"],
              args={"entity_ids": ["D8442A"], "start_date": "2026-05-21", "end_date": "2026-05-28"},
              filters=entity_filter("D8442A", start="2026-05-21", end="2026-05-28"))
+    r.think("Press release, 10-Q, call transcript and Reuters' consensus comparison cover results and guidance. "
+            "The template's watch list needs a supply-side data point, so one more search on packaging capacity.")
+    r.search("s2", "TSMC CoWoS capacity 2026 NVIDIA",
+             ["nikkei_cowos", "tsmc_apr"],
+             args={"start_date": "2026-05-01", "end_date": "2026-05-28"},
+             filters={"period": period("2026-05-01", "2026-05-28")})
+    r.think("Nikkei has TSMC doubling CoWoS capacity by the end of 2026. Adding the tearsheet for the market "
+            "reaction.")
     r.tool("tear", "get_market_tearsheet", dict(NVDA), "NVDA market tearsheet", NV_TEARSHEET)
     r.plan(statuses="CCI")
+    r.think("Template sections: headline, key points, segment snapshot, reaction, watch list and a one-line "
+            "takeaway. Keep it under 300 words and cite every figure.")
     r.answer(WORKFLOW_ANSWER, message_id="ans-1", batches=2)
     r.plan(statuses="CCC")
     r.complete([("base", (21870, 1402, 0)), ("pro", (0, 0, 0))])

@@ -39,6 +39,7 @@ SOURCES = source_library(
             chunks=[
                 (1, "Revenue of $7.60 billion, up 7 percent year over year. Non-GAAP gross margin of 48.9 percent, "
                     "the highest in more than 25 years.", 0.94, 0.55),
+                (4, "Customers in China accounted for 29 percent of revenue in the quarter.", 0.74, -0.05),
             ]),
     external("reuters_amat", "Applied Materials forecasts third-quarter revenue above estimates", "2026-05-14T20:40:00Z",
              "Applied Materials forecast third-quarter revenue of $7.9 billion, plus or minus $500 million, above "
@@ -141,7 +142,7 @@ China-domestic toolmakers such as Naura and AMEC are left out: coverage of their
 
 ## Valuation
 
-⟦tool:tear_asml⟧ASML trades at about 33 times forward earnings⟦/⟧. Live tearsheets for the other three timed out, so their multiples come from consensus coverage: ⟦src:bbg_val⟧the group trades at about 26 times forward earnings, against a ten-year average of roughly 18⟦/⟧.
+⟦tool:tear_asml⟧ASML trades at about 33 times forward earnings⟦/⟧. Live tearsheets for the other three timed out, so their multiples come from consensus coverage: ⟦src:bbg_val⟧the group trades at about 26 times forward earnings, against a ten-year average of roughly 18⟦/⟧. Within it, ⟦src:bbg_val⟧Applied trades at about 22 times, Lam at 27 times and Tokyo Electron at 25 times estimated earnings⟦/⟧.
 
 | Company | Fwd P/E | Take |
 |---|---:|---|
@@ -150,9 +151,7 @@ China-domestic toolmakers such as Naura and AMEC are left out: coverage of their
 | Lam Research | ≈ 27× | Most leveraged to memory |
 | Tokyo Electron | ≈ 25× | Highest China risk |
 
-⟦src:bbg_val⟧Applied trades at about 22 times, Lam at 27 times and Tokyo Electron at 25 times estimated earnings⟦/⟧.
-
-## Bottom line
+## 📌 Bottom line
 
 - **Growth:** Lam, riding the memory upcycle.
 - **Quality:** ASML — though the premium already prices much of it.
@@ -198,11 +197,11 @@ def build(Recorder):
            "ASML market tearsheet", ASML_TEARSHEET)
     r.failed_tool("get_market_tearsheet", {"entity_id": ENT["AMAT"], "ticker": "AMAT"},
                   "Upstream tearsheet service timed out after 30s")
-    r.plan(statuses="CCFNNI")
+    r.plan(statuses="CCFNNN")
     r.think("The tearsheet service is timing out. Rather than hammer it for the remaining three tickers, I'll mark "
             "that step failed and rebuild the multiples from recent consensus coverage later. Meanwhile China "
             "exposure is a self-contained question — I'll hand it to the sector analyst sub-agent.")
-    r.plan(statuses="CCFINI")
+    r.plan(statuses="CCFINN")
     r.raw_audit({"audit_type": "SubAgentStartedAuditV1", "tool_id": r.tool_id("sub"),
                  "title": "Sub-agent started: sector_analyst", "agent_role": "sector_analyst",
                  "task": "Quantify China revenue exposure and export-control impact for ASML, AMAT, LRCX and "
@@ -226,11 +225,12 @@ def build(Recorder):
                             "from almost half in 2024). Applied: about $600M FY2026 export-control impact. "
                             "China-domestic toolmakers: insufficient comparable data.",
                  "tool_calls": 1})
-    r.plan(statuses="CCFCSI")
+    r.plan(statuses="CCFCSN")
     r.retry("Retrying after upstream rate limit (attempt 2/3)")
     r.think("Sub-agent results are consistent with the filings. Skipping the domestic-China step as it advised. "
             "For the failed tearsheets, search for recent consensus valuation coverage of the group.",
             first_delay=(900, 1400))
+    r.plan(statuses="CCFCSI")
     r.search("s3", "semiconductor equipment stocks valuation forward P/E premium Applied Materials Lam Research "
              "Tokyo Electron",
              ["bbg_val"],
