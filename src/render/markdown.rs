@@ -12,7 +12,7 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
     });
     let mut sources = attribution.numbered().peekable();
     if sources.peek().is_some() {
-        out.push_str("\n\n");
+        blank_line_after(&mut out);
         for source in sources {
             let label = escape_label(&sanitize_line(&source.label));
             match &source.url {
@@ -33,19 +33,28 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
     }
     let mut tools = attribution.tool_citations().peekable();
     if tools.peek().is_some() {
-        out.push_str("\n\n**Tool-level citations**\n");
+        blank_line_after(&mut out);
+        out.push_str("**Tool-level citations**\n\n");
         for citation in tools {
             let text = sanitize_line(citation.text(session.answer.as_str()));
             let tool = sanitize_line(citation.tool_name.as_deref().unwrap_or("tool"));
             let _ = match &citation.audit_id {
-                Some(audit) => writeln!(out, "\n- `{tool}` ({}): “{text}”", sanitize_line(audit)),
-                None => writeln!(out, "\n- `{tool}`: “{text}”"),
+                Some(audit) => writeln!(out, "- `{tool}` ({}): “{text}”", sanitize_line(audit)),
+                None => writeln!(out, "- `{tool}`: “{text}”"),
             };
         }
         out.pop();
     }
     out.push('\n');
     out
+}
+
+/// End `out` with exactly one blank line without touching the answer's own trailing newlines.
+fn blank_line_after(out: &mut String) {
+    let trailing = out.bytes().rev().take_while(|&b| b == b'\n').count();
+    for _ in trailing..2 {
+        out.push('\n');
+    }
 }
 
 /// A label inside `[…]` must not close the link early.
@@ -66,6 +75,7 @@ fn escape_url(url: &str) -> String {
             ')' => out.push_str("%29"),
             '<' => out.push_str("%3C"),
             '>' => out.push_str("%3E"),
+            '\\' => out.push_str("%5C"),
             c => out.push(c),
         }
     }
