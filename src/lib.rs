@@ -4,12 +4,15 @@
 //! [`event`]s → the pure [`session`] reducer → [`citations`] → renderers ([`render`], the TUI).
 
 pub mod citations;
+pub mod client;
 pub mod event;
 pub mod input;
 pub mod provider;
 pub mod recording;
 pub mod render;
+mod rng;
 pub mod sanitize;
+pub mod server;
 pub mod session;
 pub mod sse;
 pub mod stream;

@@ -31,6 +31,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
         provider: Provider,
     },
+    /// Run the built-in demo agent (Bigdata.com wire protocol, recorded sessions) on 127.0.0.1.
+    Serve(research_tui::server::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
             format,
             provider,
         }) => render_command(&file, format, provider),
+        Some(Command::Serve(args)) => research_tui::server::run_cli(args),
         None => render_command(
             "assets/recordings/bigdata/earnings-deep-dive.sse",
             Format::Text,
