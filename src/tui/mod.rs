@@ -1,0 +1,407 @@
+//! The interactive terminal app: set-up and restore of the terminal, and the event loop that merges
+//! key presses, stream updates and a render tick.
+//!
+//! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
+//! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
+
+pub mod answer_view;
+pub mod app;
+pub mod export;
+pub mod screen;
+pub mod theme;
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{WrapErr, eyre};
+use crossterm::event::{
+    DisableBracketedPaste, EnableBracketedPaste, Event, EventStream, KeyEventKind,
+};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use futures::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+use crate::client::{AgentClient, ApiKey, ResearchRequest, StreamOptions};
+use crate::provider::Provider;
+use crate::replay::{Speed, replay};
+use crate::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use app::{Action, App, AppConfig, Effect, Focus, Mode, Severity};
+
+/// The demo's first question.
+pub const DEMO_QUESTION: &str =
+    "Break down NVIDIA's latest quarter: data-center growth, margins, and guidance";
+
+/// The production agent.
+pub const DEFAULT_BASE_URL: &str = "https://agents.bigdata.com";
+
+/// At most one frame per this long.
+pub const FRAME: Duration = Duration::from_millis(16);
+/// Spinner and clock refresh while a stream runs.
+pub const TICK: Duration = Duration::from_millis(100);
+
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    pub path: PathBuf,
+    pub speed: Speed,
+}
+
+/// How the app starts.
+#[derive(Debug, Clone)]
+pub struct TuiOptions {
+    /// Use the built-in demo agent (also when there is no API key).
+    pub demo: bool,
+    /// Demo playback speed (1.0 = as recorded).
+    pub demo_speed: f64,
+    pub base_url: String,
+    pub api_key: Option<String>,
+    /// Play a recording instead of talking to an agent.
+    pub replay: Option<ReplayOptions>,
+    /// Quit shortly after the stream ends.
+    pub exit_when_done: bool,
+    /// Theme name (overrides the config file).
+    pub theme: Option<String>,
+    /// A first question to ask (LIVE); the demo asks its own.
+    pub question: Option<String>,
+}
+
+impl Default for TuiOptions {
+    fn default() -> Self {
+        TuiOptions {
+            demo: false,
+            demo_speed: 1.0,
+            base_url: DEFAULT_BASE_URL.into(),
+            api_key: None,
+            replay: None,
+            exit_when_done: false,
+            theme: None,
+            question: None,
+        }
+    }
+}
+
+/// Where follow-up questions go.
+enum Backend {
+    Replay,
+    Agent {
+        client: AgentClient,
+        _server: Option<tokio::task::JoinHandle<()>>,
+    },
+}
+
+impl Backend {
+    fn ask(
+        &self,
+        question: &str,
+        chat_id: Option<String>,
+        checkpoint: Option<String>,
+    ) -> Option<StreamHandle> {
+        match self {
+            Backend::Replay => None,
+            Backend::Agent { client, .. } => {
+                let request = ResearchRequest {
+                    chat_id,
+                    from_checkpoint_id: checkpoint,
+                    ..ResearchRequest::new(question)
+                };
+                Some(client.research(request, StreamOptions::default()))
+            }
+        }
+    }
+}
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        if let Backend::Agent {
+            _server: Some(server),
+            ..
+        } = self
+        {
+            server.abort();
+        }
+    }
+}
+
+/// Restore the terminal: raw mode off, main screen back, paste mode off, cursor shown.
+pub fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        io::stdout(),
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous(info);
+    }));
+}
+
+type Term = Terminal<CrosstermBackend<io::Stdout>>;
+
+fn setup_terminal() -> io::Result<Term> {
+    install_panic_hook();
+    enable_raw_mode()?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
+    Terminal::new(CrosstermBackend::new(io::stdout()))
+}
+
+/// Run the app until the user quits (or the stream ends, with `exit_when_done`).
+pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
+    let (config, config_warning) = theme::read_config();
+    let (theme, theme_warning) =
+        theme::select(opts.theme.as_deref(), &config, theme::no_color_env());
+
+    // Everything that can fail before the screen is taken over.
+    let (mode, backend, first) = if let Some(replay_opts) = &opts.replay {
+        let bytes = std::fs::read(&replay_opts.path)
+            .wrap_err_with(|| format!("cannot read {}", replay_opts.path.display()))?;
+        let handle = replay(&bytes, replay_opts.speed, Provider::Bigdata);
+        (Mode::Replay, Backend::Replay, Some((None, handle)))
+    } else if opts.demo || opts.api_key.as_deref().is_none_or(str::is_empty) {
+        let (addr, server) = crate::server::spawn(
+            crate::server::ServerConfig {
+                speed: opts.demo_speed,
+                ..Default::default()
+            },
+            0,
+        )
+        .await
+        .wrap_err("cannot start the built-in demo agent")?;
+        let client = AgentClient::new(&format!("http://{addr}"), None);
+        let backend = Backend::Agent {
+            client,
+            _server: Some(server),
+        };
+        let handle = backend
+            .ask(DEMO_QUESTION, None, None)
+            .ok_or_else(|| eyre!("the demo agent did not start a stream"))?;
+        (
+            Mode::Demo,
+            backend,
+            Some((Some(DEMO_QUESTION.to_owned()), handle)),
+        )
+    } else {
+        let key = opts.api_key.clone().unwrap_or_default();
+        let client = AgentClient::new(&opts.base_url, Some(ApiKey::new(key)));
+        let backend = Backend::Agent {
+            client,
+            _server: None,
+        };
+        let first = match opts.question.as_deref().map(str::trim) {
+            Some(q) if !q.is_empty() => backend
+                .ask(q, None, None)
+                .map(|handle| (Some(q.to_owned()), handle)),
+            _ => None,
+        };
+        (Mode::Live, backend, first)
+    };
+
+    let mut app = App::new(AppConfig {
+        mode,
+        theme,
+        can_ask: !matches!(backend, Backend::Replay),
+    });
+    match first {
+        Some((question, handle)) => {
+            app.begin_turn(question);
+            app.attach_stream(handle);
+        }
+        None => app.focus = Focus::Prompt,
+    }
+    if let Some(warning) = theme_warning.or(config_warning) {
+        app.set_message(warning, Severity::Warning);
+    }
+
+    let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
+    let _guard = TerminalGuard;
+    let result = event_loop(&mut terminal, &mut app, &backend, &opts).await;
+    drop(_guard);
+    result
+}
+
+async fn next_update(stream: &mut Option<StreamHandle>) -> Option<StreamUpdate> {
+    match stream {
+        Some(handle) => handle.updates.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Messages from helper threads (a browser opener that failed).
+enum Note {
+    Error(String),
+}
+
+async fn event_loop(
+    terminal: &mut Term,
+    app: &mut App,
+    backend: &Backend,
+    opts: &TuiOptions,
+) -> color_eyre::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut events = EventStream::new();
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<Note>();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut dirty = true;
+    let mut last_draw = Instant::now() - FRAME;
+    let mut quit_at: Option<tokio::time::Instant> = None;
+
+    loop {
+        if app.quit {
+            break;
+        }
+        if dirty && last_draw.elapsed() >= FRAME {
+            terminal.draw(|frame| screen::draw(frame, app))?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+        let draw_at = tokio::time::Instant::from_std(last_draw + FRAME);
+        let ticking = app.needs_tick();
+        tokio::select! {
+            event = events.next() => match event {
+                Some(Ok(event)) => {
+                    dirty |= handle_event(event, app, backend, terminal, &note_tx);
+                }
+                Some(Err(e)) => return Err(e).wrap_err("reading terminal input"),
+                None => break,
+            },
+            update = next_update(&mut app.stream) => {
+                match update {
+                    Some(update) => {
+                        app.apply_update(update);
+                        // Drain what else arrived: one redraw for the whole batch.
+                        for _ in 0..1024 {
+                            let next = app.stream.as_mut().and_then(|s| s.updates.try_recv().ok());
+                            match next {
+                                Some(update) => app.apply_update(update),
+                                None => break,
+                            }
+                        }
+                    }
+                    None => app.apply_update(StreamUpdate::Ended(StreamEnd::Cut {
+                        reason: "the stream task stopped".into(),
+                    })),
+                }
+                dirty = true;
+                if opts.exit_when_done && app.stream.is_none() && !app.in_progress() && quit_at.is_none() {
+                    quit_at = Some(tokio::time::Instant::now() + Duration::from_millis(500));
+                }
+            }
+            _ = tick.tick(), if ticking => {
+                app.tick = app.tick.wrapping_add(1);
+                dirty = true;
+            }
+            _ = tokio::time::sleep_until(draw_at), if dirty => {}
+            _ = tokio::time::sleep_until(quit_at.unwrap_or_else(tokio::time::Instant::now)), if quit_at.is_some() => break,
+            Some(note) = note_rx.recv() => {
+                match note {
+                    Note::Error(text) => app.set_message(text, Severity::Error),
+                }
+                dirty = true;
+            }
+            _ = sigterm.recv() => break,
+            _ = sighup.recv() => break,
+        }
+    }
+    if let Some(mut stream) = app.stream.take() {
+        stream.cancel();
+    }
+    Ok(())
+}
+
+/// Handle one terminal event; returns whether the screen changed.
+fn handle_event(
+    event: Event,
+    app: &mut App,
+    backend: &Backend,
+    terminal: &mut Term,
+    notes: &tokio::sync::mpsc::UnboundedSender<Note>,
+) -> bool {
+    let action = match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => app.handle_key(key),
+        Event::Paste(text) => Some(Action::Paste(text)),
+        Event::Resize(..) => return true,
+        _ => return false,
+    };
+    let Some(action) = action else {
+        return false;
+    };
+    if let Some(effect) = app.update(action) {
+        run_effect(effect, app, backend, terminal, notes);
+    }
+    true
+}
+
+fn run_effect(
+    effect: Effect,
+    app: &mut App,
+    backend: &Backend,
+    terminal: &mut Term,
+    notes: &tokio::sync::mpsc::UnboundedSender<Note>,
+) {
+    match effect {
+        Effect::Quit | Effect::Cancel => {}
+        Effect::Ask(question) => {
+            let (chat_id, checkpoint) = app
+                .current()
+                .map(|t| {
+                    (
+                        t.session.ids.chat_id.clone(),
+                        t.session.checkpoint_id().map(str::to_owned),
+                    )
+                })
+                .unwrap_or_default();
+            match backend.ask(&question, chat_id, checkpoint) {
+                Some(handle) => {
+                    app.begin_turn(Some(question));
+                    app.attach_stream(handle);
+                }
+                None => app.set_message("follow-ups need an agent", Severity::Warning),
+            }
+        }
+        Effect::Open(url) => {
+            let tx = notes.clone();
+            match export::open_url(&url, move |error| {
+                let _ = tx.send(Note::Error(error));
+            }) {
+                Ok(()) => {
+                    app.set_message(format!("opening {}", screen::clean(&url)), Severity::Info)
+                }
+                Err(error) => app.set_message(error, Severity::Error),
+            }
+        }
+        Effect::Copy(url) => {
+            let backend = terminal.backend_mut();
+            let result = backend
+                .write_all(export::osc52(&url).as_bytes())
+                .and_then(|()| backend.flush());
+            match result {
+                Ok(()) => app.set_message("copied the URL (OSC 52)", Severity::Info),
+                Err(e) => app.set_message(format!("copy failed: {e}"), Severity::Error),
+            }
+        }
+        Effect::Export => match export::export(&app.turns) {
+            Ok(path) => app.set_message(format!("exported to {}", path.display()), Severity::Info),
+            Err(e) => app.set_message(format!("export failed: {e}"), Severity::Error),
+        },
+    }
+}

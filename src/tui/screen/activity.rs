@@ -1,0 +1,296 @@
+//! The activity log: thinking (folded to one line; Enter expands), tool calls with an argument
+//! summary, audit results, tool errors and retries; sub-agent rows are indented with their role.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::widgets::Paragraph;
+use serde_json::Value;
+
+use super::{clean, keep_visible, pane_block, piece, plain_lines, title, truncate};
+use crate::event::Role;
+use crate::session::{Activity, Session};
+use crate::tui::answer_view::{Piece, RLine, wrap};
+use crate::tui::app::{App, Focus};
+use crate::tui::theme::Theme;
+
+/// A short summary of tool arguments: the query when there is one, else `key=value` pairs.
+pub fn summarize_args(args: &Value) -> String {
+    let scalar = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Array(items) => {
+                let parts: Vec<String> = items
+                    .iter()
+                    .filter_map(|i| match i {
+                        Value::String(s) => Some(s.clone()),
+                        Value::Number(n) => Some(n.to_string()),
+                        _ => None,
+                    })
+                    .collect();
+                (!parts.is_empty()).then(|| parts.join(","))
+            }
+            _ => None,
+        }
+    };
+    match args {
+        Value::Object(map) => {
+            for key in ["query", "q", "question", "search_query", "text", "prompt"] {
+                if let Some(Value::String(s)) = map.get(key) {
+                    return format!("\"{s}\"");
+                }
+            }
+            let mut parts = Vec::new();
+            for key in ["ticker", "tickers", "symbol", "company", "name"] {
+                if let Some(v) = map.get(key).and_then(scalar) {
+                    parts.push(v);
+                }
+            }
+            for (key, value) in map {
+                if ["ticker", "tickers", "symbol", "company", "name"].contains(&key.as_str()) {
+                    continue;
+                }
+                if let Some(v) = scalar(value) {
+                    parts.push(format!("{key}={v}"));
+                }
+            }
+            parts.join(" ")
+        }
+        Value::String(s) => format!("\"{s}\""),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn role_prefix(role: &Role, theme: &Theme) -> Vec<Piece> {
+    match role {
+        Some(role) => vec![
+            piece("  ", theme.muted()),
+            piece(format!("{} › ", clean(role)), theme.accent()),
+        ],
+        None => Vec::new(),
+    }
+}
+
+/// One activity item as rows.
+fn item_rows(
+    session: &Session,
+    item: &Activity,
+    expanded: bool,
+    width: usize,
+    theme: &Theme,
+) -> Vec<RLine> {
+    let one = |mut pieces: Vec<Piece>| -> Vec<RLine> {
+        // One row, cut to the width.
+        let used: usize = pieces
+            .iter()
+            .map(|p| unicode_width::UnicodeWidthStr::width(p.text.as_str()))
+            .sum();
+        if used > width
+            && let Some(last) = pieces.last_mut()
+        {
+            let last_w = unicode_width::UnicodeWidthStr::width(last.text.as_str());
+            let keep = width.saturating_sub(used - last_w);
+            last.text = truncate(&last.text, keep);
+        }
+        vec![RLine { pieces }]
+    };
+    match item {
+        Activity::Thinking { role, text, .. } => {
+            let mut head = role_prefix(role, theme);
+            if expanded {
+                head.push(piece("▾ thinking", theme.muted()));
+                let mut rows = vec![RLine { pieces: head }];
+                let indent = vec![piece("    ", theme.muted())];
+                for line in text.lines() {
+                    rows.extend(wrap(
+                        &[piece(
+                            clean(line),
+                            theme.muted().add_modifier(ratatui::style::Modifier::ITALIC),
+                        )],
+                        width,
+                        &indent,
+                        &indent,
+                    ));
+                }
+                rows
+            } else {
+                head.push(piece("▸ ", theme.muted()));
+                let folded = clean(text.trim());
+                head.push(piece(
+                    folded,
+                    theme.muted().add_modifier(ratatui::style::Modifier::ITALIC),
+                ));
+                one(head)
+            }
+        }
+        Activity::ToolCall {
+            role,
+            tool_name,
+            arguments,
+        } => {
+            let mut row = role_prefix(role, theme);
+            row.push(piece("⚙ ", theme.accent()));
+            row.push(piece(
+                clean(tool_name),
+                theme.text().add_modifier(ratatui::style::Modifier::BOLD),
+            ));
+            let summary = summarize_args(arguments);
+            if !summary.is_empty() {
+                row.push(piece(format!(" {}", clean(&summary)), theme.text()));
+            }
+            one(row)
+        }
+        Activity::Audit { role, trace } => {
+            let mut row = role_prefix(role, theme);
+            row.push(piece("  ⌕ ", theme.muted()));
+            if let Some(trace) = session.audits.get(*trace) {
+                let what = match (&trace.query, &trace.title) {
+                    (Some(q), _) => format!("\"{}\"", clean(q)),
+                    (None, Some(t)) => clean(t),
+                    (None, None) => clean(&trace.audit_type),
+                };
+                if let Some(n) = trace.result_count {
+                    row.push(piece(
+                        format!("{n} result{} ", if n == 1 { "" } else { "s" }),
+                        theme.success(),
+                    ));
+                }
+                row.push(piece(what, theme.muted()));
+            }
+            one(row)
+        }
+        Activity::ToolError { tool_name, error } => {
+            let first = vec![piece("✖ ", theme.error())];
+            let cont = vec![piece("  ", theme.error())];
+            wrap(
+                &[
+                    piece(format!("{}: ", clean(tool_name)), theme.error()),
+                    piece(clean(error), theme.error()),
+                ],
+                width,
+                &first,
+                &cont,
+            )
+        }
+        Activity::Retry { message } => {
+            let first = vec![piece("↻ ", theme.warning())];
+            let cont = vec![piece("  ", theme.warning())];
+            wrap(
+                &[piece(format!("retry: {}", clean(message)), theme.warning())],
+                width,
+                &first,
+                &cont,
+            )
+        }
+        Activity::Chart { index } => {
+            let title = session
+                .charts
+                .get(*index)
+                .and_then(|c| c.title.clone())
+                .unwrap_or_else(|| "chart".into());
+            one(vec![
+                piece("▦ ", theme.accent()),
+                piece(format!("chart: {}", clean(&title)), theme.text()),
+            ])
+        }
+        Activity::Error { message } => {
+            let first = vec![piece("✖ ", theme.error())];
+            let cont = vec![piece("  ", theme.error())];
+            wrap(
+                &[piece(format!("error: {}", clean(message)), theme.error())],
+                width,
+                &first,
+                &cont,
+            )
+        }
+    }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
+    let focused = app.focus == Focus::Activity;
+    let theme = app.theme.clone();
+    let count = app
+        .current()
+        .map(|t| t.session.activity.len())
+        .filter(|n| *n > 0)
+        .map(|n| n.to_string());
+    let block = pane_block(title("Activity", count, focused, &theme), focused, &theme);
+    let inner = block.inner(area);
+    let width = inner.width as usize;
+    let mut rows: Vec<RLine> = Vec::new();
+    let mut selected_range = None;
+    if let Some(turn) = app.current() {
+        let n = turn.session.activity.len();
+        let selected = app.activity_selected.unwrap_or(n.saturating_sub(1));
+        for (i, item) in turn.session.activity.iter().enumerate() {
+            let start = rows.len();
+            let mut item_rows = item_rows(
+                &turn.session,
+                item,
+                app.expanded.contains(&i),
+                width,
+                &theme,
+            );
+            if i == selected && focused {
+                for row in &mut item_rows {
+                    let pad = width.saturating_sub(row.width());
+                    row.pieces.push(piece(" ".repeat(pad), Style::new()));
+                    for p in &mut row.pieces {
+                        p.style = p.style.patch(theme.selection(true));
+                    }
+                }
+            }
+            rows.extend(item_rows);
+            if i == selected {
+                selected_range = Some((start, rows.len().saturating_sub(1)));
+            }
+        }
+        if n == 0 {
+            let text = if turn.conn.in_progress() {
+                format!("{} working…", app.spinner())
+            } else {
+                "No activity.".into()
+            };
+            rows.push(RLine {
+                pieces: vec![piece(text, theme.muted())],
+            });
+        }
+    }
+    let viewport = inner.height as usize;
+    let scroll = &mut app.activity_scroll;
+    scroll.follow = app.activity_selected.is_none();
+    let mut top = scroll.resolve(rows.len(), viewport);
+    if let (Some((first, last)), false) = (selected_range, scroll.follow) {
+        top = keep_visible(top, first, last, viewport);
+        scroll.top = top;
+    }
+    let lines = plain_lines(&rows);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .scroll((top.min(u16::MAX as usize) as u16, 0)),
+        area,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn argument_summaries_prefer_the_query_then_tickers() {
+        assert_eq!(
+            summarize_args(&json!({"query": "NVIDIA Q2 FY26 revenue", "entity_ids": ["x"]})),
+            "\"NVIDIA Q2 FY26 revenue\""
+        );
+        assert_eq!(
+            summarize_args(&json!({"entity_id": "D8442A", "ticker": "NVDA"})),
+            "NVDA entity_id=D8442A"
+        );
+        assert_eq!(summarize_args(&Value::Null), "");
+    }
+}

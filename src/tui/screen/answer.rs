@@ -1,0 +1,241 @@
+//! The answer pane: every turn (question header, rendered answer with citation markers, structured
+//! output, how it ended), following the bottom while streaming until the user scrolls up.
+
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+use super::{clean, pane_block, piece, plain_lines, title, wrap_text};
+use crate::sanitize::sanitize;
+use crate::tui::answer_view::{Decorations, RLine, merge_ranges, to_line, wrap_chars};
+use crate::tui::app::{App, ConnState, Focus, Turn};
+use crate::tui::theme::Theme;
+
+/// Small, cheap parts around an answer.
+enum Part {
+    Rows(Vec<RLine>),
+    Answer(usize),
+}
+
+fn header(turn: &Turn, width: usize, theme: &Theme, first: bool) -> Vec<RLine> {
+    let mut rows = Vec::new();
+    if !first {
+        rows.push(RLine::blank());
+        rows.push(RLine {
+            pieces: vec![piece("─".repeat(width.min(80)), theme.muted())],
+        });
+    }
+    if let Some(question) = &turn.question {
+        let text = clean(question);
+        rows.extend(wrap_text(
+            &text,
+            theme.you(),
+            width,
+            vec![piece("▍You: ", theme.you())],
+            vec![piece("▍     ", theme.you())],
+        ));
+        rows.push(RLine::blank());
+    }
+    rows
+}
+
+fn placeholder(turn: &Turn, spinner: &str, theme: &Theme) -> Vec<RLine> {
+    let text = match &turn.conn {
+        ConnState::Idle => "Ask a question below.".to_owned(),
+        ConnState::Connecting { attempt } if *attempt > 1 => {
+            format!("{spinner} connecting (attempt {attempt})…")
+        }
+        ConnState::Connecting { .. } => format!("{spinner} connecting…"),
+        ConnState::Retrying { attempt, reason } => {
+            format!("{spinner} retrying (attempt {attempt}): {}", clean(reason))
+        }
+        ConnState::Streaming => format!("{spinner} researching…"),
+        _ => "(no answer)".to_owned(),
+    };
+    vec![RLine {
+        pieces: vec![piece(text, theme.muted())],
+    }]
+}
+
+fn trailer(turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
+    let mut rows = Vec::new();
+    if let Some(structured) = &turn.session.structured_output {
+        rows.push(RLine::blank());
+        rows.push(RLine {
+            pieces: vec![piece("Structured output", theme.heading(3))],
+        });
+        let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
+        let pretty = sanitize(&pretty);
+        for line in pretty.lines() {
+            let clean: String = line
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect();
+            rows.extend(wrap_chars(
+                &[piece(clean, theme.code())],
+                width,
+                &[piece("  ", theme.code())],
+                &[piece("  ", theme.code())],
+            ));
+        }
+    }
+    let ending = match &turn.conn {
+        ConnState::Error(message) => Some((
+            format!(
+                "✖ Error: {}",
+                if message.is_empty() {
+                    "the agent failed".to_owned()
+                } else {
+                    clean(message)
+                }
+            ),
+            theme.error(),
+        )),
+        ConnState::Cut(reason) => Some((format!("✂ Cut: {}", clean(reason)), theme.warning())),
+        ConnState::Stalled(secs) => {
+            Some((format!("⏸ Stalled: no data for {secs} s"), theme.warning()))
+        }
+        ConnState::Cancelled => Some(("⊘ Cancelled.".to_owned(), theme.warning())),
+        _ => None,
+    };
+    if let Some((text, style)) = ending {
+        rows.push(RLine::blank());
+        rows.extend(wrap_text(&text, style, width, Vec::new(), Vec::new()));
+    }
+    rows
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
+    let focused = app.focus == Focus::Answer;
+    let theme = app.theme.clone();
+    // Title first (scroll state from the last frame is good enough for the hint).
+    let mut extra = None;
+    if !app.answer_scroll.follow && app.answer_scroll.top < app.answer_scroll.max_top() {
+        extra = Some("↓ more · G follows".to_owned());
+    }
+    let block = pane_block(title("Answer", extra, focused, &theme), focused, &theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = inner.width.max(1) as usize;
+    let height = inner.height as usize;
+    if height == 0 {
+        return;
+    }
+
+    let spinner = app.spinner();
+    let mut parts: Vec<(usize, Part, usize)> = Vec::new();
+    for (index, turn) in app.turns.iter_mut().enumerate() {
+        turn.view.sync(
+            turn.session.answer.as_str(),
+            &turn.markers,
+            turn.markers_version,
+            turn.generation,
+            width,
+            &theme,
+        );
+        let head = header(turn, width, &theme, index == 0);
+        if !head.is_empty() {
+            let h = head.len();
+            parts.push((index, Part::Rows(head), h));
+        }
+        if turn.view.height() == 0 {
+            let rows = placeholder(turn, spinner, &theme);
+            let h = rows.len();
+            parts.push((index, Part::Rows(rows), h));
+        } else {
+            parts.push((index, Part::Answer(index), turn.view.height()));
+        }
+        let tail = trailer(turn, width, &theme);
+        if !tail.is_empty() {
+            let h = tail.len();
+            parts.push((index, Part::Rows(tail), h));
+        }
+    }
+    let total: usize = parts.iter().map(|(_, _, h)| h).sum();
+    let current = app.turns.len().saturating_sub(1);
+
+    // `n`/`N`: bring the span into view, a third of the way down.
+    if let Some(byte) = app.scroll_to_byte.take() {
+        let mut offset = 0;
+        for (turn, part, h) in &parts {
+            if let (true, Part::Answer(_)) = (*turn == current, part)
+                && let Some(row) = app.turns[current].view.row_of_byte(byte)
+            {
+                app.answer_scroll.total = total;
+                app.answer_scroll.viewport = height;
+                app.answer_scroll.top = (offset + row).saturating_sub(height / 3);
+                app.answer_scroll.follow = false;
+                break;
+            }
+            offset += h;
+        }
+    }
+    let top = app.answer_scroll.resolve(total, height);
+
+    // Highlights for the selected source (current turn only).
+    let highlights: Vec<Range<usize>> = match app.selected_item() {
+        Some(item) => {
+            let turn = &app.turns[current];
+            merge_ranges(
+                app.item_citations(item)
+                    .into_iter()
+                    .filter_map(|i| turn.attribution.citations.get(i))
+                    .map(|c| c.bytes.clone())
+                    .collect(),
+            )
+        }
+        None => Vec::new(),
+    };
+    let focus_range = app
+        .focus_span
+        .and_then(|i| app.turns.get(current)?.attribution.citations.get(i))
+        .map(|c| c.bytes.clone());
+    let deco = Decorations {
+        highlights: &highlights,
+        focus: focus_range.as_ref(),
+        selected: app.selected_number(),
+    };
+    let none = Decorations::default();
+
+    let mut lines: Vec<Line<'_>> = Vec::with_capacity(height);
+    let mut offset = 0;
+    for (turn_index, part, h) in &parts {
+        let (start, end) = (offset, offset + h);
+        offset = end;
+        if end <= top || start >= top + height {
+            continue;
+        }
+        let skip = top.saturating_sub(start);
+        let take = (top + height).min(end) - (start + skip);
+        match part {
+            Part::Rows(rows) => {
+                lines.extend(plain_lines(&rows[skip..skip + take]));
+            }
+            Part::Answer(i) => {
+                let d = if *turn_index == current { &deco } else { &none };
+                for row in app.turns[*i].view.rows(skip, take) {
+                    lines.push(to_line(row, d, &theme));
+                }
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(lines).style(theme.text()), inner);
+    if focused && total > height {
+        // A one-cell scroll position hint on the right border.
+        let pos = if app.answer_scroll.max_top() == 0 {
+            0
+        } else {
+            top * (height.saturating_sub(1)) / app.answer_scroll.max_top()
+        };
+        let x = area.x + area.width.saturating_sub(1);
+        let y = inner.y + pos.min(height - 1) as u16;
+        if let Some(cell) = frame.buffer_mut().cell_mut((x, y)) {
+            cell.set_symbol("┃")
+                .set_style(theme.accent().add_modifier(Modifier::BOLD));
+        }
+    }
+}

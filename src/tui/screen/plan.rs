@@ -1,0 +1,107 @@
+//! The plan: its title and steps with status glyphs, and a `done/total` count.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::widgets::Paragraph;
+
+use super::{clean, pane_block, piece, plain_lines, title, wrap_text};
+use crate::event::StepStatus;
+use crate::tui::answer_view::RLine;
+use crate::tui::app::{App, Focus};
+use crate::tui::theme::Theme;
+
+fn rows(app: &App, width: usize) -> Vec<RLine> {
+    let theme = &app.theme;
+    let Some(turn) = app.current() else {
+        return vec![RLine {
+            pieces: vec![piece("Nothing asked yet.", theme.muted())],
+        }];
+    };
+    let Some(plan) = &turn.session.plan else {
+        let text = if turn.conn.in_progress() {
+            format!("{} waiting for a plan…", app.spinner())
+        } else {
+            "No plan.".to_owned()
+        };
+        return vec![RLine {
+            pieces: vec![piece(text, theme.muted())],
+        }];
+    };
+    let mut out = Vec::new();
+    if let Some(t) = &plan.title {
+        out.extend(wrap_text(
+            &clean(t),
+            theme.heading(2),
+            width,
+            Vec::new(),
+            Vec::new(),
+        ));
+    }
+    for step in &plan.steps {
+        let (glyph, style) = glyph(&step.status, app.spinner(), theme);
+        let text_style = match step.status {
+            StepStatus::Completed | StepStatus::Skipped => theme.muted(),
+            StepStatus::Failed => theme.error(),
+            StepStatus::InProgress => theme.text().add_modifier(ratatui::style::Modifier::BOLD),
+            _ => theme.text(),
+        };
+        let first = vec![piece(format!("{glyph} "), style)];
+        let pad = " ".repeat(unicode_width::UnicodeWidthStr::width(glyph.as_str()) + 1);
+        let cont = vec![piece(pad, style)];
+        out.extend(wrap_text(
+            &clean(&step.description),
+            text_style,
+            width,
+            first,
+            cont,
+        ));
+    }
+    out
+}
+
+/// The glyph and style for a step status.
+pub fn glyph(
+    status: &StepStatus,
+    spinner: &'static str,
+    theme: &Theme,
+) -> (String, ratatui::style::Style) {
+    match status {
+        StepStatus::Completed => ("✔".into(), theme.success()),
+        StepStatus::InProgress => (spinner.into(), theme.accent()),
+        StepStatus::NotStarted => ("○".into(), theme.muted()),
+        StepStatus::Skipped => ("⊘".into(), theme.muted()),
+        StepStatus::Failed => ("✖".into(), theme.error()),
+        StepStatus::Other(raw) => (format!("[{}]", clean(raw)), theme.warning()),
+    }
+}
+
+/// Rows the pane would like (borders included).
+pub fn desired_height(app: &App, width: u16) -> u16 {
+    let inner = width.saturating_sub(2).max(1) as usize;
+    (rows(app, inner).len() + 2) as u16
+}
+
+pub fn count(app: &App) -> Option<String> {
+    let plan = app.current()?.session.plan.as_ref()?;
+    let done = plan.steps.iter().filter(|s| s.status.is_settled()).count();
+    Some(format!("{done}/{}", plan.steps.len()))
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
+    let focused = app.focus == Focus::Plan;
+    let block = pane_block(
+        title("Plan", count(app), focused, &app.theme),
+        focused,
+        &app.theme,
+    );
+    let inner = block.inner(area);
+    let rows = rows(app, inner.width as usize);
+    let top = app.plan_scroll.resolve(rows.len(), inner.height as usize);
+    let lines = plain_lines(&rows);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .scroll((top.min(u16::MAX as usize) as u16, 0)),
+        area,
+    );
+}

@@ -1,0 +1,309 @@
+//! Overlays: the help listing every key, and a source's detail (label, headline, publisher, date, URL,
+//! the audit's search query, the chunks or extract text, and every span it supports).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
+
+use super::{clean, piece, plain_lines, wrap_text};
+use crate::tui::answer_view::{Piece, RLine};
+use crate::tui::app::{App, Popup, SidebarItem};
+use crate::tui::theme::Theme;
+
+/// Every key, for the help overlay (and the README).
+pub const KEYS: &[(&str, &str)] = &[
+    (
+        "Tab / Shift-Tab",
+        "cycle focus: Plan → Activity → Answer → Sources → Prompt",
+    ),
+    ("c a p t i", "focus Sources, Answer, Plan, Activity, Prompt"),
+    ("j k ↑ ↓", "move the selection or scroll"),
+    ("PgUp PgDn", "page up / down"),
+    ("g G", "top / bottom (G follows the answer again)"),
+    (
+        "Enter",
+        "Sources: open the detail · Activity: expand thinking",
+    ),
+    ("n N", "next / previous span of the selected source"),
+    ("o", "open the selected source's URL in the browser"),
+    ("y", "copy the selected source's URL (OSC 52)"),
+    ("e", "export the conversation to Markdown"),
+    ("Enter (prompt)", "send a follow-up question"),
+    ("Alt-Enter Ctrl-J", "new line in the prompt"),
+    (
+        "Esc",
+        "close a popup · leave the prompt · clear the selection",
+    ),
+    ("Ctrl-C", "cancel the running stream; again to quit"),
+    ("q", "quit (when not typing)"),
+    ("?", "this help"),
+];
+
+/// A centred rectangle `percent_x` × `percent_y` of `area`, at least `min_w` × `min_h`.
+fn centered(area: Rect, percent_x: u16, percent_y: u16, min_w: u16, min_h: u16) -> Rect {
+    let w = (area.width * percent_x / 100).max(min_w).min(area.width);
+    let h = (area.height * percent_y / 100).max(min_h).min(area.height);
+    let [row] = Layout::vertical([Constraint::Length(h)])
+        .flex(Flex::Center)
+        .areas(area);
+    let [rect] = Layout::horizontal([Constraint::Length(w)])
+        .flex(Flex::Center)
+        .areas(row);
+    rect
+}
+
+fn popup_block<'a>(title: String, footer: &'a str, theme: &Theme) -> Block<'a> {
+    Block::bordered()
+        .border_type(BorderType::Double)
+        .border_style(theme.border(true))
+        .title(Span::styled(format!(" {title} "), theme.title(true)))
+        .title_bottom(
+            Line::from(Span::styled(format!(" {footer} "), theme.muted())).right_aligned(),
+        )
+        .style(theme.base())
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
+    let Some(popup) = app.popup.clone() else {
+        return;
+    };
+    let theme = app.theme.clone();
+    let (title, footer, rows, rect) = match &popup {
+        Popup::Help { .. } => {
+            let rect = centered(area, 70, 80, 60.min(area.width), 20.min(area.height));
+            let width = rect.width.saturating_sub(4) as usize;
+            (
+                "Keys".to_owned(),
+                "Esc close",
+                help_rows(width, &theme),
+                rect,
+            )
+        }
+        Popup::Source { item, .. } => {
+            let rect = centered(area, 80, 80, 60.min(area.width), 16.min(area.height));
+            let width = rect.width.saturating_sub(4) as usize;
+            let (title, rows) = source_rows(app, *item, width, &theme);
+            (
+                title,
+                "Esc close · j/k scroll · o open · y copy",
+                rows,
+                rect,
+            )
+        }
+    };
+    let block = popup_block(title, footer, &theme);
+    let inner = block.inner(rect);
+    let content = Rect {
+        x: inner.x + 1,
+        width: inner.width.saturating_sub(2),
+        ..inner
+    };
+    let max_scroll = rows.len().saturating_sub(content.height as usize);
+    let scroll = match &mut app.popup {
+        Some(Popup::Help { scroll }) | Some(Popup::Source { scroll, .. }) => {
+            *scroll = (*scroll).min(max_scroll);
+            *scroll
+        }
+        None => 0,
+    };
+    frame.render_widget(Clear, rect);
+    frame.render_widget(block, rect);
+    let visible = &rows[scroll.min(rows.len())..];
+    frame.render_widget(Paragraph::new(plain_lines(visible)), content);
+    if max_scroll > 0 {
+        let hint = format!(" {}/{} ", scroll + 1, max_scroll + 1);
+        let x = rect.x + 2;
+        let y = rect.y + rect.height.saturating_sub(1);
+        frame.render_widget(
+            Paragraph::new(Span::styled(hint.clone(), theme.muted())),
+            Rect::new(
+                x,
+                y,
+                (hint.len() as u16).min(rect.width.saturating_sub(4)),
+                1,
+            ),
+        );
+    }
+}
+
+fn help_rows(width: usize, theme: &Theme) -> Vec<RLine> {
+    let key_w = KEYS
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let mut rows = Vec::new();
+    for (key, what) in KEYS {
+        let first = vec![piece(
+            format!("{key:<key_w$}"),
+            theme.accent().add_modifier(Modifier::BOLD),
+        )];
+        let cont = vec![piece(" ".repeat(key_w), Style::new())];
+        rows.extend(wrap_text(what, theme.text(), width, first, cont));
+    }
+    rows.push(RLine::blank());
+    rows.push(RLine {
+        pieces: vec![piece(
+            "Citation markers [n] follow the span they cite; select a source (c, j/k) to highlight its spans.",
+            theme.muted(),
+        )],
+    });
+    rows
+}
+
+fn field(rows: &mut Vec<RLine>, name: &str, value: &str, width: usize, theme: &Theme) {
+    let label = format!("{name:<11}");
+    let first: Vec<Piece> = vec![piece(label, theme.muted())];
+    let cont: Vec<Piece> = vec![piece(" ".repeat(11), theme.muted())];
+    rows.extend(wrap_text(&clean(value), theme.text(), width, first, cont));
+}
+
+fn section(rows: &mut Vec<RLine>, name: &str, theme: &Theme) {
+    rows.push(RLine::blank());
+    rows.push(RLine {
+        pieces: vec![piece(name, theme.heading(3))],
+    });
+}
+
+fn source_rows(app: &App, item: SidebarItem, width: usize, theme: &Theme) -> (String, Vec<RLine>) {
+    let mut rows = Vec::new();
+    let Some(turn) = app.current() else {
+        return ("Source".into(), rows);
+    };
+    let a = &turn.attribution;
+    let answer = turn.session.answer.as_str();
+    let citations = app.item_citations(item);
+    let title;
+    match item {
+        SidebarItem::Source(i) => {
+            let Some(source) = a.sources.get(i) else {
+                return ("Source".into(), rows);
+            };
+            title = if source.consulted_only {
+                clean(&source.label)
+            } else {
+                format!("[{}] {}", source.n, clean(&source.label))
+            };
+            if let Some(headline) = &source.headline {
+                rows.extend(wrap_text(
+                    &clean(headline),
+                    theme.heading(2),
+                    width,
+                    Vec::new(),
+                    Vec::new(),
+                ));
+                rows.push(RLine::blank());
+            }
+            field(&mut rows, "Publisher", &source.publisher, width, theme);
+            if let Some(date) = source.date {
+                field(&mut rows, "Date", &date.iso(), width, theme);
+            }
+            if let Some(url) = &source.url {
+                field(&mut rows, "URL", url, width, theme);
+            }
+            if let Some(kind) = &source.kind {
+                field(&mut rows, "Kind", kind, width, theme);
+            }
+            let mut queries: Vec<&str> = Vec::new();
+            for &ci in &citations {
+                if let Some(q) = a.citations.get(ci).and_then(|c| c.query.as_deref())
+                    && !queries.contains(&q)
+                {
+                    queries.push(q);
+                }
+            }
+            for q in &queries {
+                field(&mut rows, "Query", &format!("\"{q}\""), width, theme);
+            }
+            if !source.doc.chunks.is_empty() {
+                section(&mut rows, "Extracts", theme);
+                for chunk in &source.doc.chunks {
+                    let mut tag = String::from("• ");
+                    if let Some(n) = chunk.cnum {
+                        tag = format!("#{n} ");
+                    }
+                    let mut first = vec![piece(tag, theme.accent())];
+                    if let Some(r) = chunk.relevance {
+                        first.push(piece(format!("({r:.2}) "), theme.muted()));
+                    }
+                    rows.extend(wrap_text(
+                        &clean(&chunk.text),
+                        theme.text(),
+                        width,
+                        first,
+                        vec![piece("   ", Style::new())],
+                    ));
+                }
+            }
+            if let Some(text) = &source.doc.text {
+                section(&mut rows, "Extract", theme);
+                for line in text.lines() {
+                    rows.extend(wrap_text(
+                        &clean(line),
+                        theme.text(),
+                        width,
+                        Vec::new(),
+                        Vec::new(),
+                    ));
+                }
+            }
+            if source.consulted_only {
+                section(&mut rows, "Consulted, not cited in the answer", theme);
+            }
+        }
+        SidebarItem::Tool(ci) => {
+            let Some(citation) = a.citations.get(ci) else {
+                return ("Tool data".into(), rows);
+            };
+            title = format!(
+                "Tool data: {}",
+                clean(citation.tool_name.as_deref().unwrap_or("tool"))
+            );
+            field(
+                &mut rows,
+                "Tool",
+                citation.tool_name.as_deref().unwrap_or("tool"),
+                width,
+                theme,
+            );
+            if let Some(audit) = &citation.audit_id {
+                field(&mut rows, "Audit id", audit, width, theme);
+                if let Some(t) = turn.session.audit(audit).and_then(|t| t.title.as_ref()) {
+                    field(&mut rows, "Title", t, width, theme);
+                }
+            }
+            if let Some(q) = &citation.query {
+                field(&mut rows, "Query", &format!("\"{q}\""), width, theme);
+            }
+        }
+    }
+    if !citations.is_empty() {
+        section(
+            &mut rows,
+            &format!(
+                "Supports {} span{}",
+                citations.len(),
+                if citations.len() == 1 { "" } else { "s" }
+            ),
+            theme,
+        );
+        for (k, &ci) in citations.iter().enumerate() {
+            let Some(c) = a.citations.get(ci) else {
+                continue;
+            };
+            let first = vec![piece(format!("{:>2}. ", k + 1), theme.marker())];
+            let cont = vec![piece("    ", Style::new())];
+            rows.extend(wrap_text(
+                &format!("“{}”", clean(c.text(answer))),
+                theme.text().add_modifier(Modifier::ITALIC),
+                width,
+                first,
+                cont,
+            ));
+        }
+    }
+    (title, rows)
+}

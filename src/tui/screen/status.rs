@@ -1,0 +1,136 @@
+//! The status bar: DEMO/LIVE, connection state, elapsed time, chat and checkpoint ids, tokens, hints.
+
+use std::time::Duration;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
+
+use super::{clean, truncate};
+use crate::tui::app::{App, ConnState, Severity};
+
+pub fn format_elapsed(elapsed: Duration) -> String {
+    let secs = elapsed.as_secs();
+    if secs >= 3600 {
+        format!("{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
+    } else {
+        format!("{}:{:02}", secs / 60, secs % 60)
+    }
+}
+
+pub fn format_tokens(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1}M", n as f64 / 1e6)
+    } else if n >= 1_000 {
+        format!("{:.1}k", n as f64 / 1e3)
+    } else {
+        n.to_string()
+    }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
+    let theme = &app.theme;
+    let width = area.width as usize;
+    let mut spans: Vec<Span<'_>> = Vec::new();
+    let badge = format!(" {} ", app.mode.label());
+    let badge_style = if theme.no_color {
+        ratatui::style::Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+    } else {
+        ratatui::style::Style::new()
+            .fg(theme.highlight_fg)
+            .bg(match app.mode {
+                crate::tui::app::Mode::Live => theme.success,
+                _ => theme.accent,
+            })
+            .add_modifier(Modifier::BOLD)
+    };
+    spans.push(Span::styled(badge, badge_style));
+    let Some(turn) = app.current() else {
+        spans.push(Span::styled(" ready · type a question (i)", theme.muted()));
+        frame.render_widget(Paragraph::new(Line::from(spans)), area);
+        return;
+    };
+    let (glyph, state_style) = match &turn.conn {
+        ConnState::Complete => ("✔".to_owned(), theme.success()),
+        ConnState::Error(_) => ("✖".to_owned(), theme.error()),
+        ConnState::Cut(_) | ConnState::Stalled(_) | ConnState::Cancelled => {
+            ("!".to_owned(), theme.warning())
+        }
+        ConnState::Idle => ("·".to_owned(), theme.muted()),
+        _ => (app.spinner().to_owned(), theme.accent()),
+    };
+    spans.push(Span::styled(
+        format!(" {glyph} {}", turn.conn.label()),
+        state_style.add_modifier(Modifier::BOLD),
+    ));
+    let mut parts: Vec<(String, ratatui::style::Style)> = Vec::new();
+    parts.push((format_elapsed(app.elapsed()), theme.text()));
+    if let Some(completion) = &turn.session.completion {
+        let (input, output) = completion.total_tokens();
+        parts.push((
+            format!(
+                "tokens {} in / {} out",
+                format_tokens(input),
+                format_tokens(output)
+            ),
+            theme.muted(),
+        ));
+    }
+    if let Some(checkpoint) = turn.session.checkpoint_id() {
+        parts.push((format!("ckpt {}", clean(checkpoint)), theme.muted()));
+    }
+    let ids = &turn.session.ids;
+    if let Some(chat) = &ids.chat_id {
+        parts.push((format!("chat {}", clean(chat)), theme.muted()));
+    } else if let Some(execution) = &ids.execution_id {
+        parts.push((format!("exec {}", clean(execution)), theme.muted()));
+    }
+    let right = match &app.message {
+        Some((text, severity)) => {
+            let style = match severity {
+                Severity::Info => theme.accent(),
+                Severity::Warning => theme.warning(),
+                Severity::Error => theme.error(),
+            };
+            (clean(text), style)
+        }
+        None => ("? help · q quit".to_owned(), theme.muted()),
+    };
+    let used: usize = spans.iter().map(|s| s.content.width()).sum();
+    let right_w = right.0.width().min(width.saturating_sub(used + 2));
+    let mut budget = width.saturating_sub(used + right_w + 2);
+    for (text, style) in parts {
+        let piece = format!(" · {text}");
+        let w = piece.width();
+        if w <= budget {
+            spans.push(Span::styled(piece, style));
+            budget -= w;
+        } else if budget > 8 {
+            spans.push(Span::styled(truncate(&piece, budget), style));
+            budget = 0;
+        } else {
+            break;
+        }
+    }
+    let used: usize = spans.iter().map(|s| s.content.width()).sum();
+    let gap = width.saturating_sub(used + right_w);
+    spans.push(Span::raw(" ".repeat(gap)));
+    spans.push(Span::styled(truncate(&right.0, right_w), right.1));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(format_elapsed(Duration::from_secs(75)), "1:15");
+        assert_eq!(format_elapsed(Duration::from_secs(3725)), "1:02:05");
+        assert_eq!(format_tokens(83115), "83.1k");
+        assert_eq!(format_tokens(512), "512");
+    }
+}

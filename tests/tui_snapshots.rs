@@ -1,0 +1,267 @@
+//! Snapshots of the interactive app drawn into a `TestBackend`, driven by the real demo recordings and
+//! fixtures applied through the event pipeline. The clock is fixed so nothing depends on time.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use research_tui::provider::{EventPipeline, Provider};
+use research_tui::recording::parse_frames;
+use research_tui::stream::{StreamEnd, StreamUpdate};
+use research_tui::tui::app::{App, AppConfig, Effect, Focus, Mode};
+use research_tui::tui::screen;
+use research_tui::tui::theme::Theme;
+
+const EARNINGS: &str = "assets/recordings/bigdata/earnings-deep-dive.sse";
+const SECTOR: &str = "assets/recordings/bigdata/sector-comparison.sse";
+const FOLLOW_UP: &str = "assets/recordings/bigdata/follow-up.sse";
+const DEMO_QUESTION: &str = research_tui::tui::DEMO_QUESTION;
+
+fn app() -> App {
+    let mut app = App::new(AppConfig {
+        mode: Mode::Demo,
+        theme: Theme::default(),
+        can_ask: true,
+    });
+    app.fixed_elapsed = Some(Duration::from_secs(42));
+    app
+}
+
+/// Feed a recording's frames (all, or the first `limit`) into a new turn; end it when complete.
+fn play(app: &mut App, path: &str, question: Option<&str>, limit: Option<usize>) {
+    let bytes = std::fs::read(path).unwrap();
+    let frames = parse_frames(&bytes);
+    app.begin_turn(question.map(str::to_owned));
+    app.apply_update(StreamUpdate::Connected);
+    let mut pipeline = EventPipeline::new(Provider::Bigdata);
+    let n = limit.unwrap_or(frames.len());
+    for frame in &frames[..n] {
+        let mut events = Vec::new();
+        let _ = pipeline.feed(&frame.bytes, &mut events);
+        app.apply_update(StreamUpdate::Events(events));
+    }
+    if limit.is_none() {
+        let mut events = Vec::new();
+        let _ = pipeline.finish(&mut events);
+        app.apply_update(StreamUpdate::Events(events));
+        app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
+    }
+}
+
+/// Frames up to and including half of the ANSWER frames.
+fn half_of_the_answer(path: &str) -> usize {
+    let bytes = std::fs::read(path).unwrap();
+    let frames = parse_frames(&bytes);
+    let is_answer = |f: &&research_tui::recording::Frame| {
+        String::from_utf8_lossy(&f.bytes).contains("\"type\":\"ANSWER\"")
+    };
+    let answers = frames.iter().filter(is_answer).count();
+    let mut seen = 0;
+    for (i, frame) in frames.iter().enumerate() {
+        if is_answer(&frame) {
+            seen += 1;
+            if seen == answers / 2 {
+                return i + 1;
+            }
+        }
+    }
+    frames.len()
+}
+
+fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| screen::draw(frame, app)).unwrap();
+    terminal
+}
+
+fn key(app: &mut App, code: KeyCode) -> Option<Effect> {
+    let action = app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))?;
+    app.update(action)
+}
+
+fn keys(app: &mut App, codes: &str) {
+    for c in codes.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+#[test]
+fn streaming_mid_answer() {
+    let mut app = app();
+    play(
+        &mut app,
+        EARNINGS,
+        Some(DEMO_QUESTION),
+        Some(half_of_the_answer(EARNINGS)),
+    );
+    assert!(app.in_progress());
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn complete_following_the_bottom() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn complete_answer_scrolled_to_the_top() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    draw(&mut app, 140, 42);
+    keys(&mut app, "ag");
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn sub_agents_tool_errors_and_retries_in_the_activity_pane() {
+    let mut app = app();
+    play(&mut app, SECTOR, None, None);
+    keys(&mut app, "t");
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn error_stream() {
+    let mut app = app();
+    play(&mut app, "tests/fixtures/workflow-error.sse", None, None);
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn cut_stream() {
+    let mut app = app();
+    play(
+        &mut app,
+        "tests/fixtures/cut-mid-answer.sse",
+        Some("Review NVIDIA's quarter"),
+        None,
+    );
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn narrow_layout_80x24() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    keys(&mut app, "ag");
+    insta::assert_snapshot!("narrow_answer", draw(&mut app, 80, 24).backend());
+    keys(&mut app, "c");
+    insta::assert_snapshot!("narrow_sources", draw(&mut app, 80, 24).backend());
+    keys(&mut app, "p");
+    insta::assert_snapshot!("narrow_plan", draw(&mut app, 80, 24).backend());
+}
+
+#[test]
+fn source_detail_popup() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    keys(&mut app, "cj");
+    key(&mut app, KeyCode::Enter);
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("[2] Reuters - May 27, 2026"));
+    assert!(screen.contains("Supports 2 spans"));
+    insta::assert_snapshot!(terminal.backend());
+    key(&mut app, KeyCode::Esc);
+    assert!(app.popup.is_none());
+}
+
+#[test]
+fn help_overlay() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    keys(&mut app, "?");
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn follow_up_turns_stack_under_their_questions() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    play(
+        &mut app,
+        FOLLOW_UP,
+        Some("How does that compare with AMD's data-center guidance?"),
+        None,
+    );
+    draw(&mut app, 140, 42);
+    // Scroll up until the second question header is on screen.
+    let mut found = false;
+    for _ in 0..200 {
+        let screen = draw(&mut app, 140, 42).backend().to_string();
+        if screen.contains("▍You: How does that compare") {
+            found = true;
+            break;
+        }
+        key(&mut app, KeyCode::Up);
+    }
+    assert!(found, "the follow-up's question header is shown");
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn the_selected_source_highlights_its_spans_and_n_jumps_to_them() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    draw(&mut app, 140, 42);
+    keys(&mut app, "c");
+    // Source [2] (Reuters) supports two spans; jump to the first.
+    keys(&mut app, "jn");
+    let terminal = draw(&mut app, 140, 42);
+    let buffer = terminal.backend().buffer();
+    let theme = Theme::default();
+    let mut lit = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            let cell = &buffer[(x, y)];
+            if cell.bg == theme.highlight_bg {
+                lit.push_str(cell.symbol());
+            }
+        }
+        lit.push('\n');
+    }
+    assert!(
+        lit.contains("the $80.0 billion Q2 revenue guide sits about") || lit.contains("LSEG"),
+        "highlighted: {lit}"
+    );
+    assert_eq!(app.focus, Focus::Sources);
+    assert!(app.focus_span.is_some());
+}
+
+#[test]
+fn idle_app_with_no_question_focuses_an_empty_prompt() {
+    let mut app = App::new(AppConfig {
+        mode: Mode::Live,
+        theme: Theme::default(),
+        can_ask: true,
+    });
+    app.focus = Focus::Prompt;
+    let terminal = draw(&mut app, 100, 20);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("LIVE"));
+    // Typing goes to the prompt and Enter asks.
+    keys(&mut app, "hello");
+    let effect = key(&mut app, KeyCode::Enter);
+    assert_eq!(effect, Some(Effect::Ask("hello".into())));
+}
+
+#[test]
+fn no_color_draws_without_any_color() {
+    let mut app = App::new(AppConfig {
+        mode: Mode::Demo,
+        theme: Theme::default().without_colors(),
+        can_ask: true,
+    });
+    app.fixed_elapsed = Some(Duration::from_secs(1));
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    keys(&mut app, "c");
+    let terminal = draw(&mut app, 140, 42);
+    let buffer = terminal.backend().buffer();
+    for cell in buffer.content() {
+        assert_eq!(cell.fg, ratatui::style::Color::Reset);
+        assert_eq!(cell.bg, ratatui::style::Color::Reset);
+    }
+}
