@@ -18,6 +18,31 @@ use research_tui::render::{Format, render};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    tui: TuiArgs,
+}
+
+/// Options of the interactive app (no subcommand).
+#[derive(Debug, clap::Args)]
+struct TuiArgs {
+    /// Use the built-in demo agent (the default when BIGDATA_API_KEY is not set).
+    #[arg(long)]
+    demo: bool,
+    /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
+    #[arg(long, global = true)]
+    theme: Option<String>,
+    /// The agent's base URL (LIVE mode).
+    #[arg(long, env = "BIGDATA_BASE_URL", default_value = research_tui::tui::DEFAULT_BASE_URL)]
+    base_url: String,
+    /// A first question to ask (LIVE mode; the demo asks its own).
+    #[arg(long)]
+    question: Option<String>,
+    /// Demo playback speed (for tests).
+    #[arg(long, hide = true, default_value_t = 1.0)]
+    demo_speed: f64,
+    /// Quit a moment after the first answer ends (for tests).
+    #[arg(long, hide = true)]
+    exit_when_done: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -30,6 +55,17 @@ enum Command {
         format: Format,
         #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
         provider: Provider,
+    },
+    /// Replay a recorded stream in the interactive app, with its original pacing.
+    Replay {
+        /// The recording (SSE, optionally with `: delay=MS` comments).
+        file: PathBuf,
+        /// Playback speed: a factor (2 = twice as fast) or `max` (no pauses).
+        #[arg(long, default_value = "1")]
+        speed: research_tui::replay::Speed,
+        /// Quit a moment after the stream ends.
+        #[arg(long)]
+        exit_when_done: bool,
     },
     /// Run the built-in demo agent (Bigdata.com wire protocol, recorded sessions) on 127.0.0.1.
     Serve(research_tui::server::ServeArgs),
@@ -44,11 +80,54 @@ fn main() -> ExitCode {
             provider,
         }) => render_command(&file, format, provider),
         Some(Command::Serve(args)) => research_tui::server::run_cli(args),
-        None => render_command(
-            "assets/recordings/bigdata/earnings-deep-dive.sse",
-            Format::Text,
-            Provider::Bigdata,
-        ),
+        Some(Command::Replay {
+            file,
+            speed,
+            exit_when_done,
+        }) => tui_command(research_tui::tui::TuiOptions {
+            replay: Some(research_tui::tui::ReplayOptions { path: file, speed }),
+            exit_when_done,
+            theme: cli.tui.theme,
+            ..Default::default()
+        }),
+        None => {
+            let api_key = std::env::var("BIGDATA_API_KEY")
+                .ok()
+                .filter(|key| !key.trim().is_empty());
+            tui_command(research_tui::tui::TuiOptions {
+                demo: cli.tui.demo || api_key.is_none(),
+                demo_speed: cli.tui.demo_speed,
+                base_url: cli.tui.base_url,
+                api_key,
+                replay: None,
+                exit_when_done: cli.tui.exit_when_done,
+                theme: cli.tui.theme,
+                question: cli.tui.question,
+            })
+        }
+    }
+}
+
+/// Run the interactive app on a tokio runtime.
+fn tui_command(opts: research_tui::tui::TuiOptions) -> ExitCode {
+    let _ = color_eyre::install();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("research-tui: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(research_tui::tui::run(opts)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("research-tui: {e:?}");
+            ExitCode::from(1)
+        }
     }
 }
 
