@@ -1,1 +1,220 @@
-fn main() {}
+//! `render` throughput on a large synthetic stream, as a ratio to a serde_json parse-only pass over
+//! the same bytes (measured in the same run), plus peak heap memory as a multiple of the file size.
+//!
+//! The stream: ≈1.8 M answer characters in 40 k ANSWER chunks, 5,000 references to 1,000 sources,
+//! 200 tool calls with audit traces — about 7 MB. Targets: ≤ 2× the parse-only time, ≤ 5× memory.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use research_tui::input::read_session;
+use research_tui::provider::Provider;
+use research_tui::render::{Format, render};
+use serde_json::{Value, json};
+
+struct PeakAlloc;
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for PeakAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        ptr
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            if new_size > layout.size() {
+                let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
+                    - layout.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        new
+    }
+}
+
+#[global_allocator]
+static GLOBAL: PeakAlloc = PeakAlloc;
+
+const WORDS: [&str; 12] = [
+    "revenue",
+    "margin",
+    "guidance",
+    "€2.1bn",
+    "東京",
+    "growth",
+    "data-center",
+    "📈",
+    "capex",
+    "demand",
+    "supply",
+    "Müller",
+];
+
+/// A deterministic ~7 MB Bigdata.com stream, one `data:` line per event.
+fn synthetic_stream() -> Vec<u8> {
+    const CHUNKS: usize = 40_000;
+    const SOURCES: usize = 1_000;
+    const REFERENCES: usize = 5_000;
+    const TOOL_CALLS: usize = 200;
+    let mut out = String::with_capacity(8 << 20);
+    let mut push = |message: Value| {
+        out.push_str("data: ");
+        out.push_str(
+            &serde_json::to_string(&json!({"chat_id": "chat-bench", "message": message})).unwrap(),
+        );
+        out.push('\n');
+    };
+    let source = |i: usize| {
+        if i.is_multiple_of(2) {
+            json!({"type": "BIGDATA", "id": format!("doc-{i:05}"), "hd": format!("Quarterly filing number {i}"),
+                   "src_name": "SEC EDGAR", "ts": "2026-04-15T00:00:00Z", "url": format!("https://example.com/doc/{i}"),
+                   "chunks": [{"cnum": 1, "text": "Data Center revenue was $39.1 billion, up 73% from a year ago.", "relevance": 0.9}]})
+        } else {
+            json!({"type": "EXTERNAL", "id": format!("ext-{i:05}"), "hd": format!("Market report {i}"), "ts": "2026-05-02T13:20:00Z",
+                   "text": "Shares rose after the forecast topped estimates.", "action": {"name": "Reuters", "url": format!("https://example.org/{i}")}})
+        }
+    };
+    for t in 0..TOOL_CALLS {
+        push(
+            json!({"type": "ACTION", "tool_name": "search", "tool_arguments": {"query": format!("query {t}")}}),
+        );
+        let values: Vec<Value> = (0..SOURCES / TOOL_CALLS)
+            .map(|k| source(t * (SOURCES / TOOL_CALLS) + k))
+            .collect();
+        push(
+            json!({"type": "AUDIT", "audit_traces": [{"audit_type": "SearchAuditV1", "tool_id": format!("audit-{t}"),
+                    "query": {"text": format!("query {t}")}, "results": [{"type": "CQS", "values": values}]}]}),
+        );
+    }
+    let mut answer_len = 0usize;
+    let mut refs_sent = 0usize;
+    for c in 0..CHUNKS {
+        let mut chunk = String::new();
+        let mut w = c;
+        while chunk.chars().count() < 40 {
+            chunk.push_str(WORDS[w % WORDS.len()]);
+            chunk.push(' ');
+            w = w.wrapping_mul(31).wrapping_add(7);
+        }
+        answer_len += chunk.chars().count();
+        push(json!({"type": "ANSWER", "message_id": "ans-1", "content": chunk}));
+        // A batch of references every 400 chunks, each within the text sent so far.
+        if (c + 1) % (CHUNKS / 100) == 0 {
+            let refs: Vec<Value> = (0..REFERENCES / 100)
+                .map(|k| {
+                    let i = refs_sent + k;
+                    let end = answer_len - (i * 13) % 500;
+                    let s = (i * 7) % SOURCES;
+                    json!({"start": end - 30, "end": end, "tool_name": "search", "audit_id": format!("audit-{}", s / (SOURCES / TOOL_CALLS)), "source": source(s)})
+                })
+                .collect();
+            refs_sent += refs.len();
+            push(json!({"type": "GROUNDING", "references": refs}));
+        }
+    }
+    push(
+        json!({"type": "COMPLETE", "checkpoint_id": "ckpt-bench", "consumption": [{"type": "base", "input_tokens": 1, "output_tokens": 2, "cached_tokens": 0}]}),
+    );
+    out.into_bytes()
+}
+
+/// The baseline: split lines and parse every `data:` payload with serde_json, nothing else.
+fn parse_only(bytes: &[u8]) -> usize {
+    let text = std::str::from_utf8(bytes).unwrap();
+    let mut n = 0;
+    for line in text.lines() {
+        if let Some(data) = line.strip_prefix("data: ") {
+            let value: Value = serde_json::from_str(data).unwrap();
+            n += usize::from(value.is_object());
+        }
+    }
+    n
+}
+
+fn render_all(bytes: &[u8], format: Format) -> usize {
+    let (session, _) = read_session(bytes, Provider::Bigdata).unwrap();
+    render(&session, format).len()
+}
+
+fn median_time(mut f: impl FnMut(), runs: usize) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+fn bench(c: &mut Criterion) {
+    let bytes = synthetic_stream();
+    let size = bytes.len();
+    let (session, _) = read_session(&bytes[..], Provider::Bigdata).unwrap();
+    eprintln!(
+        "stream: {:.1} MB, {} answer chars, {} references",
+        size as f64 / 1e6,
+        session.answer.char_len(),
+        session.references.len()
+    );
+    drop(session);
+
+    let mut group = c.benchmark_group("render_7mb");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.throughput(Throughput::Bytes(size as u64));
+    group.bench_function("serde_json_parse_only", |b| {
+        b.iter(|| parse_only(black_box(&bytes)))
+    });
+    group.bench_function("render_markdown", |b| {
+        b.iter(|| render_all(black_box(&bytes), Format::Markdown))
+    });
+    group.bench_function("render_json", |b| {
+        b.iter(|| render_all(black_box(&bytes), Format::Json))
+    });
+    group.finish();
+
+    // Ratios from interleaved runs in this process, so machine load affects both sides alike.
+    let baseline = median_time(
+        || {
+            black_box(parse_only(&bytes));
+        },
+        7,
+    );
+    for format in [Format::Markdown, Format::Json, Format::Text] {
+        let t = median_time(
+            || {
+                black_box(render_all(&bytes, format));
+            },
+            7,
+        );
+        let before = CURRENT.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
+        black_box(render_all(&bytes, format));
+        let peak = PEAK.load(Ordering::Relaxed) - before;
+        eprintln!(
+            "render --format {format:?}: {:.2}× serde_json parse-only (target ≤ 2×); peak heap {:.2}× file size (target ≤ 5×)",
+            t.as_secs_f64() / baseline.as_secs_f64(),
+            peak as f64 / size as f64
+        );
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -152,7 +152,14 @@ impl SseDecoder {
             match memchr::memchr2(b'\n', b'\r', chunk) {
                 Some(pos) => {
                     let terminator = chunk[pos];
-                    if let Err(e) = self.append_to_line(&chunk[..pos]) {
+                    let whole_line_here = self.line.is_empty() && !self.skipping_line;
+                    if whole_line_here {
+                        if pos > self.limit {
+                            error.get_or_insert(SseError::TooLong { limit: self.limit });
+                        } else if let Err(e) = self.process_bytes(&chunk[..pos], out) {
+                            error.get_or_insert(e);
+                        }
+                    } else if let Err(e) = self.append_to_line(&chunk[..pos]) {
                         error.get_or_insert(e);
                     }
                     let mut rest = &chunk[pos + 1..];
@@ -163,7 +170,7 @@ impl SseDecoder {
                             Some(_) => {}
                         }
                     }
-                    if let Err(e) = self.end_line(out) {
+                    if !whole_line_here && let Err(e) = self.end_line(out) {
                         error.get_or_insert(e);
                     }
                     chunk = rest;
@@ -198,14 +205,21 @@ impl SseDecoder {
             return Ok(());
         }
         let bytes = std::mem::take(&mut self.line);
-        let line = match String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        };
-        self.process_line(line, out)
+        let result = self.process_bytes(&bytes, out);
+        // Keep the buffer's capacity for the next long line.
+        self.line = bytes;
+        self.line.clear();
+        result
     }
 
-    fn process_line(&mut self, mut line: String, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+    fn process_bytes(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        match std::str::from_utf8(bytes) {
+            Ok(line) => self.process_line(line, out),
+            Err(_) => self.process_line(&String::from_utf8_lossy(bytes), out),
+        }
+    }
+
+    fn process_line(&mut self, line: &str, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         if line.is_empty() {
             self.dispatch(out);
             return Ok(());
@@ -227,10 +241,9 @@ impl SseDecoder {
                     && !self.data_pending
                     && is_complete_json(&line[value_start..])
                 {
-                    line.drain(..value_start);
                     out.push(SseEvent {
                         event: std::mem::take(&mut self.event_type),
-                        data: line,
+                        data: line[value_start..].to_owned(),
                         id: self.last_id.clone(),
                     });
                     return Ok(());
@@ -321,31 +334,37 @@ pub fn is_complete_json(text: &str) -> bool {
         _ => return false,
     }
     let mut depth = 0usize;
-    let mut in_string = false;
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
-            }
-        } else {
-            match b {
-                b'"' => in_string = true,
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => {
-                    if depth == 0 {
+        match bytes[i] {
+            b'"' => {
+                // Skip the string body; escapes hide the quote that follows them.
+                i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                        Some(offset) if bytes[i + offset] == b'\\' => i += offset + 2,
+                        Some(offset) => {
+                            i += offset;
+                            break;
+                        }
+                        None => return false,
+                    }
+                    if i >= bytes.len() {
                         return false;
                     }
-                    depth -= 1;
-                    if depth == 0 {
-                        return i == bytes.len() - 1;
-                    }
                 }
-                _ => {}
             }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                if depth == 0 {
+                    return false;
+                }
+                depth -= 1;
+                if depth == 0 {
+                    return i == bytes.len() - 1;
+                }
+            }
+            _ => {}
         }
         i += 1;
     }

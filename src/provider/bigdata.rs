@@ -7,6 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::Dialect;
+use super::bigdata_wire::Envelope;
 use crate::event::{
     AgentEvent, AuditTrace, Chart, Consumption, ConversationIds, Plan, PlanStep, Reference,
     SourceChunk, SourceDoc, StepStatus,
@@ -24,6 +25,21 @@ impl Dialect for BigdataDialect {
         if data.is_empty() || data == "[DONE]" {
             return;
         }
+        if let Ok(envelope) = serde_json::from_str::<Envelope>(data)
+            && let Some((ids, body)) = envelope.split()
+            && let Some(event) = body.into_event()
+        {
+            self.note_ids(ids, out);
+            out.push(event);
+            return;
+        }
+        self.decode_lenient(data, out);
+    }
+}
+
+impl BigdataDialect {
+    /// The `Value` path: accepts whatever JSON arrives, field by field.
+    fn decode_lenient(&mut self, data: &str, out: &mut Vec<AgentEvent>) {
         let envelope: Value = match serde_json::from_str(data) {
             Ok(value) => value,
             Err(e) => {
@@ -56,27 +72,35 @@ impl Dialect for BigdataDialect {
                 }
             },
         };
-        self.note_ids(&envelope, out);
+        self.note_ids(ids_of(&envelope), out);
         decode_message(body, out);
     }
-}
 
-impl BigdataDialect {
-    fn note_ids(&mut self, envelope: &Map<String, Value>, out: &mut Vec<AgentEvent>) {
+    /// Ids absent from an envelope keep their earlier value; a change is reported once.
+    fn note_ids(&mut self, seen: ConversationIds, out: &mut Vec<AgentEvent>) {
         let mut ids = self.ids.clone();
-        for (key, slot) in [
-            ("chat_id", &mut ids.chat_id),
-            ("execution_id", &mut ids.execution_id),
-            ("request_id", &mut ids.request_id),
+        for (value, slot) in [
+            (seen.chat_id, &mut ids.chat_id),
+            (seen.execution_id, &mut ids.execution_id),
+            (seen.request_id, &mut ids.request_id),
         ] {
-            if let Some(value) = envelope.get(key).and_then(Value::as_str) {
-                *slot = Some(value.to_owned());
+            if value.is_some() {
+                *slot = value;
             }
         }
         if ids != self.ids {
             self.ids = ids.clone();
             out.push(AgentEvent::Conversation(ids));
         }
+    }
+}
+
+fn ids_of(envelope: &Map<String, Value>) -> ConversationIds {
+    let get = |key: &str| string_of(envelope, &[key]);
+    ConversationIds {
+        chat_id: get("chat_id"),
+        execution_id: get("execution_id"),
+        request_id: get("request_id"),
     }
 }
 
@@ -171,7 +195,7 @@ fn decode_message(mut msg: Map<String, Value>, out: &mut Vec<AgentEvent>) {
     out.push(event);
 }
 
-fn decode_plan(mut plan: Map<String, Value>) -> Plan {
+pub(super) fn decode_plan(mut plan: Map<String, Value>) -> Plan {
     let steps = match plan.remove("steps") {
         Some(Value::Array(steps)) => steps
             .into_iter()
@@ -200,7 +224,7 @@ fn decode_plan(mut plan: Map<String, Value>) -> Plan {
     }
 }
 
-fn decode_audit(trace: Value) -> AuditTrace {
+pub(super) fn decode_audit(trace: Value) -> AuditTrace {
     let audit_type =
         string_of_value(&trace, &["audit_type", "auditType"]).unwrap_or_else(|| "unknown".into());
     let tool_id = string_of_value(&trace, &["tool_id", "toolId"]);
@@ -293,7 +317,7 @@ pub fn decode_source(mut source: Map<String, Value>) -> SourceDoc {
     }
 }
 
-fn decode_consumption(item: Value) -> Consumption {
+pub(super) fn decode_consumption(item: Value) -> Consumption {
     let count = |key: &str| item.get(key).and_then(Value::as_u64).unwrap_or(0);
     Consumption {
         kind: string_of_value(&item, &["type"]).unwrap_or_else(|| "base".into()),
@@ -330,7 +354,11 @@ fn take_string(map: &mut Map<String, Value>, keys: &[&str]) -> Option<String> {
 
 /// A text field kept exactly as sent (answer chunks must never be trimmed).
 fn take_text(map: &mut Map<String, Value>, key: &str) -> String {
-    match map.remove(key) {
+    text_of(map.remove(key))
+}
+
+pub(super) fn text_of(value: Option<Value>) -> String {
+    match value {
         Some(Value::String(s)) => s,
         Some(Value::Null) | None => String::new(),
         Some(other) => other.to_string(),
@@ -352,6 +380,52 @@ mod tests {
             &mut out,
         );
         out
+    }
+
+    #[test]
+    fn the_typed_fast_path_and_the_lenient_path_agree_on_every_recorded_event() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut checked = 0;
+        for dir in ["assets/recordings/bigdata", "tests/fixtures"] {
+            for entry in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_none_or(|e| e != "sse") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                for line in text.lines().filter_map(|l| l.strip_prefix("data: ")) {
+                    if !crate::sse::is_complete_json(line) || line == "[DONE]" {
+                        continue;
+                    }
+                    let mut fast = Vec::new();
+                    let mut lenient = Vec::new();
+                    BigdataDialect::default().decode(
+                        SseEvent {
+                            data: line.into(),
+                            ..Default::default()
+                        },
+                        &mut fast,
+                    );
+                    BigdataDialect::default().decode_lenient(line, &mut lenient);
+                    assert_eq!(fast, lenient, "{}: {line}", path.display());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "only {checked} events checked");
+    }
+
+    #[test]
+    fn a_field_of_an_unexpected_type_falls_back_to_the_lenient_path() {
+        let events = decode(
+            r#"{"chat_id":"c","message":{"type":"ANSWER","content":"x","plan":7,"references":"nope"}}"#,
+        );
+        assert_eq!(events.len(), 2);
+        assert!(matches!(&events[1], AgentEvent::AnswerDelta { text, .. } if text == "x"));
+        let events = decode(r#"{"message":{"type":"CHART","chart_id":"c1","title":"Revenue"}}"#);
+        assert!(
+            matches!(&events[0], AgentEvent::Chart(chart) if chart.title.as_deref() == Some("Revenue"))
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! (`bytes → SSE decoder → dialect`) every input source (HTTP, file, stdin) goes through.
 
 pub mod bigdata;
+mod bigdata_wire;
 
 use crate::event::AgentEvent;
 use crate::sse::{Framing, SseDecoder, SseError, SseEvent, is_complete_json};
