@@ -13,6 +13,7 @@
 //! message this module produces.
 
 use std::fmt;
+use std::io::Write;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
@@ -208,14 +209,34 @@ impl AgentClient {
 
     /// `POST /v1/research-agent`, streamed. Needs a tokio runtime.
     pub fn research(&self, request: ResearchRequest, options: StreamOptions) -> StreamHandle {
+        self.research_recorded(request, options, None)
+    }
+
+    /// Like [`AgentClient::research`], also writing every body byte to `sink` as it arrives.
+    pub fn research_recorded(
+        &self,
+        request: ResearchRequest,
+        options: StreamOptions,
+        sink: Option<RawSink>,
+    ) -> StreamHandle {
         let body = serde_json::to_vec(&request).unwrap_or_default();
-        self.stream(Endpoint::Research, "/v1/research-agent", body, options)
+        self.stream(Endpoint::Research, "/v1/research-agent", body, options, sink)
     }
 
     /// `POST /v1/workflow/execute`, streamed. Needs a tokio runtime.
     pub fn workflow(&self, request: WorkflowRequest, options: StreamOptions) -> StreamHandle {
+        self.workflow_recorded(request, options, None)
+    }
+
+    /// Like [`AgentClient::workflow`], also writing every body byte to `sink` as it arrives.
+    pub fn workflow_recorded(
+        &self,
+        request: WorkflowRequest,
+        options: StreamOptions,
+        sink: Option<RawSink>,
+    ) -> StreamHandle {
         let body = serde_json::to_vec(&request).unwrap_or_default();
-        self.stream(Endpoint::Workflow, "/v1/workflow/execute", body, options)
+        self.stream(Endpoint::Workflow, "/v1/workflow/execute", body, options, sink)
     }
 
     fn stream(
@@ -224,6 +245,7 @@ impl AgentClient {
         path: &str,
         body: Vec<u8>,
         options: StreamOptions,
+        sink: Option<RawSink>,
     ) -> StreamHandle {
         let call = Call {
             client: self.clone(),
@@ -231,6 +253,7 @@ impl AgentClient {
             url: format!("{}{path}", self.base_url),
             body,
             options,
+            sink,
         };
         StreamHandle::spawn(move |tx| call.run(tx))
     }
@@ -252,7 +275,12 @@ struct Call {
     url: String,
     body: Vec<u8>,
     options: StreamOptions,
+    sink: Option<RawSink>,
 }
+
+/// Receives every byte of a response body the moment it arrives, flushed at once, so a crash or a
+/// kill loses nothing that was received (session files, `--record`).
+pub type RawSink = std::sync::Arc<std::sync::Mutex<dyn std::io::Write + Send>>;
 
 /// How one try ended.
 enum Outcome {
@@ -391,6 +419,12 @@ impl Call {
             match tokio::time::timeout(idle, response.chunk()).await {
                 Err(_) => break StreamEnd::Stalled { idle_secs },
                 Ok(Ok(Some(chunk))) => {
+                    if let Some(sink) = &self.sink
+                        && let Ok(mut sink) = sink.lock()
+                    {
+                        // A full disk must not stop the stream; the session file is best effort.
+                        let _ = sink.write_all(&chunk).and_then(|()| sink.flush());
+                    }
                     if let Err(e) = reader.pipeline.feed(&chunk, &mut reader.events) {
                         reader.events.push(AgentEvent::Malformed {
                             reason: e.to_string(),
