@@ -13,7 +13,6 @@
 //! message this module produces.
 
 use std::fmt;
-use std::io::Write;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
