@@ -59,7 +59,7 @@ impl fmt::Display for ApiKey {
 }
 
 /// `research_effort`: lite (~10–20 s) or standard (~20–60 s, multi-step).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Effort {
     Lite,
@@ -219,7 +219,13 @@ impl AgentClient {
         sink: Option<RawSink>,
     ) -> StreamHandle {
         let body = serde_json::to_vec(&request).unwrap_or_default();
-        self.stream(Endpoint::Research, "/v1/research-agent", body, options, sink)
+        self.stream(
+            Endpoint::Research,
+            "/v1/research-agent",
+            body,
+            options,
+            sink,
+        )
     }
 
     /// `POST /v1/workflow/execute`, streamed. Needs a tokio runtime.
@@ -235,7 +241,13 @@ impl AgentClient {
         sink: Option<RawSink>,
     ) -> StreamHandle {
         let body = serde_json::to_vec(&request).unwrap_or_default();
-        self.stream(Endpoint::Workflow, "/v1/workflow/execute", body, options, sink)
+        self.stream(
+            Endpoint::Workflow,
+            "/v1/workflow/execute",
+            body,
+            options,
+            sink,
+        )
     }
 
     fn stream(

@@ -3,8 +3,10 @@
 //! Data flows one way: bytes ([`input`], HTTP) → [`sse`] decoder → [`provider`] dialect → neutral
 //! [`event`]s → the pure [`session`] reducer → [`citations`] → renderers ([`render`], the TUI).
 
+pub mod ask;
 pub mod citations;
 pub mod client;
+pub mod config;
 pub mod event;
 pub mod input;
 pub mod provider;
@@ -16,5 +18,6 @@ pub mod sanitize;
 pub mod server;
 pub mod session;
 pub mod sse;
+pub mod store;
 pub mod stream;
 pub mod tui;

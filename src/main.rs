@@ -69,6 +69,14 @@ enum Command {
     },
     /// Run the built-in demo agent (Bigdata.com wire protocol, recorded sessions) on 127.0.0.1.
     Serve(research_tui::server::ServeArgs),
+    /// Ask a question (or follow up, or resume a checkpoint) and print the answer: for scripts.
+    Ask(Box<research_tui::ask::AskArgs>),
+    /// List saved sessions, newest first.
+    Sessions {
+        /// One JSON object per line instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -80,6 +88,8 @@ fn main() -> ExitCode {
             provider,
         }) => render_command(&file, format, provider),
         Some(Command::Serve(args)) => research_tui::server::run_cli(args),
+        Some(Command::Ask(args)) => research_tui::ask::run_cli(*args),
+        Some(Command::Sessions { json }) => research_tui::store::list_cli(json),
         Some(Command::Replay {
             file,
             speed,

@@ -1,0 +1,484 @@
+//! `research-tui ask`: one question (or a follow-up, or a resumed checkpoint) from a script.
+//!
+//! Streams the answer to stdout as it arrives (`text`), or prints the core's Markdown/JSON at the
+//! end. Progress goes to stderr when stderr is a terminal. Every run is saved as a session on disk.
+//! Exit codes: 0 complete · 2 usage · 3 HTTP error before the stream · 4 ERROR event · 5 the stream
+//! was cut or stalled before COMPLETE · 1 anything else.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::client::{
+    AgentClient, Effort, RawSink, ResearchRequest, StreamOptions, WorkflowRequest,
+};
+use crate::config::{API_KEY_ENV, Config};
+use crate::event::{AgentEvent, StepStatus};
+use crate::render::Format;
+use crate::sanitize::{sanitize, sanitize_line};
+use crate::session::Session;
+use crate::store::{SavedSession, SessionStore};
+use crate::stream::{StreamEnd, StreamUpdate};
+
+pub const EXIT_COMPLETE: u8 = 0;
+pub const EXIT_OTHER: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+pub const EXIT_HTTP: u8 = 3;
+pub const EXIT_AGENT_ERROR: u8 = 4;
+pub const EXIT_INCOMPLETE: u8 = 5;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ModelName {
+    #[default]
+    Base,
+    Pro,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AskArgs {
+    /// The question (for a workflow: an optional note; the template drives the run).
+    pub question: String,
+    /// Output: `text` streams the answer as it arrives; `markdown`/`json` print at the end.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Research effort.
+    #[arg(long, value_enum, default_value_t = Effort::Standard)]
+    pub effort: Effort,
+    /// Model tier.
+    #[arg(long, value_enum)]
+    pub model: Option<ModelName>,
+    /// Keep the conversation beyond an hour (persistence_mode enabled).
+    #[arg(long)]
+    pub persist: bool,
+    /// A JSON Schema file: the agent also returns STRUCTURED_OUTPUT.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+    /// Guidance on tone and structure of the answer.
+    #[arg(long, value_name = "TEXT")]
+    pub expected_output: Option<String>,
+    /// Run a workflow: a template id, or a path to a JSON file holding an inline template.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub workflow: Option<String>,
+    /// A workflow input, `key=value` (repeatable).
+    #[arg(long = "input", value_name = "KEY=VALUE")]
+    pub inputs: Vec<String>,
+    /// Workflow time range (last_24_hours, last_7_days, … last_365_days).
+    #[arg(long)]
+    pub time_range: Option<String>,
+    /// Resume a workflow run.
+    #[arg(long, value_name = "ID")]
+    pub execution_id: Option<String>,
+    /// Continue this conversation.
+    #[arg(long, value_name = "ID")]
+    pub chat_id: Option<String>,
+    /// Resume (or branch) from this checkpoint id.
+    #[arg(long, value_name = "CKPT")]
+    pub resume: Option<String>,
+    /// Also write the raw stream to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Seconds without data before the stream counts as stalled.
+    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    pub idle_timeout: u64,
+    /// The agent's base URL (also BIGDATA_AGENTS_URL).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Ask the built-in demo agent instead (no key, no network).
+    #[arg(long)]
+    pub demo: bool,
+    /// Demo playback speed (for tests).
+    #[arg(long, hide = true, default_value_t = 1.0)]
+    pub demo_speed: f64,
+}
+
+/// What to send, decided before any I/O.
+enum Plan {
+    Research(ResearchRequest),
+    Workflow(WorkflowRequest),
+}
+
+fn usage(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("research-tui: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+pub fn run_cli(args: AskArgs) -> ExitCode {
+    if args.question.trim().is_empty() && args.workflow.is_none() {
+        return usage("the question is empty");
+    }
+    let config = if args.demo {
+        None
+    } else {
+        match Config::load(args.base_url.as_deref()) {
+            Ok(config) => Some(config),
+            Err(e) => {
+                eprintln!("research-tui: {e}");
+                return ExitCode::from(EXIT_OTHER);
+            }
+        }
+    };
+    if let Some(config) = &config
+        && config.api_key.is_none()
+    {
+        return usage(format_args!(
+            "no API key: set {API_KEY_ENV}, or put api_key in {} (mode 600), or try --demo",
+            config.config_file.display()
+        ));
+    }
+    let store = SessionStore::default();
+    let known = store.find(args.resume.as_deref(), args.chat_id.as_deref());
+    let plan = match build_request(&args, known.as_ref()) {
+        Ok(plan) => plan,
+        Err(message) => return usage(message),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("research-tui: cannot start the async runtime: {e}");
+            return ExitCode::from(EXIT_OTHER);
+        }
+    };
+    runtime.block_on(ask(args, config, store, known, plan))
+}
+
+fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
+    let model_name = args.model.map(|m| match m {
+        ModelName::Base => "base".to_owned(),
+        ModelName::Pro => "pro".to_owned(),
+    });
+    if let Some(template) = &args.workflow {
+        let template = if template.ends_with(".json") || std::path::Path::new(template).is_file() {
+            let text = std::fs::read_to_string(template)
+                .map_err(|e| format!("cannot read the workflow template {template}: {e}"))?;
+            serde_json::from_str::<Value>(&text)
+                .map_err(|e| format!("the workflow template {template} is not valid JSON: {e}"))?
+        } else {
+            Value::String(template.clone())
+        };
+        let mut request = WorkflowRequest::new(template);
+        for pair in &args.inputs {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("--input takes key=value, got {pair:?}"))?;
+            request
+                .input
+                .insert(key.trim().to_owned(), Value::String(value.to_owned()));
+        }
+        request.execution_id = args.execution_id.clone();
+        request.model_name = model_name;
+        request.time_range = args.time_range.clone();
+        return Ok(Plan::Workflow(request));
+    }
+    if !args.inputs.is_empty() || args.time_range.is_some() || args.execution_id.is_some() {
+        return Err("--input, --time-range and --execution-id go with --workflow".into());
+    }
+    let mut request = ResearchRequest::new(args.question.clone());
+    request.research_effort = args.effort;
+    request.chat_id = args
+        .chat_id
+        .clone()
+        .or_else(|| known.and_then(|s| s.meta.chat_id.clone()));
+    request.from_checkpoint_id = args.resume.clone();
+    request.model_name = model_name;
+    if args.persist {
+        request.persistence_mode = Some("enabled".into());
+    }
+    if let Some(path) = &args.schema {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the schema {}: {e}", path.display()))?;
+        request.structured_output_schema = Some(
+            serde_json::from_str(&text)
+                .map_err(|e| format!("the schema {} is not valid JSON: {e}", path.display()))?,
+        );
+    }
+    request.expected_output = args.expected_output.clone();
+    Ok(Plan::Research(request))
+}
+
+/// Writes to several sinks; used to tee the raw stream to the session file and `--record FILE`.
+struct Tee(Vec<Box<dyn Write + Send>>);
+
+impl Write for Tee {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for sink in &mut self.0 {
+            sink.write_all(buf)?;
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.iter_mut().try_for_each(|s| s.flush())
+    }
+}
+
+struct TurnFile {
+    saved: SavedSession,
+    index: usize,
+}
+
+async fn ask(
+    args: AskArgs,
+    config: Option<Config>,
+    store: SessionStore,
+    known: Option<SavedSession>,
+    plan: Plan,
+) -> ExitCode {
+    let (base_url, api_key, _server) = if args.demo {
+        let server_config = crate::server::ServerConfig {
+            speed: args.demo_speed,
+            ..Default::default()
+        };
+        match crate::server::spawn(server_config, 0).await {
+            Ok((addr, task)) => (format!("http://{addr}"), None, Some(task)),
+            Err(e) => {
+                eprintln!("research-tui: cannot start the demo agent: {e}");
+                return ExitCode::from(EXIT_OTHER);
+            }
+        }
+    } else {
+        let config = config.expect("config is loaded unless --demo");
+        (config.base_url, config.api_key, None)
+    };
+
+    let endpoint = match plan {
+        Plan::Research(_) => "research-agent",
+        Plan::Workflow(_) => "workflow",
+    };
+    let mut sinks: Vec<Box<dyn Write + Send>> = Vec::new();
+    let mut turn = None;
+    let saved = match known {
+        Some(saved) => Ok(saved),
+        None => store.create(endpoint, "bigdata", &base_url),
+    };
+    match saved {
+        Ok(mut saved) => match saved.begin_turn(&args.question, args.resume.as_deref()) {
+            Ok((index, sink)) => {
+                sinks.push(Box::new(SharedWriter(sink)));
+                turn = Some(TurnFile { saved, index });
+            }
+            Err(e) => eprintln!("research-tui: warning: the session will not be saved: {e}"),
+        },
+        Err(e) => eprintln!("research-tui: warning: the session will not be saved: {e}"),
+    }
+    if let Some(path) = &args.record {
+        match std::fs::File::create(path) {
+            Ok(file) => sinks.push(Box::new(file)),
+            Err(e) => {
+                eprintln!("research-tui: cannot write {}: {e}", path.display());
+                return ExitCode::from(EXIT_OTHER);
+            }
+        }
+    }
+    let sink: Option<RawSink> =
+        (!sinks.is_empty()).then(|| Arc::new(Mutex::new(Tee(sinks))) as RawSink);
+
+    let client = AgentClient::new(&base_url, api_key);
+    let options = StreamOptions {
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        ..StreamOptions::default()
+    };
+    let mut handle = match plan {
+        Plan::Research(request) => client.research_recorded(request, options, sink),
+        Plan::Workflow(request) => client.workflow_recorded(request, options, sink),
+    };
+
+    let progress = std::io::stderr().is_terminal();
+    let mut session = Session::new();
+    let mut printer = AnswerPrinter::default();
+    let end = loop {
+        let update = tokio::select! {
+            update = handle.updates.recv() => update,
+            _ = tokio::signal::ctrl_c() => {
+                handle.cancel();
+                break StreamEnd::Cancelled;
+            }
+        };
+        match update {
+            None => {
+                break StreamEnd::Cut {
+                    reason: "the stream task stopped".into(),
+                };
+            }
+            Some(StreamUpdate::Connecting { attempt }) if attempt > 1 && progress => {
+                eprintln!("research-tui: connecting (try {attempt})…");
+            }
+            Some(StreamUpdate::Connecting { .. }) | Some(StreamUpdate::Connected) => {}
+            Some(StreamUpdate::Retrying {
+                attempt,
+                wait_ms,
+                reason,
+            }) => {
+                eprintln!(
+                    "research-tui: {reason}; retrying in {:.1} s (try {attempt})",
+                    wait_ms as f64 / 1000.0
+                );
+            }
+            Some(StreamUpdate::Events(events)) => {
+                for event in events {
+                    if progress {
+                        report_progress(&event);
+                    }
+                    session.apply(event);
+                }
+                if args.format == Format::Text {
+                    printer.print_new(&session);
+                }
+            }
+            Some(StreamUpdate::Ended(end)) => break end,
+        }
+    };
+
+    if let Some(TurnFile { mut saved, index }) = turn {
+        if let Err(e) = saved.end_turn(index, &session, &end) {
+            eprintln!("research-tui: warning: could not update the saved session: {e}");
+        } else if progress {
+            eprintln!("research-tui: saved as session {}", saved.meta.id);
+        }
+    }
+
+    let code = exit_code(&session, &end);
+    match args.format {
+        Format::Text => {
+            let mut out = std::io::stdout().lock();
+            if printer.printed > 0 && !session.answer.as_str().ends_with('\n') {
+                let _ = writeln!(out);
+            }
+            let attribution = crate::citations::Attribution::resolve(&session, true);
+            let _ = out.write_all(crate::render::text::trailer(&session, &attribution).as_bytes());
+            let _ = out.flush();
+        }
+        Format::Markdown => {
+            print!("{}", crate::render::render(&session, Format::Markdown));
+        }
+        Format::Json => {
+            let attribution = crate::citations::Attribution::resolve(&session, true);
+            let mut doc = crate::render::json::to_value(&session, &attribution);
+            if session.error.is_none()
+                && !matches!(end, StreamEnd::Closed)
+                && let Some(object) = doc.as_object_mut()
+            {
+                // The stream did not finish: say so, and why, in the document itself.
+                let http = matches!(end, StreamEnd::Http { .. } | StreamEnd::Connect { .. });
+                object.insert(
+                    "status".into(),
+                    Value::from(if http { "error" } else { "incomplete" }),
+                );
+                object.insert("error".into(), Value::from(end.describe()));
+            }
+            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+    }
+    if code != EXIT_COMPLETE {
+        eprintln!("research-tui: {}", failure_line(&session, &end));
+    }
+    ExitCode::from(code)
+}
+
+/// A `RawSink` shared with the session store, as a plain writer for the tee.
+struct SharedWriter(RawSink);
+
+impl Write for SharedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("session file lock poisoned"))?
+            .write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("session file lock poisoned"))?
+            .flush()
+    }
+}
+
+/// Prints the answer's new text as it grows.
+#[derive(Default)]
+struct AnswerPrinter {
+    printed: usize,
+}
+
+impl AnswerPrinter {
+    fn print_new(&mut self, session: &Session) {
+        let answer = session.answer.as_str();
+        if answer.len() <= self.printed {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(sanitize(&answer[self.printed..]).as_bytes());
+        let _ = out.flush();
+        self.printed = answer.len();
+    }
+}
+
+fn report_progress(event: &AgentEvent) {
+    match event {
+        AgentEvent::Plan(plan) => {
+            let done = plan.steps.iter().filter(|s| s.status.is_settled()).count();
+            let current = plan
+                .steps
+                .iter()
+                .find(|s| s.status == StepStatus::InProgress)
+                .map(|s| format!(": {}", sanitize_line(&s.description)))
+                .unwrap_or_default();
+            eprintln!("[plan {done}/{}]{current}", plan.steps.len());
+        }
+        AgentEvent::ToolCall {
+            tool_name,
+            arguments,
+            ..
+        } => {
+            let query = arguments
+                .get("query")
+                .and_then(Value::as_str)
+                .map(|q| format!(" “{}”", sanitize_line(q)))
+                .unwrap_or_default();
+            eprintln!("[tool] {}{query}", sanitize_line(tool_name));
+        }
+        AgentEvent::ToolError { tool_name, error } => {
+            eprintln!(
+                "[tool error] {}: {}",
+                sanitize_line(tool_name),
+                sanitize_line(error)
+            );
+        }
+        AgentEvent::LlmRetry { message } => eprintln!("[retry] {}", sanitize_line(message)),
+        _ => {}
+    }
+}
+
+pub fn exit_code(session: &Session, end: &StreamEnd) -> u8 {
+    if session.error.is_some() {
+        return EXIT_AGENT_ERROR;
+    }
+    if session.completion.is_some() {
+        return EXIT_COMPLETE;
+    }
+    match end {
+        StreamEnd::Http { .. } => EXIT_HTTP,
+        StreamEnd::Cut { .. } | StreamEnd::Stalled { .. } | StreamEnd::Closed => EXIT_INCOMPLETE,
+        StreamEnd::Connect { .. } | StreamEnd::Cancelled => EXIT_OTHER,
+    }
+}
+
+fn failure_line(session: &Session, end: &StreamEnd) -> String {
+    if let Some(error) = &session.error {
+        return format!("the agent reported an error: {}", sanitize_line(error));
+    }
+    match end {
+        StreamEnd::Closed => {
+            "the stream closed before COMPLETE; what arrived is shown above".into()
+        }
+        StreamEnd::Cut { .. } | StreamEnd::Stalled { .. } => {
+            format!("{}; what arrived is shown above", end.describe())
+        }
+        other => other.describe(),
+    }
+}
