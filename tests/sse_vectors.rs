@@ -137,7 +137,9 @@ fn sse_like() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("SSE_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+    ))]
 
     #[test]
     fn any_chunking_of_any_input_gives_the_same_events_as_one_chunk(
