@@ -136,6 +136,9 @@ pub struct Citation {
     pub audit_id: Option<String>,
     /// The search query of the audit trace this reference names.
     pub query: Option<String>,
+    /// The span is the provider's own citation marker (see [`crate::event::Reference::marker`]):
+    /// displays hide it and show the `[n]` marker at its end instead.
+    pub marker: bool,
 }
 
 impl Citation {
@@ -207,6 +210,7 @@ impl Attribution {
                     .as_deref()
                     .and_then(|id| session.audit(id))
                     .and_then(|trace| trace.query.clone()),
+                marker: reference.marker,
             });
         }
         for doc in &session.consulted {
@@ -250,6 +254,27 @@ impl Attribution {
         }
         markers
     }
+
+    /// Byte ranges of the answer that are provider-written citation markers (xAI's `[[1]](url)`,
+    /// Zeta Alpha's anchors), sorted and disjoint. Displays leave these bytes out; the `[n]` from
+    /// [`Attribution::markers`] sits at each range's end and stands in for it.
+    pub fn marker_spans(&self) -> Vec<Range<usize>> {
+        let mut spans: Vec<Range<usize>> = self
+            .citations
+            .iter()
+            .filter(|c| c.marker && c.bytes.start < c.bytes.end)
+            .map(|c| c.bytes.clone())
+            .collect();
+        spans.sort_unstable_by_key(|r| (r.start, r.end));
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(spans.len());
+        for span in spans {
+            match merged.last_mut() {
+                Some(last) if span.start <= last.end => last.end = last.end.max(span.end),
+                _ => merged.push(span),
+            }
+        }
+        merged
+    }
 }
 
 #[cfg(test)]
@@ -274,6 +299,7 @@ mod tests {
             tool_name: Some("search".into()),
             audit_id: Some("audit-1".into()),
             source,
+            marker: false,
         }
     }
 
@@ -487,6 +513,41 @@ mod tests {
         assert_eq!(streaming.pending_references, 1);
         assert_eq!(streaming.sources[1].key, "early");
         assert_eq!(streaming.citations[0].source, Some(2));
+    }
+
+    #[test]
+    fn marker_spans_are_the_sorted_disjoint_byte_ranges_of_provider_markers() {
+        let marker = |start, end, id: &str| Reference {
+            marker: true,
+            ..reference(start, end, Some(doc(Some(id), None, None)))
+        };
+        let s = session(
+            "😀a[[1]](u)[[2]](v) b<sup>1</sup>",
+            vec![
+                marker(2, 10, "u"),
+                marker(10, 18, "v"),
+                reference(0, 2, Some(doc(Some("plain"), None, None))),
+                marker(20, 32, "u"),
+                marker(20, 32, "w"),
+            ],
+        );
+        let attribution = Attribution::resolve(&s, true);
+        let answer = s.answer.as_str();
+        let spans: Vec<&str> = attribution
+            .marker_spans()
+            .into_iter()
+            .map(|r| &answer[r])
+            .collect();
+        assert_eq!(spans, ["[[1]](u)[[2]](v)", "<sup>1</sup>"]);
+        assert_eq!(
+            attribution.markers(),
+            vec![
+                (5, vec![3]),
+                (13, vec![1]),
+                (21, vec![2]),
+                (answer.len(), vec![1, 4])
+            ]
+        );
     }
 
     #[test]

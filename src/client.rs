@@ -165,6 +165,17 @@ pub struct AgentClient {
     http: reqwest::Client,
     base_url: String,
     api_key: Option<ApiKey>,
+    key_header: KeyHeader,
+}
+
+/// How the API key is sent: Bigdata.com's `X-API-KEY`, xAI's `Authorization: Bearer`, Zeta Alpha's
+/// `X-Auth`. Always marked sensitive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyHeader {
+    #[default]
+    XApiKey,
+    Bearer,
+    XAuth,
 }
 
 impl fmt::Debug for AgentClient {
@@ -181,6 +192,8 @@ impl fmt::Debug for AgentClient {
 enum Endpoint {
     Research,
     Workflow,
+    /// Another provider's endpoint ([`AgentClient::stream_post`]).
+    Other,
 }
 
 impl AgentClient {
@@ -199,7 +212,36 @@ impl AgentClient {
             http,
             base_url,
             api_key: api_key.filter(|key| !key.0.is_empty()),
+            key_header: KeyHeader::XApiKey,
         }
+    }
+
+    /// Send the key in `header` instead of `X-API-KEY`.
+    pub fn with_key_header(mut self, header: KeyHeader) -> Self {
+        self.key_header = header;
+        self
+    }
+
+    /// `POST {base}{path_and_query}` with a JSON `body`, its stream read as `provider` speaks
+    /// (xAI, Zeta Alpha), with the same retries, timeouts and redaction as the Bigdata.com calls.
+    pub fn stream_post(
+        &self,
+        path_and_query: &str,
+        body: Vec<u8>,
+        provider: Provider,
+        options: StreamOptions,
+        sink: Option<RawSink>,
+    ) -> StreamHandle {
+        let call = Call {
+            client: self.clone(),
+            endpoint: Endpoint::Other,
+            url: format!("{}{path_and_query}", self.base_url),
+            body,
+            options,
+            sink,
+            provider,
+        };
+        StreamHandle::spawn(move |tx| call.run(tx))
     }
 
     pub fn base_url(&self) -> &str {
@@ -265,6 +307,7 @@ impl AgentClient {
             body,
             options,
             sink,
+            provider: Provider::Bigdata,
         };
         StreamHandle::spawn(move |tx| call.run(tx))
     }
@@ -287,6 +330,7 @@ struct Call {
     body: Vec<u8>,
     options: StreamOptions,
     sink: Option<RawSink>,
+    provider: Provider,
 }
 
 /// Receives every byte of a response body the moment it arrives, flushed at once, so a crash or a
@@ -355,10 +399,15 @@ impl Call {
             .header(ACCEPT, "text/event-stream")
             .body(self.body.clone());
         if let Some(key) = &self.client.api_key {
-            match HeaderValue::from_str(key.expose()) {
+            let (name, value) = match self.client.key_header {
+                KeyHeader::XApiKey => ("X-API-KEY", key.expose().to_owned()),
+                KeyHeader::XAuth => ("X-Auth", key.expose().to_owned()),
+                KeyHeader::Bearer => ("Authorization", format!("Bearer {}", key.expose())),
+            };
+            match HeaderValue::from_str(&value) {
                 Ok(mut value) => {
                     value.set_sensitive(true);
-                    request = request.header("X-API-KEY", value);
+                    request = request.header(name, value);
                 }
                 Err(_) => {
                     return Outcome::Final(StreamEnd::Connect {
@@ -421,7 +470,7 @@ impl Call {
             return Outcome::Gone;
         }
         let mut reader = BodyReader {
-            pipeline: EventPipeline::new(Provider::Bigdata),
+            pipeline: EventPipeline::new(self.provider),
             events: Vec::new(),
             seen_event: false,
             terminal: false,
@@ -455,7 +504,7 @@ impl Call {
                     };
                 }
                 Ok(Err(e)) => {
-                    reader.finish();
+                    reader.finish_cut();
                     if !reader.flush(tx) {
                         return Outcome::Gone;
                     }
@@ -508,6 +557,15 @@ struct BodyReader {
 impl BodyReader {
     fn finish(&mut self) {
         if let Err(e) = self.pipeline.finish(&mut self.events) {
+            self.events.push(AgentEvent::Malformed {
+                reason: e.to_string(),
+            });
+        }
+    }
+
+    /// The connection failed mid-stream (the dialect must not take the end as completion).
+    fn finish_cut(&mut self) {
+        if let Err(e) = self.pipeline.finish_cut(&mut self.events) {
             self.events.push(AgentEvent::Malformed {
                 reason: e.to_string(),
             });
@@ -579,6 +637,7 @@ fn http_message(endpoint: Endpoint, status: u16, body: &[u8]) -> String {
         (403, _) => "not entitled to this model, template or feature",
         (404, Endpoint::Research) => "unknown or expired chat or checkpoint",
         (404, Endpoint::Workflow) => "unknown workflow template or execution",
+        (404, Endpoint::Other) => "not found (unknown endpoint, conversation or response)",
         (409, _) => "persistence mode mismatch",
         (422, _) => "the request failed validation",
         (429, _) => "rate limited",

@@ -100,6 +100,10 @@ pub struct Reference {
     pub audit_id: Option<String>,
     /// `None` for a tool-level citation (a non-search tool's result as a whole).
     pub source: Option<SourceDoc>,
+    /// The span is the citation marker itself as the provider wrote it into the answer (xAI's inline
+    /// link `[[1]](url)`, a Zeta Alpha `anchor_text` such as `<sup>1</sup>`), not the supported text:
+    /// displays show `[n]` in its place instead of after it.
+    pub marker: bool,
 }
 
 /// One entry of an AUDIT message.
@@ -156,6 +160,9 @@ pub enum AgentEvent {
         traces: Vec<AuditTrace>,
     },
     Grounding(Vec<Reference>),
+    /// Every reference so far, replacing all earlier ones (providers that resend the whole message,
+    /// whose citations are recomputed from each version of it).
+    GroundingReplace(Vec<Reference>),
     /// A chunk appended to the answer.
     AnswerDelta {
         message_id: Option<String>,

@@ -9,9 +9,10 @@ use crate::sse::SseError;
 
 /// Feed everything `reader` yields through the pipeline into a fresh session. Reads in chunks as
 /// data arrives (stdin from a live pipe works). An overlong line is reported and the rest still read.
+/// `provider` is a [`Provider`], or `None` to detect it from the first events.
 pub fn read_session(
     mut reader: impl Read,
-    provider: Provider,
+    provider: impl Into<Option<Provider>>,
 ) -> std::io::Result<(Session, Vec<SseError>)> {
     let mut pipeline = EventPipeline::new(provider);
     let mut session = Session::new();

@@ -53,8 +53,9 @@ enum Command {
         file: String,
         #[arg(long, value_enum, default_value_t = Format::Markdown)]
         format: Format,
-        #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
-        provider: Provider,
+        /// The wire format (default: detected from the first events).
+        #[arg(long, value_enum)]
+        provider: Option<Provider>,
     },
     /// Replay a recorded stream in the interactive app, with its original pacing.
     Replay {
@@ -141,7 +142,7 @@ fn tui_command(opts: research_tui::tui::TuiOptions) -> ExitCode {
     }
 }
 
-fn render_command(file: &str, format: Format, provider: Provider) -> ExitCode {
+fn render_command(file: &str, format: Format, provider: Option<Provider>) -> ExitCode {
     let result = if file == "-" {
         read_session(std::io::stdin().lock(), provider)
     } else {

@@ -52,7 +52,13 @@ impl FromStr for Speed {
 }
 
 /// Play `recording` (SSE text with optional `: delay=MS` comments) in a background task.
-pub fn replay(recording: &[u8], speed: Speed, provider: Provider) -> StreamHandle {
+/// `provider` is a [`Provider`], or `None` to detect it from the first events.
+pub fn replay(
+    recording: &[u8],
+    speed: Speed,
+    provider: impl Into<Option<Provider>>,
+) -> StreamHandle {
+    let provider = provider.into();
     let frames = parse_frames(recording);
     StreamHandle::spawn(move |tx| play(frames, speed, provider, tx))
 }
@@ -60,7 +66,7 @@ pub fn replay(recording: &[u8], speed: Speed, provider: Provider) -> StreamHandl
 async fn play(
     frames: Vec<Frame>,
     speed: Speed,
-    provider: Provider,
+    provider: Option<Provider>,
     tx: tokio::sync::mpsc::UnboundedSender<StreamUpdate>,
 ) {
     let mut pipeline = EventPipeline::new(provider);

@@ -181,6 +181,9 @@ pub struct Session {
     thinking_by_message_id: HashMap<String, usize>,
     pub answer: AnswerBuffer,
     pub references: Vec<Reference>,
+    /// Bumped whenever [`Session::references`] changes (added to or replaced wholesale): a replaced
+    /// list may have the same length as the old one, so its length alone does not tell.
+    pub grounding_revision: u64,
     /// Sources consulted without a position in the answer.
     pub consulted: Vec<SourceDoc>,
     pub structured_output: Option<StructuredOutput>,
@@ -257,7 +260,16 @@ impl Session {
                     });
                 }
             }
-            AgentEvent::Grounding(references) => self.references.extend(references),
+            AgentEvent::Grounding(references) => {
+                self.references.extend(references);
+                self.grounding_revision += 1;
+            }
+            AgentEvent::GroundingReplace(references) => {
+                if references != self.references {
+                    self.references = references;
+                    self.grounding_revision += 1;
+                }
+            }
             AgentEvent::AnswerDelta { text, .. } => self.answer.push(&text),
             AgentEvent::AnswerReplace { text } => {
                 if text != self.answer.as_str() {
@@ -451,6 +463,51 @@ mod tests {
         assert!(
             matches!(&session.activity[0], Activity::Thinking { text, .. } if text == "I need the 10-K")
         );
+    }
+
+    #[test]
+    fn a_grounding_replacement_swaps_every_reference_and_bumps_the_grounding_revision() {
+        let reference = |start: u64| Reference {
+            start: Some(start),
+            end: Some(start + 1),
+            marker: true,
+            ..Reference::default()
+        };
+        let mut session = Session::new();
+        session.apply(AgentEvent::Grounding(vec![reference(0), reference(1)]));
+        let after_grounding = session.grounding_revision;
+        session.apply(AgentEvent::GroundingReplace(vec![
+            reference(4),
+            reference(5),
+        ]));
+        assert_eq!(session.references, vec![reference(4), reference(5)]);
+        assert!(session.grounding_revision > after_grounding);
+        let after_replace = session.grounding_revision;
+        session.apply(AgentEvent::GroundingReplace(vec![
+            reference(4),
+            reference(5),
+        ]));
+        assert_eq!(
+            session.grounding_revision, after_replace,
+            "same list: no change"
+        );
+        session.apply(AgentEvent::GroundingReplace(Vec::new()));
+        assert!(session.references.is_empty());
+        assert_eq!(session.stats.events, 4);
+    }
+
+    #[test]
+    fn an_answer_replacement_replaces_the_text_and_its_code_point_index() {
+        let mut session = Session::new();
+        session.apply(AgentEvent::AnswerReplace {
+            text: "BERT [[1]](/d \"x\")".into(),
+        });
+        session.apply(AgentEvent::AnswerReplace {
+            text: "BERT 😀<sup>1</sup>".into(),
+        });
+        assert_eq!(session.answer.as_str(), "BERT 😀<sup>1</sup>");
+        assert_eq!(session.answer.char_len(), 18);
+        assert_eq!(session.answer.byte_of(6), Some(9));
     }
 
     #[test]

@@ -35,6 +35,10 @@ impl Dialect for BigdataDialect {
         }
         self.decode_lenient(data, out);
     }
+
+    fn provider(&self) -> Option<super::Provider> {
+        Some(super::Provider::Bigdata)
+    }
 }
 
 impl BigdataDialect {
@@ -279,6 +283,7 @@ fn decode_reference(reference: Value) -> Option<Reference> {
             &["audit_id", "action_audits_id", "auditId", "actionAuditsId"],
         ),
         source,
+        marker: false,
     })
 }
 

@@ -230,6 +230,7 @@ impl ReferenceWire {
                 .or(self.audit_id_camel)
                 .or(self.action_audits_id_camel),
             source: self.source.map(SourceWire::into_doc),
+            marker: false,
         }
     }
 }

@@ -27,21 +27,43 @@ pub fn render(session: &Session, format: Format) -> String {
 }
 
 /// The answer with `marker(n)` inserted after each cited span's end, each piece passed through `clean`.
+/// Provider-written markers ([`Attribution::marker_spans`], e.g. xAI's `[[1]](url)`) are left out:
+/// the `marker(n)` at their end replaces them.
 pub(crate) fn annotate(
     answer: &str,
     attribution: &Attribution,
     clean: impl Fn(&str) -> std::borrow::Cow<'_, str>,
     marker: impl Fn(usize, &mut String),
 ) -> String {
+    let hidden = attribution.marker_spans();
     let mut out = String::with_capacity(answer.len() + attribution.citations.len() * 6);
+    let visible = |out: &mut String, from: usize, to: usize| {
+        let mut cur = from;
+        let first = hidden.partition_point(|r| r.end <= from);
+        for r in &hidden[first..] {
+            if r.start >= to {
+                break;
+            }
+            if r.start > cur {
+                out.push_str(&clean(&answer[cur..r.start]));
+            }
+            cur = cur.max(r.end);
+            if cur >= to {
+                break;
+            }
+        }
+        if cur < to {
+            out.push_str(&clean(&answer[cur..to]));
+        }
+    };
     let mut pos = 0;
     for (byte, numbers) in attribution.markers() {
-        out.push_str(&clean(&answer[pos..byte]));
+        visible(&mut out, pos, byte);
         for n in numbers {
             marker(n, &mut out);
         }
-        pos = byte;
+        pos = pos.max(byte);
     }
-    out.push_str(&clean(&answer[pos..]));
+    visible(&mut out, pos, answer.len());
     out
 }
