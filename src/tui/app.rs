@@ -90,6 +90,8 @@ pub struct Turn {
     pub conn: ConnState,
     pub started: Instant,
     pub ended: Option<Instant>,
+    /// Sidebar entries in display order (rebuilt with the attribution).
+    pub sidebar: Vec<SidebarItem>,
     resolved_key: (usize, usize, bool),
 }
 
@@ -106,13 +108,25 @@ impl Turn {
             conn: ConnState::Connecting { attempt: 1 },
             started: Instant::now(),
             ended: None,
+            sidebar: Vec::new(),
             resolved_key: (0, 0, false),
         }
     }
 
     /// Apply events and refresh the attribution when it may have changed.
     pub fn apply_events(&mut self, events: Vec<AgentEvent>) {
+        // Anything but the frequent, reference-neutral events may change citations.
+        let mut force = false;
         for event in events {
+            force |= !matches!(
+                event,
+                AgentEvent::AnswerDelta { .. }
+                    | AgentEvent::Thinking { .. }
+                    | AgentEvent::Plan(_)
+                    | AgentEvent::ToolCall { .. }
+                    | AgentEvent::Audit { .. }
+                    | AgentEvent::Conversation(_)
+            );
             if matches!(event, AgentEvent::AnswerReplace { .. }) {
                 self.generation += 1;
             }
@@ -132,7 +146,7 @@ impl Turn {
         ) {
             self.conn = ConnState::Streaming;
         }
-        self.refresh_attribution(false);
+        self.refresh_attribution(force);
     }
 
     /// Re-resolve citations if references, answer length (with pending references) or finality changed.
@@ -150,6 +164,7 @@ impl Turn {
         }
         self.resolved_key = (refs, len, finished);
         self.attribution = Attribution::resolve(&self.session, finished);
+        self.sidebar = sidebar_of(&self.attribution);
         let markers = self.attribution.markers();
         if markers != self.markers {
             self.markers = markers;
@@ -248,6 +263,32 @@ pub enum SidebarItem {
     Source(usize),
     /// Index into `attribution.citations` of a tool-level citation.
     Tool(usize),
+}
+
+/// Sidebar order: numbered sources, tool-level citations, then sources consulted but not cited.
+pub fn sidebar_of(a: &Attribution) -> Vec<SidebarItem> {
+    let mut items: Vec<SidebarItem> = a
+        .sources
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.consulted_only)
+        .map(|(i, _)| SidebarItem::Source(i))
+        .collect();
+    items.extend(
+        a.citations
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.source.is_none())
+            .map(|(i, _)| SidebarItem::Tool(i)),
+    );
+    items.extend(
+        a.sources
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.consulted_only)
+            .map(|(i, _)| SidebarItem::Source(i)),
+    );
+    items
 }
 
 /// What the user asked for.
@@ -514,33 +555,8 @@ impl App {
     }
 
     /// The sidebar entries of the current turn, in display order.
-    pub fn sidebar_items(&self) -> Vec<SidebarItem> {
-        let Some(turn) = self.current() else {
-            return Vec::new();
-        };
-        let a = &turn.attribution;
-        let mut items: Vec<SidebarItem> = a
-            .sources
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| !s.consulted_only)
-            .map(|(i, _)| SidebarItem::Source(i))
-            .collect();
-        items.extend(
-            a.citations
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.source.is_none())
-                .map(|(i, _)| SidebarItem::Tool(i)),
-        );
-        items.extend(
-            a.sources
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.consulted_only)
-                .map(|(i, _)| SidebarItem::Source(i)),
-        );
-        items
+    pub fn sidebar_items(&self) -> &[SidebarItem] {
+        self.current().map_or(&[], |t| t.sidebar.as_slice())
     }
 
     pub fn selected_item(&self) -> Option<SidebarItem> {
