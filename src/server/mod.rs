@@ -1,6 +1,10 @@
 //! The built-in demo agent: a real local HTTP server that speaks the Bigdata.com wire protocol
 //! (`POST /v1/research-agent`, `POST /v1/workflow/execute`) and answers by streaming recorded sessions
 //! with their original pacing, so the app and its tests run against real sockets without an API key.
+//! It also speaks xAI's Responses API (`POST /v1/responses`: a `previous_response_id` gets the
+//! follow-up, every response a fresh `resp-…` id) and Zeta Alpha's chat stream
+//! (`POST /v0/service/chat/stream`: a `session_id` gets the follow-up in that session, otherwise a
+//! fresh `sess-…`).
 //!
 //! Each response gets fresh identifiers: a new conversation gets `chat-<16 hex>`, a follow-up keeps
 //! the request's `chat_id`, every COMPLETE carries a fresh `ckpt-<16 hex>` that the server remembers
@@ -150,6 +154,9 @@ pub struct ServeArgs {
     /// Misbehave on every request: cut, stall or status=N.
     #[arg(long, value_name = "cut|stall|status=N")]
     pub fault: Option<Fault>,
+    /// The provider clients will use (only changes the announcement: every route is served).
+    #[arg(long, value_enum)]
+    pub provider: Option<crate::provider::Provider>,
 }
 
 fn parse_speed(s: &str) -> Result<f64, String> {
@@ -185,6 +192,14 @@ pub fn run_cli(args: ServeArgs) -> ExitCode {
             }
         };
         eprintln!("research-tui demo agent listening on http://{addr}");
+        if let Some(provider) = args.provider {
+            let endpoint = match provider {
+                crate::provider::Provider::Bigdata => "POST /v1/research-agent",
+                crate::provider::Provider::Xai => "POST /v1/responses",
+                crate::provider::Provider::Zeta => "POST /v0/service/chat/stream",
+            };
+            eprintln!("{} demo: {endpoint}", provider.label());
+        }
         tokio::select! {
             _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
             _ = task => ExitCode::from(1),
@@ -226,6 +241,8 @@ fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/v1/research-agent", post(research_agent))
         .route("/v1/workflow/execute", post(workflow_execute))
+        .route("/v1/responses", post(xai_responses))
+        .route("/v0/service/chat/stream", post(zeta_chat_stream))
         .route("/_demo/requests", get(recent_requests))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "Not Found") })
         .with_state(state)
@@ -254,6 +271,81 @@ async fn workflow_execute(
     let response = workflow_response(&state, &headers, &body);
     log_request(&state, "/v1/workflow/execute", &headers, &body, &response);
     response
+}
+
+async fn xai_responses(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let response = xai_response(&state, &headers, &body);
+    log_request(&state, "/v1/responses", &headers, &body, &response);
+    response
+}
+
+async fn zeta_chat_stream(
+    State(state): State<Arc<AppState>>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let response = zeta_response(&state, &headers, &body);
+    let path = uri
+        .path_and_query()
+        .map_or("/v0/service/chat/stream", |p| p.as_str());
+    log_request(&state, path, &headers, &body, &response);
+    response
+}
+
+/// xAI: a new question gets the research recording, a `previous_response_id` the follow-up.
+fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
+    let fault = match fault_for(state, headers) {
+        Ok(fault) => fault,
+        Err(detail) => return error(StatusCode::BAD_REQUEST, &detail),
+    };
+    if let Some(Fault::Status(code)) = fault {
+        return status_fault(code);
+    }
+    let request = match validate::xai(body) {
+        Ok(request) => request,
+        Err(problems) => return unprocessable(&problems),
+    };
+    let recording = if request.previous_response_id.is_some() {
+        recordings::XAI_FOLLOW_UP
+    } else {
+        recordings::XAI_RESEARCH
+    };
+    let rewrite = Rewrite::Xai {
+        response_id: rng::id("resp"),
+        previous_response_id: request.previous_response_id,
+    };
+    stream_response(state, state.recordings.get(recording), rewrite, fault)
+}
+
+/// Zeta Alpha: a new conversation gets the research recording and a fresh session, a `session_id`
+/// the follow-up in that session.
+fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
+    let fault = match fault_for(state, headers) {
+        Ok(fault) => fault,
+        Err(detail) => return error(StatusCode::BAD_REQUEST, &detail),
+    };
+    if let Some(Fault::Status(code)) = fault {
+        return status_fault(code);
+    }
+    let request = match validate::zeta(body) {
+        Ok(request) => request,
+        Err(problems) => return unprocessable(&problems),
+    };
+    let (session_id, recording) = match request.session_id {
+        Some(session) => (session, recordings::ZETA_FOLLOW_UP),
+        None => (rng::id("sess"), recordings::ZETA_RESEARCH),
+    };
+    stream_response(
+        state,
+        state.recordings.get(recording),
+        Rewrite::Zeta { session_id },
+        fault,
+    )
 }
 
 fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
@@ -356,11 +448,14 @@ fn log_request(
 ) {
     let body = serde_json::from_slice::<Value>(body)
         .unwrap_or_else(|_| Value::from(String::from_utf8_lossy(body).into_owned()));
+    let key_present = ["x-api-key", "x-auth", "authorization"]
+        .iter()
+        .any(|name| headers.contains_key(*name));
     let entry = json!({
         "method": "POST",
         "path": path,
         "status": response.status().as_u16(),
-        "api_key_present": headers.contains_key("x-api-key"),
+        "api_key_present": key_present,
         "fault": headers.get(FAULT_HEADER).and_then(|v| v.to_str().ok()),
         "body": body,
     });
@@ -413,6 +508,13 @@ enum Rewrite {
         execution_id: String,
         request_id: String,
     },
+    /// xAI: the `response` object of `response.created` … `response.completed`.
+    Xai {
+        response_id: String,
+        previous_response_id: Option<String>,
+    },
+    /// Zeta Alpha: every message's `session_id`.
+    Zeta { session_id: String },
 }
 
 impl Rewrite {
@@ -440,6 +542,25 @@ impl Rewrite {
                 envelope.insert("request_id".into(), Value::from(request_id.as_str()));
                 envelope.insert("execution_id".into(), Value::from(execution_id.as_str()));
             }
+            Rewrite::Xai {
+                response_id,
+                previous_response_id,
+            } => {
+                if let Some(Value::Object(response)) = envelope.get_mut("response") {
+                    response.insert("id".into(), Value::from(response_id.as_str()));
+                    response.insert(
+                        "previous_response_id".into(),
+                        previous_response_id
+                            .as_deref()
+                            .map_or(Value::Null, Value::from),
+                    );
+                }
+            }
+            Rewrite::Zeta { session_id } => {
+                if envelope.contains_key("session_id") || envelope.contains_key("sender") {
+                    envelope.insert("session_id".into(), Value::from(session_id.as_str()));
+                }
+            }
         }
         None
     }
@@ -447,7 +568,7 @@ impl Rewrite {
     fn chat_id(&self) -> Option<&str> {
         match self {
             Rewrite::Research { chat_id, .. } => Some(chat_id),
-            Rewrite::Workflow { .. } => None,
+            Rewrite::Workflow { .. } | Rewrite::Xai { .. } | Rewrite::Zeta { .. } => None,
         }
     }
 }

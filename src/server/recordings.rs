@@ -15,10 +15,23 @@ pub const SECTOR: &str = "sector-comparison.sse";
 pub const FOLLOW_UP: &str = "follow-up.sse";
 pub const WORKFLOW: &str = "workflow-earnings-brief.sse";
 
+/// xAI Responses API sessions (`POST /v1/responses`): a new question, and a follow-up that sends
+/// `previous_response_id`.
+pub const XAI_RESEARCH: &str = "solid-state-batteries.sse";
+pub const XAI_FOLLOW_UP: &str = "energy-density-follow-up.sse";
+/// Zeta Alpha chat sessions (`POST /v0/service/chat/stream`): a new question, and a follow-up that
+/// sends `session_id`.
+pub const ZETA_RESEARCH: &str = "rag-long-documents.sse";
+pub const ZETA_FOLLOW_UP: &str = "scientific-pdfs-follow-up.sse";
+
 /// The names every recordings directory must provide.
 pub const REQUIRED: [&str; 4] = [EARNINGS, SECTOR, FOLLOW_UP, WORKFLOW];
 
-const BUILTIN: [(&str, &str); 4] = [
+/// Other providers' recordings: a recordings directory may replace them; when it does not, the
+/// built-in ones play.
+pub const OPTIONAL: [&str; 4] = [XAI_RESEARCH, XAI_FOLLOW_UP, ZETA_RESEARCH, ZETA_FOLLOW_UP];
+
+const BUILTIN: [(&str, &str); 8] = [
     (
         EARNINGS,
         include_str!("../../assets/recordings/bigdata/earnings-deep-dive.sse"),
@@ -35,6 +48,22 @@ const BUILTIN: [(&str, &str); 4] = [
         WORKFLOW,
         include_str!("../../assets/recordings/bigdata/workflow-earnings-brief.sse"),
     ),
+    (
+        XAI_RESEARCH,
+        include_str!("../../assets/recordings/xai/solid-state-batteries.sse"),
+    ),
+    (
+        XAI_FOLLOW_UP,
+        include_str!("../../assets/recordings/xai/energy-density-follow-up.sse"),
+    ),
+    (
+        ZETA_RESEARCH,
+        include_str!("../../assets/recordings/zeta/rag-long-documents.sse"),
+    ),
+    (
+        ZETA_FOLLOW_UP,
+        include_str!("../../assets/recordings/zeta/scientific-pdfs-follow-up.sse"),
+    ),
 ];
 
 /// A piece of a frame: bytes sent as they are, or one JSON payload sent as `data: {json}\n`.
@@ -49,7 +78,8 @@ pub struct PreparedFrame {
     /// The pause before this frame, at speed 1.
     pub delay_ms: u64,
     pub parts: Vec<Part>,
-    /// Carries an ANSWER message (where the cut and stall faults strike).
+    /// Carries answer text: a Bigdata.com ANSWER, an xAI `response.output_text.delta`, a Zeta Alpha
+    /// message with content (where the cut and stall faults strike).
     pub is_answer: bool,
 }
 
@@ -99,6 +129,11 @@ impl Recordings {
                 ),
             ));
         }
+        for (name, text) in BUILTIN {
+            if OPTIONAL.contains(&name) && !by_name.contains_key(name) {
+                by_name.insert(name.to_owned(), prepare(text.as_bytes()));
+            }
+        }
         Ok(Self { by_name })
     }
 
@@ -119,7 +154,7 @@ pub fn prepare(text: &[u8]) -> Recording {
         .map(|frame| {
             let parts = frame_parts(&frame.bytes);
             let is_answer = parts.iter().any(|part| match part {
-                Part::Json(value) => message_type(value) == Some("ANSWER"),
+                Part::Json(value) => carries_answer(value),
                 Part::Raw(_) => false,
             });
             PreparedFrame {
@@ -139,6 +174,17 @@ pub fn message_type(envelope: &Value) -> Option<&str> {
         .or_else(|| envelope.get("delta"))?
         .get("type")?
         .as_str()
+}
+
+/// Answer text in any provider's payload.
+fn carries_answer(value: &Value) -> bool {
+    message_type(value) == Some("ANSWER")
+        || value.get("type").and_then(Value::as_str) == Some("response.output_text.delta")
+        || (value.get("sender").is_some()
+            && value
+                .get("content")
+                .and_then(Value::as_str)
+                .is_some_and(|c| !c.is_empty()))
 }
 
 fn frame_parts(bytes: &[u8]) -> Vec<Part> {
@@ -224,6 +270,21 @@ mod tests {
                         |p| matches!(p, Part::Json(v) if message_type(v) == Some("COMPLETE"))
                     )),
                 "{name} has no COMPLETE"
+            );
+        }
+    }
+
+    #[test]
+    fn xai_and_zeta_recordings_have_answer_frames_and_keep_their_event_lines() {
+        let recordings = Recordings::builtin();
+        for name in OPTIONAL {
+            let frames = recordings.get(name);
+            assert!(frames.len() > 20, "{name}");
+            assert!(frames.iter().any(|f| f.is_answer), "{name} has no answer");
+            let first = &frames[0].parts;
+            assert!(
+                matches!(&first[0], Part::Raw(line) if line.starts_with(b"event: ")),
+                "{name}: {first:?}"
             );
         }
     }

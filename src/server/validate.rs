@@ -155,6 +155,95 @@ pub fn workflow(body: &[u8]) -> Result<WorkflowBody, Vec<Problem>> {
     }
 }
 
+/// The parts of an xAI `POST /v1/responses` body the demo uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct XaiBody {
+    pub previous_response_id: Option<String>,
+}
+
+/// `input` (a non-empty string or list of messages) is required; `model` and
+/// `previous_response_id` must be strings when present.
+pub fn xai(body: &[u8]) -> Result<XaiBody, Vec<Problem>> {
+    let object = object(body)?;
+    let mut problems = Vec::new();
+    match object.get("input") {
+        None | Some(Value::Null) => problems.push(missing("input")),
+        Some(Value::String(s)) if !s.is_empty() => {}
+        Some(Value::Array(items)) if !items.is_empty() => {}
+        Some(other) => problems.push(Problem::field(
+            "input_type",
+            &["input"],
+            "Input should be a non-empty string or list of messages",
+            other.clone(),
+        )),
+    }
+    optional_string(&object, "model", &mut problems);
+    let previous_response_id = optional_string(&object, "previous_response_id", &mut problems);
+    if problems.is_empty() {
+        Ok(XaiBody {
+            previous_response_id,
+        })
+    } else {
+        Err(problems)
+    }
+}
+
+/// The parts of a Zeta Alpha `POST /v0/service/chat/stream` body the demo uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZetaBody {
+    pub session_id: Option<String>,
+    /// The last message's content (the question).
+    pub question: String,
+}
+
+/// `conversation` must be a non-empty list of `{sender, content}` ending with the user's message.
+pub fn zeta(body: &[u8]) -> Result<ZetaBody, Vec<Problem>> {
+    let object = object(body)?;
+    let mut problems = Vec::new();
+    optional_string(&object, "agent_identifier", &mut problems);
+    let session_id = optional_string(&object, "session_id", &mut problems);
+    let question = match object.get("conversation") {
+        None | Some(Value::Null) => {
+            problems.push(missing("conversation"));
+            None
+        }
+        Some(Value::Array(messages)) if !messages.is_empty() => {
+            let last = &messages[messages.len() - 1];
+            match (
+                last.get("sender").and_then(Value::as_str),
+                last.get("content").and_then(Value::as_str),
+            ) {
+                (Some("user"), Some(content)) => Some(content.to_owned()),
+                _ => {
+                    problems.push(Problem::field(
+                        "value_error",
+                        &["conversation"],
+                        "The last message should be the user's, with a string content",
+                        last.clone(),
+                    ));
+                    None
+                }
+            }
+        }
+        Some(other) => {
+            problems.push(Problem::field(
+                "list_type",
+                &["conversation"],
+                "Input should be a non-empty list of messages",
+                other.clone(),
+            ));
+            None
+        }
+    };
+    match question {
+        Some(question) if problems.is_empty() => Ok(ZetaBody {
+            session_id,
+            question,
+        }),
+        _ => Err(problems),
+    }
+}
+
 fn object(body: &[u8]) -> Result<Map<String, Value>, Vec<Problem>> {
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(object)) => Ok(object),
@@ -291,6 +380,26 @@ mod tests {
     fn invalid_json_is_a_json_decode_error() {
         let problems = research(b"{nope").unwrap_err();
         assert_eq!(problems[0].msg, "JSON decode error");
+    }
+
+    #[test]
+    fn xai_and_zeta_bodies_need_their_question() {
+        assert_eq!(
+            xai(br#"{"model":"grok-4","input":[{"role":"user","content":"hi"}],"previous_response_id":"r1"}"#)
+                .unwrap()
+                .previous_response_id
+                .as_deref(),
+            Some("r1")
+        );
+        assert_eq!(xai(br#"{"input":""}"#).unwrap_err()[0].loc[1], "input");
+        let body = zeta(br#"{"conversation":[{"sender":"user","content":"Q"}],"session_id":"s"}"#)
+            .unwrap();
+        assert_eq!(
+            (body.question.as_str(), body.session_id.as_deref()),
+            ("Q", Some("s"))
+        );
+        assert!(zeta(br#"{"conversation":[{"sender":"bot","content":"A"}]}"#).is_err());
+        assert!(zeta(br#"{"conversation":[]}"#).is_err());
     }
 
     #[test]
