@@ -428,7 +428,8 @@ fn cite(content: &str, evidences: &[Value]) -> (Vec<Reference>, Vec<SourceDoc>) 
 
 /// An evidence's document: keyed by `document_hit_url` (kept exactly as sent), `CUSTOM` for a
 /// `custom://ID` document, the extract (with its `<b>` key sentence) as text, and the extract's
-/// first line as the headline when it is a title line.
+/// first line as the headline when it is a title line. The label (`src_name`) is the title, or
+/// `Custom document ID`.
 pub fn evidence_doc(evidence: &Value) -> Option<SourceDoc> {
     let evidence = evidence.as_object()?;
     let url = string(evidence, "document_hit_url");
@@ -447,6 +448,12 @@ pub fn evidence_doc(evidence: &Value) -> Option<SourceDoc> {
         .filter(|first| !first.is_empty() && !first.contains("<b>"))
         .map(|first| strip_bold(first).trim().to_owned())
         .or_else(|| custom_id.clone());
+    // The label: documents have no publisher, so their title; custom documents say so.
+    let label = match (&custom_id, &headline) {
+        (Some(id), _) => format!("Custom document {id}"),
+        (None, Some(title)) => title.clone(),
+        (None, None) => "Zeta Alpha document".to_owned(),
+    };
     Some(SourceDoc {
         kind: Some(
             if custom_id.is_some() {
@@ -457,10 +464,7 @@ pub fn evidence_doc(evidence: &Value) -> Option<SourceDoc> {
             .to_owned(),
         ),
         headline,
-        src_name: Some(match &custom_id {
-            Some(id) => format!("Custom document {id}"),
-            None => "Zeta Alpha".to_owned(),
-        }),
+        src_name: Some(label),
         url,
         text: extract,
         ..SourceDoc::default()

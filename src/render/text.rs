@@ -26,7 +26,7 @@ pub fn trailer(session: &Session, attribution: &Attribution) -> String {
         out.push_str("\nSources\n");
         for source in numbered {
             let _ = write!(out, "  [{}] {}", source.n, sanitize_line(&source.label));
-            if let Some(headline) = &source.headline {
+            if let Some(headline) = source.headline.as_ref().filter(|h| **h != source.label) {
                 let _ = write!(out, " — {}", sanitize_line(headline));
             }
             out.push('\n');
