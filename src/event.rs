@@ -194,6 +194,11 @@ pub enum AgentEvent {
         checkpoint_id: Option<String>,
         consumption: Vec<Consumption>,
     },
+    /// A known message that changes nothing the session shows (xAI `response.in_progress`, a Zeta
+    /// Alpha `stream_status` that does not end the stream): counted, nothing else.
+    Progress {
+        kind: String,
+    },
     /// A well-formed message of a type this version does not know.
     Unknown {
         kind: String,

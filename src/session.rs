@@ -225,7 +225,8 @@ impl Session {
         match event {
             AgentEvent::Conversation(_)
             | AgentEvent::Malformed { .. }
-            | AgentEvent::Unknown { .. } => {}
+            | AgentEvent::Unknown { .. }
+            | AgentEvent::Progress { .. } => {}
             AgentEvent::Plan(plan) => self.plan = Some(plan),
             AgentEvent::Thinking {
                 message_id,
@@ -494,6 +495,18 @@ mod tests {
         session.apply(AgentEvent::GroundingReplace(Vec::new()));
         assert!(session.references.is_empty());
         assert_eq!(session.stats.events, 4);
+    }
+
+    #[test]
+    fn progress_notices_are_counted_and_change_nothing_else() {
+        let mut session = Session::new();
+        session.apply(AgentEvent::Progress {
+            kind: "response.in_progress".into(),
+        });
+        assert_eq!(session.stats.events, 1);
+        assert_eq!(session.stats.unknown, 0);
+        assert!(session.activity.is_empty() && session.answer.as_str().is_empty());
+        assert_eq!(session.status(), Status::Incomplete);
     }
 
     #[test]

@@ -470,3 +470,24 @@ fn zeta_recording_renders_markdown_with_footnotes_in_place_of_the_anchors() {
 fn zeta_recording_renders_json_with_the_final_content_and_document_hit_urls() {
     insta::assert_snapshot!(render(&session(ZETA_RESEARCH, None), Format::Json));
 }
+
+#[test]
+fn detection_reads_every_bigdata_stream_exactly_as_the_bigdata_dialect_does() {
+    let mut checked = 0;
+    for dir in ["tests/fixtures", "assets/recordings/bigdata"] {
+        for entry in std::fs::read_dir(path(dir)).unwrap() {
+            let file = entry.unwrap().path();
+            if file.extension().is_none_or(|e| e != "sse") {
+                continue;
+            }
+            let relative = format!("{dir}/{}", file.file_name().unwrap().to_str().unwrap());
+            assert_eq!(
+                json(&relative),
+                json_with(&relative, Provider::Bigdata),
+                "{relative}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 9, "{checked}");
+}

@@ -72,17 +72,21 @@ impl Provider {
     }
 
     /// The provider one SSE event identifies, if it does:
-    /// - xAI: `event: response.*`, or a JSON `type` starting with `response.`;
-    /// - Zeta Alpha: `event: new_message` or `stream_status`, or a JSON object with `sender`,
-    ///   `evidences` or `content_parts`;
+    /// - xAI: `event: response.*`, or a JSON `type` starting with `response.`, or a JSON object with
+    ///   a `sequence_number` (an early `error`);
+    /// - Zeta Alpha: `event: new_message` or `stream_status`, `event: error` with plain-text data, or
+    ///   a JSON object with `sender`, `evidences` or `content_parts`;
     /// - Bigdata.com: a JSON object with a `message` or `delta` object.
     pub fn detect(event: &SseEvent) -> Option<Provider> {
+        let data = event.data.trim();
         match event.event.as_str() {
             name if name.starts_with("response.") => return Some(Provider::Xai),
             "new_message" | "stream_status" => return Some(Provider::Zeta),
+            "error" if !data.is_empty() && !data.starts_with('{') => {
+                return Some(Provider::Zeta);
+            }
             _ => {}
         }
-        let data = event.data.trim();
         if !data.starts_with('{') {
             return None;
         }
@@ -93,6 +97,7 @@ impl Provider {
             .get("type")
             .and_then(serde_json::Value::as_str)
             .is_some_and(|t| t.starts_with("response."))
+            || object.contains_key("sequence_number")
         {
             return Some(Provider::Xai);
         }
@@ -298,7 +303,15 @@ mod tests {
                 Some(Provider::Bigdata),
             ),
             (event("", r#"{"message":"just text"}"#), None),
-            (event("error", "boom"), None),
+            (event("error", "quota exceeded"), Some(Provider::Zeta)),
+            (
+                event(
+                    "error",
+                    r#"{"type":"error","sequence_number":0,"message":"bad key"}"#,
+                ),
+                Some(Provider::Xai),
+            ),
+            (event("error", r#"{"detail":"x"}"#), None),
             (event("", "[DONE]"), None),
         ];
         for (event, expected) in cases {

@@ -111,7 +111,12 @@ impl Dialect for XaiDialect {
                 return;
             }
         };
+        let before = out.len();
         self.decode_object(&kind, object, out);
+        if out.len() == before {
+            // Known, and nothing to show: still one payload received.
+            out.push(AgentEvent::Progress { kind });
+        }
     }
 
     fn finish(&mut self, _clean: bool, out: &mut Vec<AgentEvent>) {

@@ -57,6 +57,32 @@ pub struct ZetaDialect {
 
 impl Dialect for ZetaDialect {
     fn decode(&mut self, event: SseEvent, out: &mut Vec<AgentEvent>) {
+        let before = out.len();
+        let kind = if event.event.is_empty() {
+            "message".to_owned()
+        } else {
+            event.event.clone()
+        };
+        self.decode_event(event, out);
+        if out.len() == before {
+            // A status, or a message identical to the last one: still one payload received.
+            out.push(AgentEvent::Progress { kind });
+        }
+    }
+
+    fn finish(&mut self, clean: bool, out: &mut Vec<AgentEvent>) {
+        if clean && self.saw_message && !self.ended {
+            self.complete(out);
+        }
+    }
+
+    fn provider(&self) -> Option<Provider> {
+        Some(Provider::Zeta)
+    }
+}
+
+impl ZetaDialect {
+    fn decode_event(&mut self, event: SseEvent, out: &mut Vec<AgentEvent>) {
         let data = event.data.trim();
         match event.event.as_str() {
             "error" => {
@@ -99,18 +125,6 @@ impl Dialect for ZetaDialect {
         }
     }
 
-    fn finish(&mut self, clean: bool, out: &mut Vec<AgentEvent>) {
-        if clean && self.saw_message && !self.ended {
-            self.complete(out);
-        }
-    }
-
-    fn provider(&self) -> Option<Provider> {
-        Some(Provider::Zeta)
-    }
-}
-
-impl ZetaDialect {
     fn complete(&mut self, out: &mut Vec<AgentEvent>) {
         self.ended = true;
         out.push(AgentEvent::Complete {
