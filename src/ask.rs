@@ -14,10 +14,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::client::{
-    AgentClient, Effort, RawSink, ResearchRequest, StreamOptions, WorkflowRequest,
+    AgentClient, ApiKey, Effort, RawSink, ResearchRequest, StreamOptions, WorkflowRequest,
 };
 use crate::config::{API_KEY_ENV, Config};
 use crate::event::{AgentEvent, StepStatus};
+use crate::provider::{Provider, live};
 use crate::render::Format;
 use crate::sanitize::{sanitize, sanitize_line};
 use crate::session::Session;
@@ -31,13 +32,6 @@ pub const EXIT_HTTP: u8 = 3;
 pub const EXIT_AGENT_ERROR: u8 = 4;
 pub const EXIT_INCOMPLETE: u8 = 5;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ModelName {
-    #[default]
-    Base,
-    Pro,
-}
-
 #[derive(Debug, clap::Args)]
 pub struct AskArgs {
     /// The question (for a workflow: an optional note; the template drives the run).
@@ -48,9 +42,18 @@ pub struct AskArgs {
     /// Research effort.
     #[arg(long, value_enum, default_value_t = Effort::Standard)]
     pub effort: Effort,
-    /// Model tier.
-    #[arg(long, value_enum)]
-    pub model: Option<ModelName>,
+    /// Model: `base` or `pro` for Bigdata.com; a model name for xAI (default grok-4).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY) or Zeta Alpha (ZETA_ALPHA_API_KEY).
+    #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
+    pub provider: Provider,
+    /// Zeta Alpha: the tenant.
+    #[arg(long)]
+    pub tenant: Option<String>,
+    /// Zeta Alpha: the agent identifier.
+    #[arg(long)]
+    pub agent: Option<String>,
     /// Keep the conversation beyond an hour (persistence_mode enabled).
     #[arg(long)]
     pub persist: bool,
@@ -99,6 +102,8 @@ pub struct AskArgs {
 enum Plan {
     Research(ResearchRequest),
     Workflow(WorkflowRequest),
+    /// xAI or Zeta Alpha: the question and what ties it to earlier turns.
+    Other(live::Ask),
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitCode {
@@ -110,25 +115,14 @@ pub fn run_cli(args: AskArgs) -> ExitCode {
     if args.question.trim().is_empty() && args.workflow.is_none() {
         return usage("the question is empty");
     }
-    let config = if args.demo {
+    let target = if args.demo {
         None
     } else {
-        match Config::load(args.base_url.as_deref()) {
-            Ok(config) => Some(config),
-            Err(e) => {
-                eprintln!("research-tui: {e}");
-                return ExitCode::from(EXIT_OTHER);
-            }
+        match live_target(&args) {
+            Ok(target) => Some(target),
+            Err(exit) => return exit,
         }
     };
-    if let Some(config) = &config
-        && config.api_key.is_none()
-    {
-        return usage(format_args!(
-            "no API key: set {API_KEY_ENV}, or put api_key in {} (mode 600), or try --demo",
-            config.config_file.display()
-        ));
-    }
     let store = SessionStore::default();
     let known = store.find(args.resume.as_deref(), args.chat_id.as_deref());
     let plan = match build_request(&args, known.as_ref()) {
@@ -146,14 +140,71 @@ pub fn run_cli(args: AskArgs) -> ExitCode {
             return ExitCode::from(EXIT_OTHER);
         }
     };
-    runtime.block_on(ask(args, config, store, known, plan))
+    runtime.block_on(ask(args, target, store, known, plan))
+}
+
+/// The base URL and key for a live request, or the exit to take.
+fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
+    if args.provider == Provider::Bigdata {
+        let config = Config::load(args.base_url.as_deref()).map_err(|e| {
+            eprintln!("research-tui: {e}");
+            ExitCode::from(EXIT_OTHER)
+        })?;
+        return match config.api_key {
+            Some(key) => Ok((config.base_url, key)),
+            None => Err(usage(format_args!(
+                "no API key: set {API_KEY_ENV}, or put api_key in {} (mode 600), or try --demo",
+                config.config_file.display()
+            ))),
+        };
+    }
+    let var = live::api_key_env(args.provider);
+    let key = std::env::var(var)
+        .ok()
+        .filter(|k| !k.trim().is_empty())
+        .ok_or_else(|| usage(format_args!("no API key: set {var}, or try --demo")))?;
+    let base_url = args
+        .base_url
+        .clone()
+        .unwrap_or_else(|| live::default_base_url(args.provider).to_owned());
+    Ok((
+        base_url.trim_end_matches('/').to_owned(),
+        ApiKey::new(key.trim()),
+    ))
 }
 
 fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
-    let model_name = args.model.map(|m| match m {
-        ModelName::Base => "base".to_owned(),
-        ModelName::Pro => "pro".to_owned(),
-    });
+    if args.provider != Provider::Bigdata {
+        if args.workflow.is_some() {
+            return Err("workflows are a Bigdata.com feature (drop --provider)".into());
+        }
+        let history = known
+            .map(|saved| {
+                saved
+                    .replay_turns()
+                    .into_iter()
+                    .map(|(turn, session)| (turn.question, session.answer.as_str().to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Ok(Plan::Other(live::Ask {
+            question: args.question.clone(),
+            chat_id: args
+                .chat_id
+                .clone()
+                .or_else(|| known.and_then(|s| s.meta.chat_id.clone())),
+            checkpoint_id: args
+                .resume
+                .clone()
+                .or_else(|| known.and_then(|s| s.meta.last_checkpoint_id().map(str::to_owned))),
+            history,
+        }));
+    }
+    let model_name = match args.model.as_deref() {
+        None => None,
+        Some(model @ ("base" | "pro")) => Some(model.to_owned()),
+        Some(other) => return Err(format!("--model takes base or pro, not {other:?}")),
+    };
     if let Some(template) = &args.workflow {
         let template = if template.ends_with(".json") || std::path::Path::new(template).is_file() {
             let text = std::fs::read_to_string(template)
@@ -225,7 +276,7 @@ struct TurnFile {
 
 async fn ask(
     args: AskArgs,
-    config: Option<Config>,
+    target: Option<(String, ApiKey)>,
     store: SessionStore,
     known: Option<SavedSession>,
     plan: Plan,
@@ -243,19 +294,23 @@ async fn ask(
             }
         }
     } else {
-        let config = config.expect("config is loaded unless --demo");
-        (config.base_url, config.api_key, None)
+        let (base_url, key) = target.expect("a live target unless --demo");
+        (base_url, Some(key), None)
     };
 
     let endpoint = match plan {
         Plan::Research(_) => "research-agent",
         Plan::Workflow(_) => "workflow",
+        Plan::Other(_) => match args.provider {
+            Provider::Xai => "responses",
+            _ => "chat",
+        },
     };
     let mut sinks: Vec<Box<dyn Write + Send>> = Vec::new();
     let mut turn = None;
     let saved = match known {
         Some(saved) => Ok(saved),
-        None => store.create(endpoint, "bigdata", &base_url),
+        None => store.create(endpoint, provider_name(args.provider), &base_url),
     };
     match saved {
         Ok(mut saved) => match saved.begin_turn(&args.question, args.resume.as_deref()) {
@@ -279,14 +334,31 @@ async fn ask(
     let sink: Option<RawSink> =
         (!sinks.is_empty()).then(|| Arc::new(Mutex::new(Tee(sinks))) as RawSink);
 
-    let client = AgentClient::new(&base_url, api_key);
     let options = StreamOptions {
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         ..StreamOptions::default()
     };
     let mut handle = match plan {
-        Plan::Research(request) => client.research_recorded(request, options, sink),
-        Plan::Workflow(request) => client.workflow_recorded(request, options, sink),
+        Plan::Research(request) => {
+            AgentClient::new(&base_url, api_key).research_recorded(request, options, sink)
+        }
+        Plan::Workflow(request) => {
+            AgentClient::new(&base_url, api_key).workflow_recorded(request, options, sink)
+        }
+        Plan::Other(ask) => {
+            let config = live::LiveConfig {
+                base_url: base_url.clone(),
+                model: args.model.clone(),
+                tenant: args
+                    .tenant
+                    .clone()
+                    .or_else(|| args.demo.then(|| "demo".to_owned())),
+                agent: args.agent.clone(),
+                options,
+                ..live::LiveConfig::new(args.provider, api_key)
+            };
+            live::start_recorded(&config, &ask, sink)
+        }
     };
 
     let progress = std::io::stderr().is_terminal();
@@ -379,6 +451,14 @@ async fn ask(
         eprintln!("research-tui: {}", failure_line(&session, &end));
     }
     ExitCode::from(code)
+}
+
+fn provider_name(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Bigdata => "bigdata",
+        Provider::Xai => "xai",
+        Provider::Zeta => "zeta",
+    }
 }
 
 /// A `RawSink` shared with the session store, as a plain writer for the tee.

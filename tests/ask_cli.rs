@@ -360,3 +360,42 @@ async fn the_api_key_is_in_no_file_written_and_no_output() {
         assert!(!request.to_string().contains(KEY));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xai_and_zeta_answers_come_through_the_same_outputs_and_follow_ups_chain() {
+    let env = server(None).await;
+    for (provider, key_var) in [("xai", "XAI_API_KEY"), ("zeta", "ZETA_ALPHA_API_KEY")] {
+        let run = |extra: &[&str]| {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_research-tui"));
+            command
+                .args(["ask", "--provider", provider, "--base-url", &env.base_url, "--format", "json"])
+                .args(["--tenant", "demo"])
+                .args(extra)
+                .env(key_var, KEY)
+                .env("XDG_DATA_HOME", env.dir.path().join("data"))
+                .env("XDG_CONFIG_HOME", env.dir.path().join("config"));
+            command.output().unwrap()
+        };
+        let first = tokio::task::block_in_place(|| run(&["Which battery makers lead?"]));
+        assert_eq!(first.status.code(), Some(0), "{provider}: {}", stderr(&first));
+        let doc: Value = serde_json::from_slice(&first.stdout).unwrap();
+        assert_eq!(doc["status"], "complete", "{provider}");
+        assert!(!doc["sources"].as_array().unwrap().is_empty(), "{provider}");
+        let chat = doc["chat_id"].as_str().unwrap().to_owned();
+        let second = tokio::task::block_in_place(|| run(&["Tell me more", "--chat-id", &chat]));
+        assert_eq!(second.status.code(), Some(0), "{provider}: {}", stderr(&second));
+        let requests = env.requests().await;
+        let body = &requests.last().unwrap()["body"];
+        match provider {
+            "xai" => assert!(body["previous_response_id"].is_string(), "{body}"),
+            _ => {
+                assert_eq!(body["session_id"], chat.as_str());
+                assert_eq!(body["conversation"].as_array().unwrap().len(), 3, "history is sent");
+            }
+        }
+    }
+    let sessions = env.sessions();
+    let providers: Vec<_> = sessions.iter().map(|s| s["provider"].as_str().unwrap()).collect();
+    assert!(providers.contains(&"xai") && providers.contains(&"zeta"), "{providers:?}");
+    assert!(sessions.iter().all(|s| s["turns"].as_array().unwrap().len() == 2));
+}
