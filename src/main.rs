@@ -67,6 +67,9 @@ enum Command {
         /// Quit a moment after the stream ends.
         #[arg(long)]
         exit_when_done: bool,
+        /// The wire format (detected from the stream when left out).
+        #[arg(long, value_enum)]
+        provider: Option<Provider>,
     },
     /// Run the built-in demo agent (Bigdata.com wire protocol, recorded sessions) on 127.0.0.1.
     Serve(research_tui::server::ServeArgs),
@@ -95,8 +98,13 @@ fn main() -> ExitCode {
             file,
             speed,
             exit_when_done,
+            provider,
         }) => tui_command(research_tui::tui::TuiOptions {
-            replay: Some(research_tui::tui::ReplayOptions { path: file, speed }),
+            replay: Some(research_tui::tui::ReplayOptions {
+                path: file,
+                speed,
+                provider,
+            }),
             exit_when_done,
             theme: cli.tui.theme,
             ..Default::default()

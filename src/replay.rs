@@ -115,7 +115,7 @@ mod tests {
     async fn replay_delivers_every_event_then_closes() {
         let text = b": delay=5\ndata: {\"chat_id\":\"c\",\"message\":{\"type\":\"ANSWER\",\"content\":\"Hi\"}}\n\n\
 data: {\"chat_id\":\"c\",\"message\":{\"type\":\"COMPLETE\",\"checkpoint_id\":\"k\"}}\n\n";
-        let mut handle = replay(text, Speed::Max, Provider::Bigdata);
+        let mut handle = replay(text, Speed::Max, None);
         let mut session = Session::new();
         let mut ended = None;
         while let Some(update) = handle.updates.recv().await {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use research_tui::provider::{EventPipeline, Provider};
+use research_tui::provider::EventPipeline;
 use research_tui::recording::parse_frames;
 use research_tui::stream::{StreamEnd, StreamUpdate};
 use research_tui::tui::app::{App, AppConfig, Effect, Focus, Mode};
@@ -34,7 +34,7 @@ fn play(app: &mut App, path: &str, question: Option<&str>, limit: Option<usize>)
     let frames = parse_frames(&bytes);
     app.begin_turn(question.map(str::to_owned));
     app.apply_update(StreamUpdate::Connected);
-    let mut pipeline = EventPipeline::new(Provider::Bigdata);
+    let mut pipeline = EventPipeline::auto();
     let n = limit.unwrap_or(frames.len());
     for frame in &frames[..n] {
         let mut events = Vec::new();
@@ -229,6 +229,44 @@ fn the_selected_source_highlights_its_spans_and_n_jumps_to_them() {
     );
     assert_eq!(app.focus, Focus::Sources);
     assert!(app.focus_span.is_some());
+}
+
+#[test]
+fn xai_inline_links_become_our_markers() {
+    let mut app = app();
+    play(
+        &mut app,
+        "assets/recordings/xai/solid-state-batteries.sse",
+        None,
+        None,
+    );
+    keys(&mut app, "ag");
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(
+        !screen.contains("]]("),
+        "provider links are hidden:\n{screen}"
+    );
+    insta::assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn zeta_anchors_become_our_markers() {
+    let mut app = app();
+    play(
+        &mut app,
+        "assets/recordings/zeta/rag-long-documents.sse",
+        None,
+        None,
+    );
+    keys(&mut app, "ag");
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(
+        !screen.contains("<sup>"),
+        "provider anchors are hidden:\n{screen}"
+    );
+    insta::assert_snapshot!(terminal.backend());
 }
 
 #[test]

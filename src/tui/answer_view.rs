@@ -95,6 +95,51 @@ impl RLine {
     }
 }
 
+/// Where citation markers go, and which raw bytes are provider-written markers to leave out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// `(byte position, source numbers)`, sorted by position (see `Attribution::markers`).
+    pub markers: Vec<(usize, Vec<usize>)>,
+    /// Sorted, disjoint byte ranges not to display (see `Attribution::marker_spans`): the `[n]` at
+    /// their end stands in for them.
+    pub hidden: Vec<Range<usize>>,
+}
+
+impl Annotations {
+    fn markers_in(&self, range: &Range<usize>) -> &[(usize, Vec<usize>)] {
+        &self.markers[markers_in(&self.markers, range)]
+    }
+
+    fn hidden_in(&self, range: &Range<usize>) -> &[Range<usize>] {
+        let lo = self.hidden.partition_point(|h| h.end <= range.start);
+        let hi = self.hidden.partition_point(|h| h.start < range.end);
+        &self.hidden[lo..hi.max(lo)]
+    }
+
+    fn signature(&self, range: &Range<usize>) -> u64 {
+        let mut h = DefaultHasher::new();
+        self.markers_in(range).hash(&mut h);
+        self.hidden_in(range).hash(&mut h);
+        h.finish()
+    }
+
+    /// The first byte position where `self` and `other` differ.
+    fn first_difference(&self, other: &Annotations) -> Option<usize> {
+        let m = first_diff(&self.markers, &other.markers, |(p, _)| *p);
+        let h = first_diff(&self.hidden, &other.hidden, |r| r.start);
+        [m, h].into_iter().flatten().min()
+    }
+}
+
+fn first_diff<T: PartialEq>(a: &[T], b: &[T], pos: impl Fn(&T) -> usize) -> Option<usize> {
+    let i = a
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    [a.get(i), b.get(i)].into_iter().flatten().map(pos).min()
+}
+
 /// Decorations applied while drawing (they never change the layout).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Decorations<'a> {
@@ -452,6 +497,7 @@ struct BlockRenderer<'a> {
     base: usize,
     markers: &'a [(usize, Vec<usize>)],
     mi: usize,
+    hidden: &'a [Range<usize>],
     out: Vec<RLine>,
     inline: Vec<Piece>,
     styles: Vec<Style>,
@@ -576,9 +622,9 @@ impl<'a> BlockRenderer<'a> {
                 None => (rest, None),
             };
             if exact {
-                self.emit_exact(line, pos, style);
+                self.emit_visible(line, pos, style);
                 pos += line.len();
-            } else {
+            } else if !self.is_hidden(&abs) {
                 self.push_text(line, abs.clone(), false, style);
             }
             match next {
@@ -597,6 +643,35 @@ impl<'a> BlockRenderer<'a> {
             }
         }
         self.flush_markers(abs.end);
+    }
+
+    /// Entirely inside a provider-written marker.
+    fn is_hidden(&self, range: &Range<usize>) -> bool {
+        let i = self.hidden.partition_point(|h| h.end <= range.start);
+        self.hidden
+            .get(i)
+            .is_some_and(|h| h.start <= range.start && range.end <= h.end)
+    }
+
+    /// Text that is the raw answer at `pos..`, minus hidden (provider marker) bytes.
+    fn emit_visible(&mut self, text: &str, pos: usize, style: Style) {
+        let end = pos + text.len();
+        let mut at = pos;
+        let first = self.hidden.partition_point(|h| h.end <= pos);
+        let hidden = self.hidden;
+        for h in &hidden[first..] {
+            if h.start >= end {
+                break;
+            }
+            let (hs, he) = (h.start.max(pos), h.end.min(end));
+            if hs > at {
+                self.emit_exact(&text[at - pos..hs - pos], at, style);
+            }
+            at = at.max(he);
+        }
+        if at < end {
+            self.emit_exact(&text[at - pos..], at, style);
+        }
     }
 
     /// Text that is the raw answer at `pos..`: split it at marker positions.
@@ -860,6 +935,9 @@ impl<'a> BlockRenderer<'a> {
                 let style = self.style();
                 let abs = self.base + range.start..self.base + range.end;
                 self.flush_markers(abs.start);
+                if self.is_hidden(&abs) {
+                    return;
+                }
                 self.inline.push(Piece {
                     text: " ".into(),
                     style,
@@ -968,11 +1046,12 @@ impl<'a> BlockRenderer<'a> {
 }
 
 /// Render one block of Markdown (`text`, which starts at raw byte `base`) with the markers that fall in
-/// it, to rows of `width` columns.
+/// it, leaving out `hidden` bytes, to rows of `width` columns.
 pub fn render_block(
     text: &str,
     base: usize,
     markers: &[(usize, Vec<usize>)],
+    hidden: &[Range<usize>],
     width: usize,
     theme: &Theme,
 ) -> Vec<RLine> {
@@ -983,6 +1062,7 @@ pub fn render_block(
         base,
         markers,
         mi: 0,
+        hidden,
         out: Vec::new(),
         inline: Vec::new(),
         styles: Vec::new(),
@@ -1020,7 +1100,7 @@ pub struct AnswerView {
     generation: u64,
     known_len: usize,
     markers_version: u64,
-    markers: Vec<(usize, Vec<usize>)>,
+    ann: Annotations,
     segments: Vec<Segment>,
     /// `prefix[i]` = rows of `segments[..i]` (including the blank row between segments).
     prefix: Vec<usize>,
@@ -1059,12 +1139,6 @@ fn markers_in(markers: &[(usize, Vec<usize>)], range: &Range<usize>) -> Range<us
     lo..hi.max(lo)
 }
 
-fn signature(markers: &[(usize, Vec<usize>)]) -> u64 {
-    let mut h = DefaultHasher::new();
-    markers.hash(&mut h);
-    h.finish()
-}
-
 impl AnswerView {
     pub fn new() -> Self {
         Self::default()
@@ -1090,7 +1164,7 @@ impl AnswerView {
     pub fn sync(
         &mut self,
         text: &str,
-        markers: &[(usize, Vec<usize>)],
+        ann: &Annotations,
         markers_version: u64,
         generation: u64,
         width: usize,
@@ -1110,22 +1184,11 @@ impl AnswerView {
         let mut tail_dirty = text.len() != self.known_len;
         if markers_version != self.markers_version {
             self.markers_version = markers_version;
-            let first_diff = self
-                .markers
-                .iter()
-                .zip(markers)
-                .position(|(a, b)| a != b)
-                .unwrap_or(self.markers.len().min(markers.len()));
-            let from = [self.markers.get(first_diff), markers.get(first_diff)]
-                .into_iter()
-                .flatten()
-                .map(|(p, _)| *p)
-                .min();
-            if let Some(from) = from {
-                self.rerender_from(text, markers, from, theme);
+            if let Some(from) = self.ann.first_difference(ann) {
+                self.ann = ann.clone();
+                self.rerender_from(text, from, theme);
                 tail_dirty = true;
             }
-            self.markers = markers.to_vec();
         }
         if tail_dirty {
             self.known_len = text.len();
@@ -1135,21 +1198,15 @@ impl AnswerView {
         }
     }
 
-    /// Re-render completed blocks holding markers at or after `from` whose marker set changed.
-    fn rerender_from(
-        &mut self,
-        text: &str,
-        markers: &[(usize, Vec<usize>)],
-        from: usize,
-        theme: &Theme,
-    ) {
+    /// Re-render completed blocks at or after byte `from` whose annotations changed.
+    fn rerender_from(&mut self, text: &str, from: usize, theme: &Theme) {
         let first = self.segments.partition_point(|s| s.range.end < from);
         let mut changed = false;
         for i in first..self.segments.len() {
             let range = self.segments[i].range.clone();
-            let sig = signature(&markers[markers_in(markers, &range)]);
+            let sig = self.ann.signature(&range);
             if sig != self.segments[i].marker_sig {
-                let lines = self.render_lines(text, &range, markers, theme, i > 0);
+                let lines = self.render_lines(text, &range, theme, i > 0);
                 self.segments[i].lines = lines;
                 self.segments[i].marker_sig = sig;
                 changed = true;
@@ -1176,13 +1233,18 @@ impl AnswerView {
         &mut self,
         text: &str,
         range: &Range<usize>,
-        markers: &[(usize, Vec<usize>)],
         theme: &Theme,
         gap: bool,
     ) -> Vec<RLine> {
         self.renders += 1;
-        let ms = &markers[markers_in(markers, range)];
-        let mut lines = render_block(&text[range.clone()], range.start, ms, self.width, theme);
+        let mut lines = render_block(
+            &text[range.clone()],
+            range.start,
+            self.ann.markers_in(range),
+            self.ann.hidden_in(range),
+            self.width,
+            theme,
+        );
         if gap && !lines.is_empty() {
             lines.insert(0, RLine::blank());
         }
@@ -1190,11 +1252,9 @@ impl AnswerView {
     }
 
     fn render_segment(&mut self, text: &str, range: Range<usize>, theme: &Theme) -> Segment {
-        let markers = std::mem::take(&mut self.markers);
         let gap = !self.segments.is_empty();
-        let lines = self.render_lines(text, &range, &markers, theme, gap);
-        let marker_sig = signature(&markers[markers_in(&markers, &range)]);
-        self.markers = markers;
+        let lines = self.render_lines(text, &range, theme, gap);
+        let marker_sig = self.ann.signature(&range);
         Segment {
             range,
             lines,
@@ -1339,7 +1399,7 @@ mod tests {
         let text = "Revenue was **$73.2B** and more.";
         let end_of_bold = text.find(" and").unwrap();
         let markers = vec![(end_of_bold, vec![1]), (text.len(), vec![2, 3])];
-        let lines = render_block(text, 0, &markers, 80, &theme());
+        let lines = render_block(text, 0, &markers, &[], 80, &theme());
         assert_eq!(plain(&lines), ["Revenue was $73.2B[1] and more.[2,3]"]);
     }
 
@@ -1347,7 +1407,7 @@ mod tests {
     fn markers_inside_text_split_it_at_the_exact_byte() {
         let text = "NVIDIA grew fast, margins held.";
         let at = text.find(',').unwrap();
-        let lines = render_block(text, 100, &[(100 + at, vec![4])], 80, &theme());
+        let lines = render_block(text, 100, &[(100 + at, vec![4])], &[], 80, &theme());
         assert_eq!(plain(&lines), ["NVIDIA grew fast[4], margins held."]);
     }
 
@@ -1355,7 +1415,7 @@ mod tests {
     fn lists_tables_headings_and_code_render() {
         let text = "## Mix\n\n- one\n- two\n  wrapped\n\n1. a\n2. b\n\n| A | B |\n|---|--:|\n| x | 10 |\n\n```\nlet x = 1;\n```\n";
         let mut view = AnswerView::new();
-        view.sync(text, &[], 0, 0, 40, &theme());
+        view.sync(text, &Annotations::default(), 0, 0, 40, &theme());
         let rows: Vec<String> = view
             .rows(0, 100)
             .map(|l| l.text().trim_end().to_owned())
@@ -1388,12 +1448,12 @@ mod tests {
         for i in 0..50 {
             text.push_str(&format!("Paragraph {i} with some words.\n\n"));
         }
-        view.sync(&text, &[], 0, 0, 60, &theme);
+        view.sync(&text, &Annotations::default(), 0, 0, 60, &theme);
         text.push_str("Growing tail");
-        view.sync(&text, &[], 0, 0, 60, &theme);
+        view.sync(&text, &Annotations::default(), 0, 0, 60, &theme);
         let renders = view.renders;
         text.push_str(" keeps growing");
-        view.sync(&text, &[], 0, 0, 60, &theme);
+        view.sync(&text, &Annotations::default(), 0, 0, 60, &theme);
         assert_eq!(view.renders - renders, 1, "only the open block re-rendered");
         assert_eq!(view.cached_blocks(), 50);
         let last: Vec<String> = view.rows(view.height() - 1, 5).map(RLine::text).collect();
@@ -1411,13 +1471,16 @@ mod tests {
     fn incremental_rendering_matches_rendering_all_at_once() {
         let theme = theme();
         let text = "# Title\n\nFirst para\nsecond line.\n\n```\ncode\n\nmore code\n```\n\n- a\n\n- b\n\nEnd **bold** text.\n";
-        let markers = vec![(text.find(" text").unwrap(), vec![1])];
+        let ann = Annotations {
+            markers: vec![(text.find(" text").unwrap(), vec![1])],
+            hidden: Vec::new(),
+        };
         let mut whole = AnswerView::new();
-        whole.sync(text, &markers, 1, 0, 30, &theme);
+        whole.sync(text, &ann, 1, 0, 30, &theme);
         let mut inc = AnswerView::new();
         for end in 1..=text.len() {
             if text.is_char_boundary(end) {
-                inc.sync(&text[..end], &markers, 1, 0, 30, &theme);
+                inc.sync(&text[..end], &ann, 1, 0, 30, &theme);
             }
         }
         let a: Vec<String> = whole.rows(0, 100).map(RLine::text).collect();
@@ -1431,7 +1494,7 @@ mod tests {
     fn highlights_split_exact_pieces() {
         let theme = theme();
         let text = "alpha beta gamma";
-        let lines = render_block(text, 0, &[], 80, &theme);
+        let lines = render_block(text, 0, &[], &[], 80, &theme);
         let highlights = [Range { start: 6, end: 10 }];
         let deco = Decorations {
             highlights: &highlights,
@@ -1449,9 +1512,20 @@ mod tests {
     }
 
     #[test]
+    fn provider_written_markers_are_left_out_and_replaced_by_ours() {
+        // xAI writes `[[1]](url)` links, Zeta Alpha `<sup>1</sup>` anchors.
+        let text = "Revenue rose[[1]](https://x.com/a) and margins held<sup>2</sup>.";
+        let link = text.find("[[").unwrap()..text.find(" and").unwrap();
+        let sup = text.find("<sup>").unwrap()..text.rfind('.').unwrap();
+        let markers = vec![(link.end, vec![1]), (sup.end, vec![2])];
+        let lines = render_block(text, 0, &markers, &[link, sup], 80, &theme());
+        assert_eq!(plain(&lines), ["Revenue rose[1] and margins held[2]."]);
+    }
+
+    #[test]
     fn control_characters_never_reach_rows() {
         let text = "evil \u{1b}]8;;http://x\u{7}link and \u{202e}bidi\ttab";
-        let lines = render_block(text, 0, &[], 80, &theme());
+        let lines = render_block(text, 0, &[], &[], 80, &theme());
         let all: String = lines.iter().map(RLine::text).collect();
         assert!(!all.chars().any(|c| c.is_control()));
         assert!(all.contains('\u{FFFD}'));

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui_textarea::{TextArea, WrapMode};
 
-use super::answer_view::AnswerView;
+use super::answer_view::{Annotations, AnswerView};
 use super::theme::Theme;
 use crate::citations::Attribution;
 use crate::event::AgentEvent;
@@ -82,7 +82,9 @@ pub struct Turn {
     pub question: Option<String>,
     pub session: Session,
     pub attribution: Attribution,
-    pub markers: Vec<(usize, Vec<usize>)>,
+    /// Citation markers and provider-written marker bytes to hide, for the answer view.
+    pub ann: Annotations,
+    /// Bumped whenever `ann` changes.
     pub markers_version: u64,
     /// Bumped when the answer is replaced rather than appended to.
     pub generation: u64,
@@ -101,7 +103,7 @@ impl Turn {
             question,
             session: Session::new(),
             attribution: Attribution::default(),
-            markers: Vec::new(),
+            ann: Annotations::default(),
             markers_version: 0,
             generation: 0,
             view: AnswerView::new(),
@@ -165,9 +167,12 @@ impl Turn {
         self.resolved_key = (refs, len, finished);
         self.attribution = Attribution::resolve(&self.session, finished);
         self.sidebar = sidebar_of(&self.attribution);
-        let markers = self.attribution.markers();
-        if markers != self.markers {
-            self.markers = markers;
+        let ann = Annotations {
+            markers: self.attribution.markers(),
+            hidden: self.attribution.marker_spans(),
+        };
+        if ann != self.ann {
+            self.ann = ann;
             self.markers_version += 1;
         }
     }

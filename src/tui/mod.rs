@@ -48,6 +48,8 @@ pub const TICK: Duration = Duration::from_millis(100);
 pub struct ReplayOptions {
     pub path: PathBuf,
     pub speed: Speed,
+    /// The wire format; `None` detects it.
+    pub provider: Option<Provider>,
 }
 
 /// How the app starts.
@@ -172,7 +174,7 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
     let (mode, backend, first) = if let Some(replay_opts) = &opts.replay {
         let bytes = std::fs::read(&replay_opts.path)
             .wrap_err_with(|| format!("cannot read {}", replay_opts.path.display()))?;
-        let handle = replay(&bytes, replay_opts.speed, Provider::Bigdata);
+        let handle = replay(&bytes, replay_opts.speed, replay_opts.provider);
         (Mode::Replay, Backend::Replay, Some((None, handle)))
     } else if opts.demo || opts.api_key.as_deref().is_none_or(str::is_empty) {
         let (addr, server) = crate::server::spawn(

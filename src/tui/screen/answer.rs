@@ -131,7 +131,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     for (index, turn) in app.turns.iter_mut().enumerate() {
         turn.view.sync(
             turn.session.answer.as_str(),
-            &turn.markers,
+            &turn.ann,
             turn.markers_version,
             turn.generation,
             width,
