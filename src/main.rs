@@ -31,9 +31,10 @@ struct TuiArgs {
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
     #[arg(long, global = true)]
     theme: Option<String>,
-    /// The agent's base URL (LIVE mode).
-    #[arg(long, env = "BIGDATA_BASE_URL", default_value = research_tui::tui::DEFAULT_BASE_URL)]
-    base_url: String,
+    /// The agent's base URL (LIVE mode; default: BIGDATA_AGENTS_URL, the config file, or
+    /// https://agents.bigdata.com).
+    #[arg(long)]
+    base_url: Option<String>,
     /// A first question to ask (LIVE mode; the demo asks its own).
     #[arg(long)]
     question: Option<String>,
@@ -110,13 +111,23 @@ fn main() -> ExitCode {
             ..Default::default()
         }),
         None => {
-            let api_key = std::env::var("BIGDATA_API_KEY")
-                .ok()
-                .filter(|key| !key.trim().is_empty());
+            // The key (BIGDATA_API_KEY or a private config file) picks LIVE; without one, the demo.
+            let config = match research_tui::config::Config::load(cli.tui.base_url.as_deref()) {
+                Ok(config) => Some(config),
+                Err(_) if cli.tui.demo => None,
+                Err(e) => {
+                    eprintln!("research-tui: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            let api_key = config.as_ref().and_then(|c| c.api_key.clone());
             tui_command(research_tui::tui::TuiOptions {
                 demo: cli.tui.demo || api_key.is_none(),
                 demo_speed: cli.tui.demo_speed,
-                base_url: cli.tui.base_url,
+                base_url: config.map_or_else(
+                    || research_tui::config::DEFAULT_BASE_URL.to_owned(),
+                    |c| c.base_url,
+                ),
                 api_key,
                 replay: None,
                 exit_when_done: cli.tui.exit_when_done,

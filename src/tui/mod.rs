@@ -37,7 +37,7 @@ pub const DEMO_QUESTION: &str =
     "Break down NVIDIA's latest quarter: data-center growth, margins, and guidance";
 
 /// The production agent.
-pub const DEFAULT_BASE_URL: &str = "https://agents.bigdata.com";
+pub const DEFAULT_BASE_URL: &str = crate::config::DEFAULT_BASE_URL;
 
 /// At most one frame per this long.
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -60,7 +60,8 @@ pub struct TuiOptions {
     /// Demo playback speed (1.0 = as recorded).
     pub demo_speed: f64,
     pub base_url: String,
-    pub api_key: Option<String>,
+    /// LIVE mode's key (never printed: `ApiKey` hides it).
+    pub api_key: Option<ApiKey>,
     /// Play a recording instead of talking to an agent.
     pub replay: Option<ReplayOptions>,
     /// Quit shortly after the stream ends.
@@ -176,7 +177,7 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
             .wrap_err_with(|| format!("cannot read {}", replay_opts.path.display()))?;
         let handle = replay(&bytes, replay_opts.speed, replay_opts.provider);
         (Mode::Replay, Backend::Replay, Some((None, handle)))
-    } else if opts.demo || opts.api_key.as_deref().is_none_or(str::is_empty) {
+    } else if opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty()) {
         let (addr, server) = crate::server::spawn(
             crate::server::ServerConfig {
                 speed: opts.demo_speed,
@@ -200,8 +201,7 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
             Some((Some(DEMO_QUESTION.to_owned()), handle)),
         )
     } else {
-        let key = opts.api_key.clone().unwrap_or_default();
-        let client = AgentClient::new(&opts.base_url, Some(ApiKey::new(key)));
+        let client = AgentClient::new(&opts.base_url, opts.api_key.clone());
         let backend = Backend::Agent {
             client,
             _server: None,

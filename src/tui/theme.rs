@@ -256,21 +256,34 @@ pub fn config_path() -> Option<PathBuf> {
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct Config {
     pub theme: Option<String>,
 }
 
 /// Read the config file, if there is one. A broken file is reported, not fatal.
 pub fn read_config() -> (Config, Option<String>) {
-    let Some(path) = config_path() else {
-        return (Config::default(), None);
-    };
-    match std::fs::read_to_string(&path) {
+    match config_path() {
+        Some(path) => read_config_from(&path),
+        None => (Config::default(), None),
+    }
+}
+
+/// Read a config file (other settings in it are ignored here). Missing: defaults, no warning.
+pub fn read_config_from(path: &std::path::Path) -> (Config, Option<String>) {
+    match std::fs::read_to_string(path) {
         Ok(text) => match toml::from_str(&text) {
             Ok(config) => (config, None),
+            // Not the parser's message: it quotes the offending line, which could hold the API key.
             Err(e) => (
                 Config::default(),
-                Some(format!("ignoring {}: {e}", path.display())),
+                Some(format!(
+                    "ignoring {}: invalid TOML{}",
+                    path.display(),
+                    e.span()
+                        .map(|span| format!(" near byte {}", span.start))
+                        .unwrap_or_default()
+                )),
             ),
         },
         Err(_) => (Config::default(), None),
@@ -320,6 +333,27 @@ mod tests {
             Theme::builtin("light").unwrap().fg,
             Theme::builtin("dark").unwrap().fg
         );
+    }
+
+    #[test]
+    fn the_config_file_sets_the_theme_and_a_broken_one_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "theme = \"light\"\n[other]\nkey = 1\n").unwrap();
+        let (config, warning) = read_config_from(&path);
+        assert_eq!(config.theme.as_deref(), Some("light"));
+        assert!(warning.is_none());
+        std::fs::write(&path, "api_key = \"sk-secret-123\"\ntheme = [").unwrap();
+        let (config, warning) = read_config_from(&path);
+        assert!(config.theme.is_none());
+        let warning = warning.unwrap();
+        assert!(warning.contains("config.toml"));
+        assert!(
+            !warning.contains("sk-secret"),
+            "the key never reaches the screen"
+        );
+        let (config, warning) = read_config_from(&dir.path().join("missing.toml"));
+        assert!(config.theme.is_none() && warning.is_none());
     }
 
     #[test]
