@@ -32,6 +32,11 @@ impl Tmux {
 
     /// Start the app with `args` in a `width`×`height` window.
     fn start(width: u16, height: u16, args: &[&str]) -> Tmux {
+        Tmux::start_with_env(width, height, &[], args)
+    }
+
+    /// Like [`Tmux::start`], with extra `NAME=value` environment entries.
+    fn start_with_env(width: u16, height: u16, env: &[&str], args: &[&str]) -> Tmux {
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         let config = tempfile::tempdir().unwrap();
         let t = Tmux {
@@ -58,12 +63,25 @@ impl Tmux {
             format!("XDG_CONFIG_HOME={}", t.dir.path().display()),
             format!("XDG_CACHE_HOME={}", t.dir.path().display()),
             "TERM=xterm-256color".into(),
-            BIN.into(),
         ];
+        command.extend(env.iter().map(|e| e.to_string()));
+        command.push(BIN.into());
         command.extend(args.iter().map(|a| a.to_string()));
         let w = width.to_string();
         let h = height.to_string();
-        let mut full: Vec<&str> = vec!["new-session", "-d", "-x", &w, "-y", &h, "-s", &t.session];
+        let cwd = t.dir.path().display().to_string();
+        let mut full: Vec<&str> = vec![
+            "new-session",
+            "-d",
+            "-x",
+            &w,
+            "-y",
+            &h,
+            "-s",
+            &t.session,
+            "-c",
+            &cwd,
+        ];
         full.extend(command.iter().map(String::as_str));
         let out = t.tmux(&full);
         assert!(out.status.success(), "tmux new-session: {out:?}");
@@ -169,6 +187,23 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
     t.wait_for("the popup to close", Duration::from_secs(5), |s| {
         !s.contains("Supports 2 spans")
     });
+    // Export the conversation: into the current directory, path in the status bar.
+    t.send(&["e"]);
+    t.wait_for("the export", Duration::from_secs(5), |s| {
+        status_line(s).contains("exported to")
+    });
+    let export = std::fs::read_dir(t.dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("research-tui-export-"))
+        })
+        .expect("an export file");
+    let text = std::fs::read_to_string(export).unwrap();
+    assert!(text.contains("## You: Break down NVIDIA"), "{text}");
+    assert!(text.contains("[^2]: [Reuters - May 27, 2026]"), "{text}");
     t.send(&["q"]);
     assert_exited_and_restored(&t);
 }
@@ -248,5 +283,72 @@ fn replay_with_exit_when_done_quits_by_itself() {
         &["replay", recording, "--speed", "max", "--exit-when-done"],
     );
     assert_eq!(t.wait_exit(Duration::from_secs(30)), "0");
+    assert_exited_and_restored(&t);
+}
+
+#[test]
+fn live_mode_starts_with_an_empty_prompt_and_asks_what_is_typed() {
+    if !tmux_available() {
+        eprintln!("tmux is not installed: skipping");
+        return;
+    }
+    use std::io::BufRead;
+    // The demo agent on its own port plays the part of the real service.
+    let mut server = Command::new(BIN)
+        .args(["serve", "--port", "0", "--speed", "6"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(server.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the server prints its address")
+        .to_owned();
+    let t = Tmux::start_with_env(
+        120,
+        32,
+        &["BIGDATA_API_KEY=test-key-not-secret"],
+        &["--base-url", &url],
+    );
+    let screen = t.wait_for("LIVE and ready", Duration::from_secs(10), |s| {
+        status_line(s).contains("LIVE") && status_line(s).contains("ready")
+    });
+    assert!(!screen.contains("test-key-not-secret"));
+    t.send(&["What drove NVIDIA's data-center growth?", "Enter"]);
+    let screen = t.wait_for("the answer to complete", Duration::from_secs(60), |s| {
+        status_line(s).contains("complete")
+    });
+    assert!(screen.contains("LIVE"), "{screen}");
+    t.send(&["q"]);
+    assert_exited_and_restored(&t);
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    if !tmux_available() {
+        eprintln!("tmux is not installed: skipping");
+        return;
+    }
+    let t = Tmux::start(100, 30, &["--demo", "--demo-speed", "0.5"]);
+    t.wait_for("streaming", Duration::from_secs(30), |s| {
+        status_line(s).contains("streaming")
+    });
+    let shell = t.pane("#{pane_pid}");
+    let out = Command::new("ps")
+        .args(["-o", "pid=", "--ppid", &shell])
+        .output()
+        .expect("ps runs");
+    let app = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert!(!app.is_empty(), "found the app's pid");
+    let killed = Command::new("kill").args(["-TERM", &app]).status().unwrap();
+    assert!(killed.success());
     assert_exited_and_restored(&t);
 }
