@@ -493,6 +493,10 @@ impl Call {
                     if !reader.flush(tx) {
                         return Outcome::Gone;
                     }
+                    if reader.terminal {
+                        // Nothing follows COMPLETE or ERROR: do not wait for the server to close.
+                        break StreamEnd::Closed;
+                    }
                 }
                 Ok(Ok(None)) => {
                     reader.finish();
@@ -517,7 +521,9 @@ impl Call {
         if reader.terminal {
             // COMPLETE or ERROR arrived: however the connection ends after that, the stream is over.
             Outcome::Final(StreamEnd::Closed)
-        } else if reader.seen_event {
+        } else if reader.seen_event || !matches!(end, StreamEnd::Stalled { .. }) {
+            // The research began once the server said 200: a stream that ends or breaks is not sent
+            // again. Only a stall before the first event counts as a timeout worth another try.
             Outcome::Final(end)
         } else {
             Outcome::Retryable {
