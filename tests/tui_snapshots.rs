@@ -303,3 +303,123 @@ fn no_color_draws_without_any_color() {
         assert_eq!(cell.bg, ratatui::style::Color::Reset);
     }
 }
+
+fn ctrl(app: &mut App, c: char) -> Option<Effect> {
+    let action = app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))?;
+    app.update(action)
+}
+
+#[test]
+fn ctrl_c_cancels_a_running_turn_then_quits() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(40));
+    assert!(app.in_progress());
+    assert_eq!(ctrl(&mut app, 'c'), Some(Effect::Cancel));
+    assert!(!app.in_progress());
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(screen.contains("cancelled"), "{screen}");
+    assert_eq!(ctrl(&mut app, 'c'), Some(Effect::Quit));
+    assert!(app.quit);
+}
+
+#[test]
+fn q_quits_except_while_typing_in_the_prompt() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    keys(&mut app, "i");
+    assert_eq!(app.focus, Focus::Prompt);
+    keys(&mut app, "quit");
+    assert!(!app.quit);
+    assert_eq!(app.prompt.lines(), ["quit"]);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(key(&mut app, KeyCode::Char('q')), Some(Effect::Quit));
+}
+
+#[test]
+fn alt_enter_and_ctrl_j_insert_newlines_and_enter_sends() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    keys(&mut app, "iab");
+    let alt_enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT);
+    let action = app.handle_key(alt_enter).unwrap();
+    app.update(action);
+    keys(&mut app, "c");
+    ctrl(&mut app, 'j');
+    keys(&mut app, "d");
+    assert_eq!(app.prompt.lines(), ["ab", "c", "d"]);
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        Some(Effect::Ask("ab\nc\nd".into()))
+    );
+    assert_eq!(app.prompt.lines(), [""]);
+}
+
+#[test]
+fn a_follow_up_waits_for_the_running_answer() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(40));
+    keys(&mut app, "inext");
+    assert_eq!(key(&mut app, KeyCode::Enter), None);
+    assert!(app.message.as_ref().unwrap().0.contains("still answering"));
+}
+
+#[test]
+fn tab_cycles_focus_in_layout_order() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    draw(&mut app, 140, 42);
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        key(&mut app, KeyCode::Tab);
+        seen.push(app.focus);
+    }
+    assert_eq!(
+        seen,
+        [
+            Focus::Sources,
+            Focus::Prompt,
+            Focus::Plan,
+            Focus::Activity,
+            Focus::Answer
+        ]
+    );
+    draw(&mut app, 80, 24);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Focus::Plan, "narrow: the tab order");
+}
+
+#[test]
+fn scrolling_up_stops_following_and_g_resumes() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(200));
+    draw(&mut app, 140, 42);
+    assert!(app.answer_scroll.follow);
+    key(&mut app, KeyCode::PageUp);
+    assert!(!app.answer_scroll.follow);
+    let top = app.answer_scroll.top;
+    // More answer arrives: the view stays where the user put it.
+    let bytes = std::fs::read(EARNINGS).unwrap();
+    let frames = parse_frames(&bytes);
+    let mut pipeline = EventPipeline::auto();
+    for frame in &frames[200..] {
+        let mut events = Vec::new();
+        let _ = pipeline.feed(&frame.bytes, &mut events);
+        app.apply_update(StreamUpdate::Events(events));
+    }
+    draw(&mut app, 140, 42);
+    assert_eq!(app.answer_scroll.top, top);
+    keys(&mut app, "G");
+    assert!(app.answer_scroll.follow);
+}
+
+#[test]
+fn enter_expands_the_selected_activity() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    keys(&mut app, "tg");
+    key(&mut app, KeyCode::Enter);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(screen.contains("▾ thinking"), "{screen}");
+    // The whole thought is there, wrapped, not cut with an ellipsis.
+    assert!(screen.contains("so the search window lines up"), "{screen}");
+}

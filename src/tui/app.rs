@@ -240,10 +240,24 @@ impl Focus {
         Focus::Prompt,
     ];
 
-    fn step(self, forward: bool) -> Focus {
-        let i = Focus::CYCLE.iter().position(|f| *f == self).unwrap_or(0);
-        let n = Focus::CYCLE.len();
-        Focus::CYCLE[if forward {
+    /// The narrow layout's order: its tabs, then the prompt.
+    pub const NARROW_CYCLE: [Focus; 5] = [
+        Focus::Answer,
+        Focus::Plan,
+        Focus::Activity,
+        Focus::Sources,
+        Focus::Prompt,
+    ];
+
+    fn step(self, forward: bool, narrow: bool) -> Focus {
+        let cycle = if narrow {
+            &Focus::NARROW_CYCLE
+        } else {
+            &Focus::CYCLE
+        };
+        let i = cycle.iter().position(|f| *f == self).unwrap_or(0);
+        let n = cycle.len();
+        cycle[if forward {
             (i + 1) % n
         } else {
             (i + n - 1) % n
@@ -723,8 +737,8 @@ impl App {
                 self.quit = true;
                 return Some(Effect::Quit);
             }
-            Action::FocusNext => self.set_focus(self.focus.step(true)),
-            Action::FocusPrev => self.set_focus(self.focus.step(false)),
+            Action::FocusNext => self.set_focus(self.focus.step(true, self.narrow)),
+            Action::FocusPrev => self.set_focus(self.focus.step(false, self.narrow)),
             Action::Focus(focus) => self.set_focus(focus),
             Action::Help => {
                 self.popup = match self.popup {

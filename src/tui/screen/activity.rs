@@ -137,6 +137,23 @@ fn item_rows(
                 clean(tool_name),
                 theme.text().add_modifier(ratatui::style::Modifier::BOLD),
             ));
+            if expanded {
+                // The full arguments, pretty-printed.
+                let mut rows = vec![RLine { pieces: row }];
+                let pretty = serde_json::to_string_pretty(arguments).unwrap_or_default();
+                for line in pretty.lines() {
+                    let indent = line.len() - line.trim_start().len();
+                    let first = vec![piece(" ".repeat(4 + indent), theme.muted())];
+                    let cont = vec![piece(" ".repeat(6 + indent), theme.muted())];
+                    rows.extend(wrap(
+                        &[piece(clean(line.trim_start()), theme.code())],
+                        width,
+                        &first,
+                        &cont,
+                    ));
+                }
+                return rows;
+            }
             let summary = summarize_args(arguments);
             if !summary.is_empty() {
                 row.push(piece(format!(" {}", clean(&summary)), theme.text()));
@@ -157,6 +174,13 @@ fn item_rows(
                         format!("{n} result{} ", if n == 1 { "" } else { "s" }),
                         theme.success(),
                     ));
+                }
+                if expanded {
+                    // The whole query or title, wrapped.
+                    let indent = vec![piece("      ", theme.muted())];
+                    let mut rows = vec![RLine { pieces: row }];
+                    rows.extend(wrap(&[piece(what, theme.muted())], width, &indent, &indent));
+                    return rows;
                 }
                 row.push(piece(what, theme.muted()));
             }

@@ -75,11 +75,13 @@ fn trailer(turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
                 .chars()
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect();
+            // Continuation rows keep the JSON indentation, two columns further in.
+            let indent = clean.len() - clean.trim_start().len();
             rows.extend(wrap_chars(
-                &[piece(clean, theme.code())],
+                &[piece(clean.trim_start(), theme.code())],
                 width,
-                &[piece("  ", theme.code())],
-                &[piece("  ", theme.code())],
+                &[piece(" ".repeat(2 + indent), theme.code())],
+                &[piece(" ".repeat(4 + indent), theme.code())],
             ));
         }
     }

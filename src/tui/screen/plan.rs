@@ -10,7 +10,19 @@ use crate::tui::answer_view::RLine;
 use crate::tui::app::{App, Focus};
 use crate::tui::theme::Theme;
 
+/// The rows.
 fn rows(app: &App, width: usize) -> Vec<RLine> {
+    rows_with_current(app, width).0
+}
+
+/// The rows, and the row range of the step in progress (the first unsettled one).
+fn rows_with_current(app: &App, width: usize) -> (Vec<RLine>, Option<(usize, usize)>) {
+    let mut current = None;
+    let rows = build(app, width, &mut current);
+    (rows, current)
+}
+
+fn build(app: &App, width: usize, current: &mut Option<(usize, usize)>) -> Vec<RLine> {
     let theme = &app.theme;
     let Some(turn) = app.current() else {
         return vec![RLine {
@@ -48,6 +60,7 @@ fn rows(app: &App, width: usize) -> Vec<RLine> {
         let first = vec![piece(format!("{glyph} "), style)];
         let pad = " ".repeat(unicode_width::UnicodeWidthStr::width(glyph.as_str()) + 1);
         let cont = vec![piece(pad, style)];
+        let start = out.len();
         out.extend(wrap_text(
             &clean(&step.description),
             text_style,
@@ -55,6 +68,9 @@ fn rows(app: &App, width: usize) -> Vec<RLine> {
             first,
             cont,
         ));
+        if current.is_none() && !step.status.is_settled() {
+            *current = Some((start, out.len() - 1));
+        }
     }
     out
 }
@@ -95,8 +111,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         &app.theme,
     );
     let inner = block.inner(area);
-    let rows = rows(app, inner.width as usize);
-    let top = app.plan_scroll.resolve(rows.len(), inner.height as usize);
+    let (rows, current) = rows_with_current(app, inner.width as usize);
+    let viewport = inner.height as usize;
+    let mut top = app.plan_scroll.resolve(rows.len(), viewport);
+    // Unless the user is scrolling the plan, keep the step in progress in view.
+    if !focused && let Some((first, last)) = current {
+        top = super::keep_visible(top, first, last, viewport);
+        app.plan_scroll.top = top;
+    }
     let lines = plain_lines(&rows);
     frame.render_widget(
         Paragraph::new(lines)

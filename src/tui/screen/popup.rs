@@ -16,7 +16,7 @@ use crate::tui::theme::Theme;
 pub const KEYS: &[(&str, &str)] = &[
     (
         "Tab / Shift-Tab",
-        "cycle focus: Plan → Activity → Answer → Sources → Prompt",
+        "cycle focus through the panes and the prompt (narrow: the tabs)",
     ),
     ("c a p t i", "focus Sources, Answer, Plan, Activity, Prompt"),
     ("j k ↑ ↓", "move the selection or scroll"),
