@@ -187,6 +187,16 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
     t.wait_for("the popup to close", Duration::from_secs(5), |s| {
         !s.contains("Supports 2 spans")
     });
+    // Copy (OSC 52) and open (detached; there may be no browser here) the selected source's URL.
+    t.send(&["y"]);
+    t.wait_for("the copy", Duration::from_secs(5), |s| {
+        status_line(s).contains("copied the URL")
+    });
+    t.send(&["o"]);
+    t.wait_for("the opener", Duration::from_secs(5), |s| {
+        let line = status_line(s);
+        line.contains("opening https://www.reuters.com") || line.contains("open")
+    });
     // Export the conversation: into the current directory, path in the status bar.
     t.send(&["e"]);
     t.wait_for("the export", Duration::from_secs(5), |s| {

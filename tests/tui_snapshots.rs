@@ -423,3 +423,58 @@ fn enter_expands_the_selected_activity() {
     // The whole thought is there, wrapped, not cut with an ellipsis.
     assert!(screen.contains("so the search window lines up"), "{screen}");
 }
+
+#[test]
+fn hostile_text_never_reaches_a_cell_as_a_control_character() {
+    let mut app = app();
+    play(
+        &mut app,
+        "tests/fixtures/hostile.sse",
+        Some("evil\u{1b}[2J?"),
+        None,
+    );
+    for keys_pressed in ["", "c", "t", "p"] {
+        keys(&mut app, keys_pressed);
+        let terminal = draw(&mut app, 140, 42);
+        for cell in terminal.backend().buffer().content() {
+            assert!(
+                !cell.symbol().chars().any(|c| c.is_control()
+                    || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')),
+                "control character in {:?}",
+                cell.symbol()
+            );
+        }
+    }
+    keys(&mut app, "c");
+    key(&mut app, KeyCode::Enter);
+    let terminal = draw(&mut app, 140, 42);
+    for cell in terminal.backend().buffer().content() {
+        assert!(!cell.symbol().chars().any(char::is_control));
+    }
+}
+
+#[test]
+fn tiny_and_odd_sizes_do_not_panic() {
+    let mut app = app();
+    play(&mut app, SECTOR, Some(DEMO_QUESTION), None);
+    for (w, h) in [
+        (1, 1),
+        (10, 3),
+        (20, 5),
+        (30, 8),
+        (60, 12),
+        (99, 20),
+        (100, 20),
+        (300, 80),
+    ] {
+        for k in ["", "c", "?", "t"] {
+            keys(&mut app, k);
+            draw(&mut app, w, h);
+            key(&mut app, KeyCode::Esc);
+        }
+        keys(&mut app, "cjj");
+        key(&mut app, KeyCode::Enter);
+        draw(&mut app, w, h);
+        key(&mut app, KeyCode::Esc);
+    }
+}
