@@ -485,11 +485,8 @@ impl Call {
                         // A full disk must not stop the stream; the session file is best effort.
                         let _ = sink.write_all(&chunk).and_then(|()| sink.flush());
                     }
-                    if let Err(e) = reader.pipeline.feed(&chunk, &mut reader.events) {
-                        reader.events.push(AgentEvent::Malformed {
-                            reason: e.to_string(),
-                        });
-                    }
+                    // An overlong line is counted as malformed by the pipeline; the stream goes on.
+                    let _ = reader.pipeline.feed(&chunk, &mut reader.events);
                     if !reader.flush(tx) {
                         return Outcome::Gone;
                     }
@@ -562,20 +559,12 @@ struct BodyReader {
 
 impl BodyReader {
     fn finish(&mut self) {
-        if let Err(e) = self.pipeline.finish(&mut self.events) {
-            self.events.push(AgentEvent::Malformed {
-                reason: e.to_string(),
-            });
-        }
+        let _ = self.pipeline.finish(&mut self.events);
     }
 
     /// The connection failed mid-stream (the dialect must not take the end as completion).
     fn finish_cut(&mut self) {
-        if let Err(e) = self.pipeline.finish_cut(&mut self.events) {
-            self.events.push(AgentEvent::Malformed {
-                reason: e.to_string(),
-            });
-        }
+        let _ = self.pipeline.finish_cut(&mut self.events);
     }
 
     /// Send the pending events, if any. `false` when the receiver is gone.

@@ -70,6 +70,8 @@ pub struct SseDecoder {
     after_cr: bool,
     /// Skipping the remainder of an overlong line.
     skipping_line: bool,
+    /// Skipping the rest of an event whose data grew past the limit, until its blank line.
+    skipping_event: bool,
     data: String,
     /// True once a `data` field was seen for the pending event (the data buffer is non-empty).
     data_pending: bool,
@@ -98,6 +100,7 @@ impl SseDecoder {
             line: Vec::new(),
             after_cr: false,
             skipping_line: false,
+            skipping_event: false,
             data: String::new(),
             data_pending: false,
             event_type: String::new(),
@@ -221,7 +224,14 @@ impl SseDecoder {
 
     fn process_line(&mut self, line: &str, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         if line.is_empty() {
+            if std::mem::take(&mut self.skipping_event) {
+                self.event_type.clear();
+                return Ok(());
+            }
             self.dispatch(out);
+            return Ok(());
+        }
+        if self.skipping_event {
             return Ok(());
         }
         if line.starts_with(':') {
@@ -250,8 +260,9 @@ impl SseDecoder {
                 }
                 let value = &line[value_start..];
                 if self.data.len() + value.len() + 1 > self.limit {
-                    self.data.clear();
+                    self.data = String::new();
                     self.data_pending = false;
+                    self.skipping_event = true;
                     return Err(SseError::TooLong { limit: self.limit });
                 }
                 self.data.push_str(value);
@@ -268,7 +279,10 @@ impl SseDecoder {
             "retry" => {
                 let value = &line[value_start..];
                 if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-                    self.retry = value.parse().ok();
+                    // A value too large for u64 is ignored like any other invalid one.
+                    if let Ok(retry) = value.parse() {
+                        self.retry = Some(retry);
+                    }
                 }
             }
             _ => {}
@@ -291,38 +305,46 @@ impl SseDecoder {
         });
     }
 
-    /// End of stream: a last line without a line ending is still processed. Returns the data of an
-    /// event that was never terminated by a blank line (browsers drop it; JSON callers may use it).
-    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<Option<SseEvent>, SseError> {
-        let mut result = Ok(());
+    /// End of stream: a last line without a line ending is still processed. Returns the event that
+    /// was never terminated by a blank line (browsers drop it; JSON callers may use it) and any
+    /// overlong-line error met on the way; one does not hide the other.
+    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> EndOfStream {
+        let mut error = None;
         if !self.bom_done {
             self.bom_done = true;
             let prefix = std::mem::take(&mut self.bom_prefix);
             if prefix != BOM {
-                result = self.feed_body(&prefix, out);
+                error = self.feed_body(&prefix, out).err();
             }
         }
         self.after_cr = false;
-        if !self.line.is_empty() || self.skipping_line {
-            let r = self.end_line(out);
-            if result.is_ok() {
-                result = r;
+        if (!self.line.is_empty() || self.skipping_line)
+            && let Err(e) = self.end_line(out)
+        {
+            error.get_or_insert(e);
+        }
+        self.skipping_event = false;
+        let event = std::mem::take(&mut self.event_type);
+        let pending = self.data_pending.then(|| {
+            self.data_pending = false;
+            let mut data = std::mem::take(&mut self.data);
+            data.pop();
+            SseEvent {
+                event,
+                data,
+                id: self.last_id.clone(),
             }
-        }
-        result?;
-        self.event_type.clear();
-        if !self.data_pending {
-            return Ok(None);
-        }
-        self.data_pending = false;
-        let mut data = std::mem::take(&mut self.data);
-        data.pop();
-        Ok(Some(SseEvent {
-            event: String::new(),
-            data,
-            id: self.last_id.clone(),
-        }))
+        });
+        EndOfStream { pending, error }
     }
+}
+
+/// What is left when the stream ends.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct EndOfStream {
+    /// An event whose blank line never came.
+    pub pending: Option<SseEvent>,
+    pub error: Option<SseError>,
 }
 
 /// Whether `text` is one whole JSON object or array (braces balanced outside strings, nothing but
@@ -381,8 +403,9 @@ mod tests {
         for chunk in chunks {
             decoder.feed(chunk, &mut out).unwrap();
         }
-        let pending = decoder.finish(&mut out).unwrap();
-        (out, pending)
+        let end = decoder.finish(&mut out);
+        assert_eq!(end.error, None);
+        (out, end.pending)
     }
 
     #[test]
@@ -440,6 +463,46 @@ mod tests {
         let mut out = Vec::new();
         decoder.feed(b"data: 12345\n", &mut out).unwrap();
         assert!(decoder.feed(b"data: 12345\n", &mut out).is_err());
+    }
+
+    #[test]
+    fn the_tail_of_an_overlong_event_is_not_dispatched_as_an_event_of_its_own() {
+        let mut decoder = SseDecoder::with_limit(Framing::Standard, 11);
+        let mut out = Vec::new();
+        assert!(
+            decoder
+                .feed(
+                    b"data: 12345\ndata: 12345\ndata: ab\n\ndata: ok\n\n",
+                    &mut out
+                )
+                .is_err()
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].data, "ok");
+    }
+
+    #[test]
+    fn an_overlong_last_line_does_not_lose_the_pending_event_or_its_type() {
+        let mut decoder = SseDecoder::with_limit(Framing::Standard, 32);
+        let mut out = Vec::new();
+        decoder
+            .feed(b"event: new_message\ndata: {\"a\":\ndata: 1}\n", &mut out)
+            .ok();
+        assert!(decoder.feed(&[b'x'; 40], &mut out).is_err());
+        let end = decoder.finish(&mut out);
+        let pending = end.pending.unwrap();
+        assert_eq!(pending.data, "{\"a\":\n1}");
+        assert_eq!(pending.event, "new_message");
+    }
+
+    #[test]
+    fn a_retry_value_too_large_keeps_the_previous_one() {
+        let mut decoder = SseDecoder::new(Framing::Standard);
+        let mut out = Vec::new();
+        decoder
+            .feed(b"retry: 1000\nretry: 99999999999999999999999\n", &mut out)
+            .unwrap();
+        assert_eq!(decoder.retry(), Some(1000));
     }
 
     #[test]

@@ -224,3 +224,41 @@ fn render_of_a_missing_file_fails_with_a_clear_message() {
         String::from_utf8_lossy(&output.stderr).contains("cannot open /nonexistent/recording.sse")
     );
 }
+
+#[test]
+fn an_overlong_line_is_reported_counted_as_malformed_and_the_rest_still_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.sse");
+    let mut bytes =
+        b"data: {\"chat_id\":\"c\",\"message\":{\"type\":\"ANSWER\",\"content\":\"".to_vec();
+    bytes.resize(bytes.len() + 17 * 1024 * 1024, b'x');
+    bytes.extend_from_slice(b"\"}}\n\n");
+    bytes.extend_from_slice(&std::fs::read(fixture("line-framed.sse")).unwrap());
+    std::fs::write(&path, &bytes).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_research-tui"))
+        .args(["render", path.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("16 MiB limit"));
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        doc["stats"]["malformed"], 2,
+        "the overlong line and the fixture's broken line"
+    );
+    assert_eq!(doc["status"], "complete");
+}
+
+#[test]
+fn invalid_utf8_in_the_answer_becomes_replacement_characters_and_the_stream_goes_on() {
+    let mut bytes =
+        b"data: {\"chat_id\":\"c\",\"message\":{\"type\":\"ANSWER\",\"content\":\"caf".to_vec();
+    bytes.extend_from_slice(&[0xC3, 0x28]);
+    bytes.extend_from_slice(
+        b" ok\"}}\n\ndata: {\"chat_id\":\"c\",\"message\":{\"type\":\"COMPLETE\"}}\n",
+    );
+    let (session, errors) = read_session(&bytes[..], Provider::Bigdata).unwrap();
+    assert!(errors.is_empty());
+    assert_eq!(session.answer.as_str(), "caf\u{FFFD}( ok");
+    assert_eq!(session.status().as_str(), "complete");
+}

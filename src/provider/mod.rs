@@ -227,11 +227,14 @@ impl EventPipeline {
         self.dialect.provider()
     }
 
+    /// Decode a chunk. An overlong line is also counted in the session as a malformed payload, so
+    /// every consumer (render, ask, the TUI, replay) reports the same stats.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
         let result = self.sse.feed(chunk, &mut self.scratch);
         for event in self.scratch.drain(..) {
             self.dialect.decode(event, out);
         }
+        note_error(&result, out);
         result
     }
 
@@ -252,18 +255,23 @@ impl EventPipeline {
         for event in self.scratch.drain(..) {
             self.dialect.decode(event, out);
         }
-        let result = match pending {
-            Ok(Some(event)) => {
-                if is_complete_json(&event.data) {
-                    self.dialect.decode(event, out);
-                }
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err(e) => Err(e),
-        };
+        if let Some(event) = pending.pending
+            && is_complete_json(&event.data)
+        {
+            self.dialect.decode(event, out);
+        }
         self.dialect.finish(clean, out);
+        let result = pending.error.map_or(Ok(()), Err);
+        note_error(&result, out);
         result
+    }
+}
+
+fn note_error(result: &Result<(), SseError>, out: &mut Vec<AgentEvent>) {
+    if let Err(e) = result {
+        out.push(AgentEvent::Malformed {
+            reason: e.to_string(),
+        });
     }
 }
 
