@@ -148,10 +148,15 @@ impl Drop for TerminalGuard {
     }
 }
 
+/// Restore the terminal before the panic is reported, when the panic ends the app (it happened on the
+/// thread running the event loop; a panicking background task only fails that task).
 fn install_panic_hook() {
     let previous = std::panic::take_hook();
+    let ui_thread = std::thread::current().id();
     std::panic::set_hook(Box::new(move |info| {
-        restore_terminal();
+        if std::thread::current().id() == ui_thread {
+            restore_terminal();
+        }
         previous(info);
     }));
 }
