@@ -478,3 +478,66 @@ fn tiny_and_odd_sizes_do_not_panic() {
         key(&mut app, KeyCode::Esc);
     }
 }
+
+/// Rendering while the stream arrives (blocks cached, markers arriving late) ends with exactly the rows
+/// of rendering the finished answer in one go, for every recording and a few widths.
+#[test]
+fn incremental_rendering_matches_a_fresh_render_for_every_recording() {
+    use research_tui::tui::answer_view::AnswerView;
+    let theme = Theme::default();
+    for path in [
+        EARNINGS,
+        SECTOR,
+        FOLLOW_UP,
+        "assets/recordings/bigdata/workflow-earnings-brief.sse",
+        "assets/recordings/xai/solid-state-batteries.sse",
+        "assets/recordings/zeta/rag-long-documents.sse",
+    ] {
+        for width in [38, 64, 101] {
+            let mut app = app();
+            app.begin_turn(None);
+            let bytes = std::fs::read(path).unwrap();
+            let mut pipeline = EventPipeline::auto();
+            for frame in parse_frames(&bytes) {
+                let mut events = Vec::new();
+                let _ = pipeline.feed(&frame.bytes, &mut events);
+                app.apply_update(StreamUpdate::Events(events));
+                let turn = app.turns.last_mut().unwrap();
+                turn.view.sync(
+                    turn.session.answer.as_str(),
+                    &turn.ann,
+                    turn.markers_version,
+                    turn.generation,
+                    width,
+                    &theme,
+                );
+            }
+            let mut events = Vec::new();
+            let _ = pipeline.finish(&mut events);
+            app.apply_update(StreamUpdate::Events(events));
+            app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
+            let turn = app.turns.last_mut().unwrap();
+            turn.view.sync(
+                turn.session.answer.as_str(),
+                &turn.ann,
+                turn.markers_version,
+                turn.generation,
+                width,
+                &theme,
+            );
+            let mut fresh = AnswerView::new();
+            fresh.sync(
+                turn.session.answer.as_str(),
+                &turn.ann,
+                turn.markers_version,
+                turn.generation,
+                width,
+                &theme,
+            );
+            let a: Vec<String> = turn.view.rows(0, usize::MAX).map(|r| r.text()).collect();
+            let b: Vec<String> = fresh.rows(0, usize::MAX).map(|r| r.text()).collect();
+            assert_eq!(a, b, "{path} at {width} columns");
+            assert_eq!(turn.view.height(), fresh.height());
+        }
+    }
+}
