@@ -461,6 +461,8 @@ pub struct App {
     pub fixed_elapsed: Option<Duration>,
     /// The last layout was the narrow one.
     pub narrow: bool,
+    /// Rendered activity rows, reused between frames.
+    pub activity_cache: super::screen::activity::ActivityCache,
 }
 
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -497,6 +499,7 @@ impl App {
             tick: 0,
             fixed_elapsed: None,
             narrow: false,
+            activity_cache: Default::default(),
         };
         app.reset_prompt();
         app

@@ -118,7 +118,7 @@ fn item_rows(
                 rows
             } else {
                 head.push(piece("▸ ", theme.muted()));
-                let folded = clean(text.trim());
+                let folded = clean(self::head(text.trim_start(), width).trim_end());
                 head.push(piece(
                     folded,
                     theme.muted().add_modifier(ratatui::style::Modifier::ITALIC),
@@ -233,6 +233,35 @@ fn item_rows(
     }
 }
 
+/// Rows of each activity item, kept between frames: an item is re-rendered only when the width, its
+/// expansion or (for thinking, which grows) its text length changed.
+#[derive(Debug, Default)]
+pub struct ActivityCache {
+    turn: usize,
+    width: usize,
+    items: Vec<((bool, usize), Vec<RLine>)>,
+}
+
+fn item_key(item: &Activity, expanded: bool) -> (bool, usize) {
+    match item {
+        Activity::Thinking { text, .. } => (expanded, text.len()),
+        _ => (expanded, 0),
+    }
+}
+
+/// The start of `text` (whole characters), enough for one row of `width` columns.
+fn head(text: &str, width: usize) -> &str {
+    let limit = (width + 1) * 4;
+    if text.len() <= limit {
+        return text;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     let focused = app.focus == Focus::Activity;
     let theme = app.theme.clone();
@@ -244,60 +273,85 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     let block = pane_block(title("Activity", count, focused, &theme), focused, &theme);
     let inner = block.inner(area);
     let width = inner.width as usize;
-    let mut rows: Vec<RLine> = Vec::new();
-    let mut selected_range = None;
-    if let Some(turn) = app.current() {
-        let n = turn.session.activity.len();
-        let selected = app.activity_selected.unwrap_or(n.saturating_sub(1));
-        for (i, item) in turn.session.activity.iter().enumerate() {
-            let start = rows.len();
-            let mut item_rows = item_rows(
-                &turn.session,
-                item,
-                app.expanded.contains(&i),
-                width,
-                &theme,
-            );
-            if i == selected && focused {
-                for row in &mut item_rows {
-                    let pad = width.saturating_sub(row.width());
-                    row.pieces.push(piece(" ".repeat(pad), Style::new()));
-                    for p in &mut row.pieces {
+    let viewport = inner.height as usize;
+    let Some(turn) = app.turns.last() else {
+        frame.render_widget(block, area);
+        return;
+    };
+    let n = turn.session.activity.len();
+    if n == 0 {
+        let text = if turn.conn.in_progress() {
+            format!("{} working…", app.spinner())
+        } else {
+            "No activity.".into()
+        };
+        frame.render_widget(Paragraph::new(text).style(theme.muted()).block(block), area);
+        return;
+    }
+    // Bring the per-item cache up to date.
+    let cache = &mut app.activity_cache;
+    let turn_index = app.turns.len() - 1;
+    if cache.turn != turn_index || cache.width != width {
+        *cache = ActivityCache {
+            turn: turn_index,
+            width,
+            items: Vec::new(),
+        };
+    }
+    cache.items.truncate(n);
+    for (i, item) in turn.session.activity.iter().enumerate() {
+        let key = item_key(item, app.expanded.contains(&i));
+        if cache.items.get(i).is_some_and(|(k, _)| *k == key) {
+            continue;
+        }
+        let rows = item_rows(&turn.session, item, key.0, width, &theme);
+        if i < cache.items.len() {
+            cache.items[i] = (key, rows);
+        } else {
+            cache.items.push((key, rows));
+        }
+    }
+    // Where each item starts; the selected item's rows.
+    let selected = app.activity_selected.unwrap_or(n - 1);
+    let mut starts = Vec::with_capacity(n + 1);
+    let mut total = 0;
+    for (_, rows) in &cache.items {
+        starts.push(total);
+        total += rows.len();
+    }
+    starts.push(total);
+    let selected_range = (starts[selected], starts[selected + 1].saturating_sub(1));
+    let scroll = &mut app.activity_scroll;
+    scroll.follow = app.activity_selected.is_none();
+    let mut top = scroll.resolve(total, viewport);
+    if !scroll.follow {
+        top = keep_visible(top, selected_range.0, selected_range.1, viewport);
+        scroll.top = top;
+    }
+    // Only the rows in view.
+    let first = starts.partition_point(|&s| s <= top).saturating_sub(1);
+    let mut visible: Vec<RLine> = Vec::with_capacity(viewport);
+    let mut row = starts[first];
+    'items: for (i, (_, rows)) in cache.items.iter().enumerate().skip(first) {
+        for r in rows {
+            if row >= top + viewport {
+                break 'items;
+            }
+            if row >= top {
+                let mut r = r.clone();
+                if i == selected && focused {
+                    let pad = width.saturating_sub(r.width());
+                    r.pieces.push(piece(" ".repeat(pad), Style::new()));
+                    for p in &mut r.pieces {
                         p.style = p.style.patch(theme.selection(true));
                     }
                 }
+                visible.push(r);
             }
-            rows.extend(item_rows);
-            if i == selected {
-                selected_range = Some((start, rows.len().saturating_sub(1)));
-            }
-        }
-        if n == 0 {
-            let text = if turn.conn.in_progress() {
-                format!("{} working…", app.spinner())
-            } else {
-                "No activity.".into()
-            };
-            rows.push(RLine {
-                pieces: vec![piece(text, theme.muted())],
-            });
+            row += 1;
         }
     }
-    let viewport = inner.height as usize;
-    let scroll = &mut app.activity_scroll;
-    scroll.follow = app.activity_selected.is_none();
-    let mut top = scroll.resolve(rows.len(), viewport);
-    if let (Some((first, last)), false) = (selected_range, scroll.follow) {
-        top = keep_visible(top, first, last, viewport);
-        scroll.top = top;
-    }
-    let lines = plain_lines(&rows);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .scroll((top.min(u16::MAX as usize) as u16, 0)),
-        area,
-    );
+    frame.render_widget(Paragraph::new(plain_lines(&visible)).block(block), area);
 }
 
 #[cfg(test)]
