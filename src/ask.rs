@@ -5,6 +5,7 @@
 //! Exit codes: 0 complete · 2 usage · 3 HTTP error before the stream · 4 ERROR event · 5 the stream
 //! was cut or stalled before COMPLETE · 1 anything else.
 
+use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,6 +14,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::citations::Attribution;
 use crate::client::{
     AgentClient, ApiKey, Effort, RawSink, ResearchRequest, StreamOptions, WorkflowRequest,
 };
@@ -307,10 +309,20 @@ async fn ask(
         },
     };
     let mut sinks: Vec<Box<dyn Write + Send>> = Vec::new();
+    // The record file first: failing to create it must not leave a dangling turn behind.
+    if let Some(path) = &args.record {
+        match std::fs::File::create(path) {
+            Ok(file) => sinks.push(Box::new(file)),
+            Err(e) => {
+                eprintln!("research-tui: cannot write {}: {e}", path.display());
+                return ExitCode::from(EXIT_OTHER);
+            }
+        }
+    }
     let mut turn = None;
     let saved = match known {
         Some(saved) => Ok(saved),
-        None => store.create(endpoint, provider_name(args.provider), &base_url),
+        None => store.create(endpoint, args.provider.as_str(), &base_url),
     };
     match saved {
         Ok(mut saved) => match saved.begin_turn(&args.question, args.resume.as_deref()) {
@@ -321,15 +333,6 @@ async fn ask(
             Err(e) => eprintln!("research-tui: warning: the session will not be saved: {e}"),
         },
         Err(e) => eprintln!("research-tui: warning: the session will not be saved: {e}"),
-    }
-    if let Some(path) = &args.record {
-        match std::fs::File::create(path) {
-            Ok(file) => sinks.push(Box::new(file)),
-            Err(e) => {
-                eprintln!("research-tui: cannot write {}: {e}", path.display());
-                return ExitCode::from(EXIT_OTHER);
-            }
-        }
     }
     let sink: Option<RawSink> =
         (!sinks.is_empty()).then(|| Arc::new(Mutex::new(Tee(sinks))) as RawSink);
@@ -363,7 +366,7 @@ async fn ask(
 
     let progress = std::io::stderr().is_terminal();
     let mut session = Session::new();
-    let mut printer = AnswerPrinter::default();
+    let mut printer = AnswerPrinter::new(args.provider);
     let end = loop {
         let update = tokio::select! {
             update = handle.updates.recv() => update,
@@ -399,6 +402,11 @@ async fn ask(
                     }
                     session.apply(event);
                 }
+                if let Some(TurnFile { saved, index }) = &mut turn
+                    && let Err(e) = saved.note_progress(*index, &session)
+                {
+                    eprintln!("research-tui: warning: could not update the saved session: {e}");
+                }
                 if args.format == Format::Text {
                     printer.print_new(&session);
                 }
@@ -417,15 +425,7 @@ async fn ask(
 
     let code = exit_code(&session, &end);
     match args.format {
-        Format::Text => {
-            let mut out = std::io::stdout().lock();
-            if printer.printed > 0 && !session.answer.as_str().ends_with('\n') {
-                let _ = writeln!(out);
-            }
-            let attribution = crate::citations::Attribution::resolve(&session, true);
-            let _ = out.write_all(crate::render::text::trailer(&session, &attribution).as_bytes());
-            let _ = out.flush();
-        }
+        Format::Text => printer.finish(&session),
         Format::Markdown => {
             print!("{}", crate::render::render(&session, Format::Markdown));
         }
@@ -453,14 +453,6 @@ async fn ask(
     ExitCode::from(code)
 }
 
-fn provider_name(provider: Provider) -> &'static str {
-    match provider {
-        Provider::Bigdata => "bigdata",
-        Provider::Xai => "xai",
-        Provider::Zeta => "zeta",
-    }
-}
-
 /// A `RawSink` shared with the session store, as a plain writer for the tee.
 struct SharedWriter(RawSink);
 
@@ -479,22 +471,99 @@ impl Write for SharedWriter {
     }
 }
 
-/// Prints the answer's new text as it grows.
-#[derive(Default)]
+/// Prints the answer's new text as it grows, with `[n]` after each cited span whose reference is
+/// known by the time the text passes its end (GROUNDING usually precedes the text it cites).
 struct AnswerPrinter {
+    /// Bytes of the answer already printed.
     printed: usize,
+    /// `(byte position, source number)` markers already printed.
+    shown: HashSet<(usize, usize)>,
+    /// Zeta Alpha resends the whole message: print it once, at the end.
+    deferred: bool,
+    /// xAI's inline links are already markers: insert none of our own.
+    own_markers: bool,
+    /// Markers from the last resolution, and what it was based on.
+    markers: Vec<(usize, Vec<usize>)>,
+    resolved_for: Option<(usize, u64)>,
+    pending: usize,
 }
 
 impl AnswerPrinter {
+    fn new(provider: Provider) -> Self {
+        Self {
+            printed: 0,
+            shown: HashSet::new(),
+            deferred: provider == Provider::Zeta,
+            own_markers: provider == Provider::Bigdata,
+            markers: Vec::new(),
+            resolved_for: None,
+            pending: 0,
+        }
+    }
+
     fn print_new(&mut self, session: &Session) {
         let answer = session.answer.as_str();
-        if answer.len() <= self.printed {
+        let Some(new) = answer.get(self.printed..) else {
+            // The answer was replaced under us: the rest is printed whole at the end.
+            self.deferred = true;
+            return;
+        };
+        if self.deferred || new.is_empty() {
             return;
         }
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(sanitize(&answer[self.printed..]).as_bytes());
-        let _ = out.flush();
+        let mut text = String::with_capacity(new.len() + 16);
+        let mut from = self.printed;
+        if self.own_markers {
+            self.refresh_markers(session);
+            for (pos, numbers) in &self.markers {
+                if *pos < self.printed || *pos > answer.len() {
+                    continue;
+                }
+                text.push_str(&answer[from..*pos]);
+                from = *pos;
+                for &n in numbers {
+                    if self.shown.insert((*pos, n)) {
+                        text.push_str(&format!("[{n}]"));
+                    }
+                }
+            }
+        }
+        text.push_str(&answer[from..]);
         self.printed = answer.len();
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(sanitize(&text).as_bytes());
+        let _ = out.flush();
+    }
+
+    /// Re-resolve only when the references changed or some are still waiting for their text.
+    fn refresh_markers(&mut self, session: &Session) {
+        let basis = (session.references.len(), session.grounding_revision);
+        if self.resolved_for == Some(basis) && self.pending == 0 {
+            return;
+        }
+        let attribution = Attribution::resolve(session, false);
+        self.markers = attribution.markers();
+        self.pending = attribution.pending_references;
+        self.resolved_for = Some(basis);
+    }
+
+    /// After the stream: the rest of the answer (or all of it, when deferred), then the sources.
+    fn finish(&mut self, session: &Session) {
+        let mut out = std::io::stdout().lock();
+        if self.deferred {
+            let _ = out.write_all(
+                crate::render::text::render(session, &Attribution::resolve(session, true))
+                    .as_bytes(),
+            );
+        } else {
+            self.print_new(session);
+            if self.printed > 0 && !session.answer.as_str().ends_with('\n') {
+                let _ = writeln!(out);
+            }
+            let attribution = Attribution::resolve(session, true);
+            let _ = out.write_all(crate::render::text::trailer(session, &attribution).as_bytes());
+        }
+        let _ = out.flush();
     }
 }
 

@@ -119,10 +119,15 @@ impl Config {
     }
 
     pub fn load_from(path: &Path, base_url_flag: Option<&str>) -> Result<Config, ConfigError> {
-        let file = read_file_config(path)?;
         let env_key = std::env::var(API_KEY_ENV)
             .ok()
             .filter(|k| !k.trim().is_empty());
+        // With the key in the environment, a broken config file only loses its other settings.
+        let file = match read_file_config(path) {
+            Ok(file) => file,
+            Err(_) if env_key.is_some() => FileConfig::default(),
+            Err(e) => return Err(e),
+        };
         let (api_key, key_source) = match env_key {
             Some(key) => (Some(ApiKey::new(key.trim())), Some(KeySource::Environment)),
             None => match file.api_key.filter(|k| !k.trim().is_empty()) {
@@ -183,7 +188,8 @@ fn check_private(path: &Path) -> Result<(), ConfigError> {
         })?
         .permissions()
         .mode();
-    if mode & 0o077 != 0 {
+    // Readable by group or others (write-only bits do not expose the key).
+    if mode & 0o044 != 0 {
         return Err(ConfigError::KeyFileTooOpen {
             path: path.to_owned(),
             mode,
@@ -243,6 +249,19 @@ mod tests {
         assert_eq!(config.base_url, "http://127.0.0.1:9");
         assert_eq!(config.theme.as_deref(), Some("light"));
         assert!(!format!("{config:?}").contains("sk-secret-123"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn group_write_without_read_does_not_expose_the_key() {
+        if std::env::var_os(API_KEY_ENV).is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(dir.path(), "api_key = \"k\"\n", 0o620);
+        assert!(Config::load_from(&path, None).is_ok());
+        let path = write_config(dir.path(), "api_key = \"k\"\n", 0o604);
+        assert!(Config::load_from(&path, None).is_err());
     }
 
     #[cfg(unix)]

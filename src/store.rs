@@ -210,6 +210,25 @@ impl SavedSession {
         Ok((index, Arc::new(Mutex::new(file))))
     }
 
+    /// Save the conversation ids as soon as they are known, so a run killed mid-stream can still be
+    /// found by `--chat-id` and continued. Writes only when something new arrived.
+    pub fn note_progress(&mut self, index: usize, session: &Session) -> io::Result<()> {
+        let chat_id = session.ids.chat_id.as_ref();
+        let execution_id = session.ids.execution_id.as_ref();
+        let changed = (chat_id.is_some() && self.meta.chat_id.as_ref() != chat_id)
+            || (execution_id.is_some() && self.meta.execution_id.as_ref() != execution_id);
+        if !changed || index >= self.meta.turns.len() {
+            return Ok(());
+        }
+        if let Some(chat_id) = chat_id {
+            self.meta.chat_id = Some(chat_id.clone());
+        }
+        if let Some(execution_id) = execution_id {
+            self.meta.execution_id = Some(execution_id.clone());
+        }
+        self.write_meta()
+    }
+
     /// Record how turn `index` ended.
     pub fn end_turn(&mut self, index: usize, session: &Session, end: &StreamEnd) -> io::Result<()> {
         let now = rfc3339(SystemTime::now());

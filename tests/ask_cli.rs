@@ -368,7 +368,15 @@ async fn xai_and_zeta_answers_come_through_the_same_outputs_and_follow_ups_chain
         let run = |extra: &[&str]| {
             let mut command = Command::new(env!("CARGO_BIN_EXE_research-tui"));
             command
-                .args(["ask", "--provider", provider, "--base-url", &env.base_url, "--format", "json"])
+                .args([
+                    "ask",
+                    "--provider",
+                    provider,
+                    "--base-url",
+                    &env.base_url,
+                    "--format",
+                    "json",
+                ])
                 .args(["--tenant", "demo"])
                 .args(extra)
                 .env(key_var, KEY)
@@ -377,25 +385,138 @@ async fn xai_and_zeta_answers_come_through_the_same_outputs_and_follow_ups_chain
             command.output().unwrap()
         };
         let first = tokio::task::block_in_place(|| run(&["Which battery makers lead?"]));
-        assert_eq!(first.status.code(), Some(0), "{provider}: {}", stderr(&first));
+        assert_eq!(
+            first.status.code(),
+            Some(0),
+            "{provider}: {}",
+            stderr(&first)
+        );
         let doc: Value = serde_json::from_slice(&first.stdout).unwrap();
         assert_eq!(doc["status"], "complete", "{provider}");
         assert!(!doc["sources"].as_array().unwrap().is_empty(), "{provider}");
         let chat = doc["chat_id"].as_str().unwrap().to_owned();
         let second = tokio::task::block_in_place(|| run(&["Tell me more", "--chat-id", &chat]));
-        assert_eq!(second.status.code(), Some(0), "{provider}: {}", stderr(&second));
+        assert_eq!(
+            second.status.code(),
+            Some(0),
+            "{provider}: {}",
+            stderr(&second)
+        );
         let requests = env.requests().await;
         let body = &requests.last().unwrap()["body"];
         match provider {
             "xai" => assert!(body["previous_response_id"].is_string(), "{body}"),
             _ => {
                 assert_eq!(body["session_id"], chat.as_str());
-                assert_eq!(body["conversation"].as_array().unwrap().len(), 3, "history is sent");
+                assert_eq!(
+                    body["conversation"].as_array().unwrap().len(),
+                    3,
+                    "history is sent"
+                );
             }
         }
     }
     let sessions = env.sessions();
-    let providers: Vec<_> = sessions.iter().map(|s| s["provider"].as_str().unwrap()).collect();
-    assert!(providers.contains(&"xai") && providers.contains(&"zeta"), "{providers:?}");
-    assert!(sessions.iter().all(|s| s["turns"].as_array().unwrap().len() == 2));
+    let providers: Vec<_> = sessions
+        .iter()
+        .map(|s| s["provider"].as_str().unwrap())
+        .collect();
+    assert!(
+        providers.contains(&"xai") && providers.contains(&"zeta"),
+        "{providers:?}"
+    );
+    assert!(
+        sessions
+            .iter()
+            .all(|s| s["turns"].as_array().unwrap().len() == 2)
+    );
+}
+
+#[test]
+fn streamed_text_output_matches_render_of_the_same_stream_for_every_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    for provider in ["bigdata", "xai", "zeta"] {
+        let record = dir.path().join(format!("{provider}.sse"));
+        let output = Command::new(env!("CARGO_BIN_EXE_research-tui"))
+            .args([
+                "ask",
+                "What is new?",
+                "--demo",
+                "--demo-speed",
+                "100",
+                "--provider",
+                provider,
+            ])
+            .args(["--record", record.to_str().unwrap()])
+            .env("XDG_DATA_HOME", dir.path().join("data"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{provider}: {}",
+            stderr(&output)
+        );
+        let rendered = Command::new(env!("CARGO_BIN_EXE_research-tui"))
+            .args(["render", record.to_str().unwrap(), "--format", "text"])
+            .output()
+            .unwrap();
+        let streamed = stdout(&output);
+        if provider == "xai" {
+            // xAI's inline links are printed as they stream; render swaps them for [n].
+            assert!(streamed.contains("[[1]]("), "{streamed}");
+            assert_eq!(
+                streamed.split("\nSources\n").nth(1),
+                stdout(&rendered).split("\nSources\n").nth(1)
+            );
+        } else {
+            assert_eq!(streamed, stdout(&rendered), "{provider}");
+        }
+        assert!(streamed.contains("[1]"), "{provider}: markers in the text");
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_is_read_from_a_private_config_file_and_refused_from_a_readable_one() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = server(None).await;
+    let config_dir = env.dir.path().join("config/research-tui");
+    std::fs::create_dir_all(&config_dir).unwrap();
+    let config = config_dir.join("config.toml");
+    std::fs::write(&config, format!("api_key = \"{KEY}\"\n")).unwrap();
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_research-tui"))
+            .args([
+                "ask",
+                "What did NVIDIA report?",
+                "--base-url",
+                &env.base_url,
+            ])
+            .env_remove("BIGDATA_API_KEY")
+            .env("XDG_CONFIG_HOME", env.dir.path().join("config"))
+            .env("XDG_DATA_HOME", env.dir.path().join("data"))
+            .output()
+            .unwrap()
+    };
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let refused = tokio::task::block_in_place(run);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("chmod 600"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!stderr(&refused).contains(KEY));
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let accepted = tokio::task::block_in_place(run);
+    assert_eq!(accepted.status.code(), Some(0), "{}", stderr(&accepted));
+    assert_eq!(
+        env.requests().await.last().unwrap()["api_key_present"],
+        true
+    );
+    // A broken config file does not matter when the key is in the environment.
+    std::fs::write(&config, "this is = = not toml").unwrap();
+    let with_env = tokio::task::block_in_place(|| env.ask(&["What did NVIDIA report?"]));
+    assert_eq!(with_env.status.code(), Some(0), "{}", stderr(&with_env));
 }
