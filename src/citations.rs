@@ -44,7 +44,7 @@ impl Date {
             2 => 28,
             _ => return None,
         };
-        (day >= 1 && day <= days_in_month).then_some(Date {
+        (year >= 1 && day >= 1 && day <= days_in_month).then_some(Date {
             year: year as u16,
             month: month as u8,
             day: day as u8,
@@ -91,10 +91,14 @@ impl Source {
             .clone()
             .or_else(|| doc.action_name.clone())
             .unwrap_or_else(|| "Unknown source".to_owned());
-        let date = [&doc.ts, &doc.action_ts]
-            .into_iter()
-            .flatten()
-            .find_map(|ts| Date::from_timestamp(ts));
+        // `ts`, else `action.ts` (EXTERNAL results date their action); a present but malformed `ts`
+        // means no date rather than a guess from elsewhere.
+        let date = doc
+            .ts
+            .as_deref()
+            .filter(|ts| !ts.is_empty())
+            .or(doc.action_ts.as_deref())
+            .and_then(Date::from_timestamp);
         let label = match date {
             Some(date) => format!("{publisher} - {}", date.display()),
             None => publisher.clone(),
@@ -115,7 +119,9 @@ impl Source {
     }
 }
 
-/// The identity key: `id`, else `url`, else `action.url`, else `hd`.
+/// The identity key: `id`, else `url`, else `action.url`, else `hd`. A source with none of them
+/// cannot be told apart from any other, so (like the reference client) it is not numbered and its
+/// citation is kept as a tool-level one.
 pub fn source_key(doc: &SourceDoc) -> Option<&str> {
     [&doc.id, &doc.url, &doc.action_url, &doc.headline]
         .into_iter()
@@ -463,7 +469,18 @@ mod tests {
     }
 
     #[test]
+    fn a_malformed_ts_means_no_date_even_when_the_action_has_one() {
+        let mut d = doc(Some("1"), None, None);
+        d.src_name = Some("Wire".into());
+        d.ts = Some("yesterday".into());
+        d.action_ts = Some("2026-04-05".into());
+        let s = session("abc", vec![reference(0, 1, Some(d))]);
+        assert_eq!(Attribution::resolve(&s, true).sources[0].label, "Wire");
+    }
+
+    #[test]
     fn calendar_validation_knows_leap_years() {
+        assert!(Date::from_timestamp("0000-01-01").is_none());
         assert!(Date::from_timestamp("2024-02-29").is_some());
         assert!(Date::from_timestamp("2100-02-29").is_none());
         assert!(Date::from_timestamp("2000-02-29").is_some());

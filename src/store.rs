@@ -102,7 +102,7 @@ impl SessionStore {
             let id = if n == 0 {
                 format!("{stamp}-{:04x}", std::process::id() & 0xffff)
             } else {
-                format!("{stamp}-{:04x}-{n}", std::process::id() & 0xffff)
+                format!("{stamp}-{:04x}-{n:03}", std::process::id() & 0xffff)
             };
             let dir = self.root.join(&id);
             match std::fs::create_dir(&dir) {
@@ -292,7 +292,7 @@ pub fn list_cli(json: bool) -> std::process::ExitCode {
     }
     let _ = writeln!(
         out,
-        "{:<24} {:<17} {:>5}  {:<10} {:<26} QUESTION",
+        "{:<28} {:<17} {:>5}  {:<13} {:<26} QUESTION",
         "ID", "DATE", "TURNS", "STATUS", "LAST CHECKPOINT"
     );
     for meta in &sessions {
@@ -307,11 +307,11 @@ pub fn list_cli(json: bool) -> std::process::ExitCode {
             .collect();
         let _ = writeln!(
             out,
-            "{:<24} {:<17} {:>5}  {:<10} {:<26} {}",
-            meta.id,
-            date,
+            "{:<28} {:<17} {:>5}  {:<13} {:<26} {}",
+            sanitize_line(&meta.id),
+            sanitize_line(&date),
             meta.turns.len(),
-            meta.status(),
+            sanitize_line(meta.status()),
             sanitize_line(meta.last_checkpoint_id().unwrap_or("-")),
             question
         );

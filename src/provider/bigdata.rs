@@ -175,14 +175,14 @@ fn decode_message(mut msg: Map<String, Value>, out: &mut Vec<AgentEvent>) {
             raw: Value::Object(msg),
         }),
         "LLM_RETRY" => AgentEvent::LlmRetry {
-            message: take_string(&mut msg, &["message", "content"]).unwrap_or_default(),
+            message: first_text([msg.remove("message"), msg.remove("content")]),
         },
         "TOOL_ERROR" => AgentEvent::ToolError {
             tool_name: take_string(&mut msg, &["tool_name", "toolName"]).unwrap_or_default(),
             error: take_text(&mut msg, "error"),
         },
         "ERROR" => AgentEvent::Error {
-            message: take_text(&mut msg, "error"),
+            message: first_text([msg.remove("error"), msg.remove("message")]),
         },
         "COMPLETE" => {
             let consumption = match msg.remove("consumption") {
@@ -362,6 +362,16 @@ fn take_text(map: &mut Map<String, Value>, key: &str) -> String {
     text_of(map.remove(key))
 }
 
+/// The first of `values` that says something: a non-empty string, or any other non-null JSON as
+/// text. Error and retry messages arrive under more than one name.
+pub(super) fn first_text(values: impl IntoIterator<Item = Option<Value>>) -> String {
+    values
+        .into_iter()
+        .map(text_of)
+        .find(|text| !text.is_empty())
+        .unwrap_or_default()
+}
+
 pub(super) fn text_of(value: Option<Value>) -> String {
     match value {
         Some(Value::String(s)) => s,
@@ -418,6 +428,45 @@ mod tests {
             }
         }
         assert!(checked > 500, "only {checked} events checked");
+    }
+
+    #[test]
+    fn retry_and_error_messages_under_either_name_agree_on_both_paths() {
+        for (data, expected) in [
+            (
+                r#"{"message":{"type":"LLM_RETRY","message":"","content":"x"}}"#,
+                "x",
+            ),
+            (
+                r#"{"message":{"type":"LLM_RETRY","message":{"code":1}}}"#,
+                r#"{"code":1}"#,
+            ),
+            (
+                r#"{"message":{"type":"ERROR","message":"capacity"}}"#,
+                "capacity",
+            ),
+            (
+                r#"{"message":{"type":"ERROR","error":"boom","message":"other"}}"#,
+                "boom",
+            ),
+        ] {
+            let mut fast = Vec::new();
+            let mut lenient = Vec::new();
+            BigdataDialect::default().decode(
+                SseEvent {
+                    data: data.into(),
+                    ..Default::default()
+                },
+                &mut fast,
+            );
+            BigdataDialect::default().decode_lenient(data, &mut lenient);
+            assert_eq!(fast, lenient, "{data}");
+            let text = match &fast[0] {
+                AgentEvent::LlmRetry { message } | AgentEvent::Error { message } => message,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(text, expected, "{data}");
+        }
     }
 
     #[test]

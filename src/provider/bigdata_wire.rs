@@ -6,7 +6,7 @@
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use super::bigdata::{decode_audit, decode_consumption, decode_plan, text_of};
+use super::bigdata::{decode_audit, decode_consumption, decode_plan, first_text, text_of};
 use crate::event::{AgentEvent, ConversationIds, Reference, SourceChunk, SourceDoc};
 
 /// A string field that may arrive as a number (ids) or be empty/null (treated as absent).
@@ -192,14 +192,14 @@ impl MessageBody {
                 schema: m.json_schema.or(m.json_schema_camel),
             },
             "LLM_RETRY" => AgentEvent::LlmRetry {
-                message: text_of(m.message.or(m.content)),
+                message: first_text([m.message, m.content]),
             },
             "TOOL_ERROR" => AgentEvent::ToolError {
                 tool_name: m.tool_name.or(m.tool_name_camel).unwrap_or_default(),
                 error: text_of(m.error),
             },
             "ERROR" => AgentEvent::Error {
-                message: text_of(m.error),
+                message: first_text([m.error, m.message]),
             },
             "COMPLETE" => AgentEvent::Complete {
                 checkpoint_id: m.checkpoint_id.or(m.checkpoint_id_camel),

@@ -37,7 +37,9 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
         out.push_str("**Tool-level citations**\n\n");
         for citation in tools {
             let text = sanitize_line(citation.text(session.answer.as_str()));
-            let tool = sanitize_line(citation.tool_name.as_deref().unwrap_or("tool"));
+            // A backtick would end the code span early.
+            let tool =
+                sanitize_line(citation.tool_name.as_deref().unwrap_or("tool")).replace('`', "'");
             let _ = match &citation.audit_id {
                 Some(audit) => writeln!(out, "- `{tool}` ({}): “{text}”", sanitize_line(audit)),
                 None => writeln!(out, "- `{tool}`: “{text}”"),
