@@ -541,3 +541,36 @@ fn incremental_rendering_matches_a_fresh_render_for_every_recording() {
         }
     }
 }
+
+#[test]
+fn brackets_show_an_earlier_turn_in_the_panes() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    play(
+        &mut app,
+        FOLLOW_UP,
+        Some("How does that compare with AMD's data-center guidance?"),
+        None,
+    );
+    let latest = draw(&mut app, 140, 42).backend().to_string();
+    assert!(latest.contains("AMD Investor Relations"), "{latest}");
+    keys(&mut app, "[");
+    assert_eq!(app.current_index(), 0);
+    let earlier = draw(&mut app, 140, 42).backend().to_string();
+    assert!(earlier.contains("[1] NVIDIA Newsroom"), "{earlier}");
+    assert!(
+        earlier.contains("▍You: Break down NVIDIA"),
+        "scrolled to its question"
+    );
+    // Its sources highlight its own spans.
+    keys(&mut app, "cn");
+    assert!(app.focus_span.is_some());
+    keys(&mut app, "]");
+    assert_eq!(app.current_index(), 1);
+    assert!(
+        draw(&mut app, 140, 42)
+            .backend()
+            .to_string()
+            .contains("AMD Investor Relations")
+    );
+}

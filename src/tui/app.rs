@@ -337,6 +337,8 @@ pub enum Action {
     Edit(KeyEvent),
     Newline,
     Paste(String),
+    /// Show an earlier (`false`) or later (`true`) turn in the panes.
+    Turn(bool),
 }
 
 /// A side effect for the event loop to carry out.
@@ -461,6 +463,10 @@ pub struct App {
     pub fixed_elapsed: Option<Duration>,
     /// The last layout was the narrow one.
     pub narrow: bool,
+    /// The turn picked with `[`/`]` (`None`: the latest).
+    pub viewed_turn: Option<usize>,
+    /// Scroll the answer to this turn's question on the next draw.
+    pub scroll_to_turn: Option<usize>,
     /// Rendered activity rows, reused between frames.
     pub activity_cache: super::screen::activity::ActivityCache,
 }
@@ -500,6 +506,8 @@ impl App {
             fixed_elapsed: None,
             narrow: false,
             activity_cache: Default::default(),
+            viewed_turn: None,
+            scroll_to_turn: None,
         };
         app.reset_prompt();
         app
@@ -521,6 +529,7 @@ impl App {
     /// Start a new turn for `question` (the stream is attached separately).
     pub fn begin_turn(&mut self, question: Option<String>) {
         self.turns.push(Turn::new(question));
+        self.viewed_turn = None;
         self.activity_selected = None;
         self.expanded.clear();
         self.source_selected = None;
@@ -539,23 +548,32 @@ impl App {
         self.stream = Some(handle);
     }
 
+    /// Index of the turn the panes show (plan, activity, sources, highlights): the latest unless the
+    /// user picked an earlier one with `[`.
+    pub fn current_index(&self) -> usize {
+        let last = self.turns.len().saturating_sub(1);
+        self.viewed_turn.map_or(last, |i| i.min(last))
+    }
+
+    /// The turn the panes show.
     pub fn current(&self) -> Option<&Turn> {
+        self.turns.get(self.current_index())
+    }
+
+    /// The newest turn (the one a stream feeds).
+    pub fn latest(&self) -> Option<&Turn> {
         self.turns.last()
     }
 
-    pub fn current_mut(&mut self) -> Option<&mut Turn> {
-        self.turns.last_mut()
-    }
-
-    /// A stream is running for the current turn.
+    /// A stream is running for the newest turn.
     pub fn in_progress(&self) -> bool {
-        self.current().is_some_and(|t| t.conn.in_progress())
+        self.latest().is_some_and(|t| t.conn.in_progress())
     }
 
-    /// Apply a stream update to the current turn.
+    /// Apply a stream update to the newest turn.
     pub fn apply_update(&mut self, update: StreamUpdate) {
         let ended = matches!(update, StreamUpdate::Ended(_));
-        if let Some(turn) = self.current_mut() {
+        if let Some(turn) = self.turns.last_mut() {
             turn.apply_update(update);
         }
         if ended {
@@ -565,7 +583,7 @@ impl App {
 
     pub fn elapsed(&self) -> Duration {
         self.fixed_elapsed
-            .unwrap_or_else(|| self.current().map_or(Duration::ZERO, Turn::elapsed))
+            .unwrap_or_else(|| self.latest().map_or(Duration::ZERO, Turn::elapsed))
     }
 
     pub fn spinner(&self) -> &'static str {
@@ -701,6 +719,8 @@ impl App {
             KeyCode::Char('y') => Action::CopyUrl,
             KeyCode::Char('e') => Action::Export,
             KeyCode::Char('?') => Action::Help,
+            KeyCode::Char('[') => Action::Turn(false),
+            KeyCode::Char(']') => Action::Turn(true),
             KeyCode::Esc => Action::Escape,
             KeyCode::Left | KeyCode::Char('h') if self.narrow => Action::FocusPrev,
             KeyCode::Right | KeyCode::Char('l') if self.narrow => Action::FocusNext,
@@ -782,6 +802,7 @@ impl App {
                 });
             }
             Action::Export => return Some(Effect::Export),
+            Action::Turn(forward) => self.view_turn(forward),
             Action::Submit => return self.submit(),
             Action::Newline => self.prompt.insert_newline(),
             Action::Edit(key) => {
@@ -802,11 +823,37 @@ impl App {
         None
     }
 
+    fn view_turn(&mut self, forward: bool) {
+        let n = self.turns.len();
+        if n < 2 {
+            self.set_message("only one turn so far", Severity::Info);
+            return;
+        }
+        let current = self.current_index();
+        let next = if forward {
+            (current + 1).min(n - 1)
+        } else {
+            current.saturating_sub(1)
+        };
+        self.viewed_turn = (next != n - 1).then_some(next);
+        self.source_selected = None;
+        self.focus_span = None;
+        self.activity_selected = None;
+        self.expanded.clear();
+        self.sources_scroll.top = 0;
+        self.plan_scroll.top = 0;
+        self.scroll_to_turn = Some(next);
+        self.set_message(
+            format!("turn {}/{n} in the panes ([ ] switch)", next + 1),
+            Severity::Info,
+        );
+    }
+
     fn cancel(&mut self) {
         if let Some(mut stream) = self.stream.take() {
             stream.cancel();
         }
-        if let Some(turn) = self.current_mut()
+        if let Some(turn) = self.turns.last_mut()
             && turn.conn.in_progress()
         {
             turn.end(StreamEnd::Cancelled);

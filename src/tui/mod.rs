@@ -369,7 +369,7 @@ fn run_effect(
         Effect::Quit | Effect::Cancel => {}
         Effect::Ask(question) => {
             let (chat_id, checkpoint) = app
-                .current()
+                .latest()
                 .map(|t| {
                     (
                         t.session.ids.chat_id.clone(),

@@ -274,7 +274,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     let inner = block.inner(area);
     let width = inner.width as usize;
     let viewport = inner.height as usize;
-    let Some(turn) = app.turns.last() else {
+    let turn_index = app.current_index();
+    let Some(turn) = app.turns.get(turn_index) else {
         frame.render_widget(block, area);
         return;
     };
@@ -290,7 +291,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     }
     // Bring the per-item cache up to date.
     let cache = &mut app.activity_cache;
-    let turn_index = app.turns.len() - 1;
     if cache.turn != turn_index || cache.width != width {
         *cache = ActivityCache {
             turn: turn_index,

@@ -158,7 +158,23 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         }
     }
     let total: usize = parts.iter().map(|(_, _, h)| h).sum();
-    let current = app.turns.len().saturating_sub(1);
+    let current = app.current_index();
+
+    // `[`/`]`: bring the picked turn's question to the top.
+    if let Some(target) = app.scroll_to_turn.take() {
+        let mut offset = 0;
+        for (turn, _, h) in &parts {
+            if *turn == target {
+                app.answer_scroll.total = total;
+                app.answer_scroll.viewport = height;
+                // Skip the rule that separates it from the turn before.
+                app.answer_scroll.top = if target > 0 { offset + 2 } else { offset };
+                app.answer_scroll.follow = false;
+                break;
+            }
+            offset += h;
+        }
+    }
 
     // `n`/`N`: bring the span into view, a third of the way down.
     if let Some(byte) = app.scroll_to_byte.take() {
@@ -178,7 +194,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     }
     let top = app.answer_scroll.resolve(total, height);
 
-    // Highlights for the selected source (current turn only).
+    // Highlights for the selected source (the turn the panes show).
     let highlights: Vec<Range<usize>> = match app.selected_item() {
         Some(item) => {
             let turn = &app.turns[current];

@@ -30,6 +30,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("o", "open the selected source's URL in the browser"),
     ("y", "copy the selected source's URL (OSC 52)"),
     ("e", "export the conversation to Markdown"),
+    (
+        "[ ]",
+        "show an earlier / later turn in the plan, activity and sources",
+    ),
     ("Enter (prompt)", "send a follow-up question"),
     ("Alt-Enter Ctrl-J", "new line in the prompt"),
     (

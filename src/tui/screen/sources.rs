@@ -129,7 +129,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     let inner = block.inner(area);
     let width = inner.width as usize;
     let viewport = inner.height as usize;
-    let Some(turn) = app.turns.last() else {
+    let Some(turn) = app.current() else {
         frame.render_widget(block, area);
         return;
     };
@@ -158,7 +158,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         top = keep_visible(top, first, last, viewport);
         scroll.top = top;
     }
-    let turn = app.turns.last().expect("checked above");
+    let turn = app.current().expect("checked above");
     let visible: Vec<RLine> = rows
         .iter()
         .skip(top)

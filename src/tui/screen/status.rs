@@ -48,7 +48,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             .add_modifier(Modifier::BOLD)
     };
     spans.push(Span::styled(badge, badge_style));
-    let Some(turn) = app.current() else {
+    let Some(turn) = app.latest() else {
         spans.push(Span::styled(" ready · type a question (i)", theme.muted()));
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
         return;
