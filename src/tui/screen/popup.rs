@@ -24,7 +24,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("g G", "top / bottom (G follows the answer again)"),
     (
         "Enter",
-        "Sources: open the detail · Activity: expand thinking",
+        "Sources: open the detail · Activity: expand the item",
     ),
     ("n N", "next / previous span of the selected source"),
     ("o", "open the selected source's URL in the browser"),
@@ -76,7 +76,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     let theme = app.theme.clone();
     let (title, footer, rows, rect) = match &popup {
         Popup::Help { .. } => {
-            let rect = centered(area, 70, 80, 60.min(area.width), 20.min(area.height));
+            let pct = if area.width < super::NARROW_BELOW { 96 } else { 70 };
+            let rect = centered(area, pct, 80, 60.min(area.width), 20.min(area.height));
             let width = rect.width.saturating_sub(4) as usize;
             (
                 "Keys".to_owned(),
@@ -86,7 +87,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             )
         }
         Popup::Source { item, .. } => {
-            let rect = centered(area, 80, 80, 60.min(area.width), 16.min(area.height));
+            let pct = if area.width < super::NARROW_BELOW { 96 } else { 80 };
+            let rect = centered(area, pct, 90, 60.min(area.width), 16.min(area.height));
             let width = rect.width.saturating_sub(4) as usize;
             let (title, rows) = source_rows(app, *item, width, &theme);
             (
