@@ -280,6 +280,7 @@ fn idle_app_with_no_question_focuses_an_empty_prompt() {
     let terminal = draw(&mut app, 100, 20);
     let screen = terminal.backend().to_string();
     assert!(screen.contains("LIVE"));
+    assert!(screen.contains("Type a question below"), "{screen}");
     // Typing goes to the prompt and Enter asks.
     keys(&mut app, "hello");
     let effect = key(&mut app, KeyCode::Enter);

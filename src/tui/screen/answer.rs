@@ -157,6 +157,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             parts.push((index, Part::Rows(tail), h));
         }
     }
+    if parts.is_empty() {
+        let hint = if app.can_ask {
+            "Type a question below and press Enter."
+        } else {
+            "Nothing to show yet."
+        };
+        let rows = vec![RLine {
+            pieces: vec![piece(hint, theme.muted())],
+        }];
+        parts.push((0, Part::Rows(rows), 1));
+    }
     let total: usize = parts.iter().map(|(_, _, h)| h).sum();
     let current = app.current_index();
 
