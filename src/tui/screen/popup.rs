@@ -76,7 +76,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     let theme = app.theme.clone();
     let (title, footer, rows, rect) = match &popup {
         Popup::Help { .. } => {
-            let pct = if area.width < super::NARROW_BELOW { 96 } else { 70 };
+            let pct = if area.width < super::NARROW_BELOW {
+                96
+            } else {
+                70
+            };
             let rect = centered(area, pct, 80, 60.min(area.width), 20.min(area.height));
             let width = rect.width.saturating_sub(4) as usize;
             (
@@ -87,7 +91,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             )
         }
         Popup::Source { item, .. } => {
-            let pct = if area.width < super::NARROW_BELOW { 96 } else { 80 };
+            let pct = if area.width < super::NARROW_BELOW {
+                96
+            } else {
+                80
+            };
             let rect = centered(area, pct, 90, 60.min(area.width), 16.min(area.height));
             let width = rect.width.saturating_sub(4) as usize;
             let (title, rows) = source_rows(app, *item, width, &theme);
