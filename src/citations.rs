@@ -25,6 +25,13 @@ const MONTHS: [&str; 12] = [
 
 impl Date {
     /// The first 10 characters of `ts` when they are a real calendar date `YYYY-MM-DD`.
+    ///
+    /// ```
+    /// use research_tui::citations::Date;
+    /// let date = Date::from_timestamp("2026-04-05T13:20:00Z").unwrap();
+    /// assert_eq!(date.display(), "Apr 05, 2026");
+    /// assert!(Date::from_timestamp("2026-02-29").is_none());
+    /// ```
     pub fn from_timestamp(ts: &str) -> Option<Date> {
         let head = ts.get(..10)?.as_bytes();
         let digits = |range: Range<usize>| -> Option<u32> {

@@ -16,6 +16,11 @@ pub fn is_unsafe(c: char) -> bool {
 }
 
 /// Replace unsafe characters; newline and tab are kept.
+///
+/// ```
+/// use research_tui::sanitize::sanitize;
+/// assert_eq!(sanitize("a\x1b[2Jb\u{202E}c\n"), "a\u{FFFD}[2Jb\u{FFFD}c\n");
+/// ```
 pub fn sanitize(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe) {
         return Cow::Borrowed(text);
