@@ -19,31 +19,7 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
-    tui: TuiArgs,
-}
-
-/// Options of the interactive app (no subcommand).
-#[derive(Debug, clap::Args)]
-struct TuiArgs {
-    /// Use the built-in demo agent (the default when BIGDATA_API_KEY is not set).
-    #[arg(long)]
-    demo: bool,
-    /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
-    #[arg(long, global = true)]
-    theme: Option<String>,
-    /// The agent's base URL (LIVE mode; default: BIGDATA_AGENTS_URL, the config file, or
-    /// https://agents.bigdata.com).
-    #[arg(long)]
-    base_url: Option<String>,
-    /// A first question to ask (LIVE mode; the demo asks its own).
-    #[arg(long)]
-    question: Option<String>,
-    /// Demo playback speed (for tests).
-    #[arg(long, hide = true, default_value_t = 1.0)]
-    demo_speed: f64,
-    /// Quit a moment after the first answer ends (for tests).
-    #[arg(long, hide = true)]
-    exit_when_done: bool,
+    tui: research_tui::tui::cli::TuiArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,6 +52,8 @@ enum Command {
     Serve(research_tui::server::ServeArgs),
     /// Ask a question (or follow up, or resume a checkpoint) and print the answer: for scripts.
     Ask(Box<research_tui::ask::AskArgs>),
+    /// Open a saved session in the interactive app, ready for a follow-up.
+    Open(research_tui::tui::cli::OpenArgs),
     /// List saved sessions, newest first.
     Sessions {
         /// One JSON object per line instead of a table.
@@ -100,7 +78,7 @@ fn main() -> ExitCode {
             speed,
             exit_when_done,
             provider,
-        }) => tui_command(research_tui::tui::TuiOptions {
+        }) => research_tui::tui::run_blocking(research_tui::tui::TuiOptions {
             replay: Some(research_tui::tui::ReplayOptions {
                 path: file,
                 speed,
@@ -108,56 +86,11 @@ fn main() -> ExitCode {
             }),
             exit_when_done,
             theme: cli.tui.theme,
+            store: None,
             ..Default::default()
         }),
-        None => {
-            // The key (BIGDATA_API_KEY or a private config file) picks LIVE; without one, the demo.
-            let config = match research_tui::config::Config::load(cli.tui.base_url.as_deref()) {
-                Ok(config) => Some(config),
-                Err(_) if cli.tui.demo => None,
-                Err(e) => {
-                    eprintln!("research-tui: {e}");
-                    return ExitCode::from(1);
-                }
-            };
-            let api_key = config.as_ref().and_then(|c| c.api_key.clone());
-            tui_command(research_tui::tui::TuiOptions {
-                demo: cli.tui.demo || api_key.is_none(),
-                demo_speed: cli.tui.demo_speed,
-                base_url: config.map_or_else(
-                    || research_tui::config::DEFAULT_BASE_URL.to_owned(),
-                    |c| c.base_url,
-                ),
-                api_key,
-                replay: None,
-                exit_when_done: cli.tui.exit_when_done,
-                theme: cli.tui.theme,
-                question: cli.tui.question,
-            })
-        }
-    }
-}
-
-/// Run the interactive app on a tokio runtime.
-fn tui_command(opts: research_tui::tui::TuiOptions) -> ExitCode {
-    let _ = color_eyre::install();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("research-tui: cannot start the async runtime: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    match runtime.block_on(research_tui::tui::run(opts)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("research-tui: {e:?}");
-            ExitCode::from(1)
-        }
+        Some(Command::Open(args)) => research_tui::tui::cli::open(args, cli.tui.theme),
+        None => research_tui::tui::cli::run(cli.tui),
     }
 }
 

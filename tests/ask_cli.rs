@@ -288,6 +288,7 @@ async fn an_error_event_exits_4_and_the_text_says_what_failed() {
         speed: 100.0,
         recordings_dir: Some(recordings.path().to_owned()),
         fault: None,
+        ..ServerConfig::default()
     })
     .await;
     let output = tokio::task::block_in_place(|| env.ask(&["What did NVIDIA report?"]));

@@ -478,6 +478,7 @@ async fn a_recordings_directory_replaces_the_built_in_ones_and_frames_keep_their
         speed: 1.5,
         recordings_dir: Some(dir.path().to_owned()),
         fault: None,
+        ..ServerConfig::default()
     })
     .await;
     let started = Instant::now();

@@ -62,6 +62,7 @@ impl Tmux {
             "NO_COLOR".into(),
             format!("XDG_CONFIG_HOME={}", t.dir.path().display()),
             format!("XDG_CACHE_HOME={}", t.dir.path().display()),
+            format!("XDG_DATA_HOME={}", t.dir.path().display()),
             "TERM=xterm-256color".into(),
         ];
         command.extend(env.iter().map(|e| e.to_string()));

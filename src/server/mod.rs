@@ -46,6 +46,9 @@ pub struct ServerConfig {
     pub recordings_dir: Option<PathBuf>,
     /// Misbehave on every request (a request's `X-Demo-Fault` header overrides it).
     pub fault: Option<Fault>,
+    /// Take a `ckpt-…` checkpoint this server never issued as a follow-up instead of a 404: for a
+    /// fresh in-process server continuing a session saved by an earlier one (`research-tui open`).
+    pub accept_foreign_checkpoints: bool,
 }
 
 impl Default for ServerConfig {
@@ -54,6 +57,7 @@ impl Default for ServerConfig {
             speed: 1.0,
             recordings_dir: None,
             fault: None,
+            accept_foreign_checkpoints: false,
         }
     }
 }
@@ -126,6 +130,7 @@ pub async fn spawn(
         recordings,
         speed,
         fault: config.fault,
+        accept_foreign_checkpoints: config.accept_foreign_checkpoints,
         book: Mutex::new(Book::default()),
     });
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
@@ -182,6 +187,7 @@ pub fn run_cli(args: ServeArgs) -> ExitCode {
         speed: args.speed,
         recordings_dir: args.recordings,
         fault: args.fault,
+        ..ServerConfig::default()
     };
     runtime.block_on(async move {
         let (addr, task) = match spawn(config, args.port).await {
@@ -211,6 +217,7 @@ struct AppState {
     recordings: Recordings,
     speed: f64,
     fault: Option<Fault>,
+    accept_foreign_checkpoints: bool,
     book: Mutex<Book>,
 }
 
@@ -366,6 +373,10 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
             (Some(checkpoint), chat) => match book.checkpoints.get(checkpoint) {
                 Some(owner) => (
                     chat.clone().unwrap_or_else(|| owner.clone()),
+                    recordings::FOLLOW_UP,
+                ),
+                None if state.accept_foreign_checkpoints && checkpoint.starts_with("ckpt-") => (
+                    chat.clone().unwrap_or_else(|| rng::id("chat")),
                     recordings::FOLLOW_UP,
                 ),
                 None => return error(StatusCode::NOT_FOUND, "Checkpoint not found"),

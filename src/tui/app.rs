@@ -11,7 +11,9 @@ use super::answer_view::{Annotations, AnswerView};
 use super::theme::Theme;
 use crate::citations::Attribution;
 use crate::event::AgentEvent;
+use crate::provider::Provider;
 use crate::session::Session;
+use crate::store::SessionMeta;
 use crate::stream::{StreamEnd, StreamHandle, StreamUpdate};
 
 /// Where the stream comes from (shown in the status bar).
@@ -40,8 +42,10 @@ pub enum ConnState {
     Connecting {
         attempt: u32,
     },
+    /// Waiting `wait_ms` before try `attempt` (nothing had arrived yet).
     Retrying {
         attempt: u32,
+        wait_ms: u64,
         reason: String,
     },
     Streaming,
@@ -73,6 +77,23 @@ impl ConnState {
             ConnState::Connecting { .. } | ConnState::Retrying { .. } | ConnState::Streaming
         )
     }
+
+    /// The stream ended before the answer was complete: `r` can ask the same question again.
+    pub fn can_retry(&self) -> bool {
+        matches!(
+            self,
+            ConnState::Cut(_) | ConnState::Stalled(_) | ConnState::Error(_) | ConnState::Cancelled
+        )
+    }
+}
+
+/// What a question continues: the conversation (`chat_id`) and the checkpoint it starts from, and the
+/// turn that checkpoint belongs to (`None` for a new conversation or an id from outside).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Continuation {
+    pub chat_id: Option<String>,
+    pub checkpoint_id: Option<String>,
+    pub from_turn: Option<usize>,
 }
 
 /// One question and its answer.
@@ -94,6 +115,10 @@ pub struct Turn {
     pub ended: Option<Instant>,
     /// Sidebar entries in display order (rebuilt with the attribution).
     pub sidebar: Vec<SidebarItem>,
+    /// What the request that started this turn continued (`r` sends the same again).
+    pub request: Continuation,
+    /// The turn's index in the saved session, when it is saved.
+    pub saved_index: Option<usize>,
     resolved_key: (usize, usize, bool),
 }
 
@@ -111,8 +136,59 @@ impl Turn {
             started: Instant::now(),
             ended: None,
             sidebar: Vec::new(),
+            request: Continuation::default(),
+            saved_index: None,
             resolved_key: (0, 0, false),
         }
+    }
+
+    /// A finished turn rebuilt from a saved session: its events, how it ended, how long it took.
+    pub fn restored(
+        question: String,
+        session: Session,
+        conn: ConnState,
+        elapsed: Duration,
+        request: Continuation,
+    ) -> Turn {
+        let now = Instant::now();
+        let mut turn = Turn {
+            session,
+            conn,
+            started: now.checked_sub(elapsed).unwrap_or(now),
+            ended: Some(now),
+            request,
+            ..Turn::new(Some(question))
+        };
+        turn.refresh_attribution(true);
+        turn
+    }
+
+    /// `r` can ask this turn again: it did not finish and it has a question.
+    pub fn retryable(&self) -> bool {
+        self.conn.can_retry()
+            && self
+                .question
+                .as_deref()
+                .is_some_and(|q| !q.trim().is_empty())
+    }
+
+    /// A follow-up can continue from the end of this turn: it completed, or has a checkpoint.
+    pub fn is_anchor(&self) -> bool {
+        self.checkpoint_id().is_some() || self.conn == ConnState::Complete
+    }
+
+    /// The checkpoint this turn ended at.
+    pub fn checkpoint_id(&self) -> Option<&str> {
+        self.session.checkpoint_id()
+    }
+
+    /// The conversation this turn belongs to: the id the stream announced, else the one it was sent.
+    pub fn chat_id(&self) -> Option<&str> {
+        self.session
+            .ids
+            .chat_id
+            .as_deref()
+            .or(self.request.chat_id.as_deref())
     }
 
     /// Apply events and refresh the attribution when it may have changed.
@@ -128,6 +204,9 @@ impl Turn {
                     | AgentEvent::ToolCall { .. }
                     | AgentEvent::Audit { .. }
                     | AgentEvent::Conversation(_)
+                    | AgentEvent::Progress { .. }
+                    | AgentEvent::Unknown { .. }
+                    | AgentEvent::Malformed { .. }
             );
             if matches!(event, AgentEvent::AnswerReplace { .. }) {
                 self.generation += 1;
@@ -204,8 +283,16 @@ impl Turn {
         match update {
             StreamUpdate::Connecting { attempt } => self.conn = ConnState::Connecting { attempt },
             StreamUpdate::Retrying {
-                attempt, reason, ..
-            } => self.conn = ConnState::Retrying { attempt, reason },
+                attempt,
+                wait_ms,
+                reason,
+            } => {
+                self.conn = ConnState::Retrying {
+                    attempt,
+                    wait_ms,
+                    reason,
+                }
+            }
             StreamUpdate::Connected => {
                 if !self.conn.in_progress() || matches!(self.conn, ConnState::Connecting { .. }) {
                     self.conn = ConnState::Streaming;
@@ -339,6 +426,10 @@ pub enum Action {
     Paste(String),
     /// Show an earlier (`false`) or later (`true`) turn in the panes.
     Turn(bool),
+    /// The saved sessions picker.
+    Sessions,
+    /// Ask the selected (cut, stalled, failed) turn's question again as a new turn.
+    Retry,
 }
 
 /// A side effect for the event loop to carry out.
@@ -351,12 +442,28 @@ pub enum Effect {
     Open(String),
     Copy(String),
     Export,
+    /// List the saved sessions (then [`App::show_sessions`]).
+    ListSessions,
+    /// Replace the conversation with this saved session.
+    OpenSession(String),
+    /// Send turn `n`'s question again, with the same continuation, as a new turn.
+    Retry(usize),
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Popup {
-    Help { scroll: usize },
-    Source { item: SidebarItem, scroll: usize },
+    Help {
+        scroll: usize,
+    },
+    Source {
+        item: SidebarItem,
+        scroll: usize,
+    },
+    /// Saved sessions, newest first.
+    Sessions {
+        list: Vec<SessionMeta>,
+        selected: usize,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -469,6 +576,16 @@ pub struct App {
     pub scroll_to_turn: Option<usize>,
     /// Rendered activity rows, reused between frames.
     pub activity_cache: super::screen::activity::ActivityCache,
+    /// Who answers (how source URLs open); `None` when a replay's provider is unknown.
+    pub provider: Option<Provider>,
+    /// The API base relative source URLs (Zeta Alpha) open against.
+    pub api_base: Option<String>,
+    /// Tries per request (the status bar's `try 2/3`).
+    pub max_attempts: u32,
+    /// Where the first question continues from (`--resume`, `--chat-id`) while there is no turn.
+    pub resume: Continuation,
+    /// The saved session this conversation is written to.
+    pub session_id: Option<String>,
 }
 
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -508,6 +625,11 @@ impl App {
             activity_cache: Default::default(),
             viewed_turn: None,
             scroll_to_turn: None,
+            provider: None,
+            api_base: None,
+            max_attempts: 3,
+            resume: Continuation::default(),
+            session_id: None,
         };
         app.reset_prompt();
         app
@@ -528,7 +650,14 @@ impl App {
 
     /// Start a new turn for `question` (the stream is attached separately).
     pub fn begin_turn(&mut self, question: Option<String>) {
-        self.turns.push(Turn::new(question));
+        self.begin_turn_with(question, Continuation::default());
+    }
+
+    /// Start a new turn for `question`, sent with `request`'s continuation.
+    pub fn begin_turn_with(&mut self, question: Option<String>, request: Continuation) {
+        let mut turn = Turn::new(question);
+        turn.request = request;
+        self.turns.push(turn);
         self.viewed_turn = None;
         self.activity_selected = None;
         self.expanded.clear();
@@ -546,6 +675,117 @@ impl App {
 
     pub fn attach_stream(&mut self, handle: StreamHandle) {
         self.stream = Some(handle);
+    }
+
+    /// Replace the conversation with `turns` (a saved session opened): all shown at once, the prompt
+    /// focused for a follow-up from the last checkpoint.
+    pub fn load_turns(&mut self, turns: Vec<Turn>, session_id: Option<String>) {
+        if let Some(mut stream) = self.stream.take() {
+            stream.cancel();
+        }
+        self.turns = turns;
+        self.session_id = session_id;
+        self.resume = Continuation::default();
+        self.viewed_turn = None;
+        self.scroll_to_turn = None;
+        self.scroll_to_byte = None;
+        self.activity_selected = None;
+        self.expanded.clear();
+        self.source_selected = None;
+        self.focus_span = None;
+        self.popup = None;
+        self.activity_cache = Default::default();
+        self.activity_scroll = Scroll::default();
+        self.answer_scroll = Scroll::default();
+        self.sources_scroll.top = 0;
+        self.plan_scroll.top = 0;
+        self.focus = Focus::Prompt;
+        self.tab = Focus::Answer;
+        self.reset_prompt();
+    }
+
+    /// What the next question continues: the selected earlier turn (a branch from its checkpoint),
+    /// else the newest turn that completed (or has a checkpoint), else `--resume`/`--chat-id`.
+    pub fn continuation(&self) -> Continuation {
+        let last = self.turns.len().checked_sub(1);
+        let chat_id = || {
+            self.turns
+                .iter()
+                .rev()
+                .find_map(|t| t.chat_id())
+                .map(str::to_owned)
+                .or_else(|| self.resume.chat_id.clone())
+        };
+        let anchor = match self.viewed_turn.filter(|i| Some(*i) != last) {
+            // A branch: the selected turn, or where it started itself when it never finished.
+            Some(i) => match self.turns.get(i) {
+                Some(turn) if turn.is_anchor() => Some(i),
+                Some(turn) => {
+                    return Continuation {
+                        chat_id: turn.chat_id().map(str::to_owned).or_else(chat_id),
+                        ..turn.request.clone()
+                    };
+                }
+                None => None,
+            },
+            None => self.turns.iter().rposition(Turn::is_anchor),
+        };
+        match anchor {
+            Some(i) => {
+                let turn = &self.turns[i];
+                Continuation {
+                    chat_id: turn.chat_id().map(str::to_owned).or_else(chat_id),
+                    checkpoint_id: turn.checkpoint_id().map(str::to_owned),
+                    from_turn: Some(i),
+                }
+            }
+            // Nothing finished yet: continue what the conversation itself started from.
+            None => match self.turns.last() {
+                Some(turn) => Continuation {
+                    chat_id: chat_id(),
+                    ..turn.request.clone()
+                },
+                None => self.resume.clone(),
+            },
+        }
+    }
+
+    /// Earlier turns on the way to `from_turn`, oldest first, as `(question, answer)`: the history
+    /// Zeta Alpha takes with every request (a branch leaves out the turns of other branches).
+    pub fn history(&self, from_turn: Option<usize>) -> Vec<(String, String)> {
+        let mut chain = Vec::new();
+        let mut next = from_turn;
+        while let Some(i) = next {
+            let Some(turn) = self.turns.get(i) else { break };
+            if chain.len() > self.turns.len() {
+                break;
+            }
+            chain.push((
+                turn.question.clone().unwrap_or_default(),
+                turn.session.answer.as_str().to_owned(),
+            ));
+            next = turn.request.from_turn.filter(|p| *p < i);
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// The next question branches from an earlier turn (not the newest one): its index.
+    pub fn branch_from(&self) -> Option<usize> {
+        let last = self.turns.len().checked_sub(1)?;
+        self.viewed_turn
+            .filter(|i| *i != last)
+            .and_then(|_| self.continuation().from_turn)
+    }
+
+    /// Show the saved sessions picker.
+    pub fn show_sessions(&mut self, list: Vec<SessionMeta>) {
+        let selected = self
+            .session_id
+            .as_ref()
+            .and_then(|id| list.iter().position(|m| &m.id == id))
+            .unwrap_or(0);
+        self.popup = Some(Popup::Sessions { list, selected });
     }
 
     /// Index of the turn the panes show (plan, activity, sources, highlights): the latest unless the
@@ -678,6 +918,9 @@ impl App {
                 KeyCode::Char('G') | KeyCode::End => Some(Action::Bottom),
                 KeyCode::Char('o') => Some(Action::OpenUrl),
                 KeyCode::Char('y') => Some(Action::CopyUrl),
+                KeyCode::Enter if matches!(self.popup, Some(Popup::Sessions { .. })) => {
+                    Some(Action::Enter)
+                }
                 KeyCode::Enter => Some(Action::Escape),
                 _ => None,
             };
@@ -721,6 +964,8 @@ impl App {
             KeyCode::Char('?') => Action::Help,
             KeyCode::Char('[') => Action::Turn(false),
             KeyCode::Char(']') => Action::Turn(true),
+            KeyCode::Char('s') => Action::Sessions,
+            KeyCode::Char('r') => Action::Retry,
             KeyCode::Esc => Action::Escape,
             KeyCode::Left | KeyCode::Char('h') if self.narrow => Action::FocusPrev,
             KeyCode::Right | KeyCode::Char('l') if self.narrow => Action::FocusNext,
@@ -783,10 +1028,13 @@ impl App {
             Action::PageDown => self.page(1),
             Action::Top => self.jump_to_edge(false),
             Action::Bottom => self.jump_to_edge(true),
-            Action::Enter => self.enter(),
+            Action::Enter => return self.enter(),
             Action::NextSpan => self.jump_span(true),
             Action::PrevSpan => self.jump_span(false),
             Action::OpenUrl | Action::CopyUrl => {
+                if matches!(self.popup, Some(Popup::Sessions { .. })) {
+                    return None;
+                }
                 let Some(item) = self.url_target() else {
                     self.set_message("select a source first (c, then j/k)", Severity::Warning);
                     return None;
@@ -795,14 +1043,42 @@ impl App {
                     self.set_message("this source has no URL", Severity::Warning);
                     return None;
                 };
+                if url.trim().starts_with("custom://") {
+                    self.set_message(
+                        format!(
+                            "{} is a custom document (your own data): no web page to open",
+                            super::screen::clean(url.trim())
+                        ),
+                        Severity::Info,
+                    );
+                    return None;
+                }
+                let resolved = self.open_url_of(&url);
                 return Some(if action == Action::OpenUrl {
-                    Effect::Open(url)
+                    match resolved {
+                        Some(url) => Effect::Open(url),
+                        None => {
+                            self.set_message(
+                                "this source's URL does not open in a browser",
+                                Severity::Warning,
+                            );
+                            return None;
+                        }
+                    }
                 } else {
-                    Effect::Copy(url)
+                    Effect::Copy(resolved.unwrap_or(url))
                 });
             }
             Action::Export => return Some(Effect::Export),
             Action::Turn(forward) => self.view_turn(forward),
+            Action::Sessions => {
+                if matches!(self.popup, Some(Popup::Sessions { .. })) {
+                    self.popup = None;
+                    return None;
+                }
+                return Some(Effect::ListSessions);
+            }
+            Action::Retry => return self.retry(),
             Action::Submit => return self.submit(),
             Action::Newline => self.prompt.insert_newline(),
             Action::Edit(key) => {
@@ -847,6 +1123,49 @@ impl App {
             format!("turn {}/{n} in the panes ([ ] switch)", next + 1),
             Severity::Info,
         );
+    }
+
+    /// Where a source URL opens: Zeta Alpha's relative URLs against the API base.
+    pub fn open_url_of(&self, url: &str) -> Option<String> {
+        // A replay whose provider is unknown: only Zeta Alpha writes relative URLs.
+        let provider = self.provider.unwrap_or(Provider::Zeta);
+        provider.open_url(url, self.api_base.as_deref())
+    }
+
+    /// `r`: the selected turn (the newest unless `[`/`]` picked one) again, when it did not finish.
+    fn retry(&mut self) -> Option<Effect> {
+        let index = self.current_index();
+        let Some(turn) = self.turns.get(index) else {
+            self.set_message("nothing to retry yet", Severity::Info);
+            return None;
+        };
+        if !self.can_ask {
+            self.set_message("replay mode: nothing to retry against", Severity::Warning);
+            return None;
+        }
+        if self.in_progress() {
+            self.set_message(
+                "still answering — wait, or Ctrl-C to cancel first",
+                Severity::Warning,
+            );
+            return None;
+        }
+        if !turn.conn.can_retry() {
+            self.set_message(
+                format!(
+                    "turn {} is {}: ask a follow-up instead",
+                    index + 1,
+                    turn.conn.label()
+                ),
+                Severity::Info,
+            );
+            return None;
+        }
+        if turn.question.as_deref().is_none_or(|q| q.trim().is_empty()) {
+            self.set_message("this turn has no question to ask again", Severity::Warning);
+            return None;
+        }
+        Some(Effect::Retry(index))
     }
 
     fn cancel(&mut self) {
@@ -898,11 +1217,28 @@ impl App {
     fn popup_scroll(&mut self) -> Option<&mut usize> {
         match &mut self.popup {
             Some(Popup::Help { scroll }) | Some(Popup::Source { scroll, .. }) => Some(scroll),
-            None => None,
+            Some(Popup::Sessions { .. }) | None => None,
         }
     }
 
+    /// Move the sessions picker's selection; `false` when the picker is not open.
+    fn move_picker(&mut self, delta: isize, edge: Option<bool>) -> bool {
+        let Some(Popup::Sessions { list, selected }) = &mut self.popup else {
+            return false;
+        };
+        let last = list.len().saturating_sub(1);
+        *selected = match edge {
+            Some(true) => last,
+            Some(false) => 0,
+            None => selected.saturating_add_signed(delta).min(last),
+        };
+        true
+    }
+
     fn move_by(&mut self, delta: isize) {
+        if self.move_picker(delta, None) {
+            return;
+        }
         if let Some(scroll) = self.popup_scroll() {
             *scroll = scroll.saturating_add_signed(delta);
             return;
@@ -915,6 +1251,9 @@ impl App {
     }
 
     fn page(&mut self, direction: isize) {
+        if self.move_picker(direction * 5, None) {
+            return;
+        }
         if let Some(scroll) = self.popup_scroll() {
             *scroll = scroll.saturating_add_signed(direction * 10);
             return;
@@ -929,6 +1268,9 @@ impl App {
     }
 
     fn jump_to_edge(&mut self, bottom: bool) {
+        if self.move_picker(0, Some(bottom)) {
+            return;
+        }
         if let Some(scroll) = self.popup_scroll() {
             *scroll = if bottom { usize::MAX / 2 } else { 0 };
             return;
@@ -990,7 +1332,20 @@ impl App {
         self.source_selected = Some(next);
     }
 
-    fn enter(&mut self) {
+    fn enter(&mut self) -> Option<Effect> {
+        if let Some(Popup::Sessions { list, selected }) = &self.popup {
+            let id = list.get(*selected).map(|m| m.id.clone());
+            if self.stream.is_some() || self.in_progress() {
+                self.popup = None;
+                self.set_message(
+                    "a stream is running — Ctrl-C to cancel it first, then s",
+                    Severity::Warning,
+                );
+                return None;
+            }
+            self.popup = None;
+            return id.map(Effect::OpenSession);
+        }
         match self.focus {
             Focus::Sources => {
                 if let Some(item) = self.selected_item() {
@@ -1000,7 +1355,7 @@ impl App {
             Focus::Activity => {
                 let n = self.current().map_or(0, |t| t.session.activity.len());
                 if n == 0 {
-                    return;
+                    return None;
                 }
                 let i = self.activity_selected.unwrap_or(n - 1);
                 if !self.expanded.remove(&i) {
@@ -1010,6 +1365,7 @@ impl App {
             }
             _ => {}
         }
+        None
     }
 
     fn jump_span(&mut self, forward: bool) {

@@ -6,6 +6,8 @@
 
 pub mod answer_view;
 pub mod app;
+pub mod cli;
+pub mod conversation;
 pub mod export;
 pub mod screen;
 pub mod theme;
@@ -26,11 +28,12 @@ use futures::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-use crate::client::{AgentClient, ApiKey, ResearchRequest, StreamOptions};
-use crate::provider::Provider;
+use crate::client::{ApiKey, StreamOptions};
+use crate::provider::{Provider, live};
 use crate::replay::{Speed, replay};
 use crate::stream::{StreamEnd, StreamHandle, StreamUpdate};
-use app::{Action, App, AppConfig, Effect, Focus, Mode, Severity};
+use app::{Action, App, AppConfig, Continuation, Effect, Focus, Mode, Severity};
+use conversation::{Agent, Conversation, LiveConfig, Settings};
 
 /// The demo's first question.
 pub const DEMO_QUESTION: &str =
@@ -59,6 +62,10 @@ pub struct TuiOptions {
     pub demo: bool,
     /// Demo playback speed (1.0 = as recorded).
     pub demo_speed: f64,
+    /// Make the demo agent misbehave on every request (tests).
+    pub demo_fault: Option<crate::server::Fault>,
+    /// Who answers: Bigdata.com, xAI or Zeta Alpha.
+    pub provider: Provider,
     pub base_url: String,
     /// LIVE mode's key (never printed: `ApiKey` hides it).
     pub api_key: Option<ApiKey>,
@@ -70,6 +77,14 @@ pub struct TuiOptions {
     pub theme: Option<String>,
     /// A first question to ask (LIVE); the demo asks its own.
     pub question: Option<String>,
+    /// Seconds without data before a stream counts as stalled.
+    pub idle_timeout: Duration,
+    /// Continue from here (`--resume`, `--chat-id`) when no saved session knows it.
+    pub resume: Continuation,
+    /// A saved session to rebuild at once and continue (`open`, or `--resume` of a known one).
+    pub open: Option<crate::store::SavedSession>,
+    /// Where conversations are saved (`None`: not saved).
+    pub store: Option<crate::store::SessionStore>,
 }
 
 impl Default for TuiOptions {
@@ -77,54 +92,18 @@ impl Default for TuiOptions {
         TuiOptions {
             demo: false,
             demo_speed: 1.0,
+            demo_fault: None,
+            provider: Provider::Bigdata,
             base_url: DEFAULT_BASE_URL.into(),
             api_key: None,
             replay: None,
             exit_when_done: false,
             theme: None,
             question: None,
-        }
-    }
-}
-
-/// Where follow-up questions go.
-enum Backend {
-    Replay,
-    Agent {
-        client: AgentClient,
-        _server: Option<tokio::task::JoinHandle<()>>,
-    },
-}
-
-impl Backend {
-    fn ask(
-        &self,
-        question: &str,
-        chat_id: Option<String>,
-        checkpoint: Option<String>,
-    ) -> Option<StreamHandle> {
-        match self {
-            Backend::Replay => None,
-            Backend::Agent { client, .. } => {
-                let request = ResearchRequest {
-                    chat_id,
-                    from_checkpoint_id: checkpoint,
-                    ..ResearchRequest::new(question)
-                };
-                Some(client.research(request, StreamOptions::default()))
-            }
-        }
-    }
-}
-
-impl Drop for Backend {
-    fn drop(&mut self) {
-        if let Backend::Agent {
-            _server: Some(server),
-            ..
-        } = self
-        {
-            server.abort();
+            idle_timeout: StreamOptions::default().idle_timeout,
+            resume: Continuation::default(),
+            open: None,
+            store: Some(crate::store::SessionStore::default()),
         }
     }
 }
@@ -170,67 +149,104 @@ fn setup_terminal() -> io::Result<Term> {
     Terminal::new(CrosstermBackend::new(io::stdout()))
 }
 
+/// Run the app on its own tokio runtime; the exit code for `main`.
+pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
+    let _ = color_eyre::install();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("research-tui: cannot start the async runtime: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(run(opts)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("research-tui: {e:?}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}
+
 /// Run the app until the user quits (or the stream ends, with `exit_when_done`).
 pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
     let (config, config_warning) = theme::read_config();
     let (theme, theme_warning) =
         theme::select(opts.theme.as_deref(), &config, theme::no_color_env());
 
+    let settings = Settings {
+        demo_speed: opts.demo_speed,
+        demo_fault: opts.demo_fault,
+        options: StreamOptions {
+            idle_timeout: opts.idle_timeout.max(Duration::from_secs(1)),
+            ..StreamOptions::default()
+        },
+    };
+    let replaying = opts.replay.is_some();
+    let mut app = App::new(AppConfig {
+        mode: if replaying { Mode::Replay } else { Mode::Demo },
+        theme,
+        can_ask: !replaying,
+    });
+    let mut conversation =
+        Conversation::new(if replaying { None } else { opts.store.clone() }, settings);
+
     // Everything that can fail before the screen is taken over.
-    let (mode, backend, first) = if let Some(replay_opts) = &opts.replay {
+    if let Some(replay_opts) = &opts.replay {
         let bytes = std::fs::read(&replay_opts.path)
             .wrap_err_with(|| format!("cannot read {}", replay_opts.path.display()))?;
+        app.provider = replay_opts.provider.or_else(|| detect_provider(&bytes));
         let handle = replay(&bytes, replay_opts.speed, replay_opts.provider);
-        (Mode::Replay, Backend::Replay, Some((None, handle)))
-    } else if opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty()) {
-        let (addr, server) = crate::server::spawn(
-            crate::server::ServerConfig {
-                speed: opts.demo_speed,
-                ..Default::default()
-            },
-            0,
-        )
-        .await
-        .wrap_err("cannot start the built-in demo agent")?;
-        let client = AgentClient::new(&format!("http://{addr}"), None);
-        let backend = Backend::Agent {
-            client,
-            _server: Some(server),
-        };
-        let handle = backend
-            .ask(DEMO_QUESTION, None, None)
-            .ok_or_else(|| eyre!("the demo agent did not start a stream"))?;
-        (
-            Mode::Demo,
-            backend,
-            Some((Some(DEMO_QUESTION.to_owned()), handle)),
-        )
+        app.begin_turn(None);
+        app.attach_stream(handle);
+    } else if let Some(saved) = opts.open.clone() {
+        conversation
+            .open(&mut app, saved)
+            .await
+            .map_err(|e| eyre!(e))?;
+        // `--resume CKPT` of an earlier turn: the next question branches from it.
+        if let Some(checkpoint) = &opts.resume.checkpoint_id
+            && let Some(i) = app
+                .turns
+                .iter()
+                .position(|t| t.checkpoint_id() == Some(checkpoint.as_str()))
+            && i + 1 < app.turns.len()
+        {
+            app.viewed_turn = Some(i);
+            app.scroll_to_turn = Some(i);
+        }
     } else {
-        let client = AgentClient::new(&opts.base_url, opts.api_key.clone());
-        let backend = Backend::Agent {
-            client,
-            _server: None,
+        let resuming = opts.resume != Continuation::default();
+        let demo = opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty());
+        let agent = if demo {
+            Agent::demo(opts.provider, &settings, resuming)
+                .await
+                .wrap_err("cannot start the built-in demo agent")?
+        } else {
+            let config = LiveConfig {
+                base_url: opts.base_url.trim_end_matches('/').to_owned(),
+                ..LiveConfig::new(opts.provider, opts.api_key.clone())
+            };
+            Agent::live(config, &settings)
         };
-        let first = match opts.question.as_deref().map(str::trim) {
-            Some(q) if !q.is_empty() => backend
-                .ask(q, None, None)
-                .map(|handle| (Some(q.to_owned()), handle)),
+        conversation.set_agent(agent, &mut app);
+        app.resume = opts.resume.clone();
+        let question = match opts.question.as_deref().map(str::trim) {
+            Some(q) if !q.is_empty() => Some(q.to_owned()),
+            _ if demo && !resuming => Some(live::demo_question(opts.provider).to_owned()),
             _ => None,
         };
-        (Mode::Live, backend, first)
-    };
-
-    let mut app = App::new(AppConfig {
-        mode,
-        theme,
-        can_ask: !matches!(backend, Backend::Replay),
-    });
-    match first {
-        Some((question, handle)) => {
-            app.begin_turn(question);
-            app.attach_stream(handle);
+        match question {
+            Some(question) => {
+                let cont = app.continuation();
+                conversation.ask(&mut app, question, cont);
+            }
+            None => app.focus = Focus::Prompt,
         }
-        None => app.focus = Focus::Prompt,
     }
     if let Some(warning) = theme_warning.or(config_warning) {
         app.set_message(warning, Severity::Warning);
@@ -238,9 +254,24 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
 
     let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
     let _guard = TerminalGuard;
-    let result = event_loop(&mut terminal, &mut app, &backend, &opts).await;
+    let result = event_loop(&mut terminal, &mut app, &mut conversation, &opts).await;
+    conversation.finish(&mut app);
     drop(_guard);
     result
+}
+
+/// The provider a recording speaks, from its first identifying events.
+fn detect_provider(bytes: &[u8]) -> Option<Provider> {
+    let mut pipeline = crate::provider::EventPipeline::auto();
+    let mut events = Vec::new();
+    for chunk in bytes.chunks(64 * 1024) {
+        let _ = pipeline.feed(chunk, &mut events);
+        events.clear();
+        if let Some(provider) = pipeline.provider() {
+            return Some(provider);
+        }
+    }
+    None
 }
 
 async fn next_update(stream: &mut Option<StreamHandle>) -> Option<StreamUpdate> {
@@ -258,7 +289,7 @@ enum Note {
 async fn event_loop(
     terminal: &mut Term,
     app: &mut App,
-    backend: &Backend,
+    conversation: &mut Conversation,
     opts: &TuiOptions,
 ) -> color_eyre::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
@@ -286,7 +317,7 @@ async fn event_loop(
         tokio::select! {
             event = events.next() => match event {
                 Some(Ok(event)) => {
-                    dirty |= handle_event(event, app, backend, terminal, &note_tx);
+                    dirty |= handle_event(event, app, conversation, terminal, &note_tx).await;
                 }
                 Some(Err(e)) => return Err(e).wrap_err("reading terminal input"),
                 None => break,
@@ -294,17 +325,17 @@ async fn event_loop(
             update = next_update(&mut app.stream) => {
                 match update {
                     Some(update) => {
-                        app.apply_update(update);
+                        conversation.apply(app, update);
                         // Drain what else arrived: one redraw for the whole batch.
                         for _ in 0..1024 {
                             let next = app.stream.as_mut().and_then(|s| s.updates.try_recv().ok());
                             match next {
-                                Some(update) => app.apply_update(update),
+                                Some(update) => conversation.apply(app, update),
                                 None => break,
                             }
                         }
                     }
-                    None => app.apply_update(StreamUpdate::Ended(StreamEnd::Cut {
+                    None => conversation.apply(app, StreamUpdate::Ended(StreamEnd::Cut {
                         reason: "the stream task stopped".into(),
                     })),
                 }
@@ -329,17 +360,14 @@ async fn event_loop(
             _ = sighup.recv() => break,
         }
     }
-    if let Some(mut stream) = app.stream.take() {
-        stream.cancel();
-    }
     Ok(())
 }
 
 /// Handle one terminal event; returns whether the screen changed.
-fn handle_event(
+async fn handle_event(
     event: Event,
     app: &mut App,
-    backend: &Backend,
+    conversation: &mut Conversation,
     terminal: &mut Term,
     notes: &tokio::sync::mpsc::UnboundedSender<Note>,
 ) -> bool {
@@ -353,36 +381,35 @@ fn handle_event(
         return false;
     };
     if let Some(effect) = app.update(action) {
-        run_effect(effect, app, backend, terminal, notes);
+        run_effect(effect, app, conversation, terminal, notes).await;
     }
     true
 }
 
-fn run_effect(
+async fn run_effect(
     effect: Effect,
     app: &mut App,
-    backend: &Backend,
+    conversation: &mut Conversation,
     terminal: &mut Term,
     notes: &tokio::sync::mpsc::UnboundedSender<Note>,
 ) {
     match effect {
-        Effect::Quit | Effect::Cancel => {}
+        Effect::Quit => {}
+        Effect::Cancel => conversation.cancelled(app),
         Effect::Ask(question) => {
-            let (chat_id, checkpoint) = app
-                .latest()
-                .map(|t| {
-                    (
-                        t.session.ids.chat_id.clone(),
-                        t.session.checkpoint_id().map(str::to_owned),
-                    )
-                })
-                .unwrap_or_default();
-            match backend.ask(&question, chat_id, checkpoint) {
-                Some(handle) => {
-                    app.begin_turn(Some(question));
-                    app.attach_stream(handle);
-                }
-                None => app.set_message("follow-ups need an agent", Severity::Warning),
+            let cont = app.continuation();
+            conversation.ask(app, question, cont);
+        }
+        Effect::Retry(index) => {
+            conversation.retry(app, index);
+        }
+        Effect::ListSessions => {
+            let list = conversation.list();
+            app.show_sessions(list);
+        }
+        Effect::OpenSession(id) => {
+            if let Err(e) = conversation.open_id(app, &id).await {
+                app.set_message(e, Severity::Error);
             }
         }
         Effect::Open(url) => {

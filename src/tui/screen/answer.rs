@@ -12,6 +12,8 @@ use ratatui::widgets::Paragraph;
 use super::{clean, pane_block, piece, plain_lines, title, wrap_text};
 use crate::sanitize::sanitize;
 use crate::tui::answer_view::{Decorations, RLine, merge_ranges, to_line, wrap_chars};
+use unicode_width::UnicodeWidthStr;
+
 use crate::tui::app::{App, ConnState, Focus, Turn};
 use crate::tui::theme::Theme;
 
@@ -21,12 +23,46 @@ enum Part {
     Answer(usize),
 }
 
-fn header(turn: &Turn, width: usize, theme: &Theme, first: bool) -> Vec<RLine> {
+/// What the rule above a turn says: its number, where it continued from when that is not simply the
+/// turn before, and whether it is the turn the panes show.
+pub fn turn_label(app: &App, index: usize) -> String {
+    let Some(turn) = app.turns.get(index) else {
+        return String::new();
+    };
+    let mut label = format!("turn {}", index + 1);
+    match (turn.request.from_turn, &turn.request.checkpoint_id) {
+        (Some(from), _) if from + 1 != index => {
+            label.push_str(&format!(" · ↳ from turn {}", from + 1));
+        }
+        (None, Some(checkpoint)) if index == 0 || app.turns[index - 1].is_anchor() => {
+            label.push_str(&format!(" · ↳ from {}", clean(checkpoint)));
+        }
+        _ => {}
+    }
+    label
+}
+
+fn header(app: &App, index: usize, width: usize, theme: &Theme) -> Vec<RLine> {
+    let turn = &app.turns[index];
     let mut rows = Vec::new();
-    if !first {
+    if index > 0 {
         rows.push(RLine::blank());
+    }
+    if app.turns.len() > 1 {
+        let selected = app.viewed_turn == Some(index);
+        let (text, style) = if selected {
+            (
+                format!("━━ ▶ {} · selected ([ ] switch) ", turn_label(app, index)),
+                theme.accent().add_modifier(Modifier::BOLD),
+            )
+        } else {
+            (format!("── {} ", turn_label(app, index)), theme.muted())
+        };
+        let text = super::truncate(&text, width);
+        let fill = width.min(80).saturating_sub(text.width());
+        let rule = if selected { "━" } else { "─" };
         rows.push(RLine {
-            pieces: vec![piece("─".repeat(width.min(80)), theme.muted())],
+            pieces: vec![piece(format!("{text}{}", rule.repeat(fill)), style)],
         });
     }
     if let Some(question) = &turn.question {
@@ -50,9 +86,15 @@ fn placeholder(turn: &Turn, spinner: &str, theme: &Theme) -> Vec<RLine> {
             format!("{spinner} connecting (attempt {attempt})…")
         }
         ConnState::Connecting { .. } => format!("{spinner} connecting…"),
-        ConnState::Retrying { attempt, reason } => {
-            format!("{spinner} retrying (attempt {attempt}): {}", clean(reason))
-        }
+        ConnState::Retrying {
+            attempt,
+            wait_ms,
+            reason,
+        } => format!(
+            "{spinner} retrying in {} (attempt {attempt}): {}",
+            super::status::format_wait(*wait_ms),
+            clean(reason)
+        ),
         ConnState::Streaming => format!("{spinner} researching…"),
         _ => "(no answer)".to_owned(),
     };
@@ -61,7 +103,7 @@ fn placeholder(turn: &Turn, spinner: &str, theme: &Theme) -> Vec<RLine> {
     }]
 }
 
-fn trailer(turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
+fn trailer(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<RLine> {
     let mut rows = Vec::new();
     if let Some(structured) = &turn.session.structured_output {
         rows.push(RLine::blank());
@@ -98,6 +140,10 @@ fn trailer(turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
             theme.error(),
         )),
         ConnState::Cut(reason) => Some((format!("✂ Cut: {}", clean(reason)), theme.warning())),
+        ConnState::Stalled(0) => Some((
+            "⏸ Stalled: no data for the idle timeout".to_owned(),
+            theme.warning(),
+        )),
         ConnState::Stalled(secs) => {
             Some((format!("⏸ Stalled: no data for {secs} s"), theme.warning()))
         }
@@ -107,6 +153,20 @@ fn trailer(turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
     if let Some((text, style)) = ending {
         rows.push(RLine::blank());
         rows.extend(wrap_text(&text, style, width, Vec::new(), Vec::new()));
+        if can_ask && turn.retryable() {
+            let kept = if turn.session.answer.as_str().is_empty() {
+                ""
+            } else {
+                "Everything received is kept above. "
+            };
+            rows.extend(wrap_text(
+                &format!("{kept}r asks it again as a new turn."),
+                theme.muted(),
+                width,
+                Vec::new(),
+                Vec::new(),
+            ));
+        }
     }
     rows
 }
@@ -129,8 +189,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     }
 
     let spinner = app.spinner();
+    let can_ask = app.can_ask;
     let mut parts: Vec<(usize, Part, usize)> = Vec::new();
-    for (index, turn) in app.turns.iter_mut().enumerate() {
+    for index in 0..app.turns.len() {
+        let head = header(app, index, width, &theme);
+        let turn = &mut app.turns[index];
         turn.view.sync(
             turn.session.answer.as_str(),
             &turn.ann,
@@ -139,7 +202,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             width,
             &theme,
         );
-        let head = header(turn, width, &theme, index == 0);
         if !head.is_empty() {
             let h = head.len();
             parts.push((index, Part::Rows(head), h));
@@ -151,7 +213,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         } else {
             parts.push((index, Part::Answer(index), turn.view.height()));
         }
-        let tail = trailer(turn, width, &theme);
+        let tail = trailer(turn, width, &theme, can_ask);
         if !tail.is_empty() {
             let h = tail.len();
             parts.push((index, Part::Rows(tail), h));
@@ -178,8 +240,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             if *turn == target {
                 app.answer_scroll.total = total;
                 app.answer_scroll.viewport = height;
-                // Skip the rule that separates it from the turn before.
-                app.answer_scroll.top = if target > 0 { offset + 2 } else { offset };
+                // Skip the blank row before its rule.
+                app.answer_scroll.top = if target > 0 { offset + 1 } else { offset };
                 app.answer_scroll.follow = false;
                 break;
             }

@@ -7,8 +7,10 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
-use super::{clean, piece, plain_lines, wrap_text};
-use crate::tui::answer_view::{Piece, RLine};
+use super::{clean, piece, plain_lines, truncate, wrap_text};
+use crate::provider::Provider;
+use crate::store::SessionMeta;
+use crate::tui::answer_view::{Piece, RLine, wrap};
 use crate::tui::app::{App, Popup, SidebarItem};
 use crate::tui::theme::Theme;
 
@@ -32,7 +34,15 @@ pub const KEYS: &[(&str, &str)] = &[
     ("e", "export the conversation to Markdown"),
     (
         "[ ]",
-        "show an earlier / later turn in the plan, activity and sources",
+        "select an earlier / later turn: the answer scrolls to it, plan, activity and sources follow; a question asked then branches from its checkpoint",
+    ),
+    (
+        "r",
+        "retry a cut, stalled or failed turn: the same question and ids, as a new turn",
+    ),
+    (
+        "s",
+        "saved sessions: j/k choose, Enter opens one in place of this conversation",
     ),
     ("Enter (prompt)", "send a follow-up question"),
     ("Alt-Enter Ctrl-J", "new line in the prompt"),
@@ -90,6 +100,29 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
                 rect,
             )
         }
+        Popup::Sessions { list, selected } => {
+            let pct = if area.width < super::NARROW_BELOW {
+                96
+            } else {
+                80
+            };
+            let rect = centered(area, pct, 80, 60.min(area.width), 12.min(area.height));
+            let width = rect.width.saturating_sub(4) as usize;
+            let content_h = rect.height.saturating_sub(2) as usize;
+            let (rows, selected_rows) =
+                session_rows(list, *selected, app.session_id.as_deref(), width, &theme);
+            // Keep the selected entry in view.
+            let top = selected_rows
+                .end
+                .saturating_sub(content_h)
+                .min(selected_rows.start);
+            (
+                format!("Saved sessions ({})", list.len()),
+                "Enter open · j/k move · Esc close",
+                rows[top.min(rows.len())..].to_vec(),
+                rect,
+            )
+        }
         Popup::Source { item, .. } => {
             let pct = if area.width < super::NARROW_BELOW {
                 96
@@ -120,13 +153,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             *scroll = (*scroll).min(max_scroll);
             *scroll
         }
-        None => 0,
+        Some(Popup::Sessions { .. }) | None => 0,
     };
     frame.render_widget(Clear, rect);
     frame.render_widget(block, rect);
     let visible = &rows[scroll.min(rows.len())..];
     frame.render_widget(Paragraph::new(plain_lines(visible)), content);
-    if max_scroll > 0 {
+    if max_scroll > 0 && !matches!(popup, Popup::Sessions { .. }) {
         let hint = format!(" {}/{} ", scroll + 1, max_scroll + 1);
         let x = rect.x + 2;
         let y = rect.y + rect.height.saturating_sub(1);
@@ -254,15 +287,14 @@ fn source_rows(app: &App, item: SidebarItem, width: usize, theme: &Theme) -> (St
             }
             if let Some(text) = &source.doc.text {
                 section(&mut rows, "Extract", theme);
-                for line in text.lines() {
-                    rows.extend(wrap_text(
-                        &clean(line),
-                        theme.text(),
-                        width,
-                        Vec::new(),
-                        Vec::new(),
-                    ));
-                }
+                let zeta = app.provider == Some(Provider::Zeta);
+                rows.extend(extract_rows(
+                    text,
+                    source.headline.as_deref(),
+                    zeta,
+                    width,
+                    theme,
+                ));
             }
             if source.consulted_only {
                 section(&mut rows, "Consulted, not cited in the answer", theme);
@@ -320,4 +352,160 @@ fn source_rows(app: &App, item: SidebarItem, width: usize, theme: &Theme) -> (St
         }
     }
     (title, rows)
+}
+
+/// An extract's rows. Zeta Alpha's `text_extract` starts with the document's title (left out when it
+/// repeats the headline) and marks its key sentence with `<b>…</b>`, shown bold.
+pub fn extract_rows(
+    text: &str,
+    headline: Option<&str>,
+    bold_markup: bool,
+    width: usize,
+    theme: &Theme,
+) -> Vec<RLine> {
+    let runs = if bold_markup {
+        crate::provider::zeta::bold_runs(text)
+    } else {
+        vec![(text, false)]
+    };
+    let bold = theme.text().add_modifier(Modifier::BOLD);
+    // Lines of (text, bold) runs.
+    let mut lines: Vec<Vec<(String, bool)>> = vec![Vec::new()];
+    for (run, is_bold) in runs {
+        for (k, part) in run.split('\n').enumerate() {
+            if k > 0 {
+                lines.push(Vec::new());
+            }
+            if !part.is_empty() {
+                lines
+                    .last_mut()
+                    .expect("one line at least")
+                    .push((clean(part), is_bold));
+            }
+        }
+    }
+    let first_is_headline = headline.is_some_and(|headline| {
+        let first: String = lines[0].iter().map(|(t, _)| t.as_str()).collect();
+        !first.trim().is_empty() && first.trim() == clean(headline).trim()
+    });
+    if first_is_headline && lines.len() > 1 {
+        lines.remove(0);
+    }
+    let mut rows = Vec::new();
+    for line in lines {
+        if line.iter().all(|(t, _)| t.trim().is_empty()) {
+            rows.push(RLine::blank());
+            continue;
+        }
+        let pieces: Vec<Piece> = line
+            .into_iter()
+            .map(|(t, is_bold)| piece(t, if is_bold { bold } else { theme.text() }))
+            .collect();
+        rows.extend(wrap(&pieces, width, &[], &[]));
+    }
+    rows
+}
+
+/// The sessions picker: two rows per session (date, turns, status, provider, last checkpoint; the
+/// first question), the selected one highlighted. Also returns the selected entry's row range.
+fn session_rows(
+    list: &[SessionMeta],
+    selected: usize,
+    open: Option<&str>,
+    width: usize,
+    theme: &Theme,
+) -> (Vec<RLine>, std::ops::Range<usize>) {
+    let mut rows = Vec::new();
+    if list.is_empty() {
+        rows.extend(wrap_text(
+            "No saved sessions yet. Every conversation here (and every `research-tui ask`) is saved as it streams.",
+            theme.muted(),
+            width,
+            Vec::new(),
+            Vec::new(),
+        ));
+        return (rows, 0..0);
+    }
+    let mut range = 0..0;
+    for (i, meta) in list.iter().enumerate() {
+        let is_selected = i == selected;
+        let start = rows.len();
+        let date = clean(
+            &meta
+                .updated_at
+                .get(..16)
+                .unwrap_or(&meta.updated_at)
+                .replace('T', " "),
+        );
+        let turns = match meta.turns.len() {
+            1 => "1 turn".to_owned(),
+            n => format!("{n} turns"),
+        };
+        let status = clean(meta.status());
+        let status_style = match meta.status() {
+            "complete" => theme.success(),
+            "error" | "http_error" | "connect_error" => theme.error(),
+            "streaming" => theme.accent(),
+            _ => theme.warning(),
+        };
+        let mut line1 = vec![
+            piece(if is_selected { "▸ " } else { "  " }, theme.accent()),
+            piece(format!("{date}  "), theme.text()),
+            piece(format!("{turns:<9} "), theme.muted()),
+            piece(format!("{status:<10} "), status_style),
+        ];
+        if !meta.provider.is_empty() && meta.provider != "bigdata" {
+            line1.push(piece(format!("{} ", clean(&meta.provider)), theme.accent()));
+        }
+        if let Some(checkpoint) = meta.last_checkpoint_id() {
+            line1.push(piece(clean(checkpoint), theme.muted()));
+        }
+        if open == Some(meta.id.as_str()) {
+            line1.push(piece("  (open)", theme.accent()));
+        }
+        let line1 = truncate_pieces(line1, width);
+        let question = match meta.first_question().trim() {
+            "" => "(no question)".to_owned(),
+            q => clean(q),
+        };
+        let line2 = vec![
+            piece("    ", theme.text()),
+            piece(truncate(&question, width.saturating_sub(4)), theme.you()),
+        ];
+        for pieces in [line1, line2] {
+            let mut row = RLine { pieces };
+            if is_selected {
+                let style = theme.selection(true);
+                let pad = width.saturating_sub(row.width());
+                row.pieces.push(piece(" ".repeat(pad), Style::new()));
+                for p in &mut row.pieces {
+                    p.style = p.style.patch(style);
+                }
+            }
+            rows.push(row);
+        }
+        if is_selected {
+            range = start..rows.len();
+        }
+    }
+    (rows, range)
+}
+
+/// Cut a row of pieces to `width` columns.
+fn truncate_pieces(pieces: Vec<Piece>, width: usize) -> Vec<Piece> {
+    use unicode_width::UnicodeWidthStr;
+    let mut out = Vec::with_capacity(pieces.len());
+    let mut used = 0;
+    for mut p in pieces {
+        let w = p.text.width();
+        if used + w <= width {
+            used += w;
+            out.push(p);
+        } else {
+            p.text = truncate(&p.text, width - used);
+            out.push(p);
+            break;
+        }
+    }
+    out
 }

@@ -4,8 +4,32 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
-use super::{pane_block, title};
+use ratatui::text::Span;
+
+use super::{clean, pane_block, title};
 use crate::tui::app::{App, Focus};
+
+/// Where the next question goes when that is not simply on from the newest turn: `↳ from turn 2 ·
+/// ckpt-…` (a branch), or `↳ resume ckpt-…` before the first question of a resumed conversation.
+pub fn branch_text(app: &App) -> Option<String> {
+    if let Some(from) = app.branch_from() {
+        let next = app.continuation();
+        let mut text = format!("↳ from turn {}", from + 1);
+        if let Some(checkpoint) = &next.checkpoint_id {
+            text.push_str(&format!(" · {}", clean(checkpoint)));
+        }
+        return Some(text);
+    }
+    if app.turns.is_empty() {
+        if let Some(checkpoint) = &app.resume.checkpoint_id {
+            return Some(format!("↳ resume {}", clean(checkpoint)));
+        }
+        if let Some(chat) = &app.resume.chat_id {
+            return Some(format!("↳ chat {}", clean(chat)));
+        }
+    }
+    None
+}
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     let focused = app.focus == Focus::Prompt;
@@ -17,11 +41,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     };
     let name = if app.can_ask { "Ask" } else { "Prompt" };
     if area.height >= 3 {
-        app.prompt.set_block(pane_block(
-            title(name, hint, focused, &theme),
-            focused,
-            &theme,
-        ));
+        let mut line = title(name, hint, focused, &theme);
+        if let Some(branch) = branch_text(app) {
+            line.spans.push(Span::styled(
+                format!("{branch} "),
+                theme.accent().add_modifier(Modifier::BOLD),
+            ));
+        }
+        app.prompt.set_block(pane_block(line, focused, &theme));
     } else {
         app.prompt.remove_block();
     }

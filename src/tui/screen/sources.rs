@@ -81,12 +81,15 @@ fn item_line(turn: &Turn, item: SidebarItem, line: u8, width: usize, theme: &The
                 used += count.width();
                 pieces.push(piece(count, theme.accent()));
             }
-            let headline = source
-                .headline
-                .as_deref()
-                .or(source.url.as_deref())
-                .map(clean)
-                .unwrap_or_default();
+            // A label that already is the headline (Zeta Alpha titles) is not repeated.
+            let headline = match source.headline.as_deref() {
+                Some(h) if h.trim() != source.label.trim() => Some(h),
+                Some(_) => None,
+                None => source.url.as_deref(),
+            }
+            .map(clean)
+            .or_else(|| source.kind.as_deref().map(|k| clean(&k.to_lowercase())))
+            .unwrap_or_default();
             pieces.push(piece(
                 truncate(&headline, width.saturating_sub(used)),
                 theme.muted(),

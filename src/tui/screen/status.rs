@@ -31,6 +31,36 @@ pub fn format_tokens(n: u64) -> String {
     }
 }
 
+/// `2 s`, `1.5 s`: how long until the next try.
+pub fn format_wait(wait_ms: u64) -> String {
+    if wait_ms.is_multiple_of(1000) {
+        format!("{} s", wait_ms / 1000)
+    } else {
+        format!("{:.1} s", wait_ms as f64 / 1000.0)
+    }
+}
+
+/// What the connection is doing, in words, for the status bar.
+pub fn state_text(app: &App, conn: &ConnState) -> String {
+    match conn {
+        ConnState::Retrying {
+            attempt,
+            wait_ms,
+            reason,
+        } => format!(
+            "retrying in {} (try {attempt}/{}): {}",
+            format_wait(*wait_ms),
+            app.max_attempts.max(*attempt),
+            clean(reason)
+        ),
+        ConnState::Connecting { attempt } if *attempt > 1 => format!(
+            "connecting (try {attempt}/{})",
+            app.max_attempts.max(*attempt)
+        ),
+        other => other.label().to_owned(),
+    }
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     let theme = &app.theme;
     let width = area.width as usize;
@@ -47,9 +77,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             })
             .add_modifier(Modifier::BOLD)
     };
+    let badge_w = badge.width();
     spans.push(Span::styled(badge, badge_style));
     let Some(turn) = app.latest() else {
-        spans.push(Span::styled(" ready · type a question (i)", theme.muted()));
+        let mut text = " ready · type a question (i)".to_owned();
+        if let Some(checkpoint) = &app.resume.checkpoint_id {
+            text.push_str(&format!(" · resume {}", clean(checkpoint)));
+        }
+        if let Some(chat) = &app.resume.chat_id {
+            text.push_str(&format!(" · chat {}", clean(chat)));
+        }
+        spans.push(Span::styled(
+            truncate(&text, width.saturating_sub(8)),
+            theme.muted(),
+        ));
         frame.render_widget(Paragraph::new(Line::from(spans)), area);
         return;
     };
@@ -62,11 +103,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         ConnState::Idle => ("·".to_owned(), theme.muted()),
         _ => (app.spinner().to_owned(), theme.accent()),
     };
+    let state = format!(" {glyph} {}", state_text(app, &turn.conn));
     spans.push(Span::styled(
-        format!(" {glyph} {}", turn.conn.label()),
+        truncate(&state, width.saturating_sub(badge_w + 12).max(12)),
         state_style.add_modifier(Modifier::BOLD),
     ));
     let mut parts: Vec<(String, ratatui::style::Style)> = Vec::new();
+    match &turn.conn {
+        ConnState::Cut(_) | ConnState::Stalled(_) if !turn.session.answer.as_str().is_empty() => {
+            parts.push(("kept what arrived".to_owned(), theme.warning()));
+        }
+        _ => {}
+    }
     parts.push((format_elapsed(app.elapsed()), theme.text()));
     if let Some(completion) = &turn.session.completion {
         let (input, output) = completion.total_tokens();
@@ -76,6 +124,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
                 format_tokens(input),
                 format_tokens(output)
             ),
+            theme.muted(),
+        ));
+    }
+    // Ids of the turn the panes show (a branch point picked with `[`/`]`).
+    let turn = app.current().unwrap_or(turn);
+    if app.turns.len() > 1 {
+        parts.push((
+            format!("turn {}/{}", app.current_index() + 1, app.turns.len()),
             theme.muted(),
         ));
     }
@@ -96,6 +152,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
                 Severity::Error => theme.error(),
             };
             (clean(text), style)
+        }
+        None if app.can_ask && app.current().is_some_and(|t| t.retryable()) => {
+            ("r retry · ? help".to_owned(), theme.accent())
         }
         None => ("? help · q quit".to_owned(), theme.muted()),
     };

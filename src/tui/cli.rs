@@ -1,0 +1,183 @@
+//! The interactive app's command line: `research-tui [--provider P] [--demo] [--resume CKPT]
+//! [--chat-id ID] …` and `research-tui open <ID>`. Everything that can fail (an unknown session, a
+//! provider that does not match the saved session) fails here, before the terminal is touched.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::client::ApiKey;
+use crate::provider::{Provider, live};
+use crate::store::{SavedSession, SessionStore};
+
+use super::TuiOptions;
+use super::app::Continuation;
+
+/// Options of the interactive app (no subcommand).
+#[derive(Debug, clap::Args)]
+pub struct TuiArgs {
+    /// Use the built-in demo agent (the default when the provider's API key is not set).
+    #[arg(long)]
+    pub demo: bool,
+    /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
+    #[arg(long, global = true)]
+    pub theme: Option<String>,
+    /// Which agent: Bigdata.com (default; BIGDATA_API_KEY or the config file), xAI (XAI_API_KEY)
+    /// or Zeta Alpha (ZETA_ALPHA_API_KEY).
+    #[arg(long, value_enum)]
+    pub provider: Option<Provider>,
+    /// The agent's base URL (LIVE mode; Bigdata.com default: BIGDATA_AGENTS_URL, the config file, or
+    /// https://agents.bigdata.com).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// A first question to ask (the demo asks its own otherwise).
+    #[arg(long)]
+    pub question: Option<String>,
+    /// Continue (or branch) from this checkpoint: a saved session that knows it is opened.
+    #[arg(long, value_name = "CKPT")]
+    pub resume: Option<String>,
+    /// Continue this conversation: a saved session that knows it is opened.
+    #[arg(long, value_name = "ID")]
+    pub chat_id: Option<String>,
+    /// Seconds without data before a stream counts as stalled.
+    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    pub idle_timeout: u64,
+    /// Demo playback speed (for tests).
+    #[arg(long, hide = true, default_value_t = 1.0)]
+    pub demo_speed: f64,
+    /// Make the demo agent misbehave on every request: cut, stall or status=N (for tests).
+    #[arg(long, hide = true, value_name = "cut|stall|status=N")]
+    pub demo_fault: Option<crate::server::Fault>,
+    /// Quit a moment after the first answer ends (for tests).
+    #[arg(long, hide = true)]
+    pub exit_when_done: bool,
+}
+
+/// `research-tui open <ID>`.
+#[derive(Debug, clap::Args)]
+pub struct OpenArgs {
+    /// The session id (see `research-tui sessions`).
+    pub id: String,
+    /// Seconds without data before a follow-up's stream counts as stalled.
+    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    pub idle_timeout: u64,
+    /// Demo playback speed for follow-ups of a demo session (for tests).
+    #[arg(long, hide = true, default_value_t = 1.0)]
+    pub demo_speed: f64,
+}
+
+fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("research-tui: {message}");
+    ExitCode::from(code)
+}
+
+/// The app with no subcommand.
+pub fn run(args: TuiArgs) -> ExitCode {
+    let store = SessionStore::default();
+    let resume = Continuation {
+        chat_id: args.chat_id.clone().filter(|c| !c.trim().is_empty()),
+        checkpoint_id: args.resume.clone().filter(|c| !c.trim().is_empty()),
+        from_turn: None,
+    };
+    let known = if resume == Continuation::default() {
+        None
+    } else {
+        store.find(resume.checkpoint_id.as_deref(), resume.chat_id.as_deref())
+    };
+    if let Some(saved) = &known {
+        let saved_provider = saved_provider(saved);
+        if let Some(provider) = args.provider
+            && provider != saved_provider
+        {
+            return fail(
+                2,
+                format_args!(
+                    "session {} was saved with --provider {}, not {}",
+                    saved.meta.id,
+                    saved_provider.as_str(),
+                    provider.as_str()
+                ),
+            );
+        }
+    }
+    let provider = known
+        .as_ref()
+        .map(saved_provider)
+        .or(args.provider)
+        .unwrap_or_default();
+    let (base_url, api_key) = if args.demo {
+        (live::default_base_url(provider).to_owned(), None)
+    } else {
+        match live_target(provider, args.base_url.as_deref()) {
+            Ok(target) => target,
+            Err(message) => return fail(1, message),
+        }
+    };
+    super::run_blocking(TuiOptions {
+        demo: args.demo || api_key.is_none(),
+        demo_speed: args.demo_speed,
+        demo_fault: args.demo_fault,
+        provider,
+        base_url,
+        api_key,
+        exit_when_done: args.exit_when_done,
+        theme: args.theme,
+        question: args.question,
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        resume,
+        open: known,
+        store: Some(store),
+        replay: None,
+    })
+}
+
+/// `research-tui open <ID>`: the saved session rebuilt at once, ready for a follow-up.
+pub fn open(args: OpenArgs, theme: Option<String>) -> ExitCode {
+    let store = SessionStore::default();
+    let saved = match store.load(args.id.trim()) {
+        Ok(saved) => saved,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return fail(
+                1,
+                format_args!(
+                    "no saved session {:?} (see `research-tui sessions`)",
+                    args.id
+                ),
+            );
+        }
+        Err(e) => {
+            return fail(1, format_args!("cannot open session {:?}: {e}", args.id));
+        }
+    };
+    super::run_blocking(TuiOptions {
+        provider: saved_provider(&saved),
+        demo_speed: args.demo_speed,
+        theme,
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        open: Some(saved),
+        store: Some(store),
+        ..TuiOptions::default()
+    })
+}
+
+fn saved_provider(saved: &SavedSession) -> Provider {
+    <Provider as clap::ValueEnum>::from_str(&saved.meta.provider, true).unwrap_or_default()
+}
+
+/// The base URL and key for LIVE mode (no key: the demo). Bigdata.com reads the shared config
+/// (environment or private config file); xAI and Zeta Alpha their environment variables.
+fn live_target(
+    provider: Provider,
+    base_url: Option<&str>,
+) -> Result<(String, Option<ApiKey>), String> {
+    if provider == Provider::Bigdata {
+        return match crate::config::Config::load(base_url) {
+            Ok(config) => Ok((config.base_url, config.api_key)),
+            Err(e) => Err(e.to_string()),
+        };
+    }
+    let key = super::conversation::provider_key(provider);
+    let base_url = base_url
+        .map(str::to_owned)
+        .unwrap_or_else(|| live::default_base_url(provider).to_owned());
+    Ok((base_url.trim_end_matches('/').to_owned(), key))
+}

@@ -1,0 +1,523 @@
+//! What stands behind the app's conversation: the agent that answers (a live provider, or the
+//! built-in demo agent running in-process), and the saved session every turn is written to as it
+//! streams — the same files `research-tui ask` writes, so `sessions`, `open` and `--resume` find both.
+//!
+//! [`Conversation`] does the I/O that [`App`] (pure state) asks for through its effects: start a
+//! stream for a question (a follow-up, a branch, a retry), record its raw bytes and how it ended, and
+//! replace the conversation with a saved one.
+
+use std::io;
+use std::time::Duration;
+
+use crate::client::{ApiKey, RawSink, StreamOptions};
+use crate::provider::{Provider, live};
+use crate::server::{Fault, ServerConfig};
+use crate::session::Session;
+use crate::store::{SavedSession, SessionMeta, SessionStore, TurnMeta};
+use crate::stream::{StreamEnd, StreamUpdate};
+
+use super::app::{App, ConnState, Continuation, Mode, Severity, Turn};
+
+/// Who answers.
+pub struct Agent {
+    pub config: LiveConfig,
+    /// The in-process demo agent (its task is stopped when the agent is dropped).
+    server: Option<tokio::task::JoinHandle<()>>,
+    /// The demo agent takes checkpoints it never issued as follow-ups (an opened session).
+    accepts_foreign: bool,
+}
+
+pub use live::LiveConfig;
+
+impl Agent {
+    /// Start the built-in demo agent in-process and talk to it as `provider`.
+    pub async fn demo(provider: Provider, settings: &Settings, foreign: bool) -> io::Result<Agent> {
+        let server = ServerConfig {
+            speed: settings.demo_speed,
+            fault: settings.demo_fault,
+            accept_foreign_checkpoints: foreign,
+            ..ServerConfig::default()
+        };
+        let (addr, task) = crate::server::spawn(server, 0).await?;
+        let mut config = LiveConfig::demo(provider, addr);
+        config.options = settings.options;
+        Ok(Agent {
+            config,
+            server: Some(task),
+            accepts_foreign: foreign,
+        })
+    }
+
+    /// A live agent.
+    pub fn live(mut config: LiveConfig, settings: &Settings) -> Agent {
+        config.options = settings.options;
+        Agent {
+            config,
+            server: None,
+            accepts_foreign: false,
+        }
+    }
+
+    pub fn is_demo(&self) -> bool {
+        self.server.is_some()
+    }
+
+    pub fn mode(&self) -> Mode {
+        if self.is_demo() {
+            Mode::Demo
+        } else {
+            Mode::Live
+        }
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        if let Some(server) = &self.server {
+            server.abort();
+        }
+    }
+}
+
+/// How streams are started (kept to start a new demo agent when a saved session is opened).
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    pub demo_speed: f64,
+    pub demo_fault: Option<Fault>,
+    pub options: StreamOptions,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            demo_speed: 1.0,
+            demo_fault: None,
+            options: StreamOptions::default(),
+        }
+    }
+}
+
+/// A loopback address: a session recorded against the demo agent (`http://127.0.0.1:PORT`).
+pub fn is_demo_url(base_url: &str) -> bool {
+    let rest = base_url
+        .strip_prefix("http://")
+        .or_else(|| base_url.strip_prefix("https://"))
+        .unwrap_or(base_url);
+    let host = rest.split('/').next().unwrap_or("");
+    let host = if let Some(v6) = host.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, _)| h)
+    };
+    host == "localhost"
+        || host == "::1"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The API key for `provider` from where `ask` reads it: Bigdata.com from the shared config
+/// (environment or private config file), xAI and Zeta Alpha from their environment variables.
+pub fn provider_key(provider: Provider) -> Option<ApiKey> {
+    if provider == Provider::Bigdata {
+        return crate::config::Config::load(None).ok()?.api_key;
+    }
+    std::env::var(live::api_key_env(provider))
+        .ok()
+        .map(|k| k.trim().to_owned())
+        .filter(|k| !k.is_empty())
+        .map(ApiKey::new)
+}
+
+/// The endpoint name saved in a session's meta (as `ask` saves it).
+fn endpoint(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Bigdata => "research-agent",
+        Provider::Xai => "responses",
+        Provider::Zeta => "chat",
+    }
+}
+
+/// The agent, the saved session, and the turn being streamed.
+pub struct Conversation {
+    agent: Option<Agent>,
+    /// Where sessions are saved; `None` saves nothing (a replay).
+    store: Option<SessionStore>,
+    saved: Option<SavedSession>,
+    /// The saved index of the turn a stream is feeding.
+    active: Option<usize>,
+    pub settings: Settings,
+}
+
+impl Conversation {
+    pub fn new(store: Option<SessionStore>, settings: Settings) -> Conversation {
+        Conversation {
+            agent: None,
+            store,
+            saved: None,
+            active: None,
+            settings,
+        }
+    }
+
+    /// Answer with `agent`; the app shows its mode and opens URLs against its base.
+    pub fn set_agent(&mut self, agent: Agent, app: &mut App) {
+        app.mode = agent.mode();
+        app.provider = Some(agent.config.provider);
+        app.api_base = Some(agent.config.base_url.clone());
+        app.max_attempts = agent.config.options.max_attempts.max(1);
+        self.agent = Some(agent);
+    }
+
+    pub fn agent(&self) -> Option<&Agent> {
+        self.agent.as_ref()
+    }
+
+    /// The saved session this conversation is written to.
+    pub fn saved(&self) -> Option<&SavedSession> {
+        self.saved.as_ref()
+    }
+
+    pub fn store(&self) -> Option<&SessionStore> {
+        self.store.as_ref()
+    }
+
+    /// Saved sessions, newest first.
+    pub fn list(&self) -> Vec<SessionMeta> {
+        self.store
+            .as_ref()
+            .map(SessionStore::list)
+            .unwrap_or_default()
+    }
+
+    /// Ask `question` as a new turn continuing `cont`. Returns whether a stream started.
+    pub fn ask(&mut self, app: &mut App, question: String, cont: Continuation) -> bool {
+        let Some(agent) = &self.agent else {
+            app.set_message("follow-ups need an agent", Severity::Warning);
+            return false;
+        };
+        let ask = live::Ask {
+            question: question.clone(),
+            chat_id: cont.chat_id.clone(),
+            checkpoint_id: cont.checkpoint_id.clone(),
+            history: app.history(cont.from_turn),
+        };
+        let provider = agent.config.provider;
+        let base_url = agent.config.base_url.clone();
+        let (saved_index, sink) = match self.begin_saved_turn(provider, &base_url, &ask) {
+            Ok(Some((index, sink))) => (Some(index), Some(sink)),
+            Ok(None) => (None, None),
+            Err(e) => {
+                app.set_message(format!("this turn is not saved: {e}"), Severity::Warning);
+                (None, None)
+            }
+        };
+        let agent = self.agent.as_ref().expect("checked above");
+        let handle = live::start_recorded(&agent.config, &ask, sink);
+        app.begin_turn_with(Some(question), cont);
+        if let Some(turn) = app.turns.last_mut() {
+            turn.saved_index = saved_index;
+        }
+        app.session_id = self.saved.as_ref().map(|s| s.meta.id.clone());
+        app.attach_stream(handle);
+        self.active = saved_index;
+        true
+    }
+
+    /// `r`: turn `index`'s question again, with the continuation it was sent with, as a new turn.
+    pub fn retry(&mut self, app: &mut App, index: usize) -> bool {
+        let Some(turn) = app.turns.get(index) else {
+            return false;
+        };
+        let Some(question) = turn.question.clone() else {
+            return false;
+        };
+        let cont = turn.request.clone();
+        let started = self.ask(app, question, cont);
+        if started {
+            app.set_message(
+                format!("asking turn {}'s question again", index + 1),
+                Severity::Info,
+            );
+        }
+        started
+    }
+
+    /// The session file and turn for a new question (the session is created at the first one).
+    fn begin_saved_turn(
+        &mut self,
+        provider: Provider,
+        base_url: &str,
+        ask: &live::Ask,
+    ) -> io::Result<Option<(usize, RawSink)>> {
+        let Some(store) = &self.store else {
+            return Ok(None);
+        };
+        if self.saved.is_none() {
+            self.saved = Some(store.create(endpoint(provider), provider.as_str(), base_url)?);
+        }
+        let saved = self.saved.as_mut().expect("created above");
+        saved
+            .begin_turn(&ask.question, ask.checkpoint_id.as_deref())
+            .map(Some)
+    }
+
+    /// Apply a stream update to the newest turn, and save what it changed.
+    pub fn apply(&mut self, app: &mut App, update: StreamUpdate) {
+        let end = match &update {
+            StreamUpdate::Ended(end) => Some(end.clone()),
+            _ => None,
+        };
+        let events = matches!(update, StreamUpdate::Events(_));
+        app.apply_update(update);
+        let Some(index) = self.active else {
+            return;
+        };
+        let (Some(saved), Some(turn)) = (&mut self.saved, app.turns.last()) else {
+            return;
+        };
+        let result = match &end {
+            Some(end) => {
+                self.active = None;
+                saved.end_turn(index, &turn.session, end)
+            }
+            None if events => saved.note_progress(index, &turn.session),
+            None => Ok(()),
+        };
+        if let Err(e) = result {
+            app.set_message(
+                format!("could not update the saved session: {e}"),
+                Severity::Warning,
+            );
+        }
+    }
+
+    /// The user cancelled the running stream (the app already ended the turn): record it.
+    pub fn cancelled(&mut self, app: &mut App) {
+        let Some(index) = self.active.take() else {
+            return;
+        };
+        if let (Some(saved), Some(turn)) = (&mut self.saved, app.turns.last())
+            && let Err(e) = saved.end_turn(index, &turn.session, &StreamEnd::Cancelled)
+        {
+            app.set_message(
+                format!("could not update the saved session: {e}"),
+                Severity::Warning,
+            );
+        }
+    }
+
+    /// Leaving: stop a running stream and record its turn as cancelled.
+    pub fn finish(&mut self, app: &mut App) {
+        if let Some(mut stream) = app.stream.take() {
+            stream.cancel();
+        }
+        if let Some(turn) = app.turns.last_mut()
+            && turn.conn.in_progress()
+        {
+            turn.end(StreamEnd::Cancelled);
+        }
+        self.cancelled(app);
+    }
+
+    /// Drive the running stream to its end (tests, and scripts of the app).
+    pub async fn run_stream(&mut self, app: &mut App) {
+        while let Some(stream) = app.stream.as_mut() {
+            let update = stream.updates.recv().await.unwrap_or_else(|| {
+                StreamUpdate::Ended(StreamEnd::Cut {
+                    reason: "the stream task stopped".into(),
+                })
+            });
+            self.apply(app, update);
+        }
+    }
+
+    /// Replace the conversation with saved session `id`.
+    pub async fn open_id(&mut self, app: &mut App, id: &str) -> Result<(), String> {
+        let store = self
+            .store
+            .as_ref()
+            .ok_or_else(|| "sessions are not saved in this mode".to_owned())?;
+        let saved = store
+            .load(id)
+            .map_err(|e| format!("cannot open session {id}: {e}"))?;
+        self.open(app, saved).await
+    }
+
+    /// Replace the conversation with `saved`: every turn rebuilt from its raw stream at once, the
+    /// agent that recorded it (a fresh demo agent for a demo session), ready for a follow-up from
+    /// its last checkpoint. Later turns are saved into the same session.
+    pub async fn open(&mut self, app: &mut App, saved: SavedSession) -> Result<(), String> {
+        if app.stream.is_some() || app.in_progress() {
+            return Err("a stream is running — Ctrl-C to cancel it first".into());
+        }
+        let provider =
+            <Provider as clap::ValueEnum>::from_str(&saved.meta.provider, true).unwrap_or_default();
+        let mut warning = None;
+        if is_demo_url(&saved.meta.base_url) {
+            let reuse = self
+                .agent
+                .as_ref()
+                .is_some_and(|a| a.is_demo() && a.accepts_foreign);
+            if reuse {
+                let mut agent = self.agent.take().expect("checked above");
+                let addr = agent
+                    .config
+                    .base_url
+                    .trim_start_matches("http://")
+                    .parse()
+                    .map_err(|e| format!("the demo agent's address: {e}"))?;
+                agent.config = LiveConfig {
+                    options: agent.config.options,
+                    ..LiveConfig::demo(provider, addr)
+                };
+                self.set_agent(agent, app);
+            } else {
+                let agent = Agent::demo(provider, &self.settings, true)
+                    .await
+                    .map_err(|e| format!("cannot start the built-in demo agent: {e}"))?;
+                self.set_agent(agent, app);
+            }
+        } else {
+            let key = provider_key(provider);
+            if key.is_none() {
+                warning = Some(format!(
+                    "no API key for {} ({}): follow-ups will fail",
+                    provider.label(),
+                    if provider == Provider::Bigdata {
+                        crate::config::API_KEY_ENV
+                    } else {
+                        live::api_key_env(provider)
+                    }
+                ));
+            }
+            let config = LiveConfig {
+                base_url: saved.meta.base_url.trim_end_matches('/').to_owned(),
+                ..LiveConfig::new(provider, key)
+            };
+            let agent = Agent::live(config, &self.settings);
+            self.set_agent(agent, app);
+        }
+        let turns = restore_turns(&saved);
+        let n = turns.len();
+        app.load_turns(turns, Some(saved.meta.id.clone()));
+        app.resume = Continuation {
+            chat_id: saved.meta.chat_id.clone(),
+            ..Continuation::default()
+        };
+        self.saved = Some(saved);
+        self.active = None;
+        match warning {
+            Some(warning) => app.set_message(warning, Severity::Warning),
+            None => app.set_message(
+                format!(
+                    "opened a saved session ({n} turn{}) — type a follow-up",
+                    if n == 1 { "" } else { "s" }
+                ),
+                Severity::Info,
+            ),
+        }
+        Ok(())
+    }
+}
+
+/// Every turn of `saved`, rebuilt from its raw stream file, with the status it was saved with.
+pub fn restore_turns(saved: &SavedSession) -> Vec<Turn> {
+    let replayed = saved.replay_turns();
+    let mut turns: Vec<Turn> = Vec::with_capacity(replayed.len());
+    for (i, (meta, session)) in replayed.into_iter().enumerate() {
+        // The turn it continued: the one whose checkpoint it was sent with, else the one before.
+        let from_turn = match &meta.from_checkpoint_id {
+            Some(checkpoint) => turns
+                .iter()
+                .rposition(|t| t.checkpoint_id() == Some(checkpoint.as_str())),
+            None => i.checked_sub(1),
+        };
+        let request = Continuation {
+            chat_id: saved.meta.chat_id.clone(),
+            checkpoint_id: meta.from_checkpoint_id.clone(),
+            from_turn,
+        };
+        let conn = saved_conn(&meta, &session);
+        let elapsed = turn_duration(&meta).unwrap_or_default();
+        let mut turn = Turn::restored(meta.question.clone(), session, conn, elapsed, request);
+        turn.saved_index = Some(i);
+        turns.push(turn);
+    }
+    turns
+}
+
+/// How a saved turn ended, as the app shows it.
+fn saved_conn(meta: &TurnMeta, session: &Session) -> ConnState {
+    match meta.status.as_str() {
+        "complete" => ConnState::Complete,
+        "error" => ConnState::Error(
+            session
+                .error
+                .clone()
+                .unwrap_or_else(|| "the agent reported an error".into()),
+        ),
+        "http_error" => ConnState::Error("the agent answered with an HTTP error".into()),
+        "connect_error" => ConnState::Error("could not connect to the agent".into()),
+        "cut" => ConnState::Cut("the connection was cut before completion".into()),
+        "stalled" => ConnState::Stalled(0),
+        "cancelled" => ConnState::Cancelled,
+        "incomplete" => ConnState::Cut("the stream closed before completion".into()),
+        "streaming" => ConnState::Cut("interrupted: the app stopped while it streamed".into()),
+        other => ConnState::Cut(format!("saved as {other}")),
+    }
+}
+
+/// From `started_at` to `ended_at`.
+fn turn_duration(meta: &TurnMeta) -> Option<Duration> {
+    let start = unix_seconds(&meta.started_at)?;
+    let end = unix_seconds(meta.ended_at.as_deref()?)?;
+    Some(Duration::from_secs(end.checked_sub(start)?))
+}
+
+/// `2026-11-23T02:06:15Z` → seconds since 1970.
+fn unix_seconds(stamp: &str) -> Option<u64> {
+    let number = |range: std::ops::Range<usize>| stamp.get(range)?.parse::<i64>().ok();
+    let (y, m, d) = (number(0..4)?, number(5..7)?, number(8..10)?);
+    let (hh, mm, ss) = (number(11..13)?, number(14..16)?, number(17..19)?);
+    // Howard Hinnant's days_from_civil.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days * 86_400 + hh * 3_600 + mm * 60 + ss).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_base_urls_are_demo_sessions() {
+        assert!(is_demo_url("http://127.0.0.1:41234"));
+        assert!(is_demo_url("http://localhost:8787/"));
+        assert!(is_demo_url("http://[::1]:9"));
+        assert!(!is_demo_url("https://agents.bigdata.com"));
+        assert!(!is_demo_url("https://api.x.ai"));
+    }
+
+    #[test]
+    fn saved_timestamps_give_the_turn_duration() {
+        assert_eq!(unix_seconds("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(unix_seconds("2026-11-23T02:06:15Z"), Some(1_795_399_575));
+        assert_eq!(unix_seconds("2000-02-29T00:00:00Z"), Some(951_782_400));
+        let meta = TurnMeta {
+            question: "q".into(),
+            started_at: "2026-11-23T02:06:15Z".into(),
+            ended_at: Some("2026-11-23T02:07:00Z".into()),
+            from_checkpoint_id: None,
+            checkpoint_id: None,
+            status: "complete".into(),
+            stream_file: "turn-001.sse".into(),
+        };
+        assert_eq!(turn_duration(&meta), Some(Duration::from_secs(45)));
+    }
+}
