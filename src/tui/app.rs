@@ -119,6 +119,8 @@ pub struct Turn {
     pub request: Continuation,
     /// The turn's index in the saved session, when it is saved.
     pub saved_index: Option<usize>,
+    /// When the next try starts (while `Retrying`).
+    pub retry_at: Option<Instant>,
     resolved_key: (usize, usize, bool),
 }
 
@@ -138,6 +140,7 @@ impl Turn {
             sidebar: Vec::new(),
             request: Continuation::default(),
             saved_index: None,
+            retry_at: None,
             resolved_key: (0, 0, false),
         }
     }
@@ -287,6 +290,7 @@ impl Turn {
                 wait_ms,
                 reason,
             } => {
+                self.retry_at = Some(Instant::now() + Duration::from_millis(wait_ms));
                 self.conn = ConnState::Retrying {
                     attempt,
                     wait_ms,

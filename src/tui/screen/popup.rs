@@ -106,11 +106,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             } else {
                 80
             };
-            let rect = centered(area, pct, 80, 60.min(area.width), 12.min(area.height));
-            let width = rect.width.saturating_sub(4) as usize;
-            let content_h = rect.height.saturating_sub(2) as usize;
+            let outer_w = (area.width * pct / 100).max(60.min(area.width));
+            let width = outer_w.saturating_sub(4) as usize;
             let (rows, selected_rows) =
                 session_rows(list, *selected, app.session_id.as_deref(), width, &theme);
+            // As tall as the list, within 80% of the screen.
+            let max_h = (area.height * 80 / 100).max(8.min(area.height));
+            let height = (rows.len() as u16 + 2).clamp(8.min(max_h), max_h);
+            let rect = Rect {
+                x: area.x + (area.width - outer_w) / 2,
+                y: area.y + (area.height - height) / 2,
+                width: outer_w,
+                height,
+            };
+            let content_h = rect.height.saturating_sub(2) as usize;
             // Keep the selected entry in view.
             let top = selected_rows
                 .end
@@ -244,7 +253,10 @@ fn source_rows(app: &App, item: SidebarItem, width: usize, theme: &Theme) -> (St
                 ));
                 rows.push(RLine::blank());
             }
-            field(&mut rows, "Publisher", &source.publisher, width, theme);
+            // Zeta Alpha's publisher is the title: not repeated.
+            if source.headline.as_deref().map(str::trim) != Some(source.publisher.trim()) {
+                field(&mut rows, "Publisher", &source.publisher, width, theme);
+            }
             if let Some(date) = source.date {
                 field(&mut rows, "Date", &date.iso(), width, theme);
             }
@@ -343,7 +355,7 @@ fn source_rows(app: &App, item: SidebarItem, width: usize, theme: &Theme) -> (St
             let first = vec![piece(format!("{:>2}. ", k + 1), theme.marker())];
             let cont = vec![piece("    ", Style::new())];
             rows.extend(wrap_text(
-                &format!("“{}”", clean(c.text(answer))),
+                &format!("“{}”", clean(&cited_text(a, c, answer))),
                 theme.text().add_modifier(Modifier::ITALIC),
                 width,
                 first,
@@ -352,6 +364,90 @@ fn source_rows(app: &App, item: SidebarItem, width: usize, theme: &Theme) -> (St
         }
     }
     (title, rows)
+}
+
+/// What a citation supports, for people: its span, or — when the span is the provider's own marker
+/// (xAI's inline link, a Zeta Alpha anchor) — the sentence before the marker, other markers left out.
+fn cited_text(
+    a: &crate::citations::Attribution,
+    c: &crate::citations::Citation,
+    answer: &str,
+) -> String {
+    if !c.marker {
+        return c.text(answer).to_owned();
+    }
+    let end = c.bytes.start.min(answer.len());
+    // Markers right before this one (`[1][2]`) belong to the same sentence: step over them.
+    let mut cut = end;
+    loop {
+        let before = a
+            .citations
+            .iter()
+            .filter(|o| o.marker && o.bytes.end == cut && o.bytes.start < cut)
+            .map(|o| o.bytes.start)
+            .min();
+        match before {
+            Some(start) => cut = start,
+            None => break,
+        }
+    }
+    // The sentence the marker ends: back to the previous sentence end or the previous marker.
+    let previous_marker = a
+        .citations
+        .iter()
+        .filter(|o| o.marker && o.bytes.end <= cut)
+        .map(|o| o.bytes.end)
+        .max()
+        .unwrap_or(0);
+    let head = answer[..cut].trim_end();
+    let ends_sentence = |i: usize, ch: char| {
+        if ch == '\n' {
+            return true;
+        }
+        if !matches!(ch, '.' | '!' | '?') {
+            return false;
+        }
+        let rest = head[i + 1..].trim_start_matches(['*', '_']);
+        rest.starts_with(char::is_whitespace)
+    };
+    let start = head
+        .char_indices()
+        .rev()
+        .skip(1)
+        .take_while(|&(i, _)| i >= previous_marker)
+        .find(|&(i, ch)| ends_sentence(i, ch))
+        .map_or(previous_marker, |(i, ch)| i + ch.len_utf8())
+        .max(previous_marker)
+        .min(head.len());
+    let text = head[start..]
+        .replace("**", "")
+        .replace("__", "")
+        .replace('`', "");
+    let mut text = text.trim();
+    // A list bullet or heading mark at the start is Markdown, not what was said.
+    loop {
+        let stripped = text
+            .strip_prefix("- ")
+            .or_else(|| text.strip_prefix("* "))
+            .or_else(|| text.strip_prefix("+ "))
+            .or_else(|| text.strip_prefix('#'))
+            .or_else(|| {
+                let digits =
+                    text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                (digits > 0)
+                    .then(|| text[digits..].strip_prefix(". "))
+                    .flatten()
+            });
+        match stripped {
+            Some(rest) => text = rest.trim_start(),
+            None => break,
+        }
+    }
+    if text.is_empty() {
+        c.text(answer).to_owned()
+    } else {
+        text.to_owned()
+    }
 }
 
 /// An extract's rows. Zeta Alpha's `text_extract` starts with the document's title (left out when it
@@ -457,11 +553,11 @@ fn session_rows(
         if !meta.provider.is_empty() && meta.provider != "bigdata" {
             line1.push(piece(format!("{} ", clean(&meta.provider)), theme.accent()));
         }
+        if open == Some(meta.id.as_str()) {
+            line1.push(piece("(open) ", theme.accent()));
+        }
         if let Some(checkpoint) = meta.last_checkpoint_id() {
             line1.push(piece(clean(checkpoint), theme.muted()));
-        }
-        if open == Some(meta.id.as_str()) {
-            line1.push(piece("  (open)", theme.accent()));
         }
         let line1 = truncate_pieces(line1, width);
         let question = match meta.first_question().trim() {

@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::{clean, truncate};
-use crate::tui::app::{App, ConnState, Severity};
+use crate::tui::app::{App, ConnState, Severity, Turn};
 
 pub fn format_elapsed(elapsed: Duration) -> String {
     let secs = elapsed.as_secs();
@@ -40,16 +40,23 @@ pub fn format_wait(wait_ms: u64) -> String {
     }
 }
 
-/// What the connection is doing, in words, for the status bar.
-pub fn state_text(app: &App, conn: &ConnState) -> String {
-    match conn {
+/// What the connection is doing, in words, for the status bar: `retrying in 2 s (try 2/3): HTTP 503 …`
+/// counts down to the next try (snapshots, with a fixed clock, show the whole wait).
+pub fn state_text(app: &App, turn: &Turn) -> String {
+    match &turn.conn {
         ConnState::Retrying {
             attempt,
             wait_ms,
             reason,
         } => format!(
             "retrying in {} (try {attempt}/{}): {}",
-            format_wait(*wait_ms),
+            match turn.retry_at.filter(|_| app.fixed_elapsed.is_none()) {
+                Some(at) => {
+                    let left = at.saturating_duration_since(std::time::Instant::now());
+                    format!("{} s", left.as_millis().div_ceil(1000))
+                }
+                None => format_wait(*wait_ms),
+            },
             app.max_attempts.max(*attempt),
             clean(reason)
         ),
@@ -103,7 +110,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         ConnState::Idle => ("·".to_owned(), theme.muted()),
         _ => (app.spinner().to_owned(), theme.accent()),
     };
-    let state = format!(" {glyph} {}", state_text(app, &turn.conn));
+    let state = format!(" {glyph} {}", state_text(app, turn));
     spans.push(Span::styled(
         truncate(&state, width.saturating_sub(badge_w + 12).max(12)),
         state_style.add_modifier(Modifier::BOLD),
@@ -116,6 +123,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         _ => {}
     }
     parts.push((format_elapsed(app.elapsed()), theme.text()));
+    // Tokens and ids of the turn the panes show (a branch point picked with `[`/`]`).
+    let turn = app.current().unwrap_or(turn);
     if let Some(completion) = &turn.session.completion {
         let (input, output) = completion.total_tokens();
         parts.push((
@@ -127,8 +136,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             theme.muted(),
         ));
     }
-    // Ids of the turn the panes show (a branch point picked with `[`/`]`).
-    let turn = app.current().unwrap_or(turn);
     if app.turns.len() > 1 {
         parts.push((
             format!("turn {}/{}", app.current_index() + 1, app.turns.len()),
