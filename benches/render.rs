@@ -106,7 +106,7 @@ fn synthetic_stream() -> Vec<u8> {
     for c in 0..CHUNKS {
         let mut chunk = String::new();
         let mut w = c;
-        while chunk.chars().count() < 40 {
+        while chunk.chars().count() < 43 {
             chunk.push_str(WORDS[w % WORDS.len()]);
             chunk.push(' ');
             w = w.wrapping_mul(31).wrapping_add(7);

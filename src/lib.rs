@@ -9,6 +9,7 @@ pub mod client;
 pub mod config;
 pub mod event;
 pub mod input;
+pub mod log;
 pub mod provider;
 pub mod recording;
 pub mod render;
