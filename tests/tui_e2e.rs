@@ -363,3 +363,252 @@ fn sigterm_restores_the_terminal() {
     assert!(killed.success());
     assert_exited_and_restored(&t);
 }
+
+/// `research-tui ask --demo` with its sessions in `data`: the saved session's id.
+fn ask_demo(data: &std::path::Path, question: &str) -> String {
+    let out = Command::new(BIN)
+        .args(["ask", "--demo", "--demo-speed", "200", question])
+        .env("XDG_DATA_HOME", data)
+        .env("XDG_CONFIG_HOME", data)
+        .env_remove("BIGDATA_API_KEY")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    saved_sessions(data)[0]["id"].as_str().unwrap().to_owned()
+}
+
+fn saved_sessions(data: &std::path::Path) -> Vec<serde_json::Value> {
+    let out = Command::new(BIN)
+        .args(["sessions", "--json"])
+        .env("XDG_DATA_HOME", data)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn open_shows_a_session_saved_by_ask_at_once_and_continues_it() {
+    if !tmux_available() {
+        eprintln!("tmux is not installed: skipping");
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let id = ask_demo(data.path(), "What did NVIDIA report?");
+    let env = format!("XDG_DATA_HOME={}", data.path().display());
+    let t = Tmux::start_with_env(140, 42, &[&env], &["open", &id, "--demo-speed", "8"]);
+    // No stream: the saved answer is there on the first frames.
+    let screen = t.wait_for("the saved answer", Duration::from_secs(3), |s| {
+        s.contains("Hyperscaler capex cycle") && status_line(s).contains("complete")
+    });
+    assert!(status_line(&screen).contains("DEMO"), "{screen}");
+    assert!(screen.contains("Sources 9"), "{screen}");
+    assert!(
+        screen.contains("Enter send"),
+        "the prompt has the focus:\n{screen}"
+    );
+    // A follow-up on a fresh demo agent, from the saved checkpoint.
+    t.send(&["And AMD?", "Enter"]);
+    t.wait_for("the follow-up", Duration::from_secs(60), |s| {
+        status_line(s).contains("turn 2/2") && status_line(s).contains("complete")
+    });
+    // The sessions picker lists it; Esc closes it.
+    t.send(&["s"]);
+    let picker = t.wait_for("the picker", Duration::from_secs(5), |s| {
+        s.contains("Saved sessions (1)")
+    });
+    assert!(picker.contains("2 turns"), "{picker}");
+    assert!(picker.contains("(open)"), "{picker}");
+    t.send(&["Escape", "q"]);
+    assert_exited_and_restored(&t);
+    let sessions = saved_sessions(data.path());
+    assert_eq!(sessions.len(), 1);
+    let turns = sessions[0]["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    assert_eq!(turns[1]["question"], "And AMD?");
+    assert_eq!(turns[1]["status"], "complete");
+    assert_eq!(turns[1]["from_checkpoint_id"], turns[0]["checkpoint_id"]);
+}
+
+#[test]
+fn resume_of_a_saved_checkpoint_loads_its_session_at_80x24() {
+    if !tmux_available() {
+        eprintln!("tmux is not installed: skipping");
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    ask_demo(data.path(), "What did NVIDIA report?");
+    let checkpoint = saved_sessions(data.path())[0]["turns"][0]["checkpoint_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let env = format!("XDG_DATA_HOME={}", data.path().display());
+    let t = Tmux::start_with_env(80, 24, &[&env], &["--resume", &checkpoint, "--demo"]);
+    let screen = t.wait_for("the saved session", Duration::from_secs(3), |s| {
+        status_line(s).contains("complete") && s.contains("Sources 9")
+    });
+    assert!(
+        status_line(&screen).contains("opened a saved session (1 turn)"),
+        "{screen}"
+    );
+    for line in screen.lines() {
+        assert!(
+            unicode_width::UnicodeWidthStr::width(line) <= 80,
+            "no line overflows: {line}"
+        );
+    }
+    t.send(&["q"]);
+    // The prompt has the focus: `q` is typed, not quit; Esc leaves the prompt, then q quits.
+    t.wait_for("q in the prompt", Duration::from_secs(5), |s| {
+        s.lines()
+            .any(|l| l.trim_matches(|c| c == '┃' || c == ' ') == "q")
+    });
+    t.send(&["Escape", "q"]);
+    assert_exited_and_restored(&t);
+}
+
+#[test]
+fn resume_of_an_unknown_checkpoint_starts_empty_with_the_ids_set() {
+    if !tmux_available() {
+        eprintln!("tmux is not installed: skipping");
+        return;
+    }
+    let t = Tmux::start(
+        120,
+        30,
+        &[
+            "--demo",
+            "--demo-speed",
+            "8",
+            "--resume",
+            "ckpt-00000000feedbeef",
+            "--chat-id",
+            "chat-from-elsewhere",
+        ],
+    );
+    let screen = t.wait_for("ready to resume", Duration::from_secs(5), |s| {
+        status_line(s).contains("resume ckpt-00000000feedbeef")
+    });
+    assert!(
+        screen.contains("↳ resume ckpt-00000000feedbeef"),
+        "{screen}"
+    );
+    t.send(&["And the guidance?", "Enter"]);
+    t.wait_for("the answer", Duration::from_secs(60), |s| {
+        status_line(s).contains("complete")
+    });
+    t.send(&["q"]);
+    assert_exited_and_restored(&t);
+    let sessions = saved_sessions(t.dir.path());
+    let turn = &sessions[0]["turns"][0];
+    assert_eq!(turn["from_checkpoint_id"], "ckpt-00000000feedbeef");
+    assert_eq!(sessions[0]["chat_id"], "chat-from-elsewhere");
+}
+
+#[test]
+fn open_of_an_unknown_session_fails_before_touching_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["open", "20990101-000000-dead"])
+        .env("XDG_DATA_HOME", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "nothing written to the terminal");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no saved session") && stderr.contains("research-tui sessions"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn r_after_a_cut_asks_the_same_question_again_as_a_new_turn() {
+    if !tmux_available() {
+        eprintln!("tmux is not installed: skipping");
+        return;
+    }
+    let t = Tmux::start(
+        80,
+        24,
+        &["--demo", "--demo-speed", "8", "--demo-fault", "cut"],
+    );
+    let screen = t.wait_for("the cut", Duration::from_secs(60), |s| {
+        status_line(s).contains("cut")
+    });
+    assert!(status_line(&screen).contains("r retry"), "{screen}");
+    assert!(
+        status_line(&screen).contains("kept what arrived"),
+        "{screen}"
+    );
+    t.send(&["r"]);
+    t.wait_for("the retry, cut again", Duration::from_secs(60), |s| {
+        status_line(s).contains("turn 2/2") && status_line(s).contains("cut")
+    });
+    t.send(&["q"]);
+    assert_exited_and_restored(&t);
+    let sessions = saved_sessions(t.dir.path());
+    let turns = sessions[0]["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    assert_eq!(turns[0]["question"], turns[1]["question"]);
+    assert_eq!(
+        turns[0]["from_checkpoint_id"],
+        turns[1]["from_checkpoint_id"]
+    );
+    assert!(turns.iter().all(|t| t["status"] == "cut"));
+}
+
+#[test]
+fn retries_before_the_stream_show_in_the_status_bar() {
+    if !tmux_available() {
+        eprintln!("tmux is not installed: skipping");
+        return;
+    }
+    let t = Tmux::start(140, 42, &["--demo", "--demo-fault", "status=503"]);
+    let screen = t.wait_for("retrying", Duration::from_secs(10), |s| {
+        status_line(s).contains("retrying in")
+    });
+    assert!(
+        status_line(&screen).contains("(try 2/3): HTTP 503"),
+        "{screen}"
+    );
+    t.wait_for("the error", Duration::from_secs(20), |s| {
+        status_line(s).contains("error") && status_line(s).contains("r retry")
+    });
+    t.send(&["q"]);
+    assert_exited_and_restored(&t);
+}
+
+#[test]
+fn the_xai_demo_shows_its_markers_and_sources() {
+    if !tmux_available() {
+        eprintln!("tmux is not installed: skipping");
+        return;
+    }
+    let t = Tmux::start(
+        140,
+        42,
+        &["--provider", "xai", "--demo", "--demo-speed", "8"],
+    );
+    let screen = t.wait_for("the answer to complete", Duration::from_secs(60), |s| {
+        status_line(s).contains("complete")
+    });
+    assert!(screen.contains("Sources 12"), "{screen}");
+    assert!(screen.contains("[1] global.toyota"), "{screen}");
+    let answer: String = screen
+        .lines()
+        .map(|l| l.chars().skip(39).take(66).collect::<String>())
+        .collect();
+    assert!(
+        answer.contains("[9][2]") || answer.contains("[1]"),
+        "markers in the answer:\n{screen}"
+    );
+    assert!(!screen.contains("]]("), "provider links hidden:\n{screen}");
+    t.send(&["q"]);
+    assert_exited_and_restored(&t);
+    let sessions = saved_sessions(t.dir.path());
+    assert_eq!(sessions[0]["provider"], "xai");
+}

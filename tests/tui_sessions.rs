@@ -295,6 +295,7 @@ async fn r_after_a_cut_sends_the_same_request_again_as_a_new_turn() {
     press(&mut app, &mut conversation, KeyCode::Char('r')).await;
     conversation.run_stream(&mut app).await;
     assert_eq!(app.turns.len(), 2);
+    assert_eq!(app.turns[1].retry_of, Some(0));
     assert!(matches!(app.turns[1].conn, ConnState::Cut(_)));
     assert_eq!(app.turns[0].session.answer.as_str().len(), kept);
     assert_eq!(requests(&conversation).await[1]["body"], cut_body);

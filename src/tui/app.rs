@@ -121,6 +121,8 @@ pub struct Turn {
     pub saved_index: Option<usize>,
     /// When the next try starts (while `Retrying`).
     pub retry_at: Option<Instant>,
+    /// This turn asks turn `n`'s question again (`r`).
+    pub retry_of: Option<usize>,
     resolved_key: (usize, usize, bool),
 }
 
@@ -141,6 +143,7 @@ impl Turn {
             request: Continuation::default(),
             saved_index: None,
             retry_at: None,
+            retry_of: None,
             resolved_key: (0, 0, false),
         }
     }

@@ -234,11 +234,8 @@ impl Conversation {
         };
         let cont = turn.request.clone();
         let started = self.ask(app, question, cont);
-        if started {
-            app.set_message(
-                format!("asking turn {}'s question again", index + 1),
-                Severity::Info,
-            );
+        if started && let Some(turn) = app.turns.last_mut() {
+            turn.retry_of = Some(index);
         }
         started
     }

@@ -30,6 +30,9 @@ pub fn turn_label(app: &App, index: usize) -> String {
         return String::new();
     };
     let mut label = format!("turn {}", index + 1);
+    if let Some(of) = turn.retry_of {
+        label.push_str(&format!(" · retry of turn {}", of + 1));
+    }
     match (turn.request.from_turn, &turn.request.checkpoint_id) {
         (Some(from), _) if from + 1 != index => {
             label.push_str(&format!(" · ↳ from turn {}", from + 1));
