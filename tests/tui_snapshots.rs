@@ -863,3 +863,28 @@ fn zeta_source_detail_shows_the_key_sentence_bold() {
     assert!(!screen.contains("<b>"), "{screen}");
     insta::assert_snapshot!("zeta_source_detail", terminal.backend());
 }
+
+#[test]
+fn o_opens_zeta_relative_urls_against_the_api_base_and_not_custom_documents() {
+    let mut app = app();
+    app.provider = Some(research_tui::provider::Provider::Zeta);
+    app.api_base = Some("https://zeta.example".into());
+    play(
+        &mut app,
+        "assets/recordings/zeta/rag-long-documents.sse",
+        None,
+        None,
+    );
+    keys(&mut app, "c");
+    assert_eq!(
+        key(&mut app, KeyCode::Char('o')),
+        Some(Effect::Open(
+            "https://zeta.example/documents/chunk/list?tenant=demo&property_name=id&property_values=f3a9c1d2e8b7_4"
+                .into()
+        ))
+    );
+    keys(&mut app, "G");
+    assert_eq!(key(&mut app, KeyCode::Char('o')), None);
+    let message = &app.message.as_ref().unwrap().0;
+    assert!(message.contains("custom document"), "{message}");
+}

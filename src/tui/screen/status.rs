@@ -125,7 +125,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     parts.push((format_elapsed(app.elapsed()), theme.text()));
     // Tokens and ids of the turn the panes show (a branch point picked with `[`/`]`).
     let turn = app.current().unwrap_or(turn);
-    if let Some(completion) = &turn.session.completion {
+    if let Some(completion) = &turn.session.completion
+        && completion.total_tokens() != (0, 0)
+    {
         let (input, output) = completion.total_tokens();
         parts.push((
             format!(
