@@ -1083,6 +1083,13 @@ impl App {
                     self.popup = None;
                     return None;
                 }
+                if !self.can_ask {
+                    self.set_message(
+                        "replay mode: saved sessions open with `research-tui open <ID>`",
+                        Severity::Info,
+                    );
+                    return None;
+                }
                 return Some(Effect::ListSessions);
             }
             Action::Retry => return self.retry(),

@@ -113,7 +113,8 @@ pub fn run(args: TuiArgs) -> ExitCode {
         }
     };
     super::run_blocking(TuiOptions {
-        demo: args.demo || api_key.is_none(),
+        // A saved session is opened on the agent that answered it, unless `--demo` says otherwise.
+        demo: args.demo || (known.is_none() && api_key.is_none()),
         demo_speed: args.demo_speed,
         demo_fault: args.demo_fault,
         provider,

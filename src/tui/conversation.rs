@@ -147,6 +147,8 @@ pub struct Conversation {
     /// The saved index of the turn a stream is feeding.
     active: Option<usize>,
     pub settings: Settings,
+    /// Open every saved session on the demo agent (`--demo`), whatever answered it.
+    pub force_demo: bool,
 }
 
 impl Conversation {
@@ -157,6 +159,7 @@ impl Conversation {
             saved: None,
             active: None,
             settings,
+            force_demo: false,
         }
     }
 
@@ -351,7 +354,7 @@ impl Conversation {
         let provider =
             <Provider as clap::ValueEnum>::from_str(&saved.meta.provider, true).unwrap_or_default();
         let mut warning = None;
-        if is_demo_url(&saved.meta.base_url) {
+        if self.force_demo || is_demo_url(&saved.meta.base_url) {
             let reuse = self
                 .agent
                 .as_ref()

@@ -204,10 +204,12 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
         app.begin_turn(None);
         app.attach_stream(handle);
     } else if let Some(saved) = opts.open.clone() {
+        conversation.force_demo = opts.demo;
         conversation
             .open(&mut app, saved)
             .await
             .map_err(|e| eyre!(e))?;
+        conversation.force_demo = false;
         // `--resume CKPT` of an earlier turn: the next question branches from it.
         if let Some(checkpoint) = &opts.resume.checkpoint_id
             && let Some(i) = app
@@ -218,6 +220,12 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
         {
             app.viewed_turn = Some(i);
             app.scroll_to_turn = Some(i);
+        }
+        if let Some(question) = opts.question.as_deref().map(str::trim)
+            && !question.is_empty()
+        {
+            let cont = app.continuation();
+            conversation.ask(&mut app, question.to_owned(), cont);
         }
     } else {
         let resuming = opts.resume != Continuation::default();
