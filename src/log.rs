@@ -63,6 +63,9 @@ mod tests {
         log("connected\x1b[2J to http://127.0.0.1:1\nsecond line");
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 1);
-        assert!(text.contains("Z connected\u{FFFD}[2J to http://127.0.0.1:1 second line"), "{text}");
+        assert!(
+            text.contains("Z connected\u{FFFD}[2J to http://127.0.0.1:1 second line"),
+            "{text}"
+        );
     }
 }
