@@ -286,6 +286,8 @@ async fn ask(
     let (base_url, api_key, _server) = if args.demo {
         let server_config = crate::server::ServerConfig {
             speed: args.demo_speed,
+            // A fresh demo agent never issued the checkpoint a resumed conversation names.
+            accept_foreign_checkpoints: args.resume.is_some() || args.chat_id.is_some(),
             ..Default::default()
         };
         match crate::server::spawn(server_config, 0).await {

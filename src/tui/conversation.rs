@@ -269,6 +269,10 @@ impl Conversation {
             _ => None,
         };
         let events = matches!(update, StreamUpdate::Events(_));
+        if !events {
+            // Connection progress and how the stream ended (messages are already redacted).
+            crate::log::log(&format!("stream: {update:?}"));
+        }
         app.apply_update(update);
         let Some(index) = self.active else {
             return;

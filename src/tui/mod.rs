@@ -174,6 +174,14 @@ pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
 
 /// Run the app until the user quits (or the stream ends, with `exit_when_done`).
 pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
+    // The screen belongs to the app: diagnostics go to the log file (logging is off if it cannot open).
+    let _ = crate::log::init(&crate::log::default_path());
+    crate::log::log(&format!(
+        "start: research-tui {} (demo: {}, replay: {})",
+        env!("CARGO_PKG_VERSION"),
+        opts.demo,
+        opts.replay.is_some()
+    ));
     let (config, config_warning) = theme::read_config();
     let (theme, theme_warning) =
         theme::select(opts.theme.as_deref(), &config, theme::no_color_env());
