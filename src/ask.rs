@@ -131,16 +131,9 @@ pub fn run_cli(args: AskArgs) -> ExitCode {
         Ok(plan) => plan,
         Err(message) => return usage(message),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("research-tui: cannot start the async runtime: {e}");
-            return ExitCode::from(EXIT_OTHER);
-        }
+        Err(exit) => return exit,
     };
     runtime.block_on(ask(args, target, store, known, plan))
 }

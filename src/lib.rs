@@ -22,3 +22,16 @@ pub mod sse;
 pub mod store;
 pub mod stream;
 pub mod tui;
+
+/// The async runtime a command runs on, or the exit to take when it cannot start (said on stderr).
+/// Two workers: the stream task and the UI never need more, and the target machines have two cores.
+pub fn runtime() -> Result<tokio::runtime::Runtime, std::process::ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("research-tui: cannot start the async runtime: {e}");
+            std::process::ExitCode::from(1)
+        })
+}

@@ -173,15 +173,9 @@ fn parse_speed(s: &str) -> Result<f64, String> {
 
 /// `research-tui serve`: run the demo agent until Ctrl-C.
 pub fn run_cli(args: ServeArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("research-tui: cannot start the async runtime: {e}");
-            return ExitCode::from(1);
-        }
+        Err(exit) => return exit,
     };
     let config = ServerConfig {
         speed: args.speed,

@@ -152,16 +152,9 @@ fn setup_terminal() -> io::Result<Term> {
 /// Run the app on its own tokio runtime; the exit code for `main`.
 pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
     let _ = color_eyre::install();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("research-tui: cannot start the async runtime: {e}");
-            return std::process::ExitCode::from(1);
-        }
+        Err(exit) => return exit,
     };
     match runtime.block_on(run(opts)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
