@@ -25,12 +25,18 @@ impl Default for Speed {
     }
 }
 
+/// The longest pause between two frames, whatever the speed factor.
+const MAX_PAUSE: Duration = Duration::from_secs(3600);
+
 impl Speed {
     /// The pause before a frame recorded with `delay_ms`.
     pub fn delay(self, delay_ms: u64) -> Duration {
         match self {
             Speed::Max => Duration::ZERO,
-            Speed::Factor(f) => Duration::from_secs_f64(delay_ms as f64 / 1000.0 / f),
+            // A tiny factor would overflow a Duration: such a pause is simply "forever" (capped).
+            Speed::Factor(f) => Duration::try_from_secs_f64(delay_ms as f64 / 1000.0 / f)
+                .unwrap_or(MAX_PAUSE)
+                .min(MAX_PAUSE),
         }
     }
 }
@@ -99,6 +105,16 @@ async fn play(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tiny_speed_factor_caps_the_pause_instead_of_overflowing() {
+        let speed: Speed = "1e-300".parse().unwrap();
+        assert_eq!(speed.delay(500), MAX_PAUSE);
+        assert_eq!(
+            "2".parse::<Speed>().unwrap().delay(500),
+            Duration::from_millis(250)
+        );
+    }
     use crate::session::Session;
 
     #[test]

@@ -888,3 +888,15 @@ fn o_opens_zeta_relative_urls_against_the_api_base_and_not_custom_documents() {
     let message = &app.message.as_ref().unwrap().0;
     assert!(message.contains("custom document"), "{message}");
 }
+
+#[test]
+fn ctrl_or_alt_with_a_letter_never_runs_that_letters_command() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    for c in ['q', 'e', 's', 'r', 'o'] {
+        assert_eq!(ctrl(&mut app, c), None, "Ctrl-{c}");
+        let alt = app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT));
+        assert!(alt.is_none(), "Alt-{c}");
+    }
+    assert!(!app.quit);
+}

@@ -124,7 +124,8 @@ impl Provider {
         if url.is_empty() || url.starts_with("custom://") {
             return None;
         }
-        if url.starts_with("http://") || url.starts_with("https://") {
+        let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+        if lower.starts_with("http://") || lower.starts_with("https://") {
             return Some(url.to_owned());
         }
         if self == Provider::Zeta && url.starts_with('/') {
@@ -278,6 +279,17 @@ fn note_error(result: &Result<(), SseError>, out: &mut Vec<AgentEvent>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn web_urls_open_whatever_the_case_of_their_scheme() {
+        assert_eq!(
+            Provider::Bigdata
+                .open_url("HTTPS://Example.com/a", None)
+                .as_deref(),
+            Some("HTTPS://Example.com/a")
+        );
+        assert_eq!(Provider::Zeta.open_url("custom://doc-1", None), None);
+    }
 
     fn event(name: &str, data: &str) -> SseEvent {
         SseEvent {

@@ -945,6 +945,10 @@ impl App {
                 _ => Some(Action::Edit(key)),
             };
         }
+        // Letter commands are plain keys: Ctrl-E or Alt-Q must not export or quit by accident.
+        if (ctrl || alt) && matches!(key.code, KeyCode::Char(c) if c != 'd' && c != 'u' || !ctrl) {
+            return None;
+        }
         Some(match key.code {
             KeyCode::Tab => Action::FocusNext,
             KeyCode::BackTab => Action::FocusPrev,
@@ -1098,11 +1102,13 @@ impl App {
             Action::Edit(key) => {
                 self.prompt.input(key);
             }
+            // A paste behind a popup, or where nothing can be asked, goes nowhere.
+            Action::Paste(_) if self.popup.is_some() || !self.can_ask => {}
             Action::Paste(text) => {
                 let clean: String = text
                     .replace("\r\n", "\n")
                     .chars()
-                    .filter(|c| *c == '\n' || !c.is_control())
+                    .filter(|&c| c == '\n' || !(c.is_control() || crate::sanitize::is_unsafe(c)))
                     .collect();
                 self.prompt.insert_str(clean);
                 if self.focus != Focus::Prompt {

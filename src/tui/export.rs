@@ -36,9 +36,10 @@ pub fn conversation_markdown(turns: &[Turn]) -> String {
             out.push_str("\n> (incomplete)\n");
         }
         if let Some(checkpoint) = turn.session.checkpoint_id() {
+            // Not an HTML comment: a hostile id could close it and smuggle markup into the export.
             out.push_str(&format!(
-                "\n<!-- checkpoint: {} -->\n",
-                sanitize_line(checkpoint)
+                "\nCheckpoint: `{}`\n",
+                sanitize_line(checkpoint).replace('`', "'")
             ));
         }
     }
@@ -241,6 +242,6 @@ mod tests {
         let text = std::fs::read_to_string(path).unwrap();
         assert!(text.contains("## You: What happened?"));
         assert!(text.contains("Revenue rose."));
-        assert!(text.contains("checkpoint: ck-1"));
+        assert!(text.contains("Checkpoint: `ck-1`"));
     }
 }

@@ -128,15 +128,18 @@ impl Drop for TerminalGuard {
 }
 
 /// Restore the terminal before the panic is reported, when the panic ends the app (it happened on the
-/// thread running the event loop; a panicking background task only fails that task).
+/// thread running the event loop). A panicking background task only fails that task: its report goes
+/// to the log file, since printing it would scribble over the screen the app still owns.
 fn install_panic_hook() {
     let previous = std::panic::take_hook();
     let ui_thread = std::thread::current().id();
     std::panic::set_hook(Box::new(move |info| {
         if std::thread::current().id() == ui_thread {
             restore_terminal();
+            previous(info);
+        } else {
+            crate::log::log(&format!("background task panicked: {info}"));
         }
-        previous(info);
     }));
 }
 
