@@ -314,13 +314,30 @@ async fn ask(
             }
         }
     }
+    // What the user says now wins; a continued session supplies what they left out.
+    let saved_options = known
+        .as_ref()
+        .map(|s| s.meta.options.clone())
+        .unwrap_or_default();
+    let provider_options = live::ProviderOptions {
+        model: args
+            .model
+            .clone()
+            .filter(|_| args.provider != Provider::Bigdata)
+            .or(saved_options.model),
+        tenant: args.tenant.clone().or(saved_options.tenant),
+        agent: args.agent.clone().or(saved_options.agent),
+    };
     let mut turn = None;
     let saved = match known {
         Some(saved) => Ok(saved),
         None => store.create(endpoint, args.provider.as_str(), &base_url),
     };
     match saved {
-        Ok(mut saved) => match saved.begin_turn(&args.question, args.resume.as_deref()) {
+        Ok(mut saved) => match saved
+            .set_options(provider_options.clone())
+            .and_then(|()| saved.begin_turn(&args.question, args.resume.as_deref()))
+        {
             Ok((index, sink)) => {
                 sinks.push(Box::new(SharedWriter(sink)));
                 turn = Some(TurnFile { saved, index });
@@ -346,15 +363,11 @@ async fn ask(
         Plan::Other(ask) => {
             let config = live::LiveConfig {
                 base_url: base_url.clone(),
-                model: args.model.clone(),
-                tenant: args
-                    .tenant
-                    .clone()
-                    .or_else(|| args.demo.then(|| "demo".to_owned())),
-                agent: args.agent.clone(),
+                tenant: args.demo.then(|| "demo".to_owned()),
                 options,
                 ..live::LiveConfig::new(args.provider, api_key)
-            };
+            }
+            .with_options(&provider_options);
             live::start_recorded(&config, &ask, sink)
         }
     };

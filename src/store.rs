@@ -32,6 +32,9 @@ pub struct SessionMeta {
     pub base_url: String,
     pub chat_id: Option<String>,
     pub execution_id: Option<String>,
+    /// xAI model, Zeta Alpha tenant and agent: what follow-ups must send again.
+    #[serde(default, flatten)]
+    pub options: crate::provider::live::ProviderOptions,
     pub turns: Vec<TurnMeta>,
 }
 
@@ -124,6 +127,7 @@ impl SessionStore {
                 base_url: base_url.into(),
                 chat_id: None,
                 execution_id: None,
+                options: Default::default(),
                 turns: Vec::new(),
             },
         };
@@ -226,6 +230,18 @@ impl SavedSession {
         if let Some(execution_id) = execution_id {
             self.meta.execution_id = Some(execution_id.clone());
         }
+        self.write_meta()
+    }
+
+    /// Remember the provider options follow-ups must send again.
+    pub fn set_options(
+        &mut self,
+        options: crate::provider::live::ProviderOptions,
+    ) -> io::Result<()> {
+        if self.meta.options == options {
+            return Ok(());
+        }
+        self.meta.options = options;
         self.write_meta()
     }
 

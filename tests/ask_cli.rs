@@ -521,3 +521,52 @@ async fn the_key_is_read_from_a_private_config_file_and_refused_from_a_readable_
     let with_env = tokio::task::block_in_place(|| env.ask(&["What did NVIDIA report?"]));
     assert_eq!(with_env.status.code(), Some(0), "{}", stderr(&with_env));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zeta_tenant_is_saved_with_the_session_and_sent_again_on_follow_ups() {
+    let env = server(None).await;
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_research-tui"))
+            .args([
+                "ask",
+                "--provider",
+                "zeta",
+                "--base-url",
+                &env.base_url,
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .env("ZETA_ALPHA_API_KEY", KEY)
+            .env("XDG_DATA_HOME", env.dir.path().join("data"))
+            .output()
+            .unwrap()
+    };
+    let first = tokio::task::block_in_place(|| {
+        run(&[
+            "RAG papers?",
+            "--tenant",
+            "acme",
+            "--agent",
+            "research_agent",
+        ])
+    });
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let chat = serde_json::from_slice::<Value>(&first.stdout).unwrap()["chat_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let second = tokio::task::block_in_place(|| run(&["More?", "--chat-id", &chat]));
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    let requests = env.requests().await;
+    for request in &requests[requests.len() - 2..] {
+        assert!(
+            request["path"].as_str().unwrap().contains("tenant=acme"),
+            "{request}"
+        );
+        assert_eq!(request["body"]["agent_identifier"], "research_agent");
+    }
+    let sessions = env.sessions();
+    assert_eq!(sessions[0]["tenant"], "acme");
+    assert_eq!(sessions[0]["agent"], "research_agent");
+}

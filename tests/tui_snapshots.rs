@@ -615,6 +615,7 @@ fn saved_meta(
         base_url: "http://127.0.0.1:8787".into(),
         chat_id: Some(format!("chat-{id}")),
         execution_id: None,
+        options: Default::default(),
         turns: questions
             .iter()
             .enumerate()

@@ -69,6 +69,38 @@ impl LiveConfig {
     }
 }
 
+/// Provider-specific request options a user sets once per conversation (kept in its saved session).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ProviderOptions {
+    /// xAI: the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Zeta Alpha: the tenant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<String>,
+    /// Zeta Alpha: the agent identifier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+}
+
+impl LiveConfig {
+    /// Apply options the user gave; unset ones keep this config's values (the demo's tenant, say).
+    pub fn with_options(mut self, options: &ProviderOptions) -> Self {
+        self.model = options.model.clone().or(self.model);
+        self.tenant = options.tenant.clone().or(self.tenant);
+        self.agent = options.agent.clone().or(self.agent);
+        self
+    }
+
+    pub fn provider_options(&self) -> ProviderOptions {
+        ProviderOptions {
+            model: self.model.clone(),
+            tenant: self.tenant.clone(),
+            agent: self.agent.clone(),
+        }
+    }
+}
+
 /// A question and what ties it to earlier turns of the same conversation.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ask {

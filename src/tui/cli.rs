@@ -41,6 +41,15 @@ pub struct TuiArgs {
     /// Seconds without data before a stream counts as stalled.
     #[arg(long, value_name = "SECS", default_value_t = 90)]
     pub idle_timeout: u64,
+    /// xAI: the model (default grok-4).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Zeta Alpha: the tenant.
+    #[arg(long)]
+    pub tenant: Option<String>,
+    /// Zeta Alpha: the agent identifier.
+    #[arg(long)]
+    pub agent: Option<String>,
     /// Demo playback speed (for tests).
     #[arg(long, hide = true, default_value_t = 1.0)]
     pub demo_speed: f64,
@@ -128,6 +137,11 @@ pub fn run(args: TuiArgs) -> ExitCode {
         open: known,
         store: Some(store),
         replay: None,
+        provider_options: live::ProviderOptions {
+            model: args.model,
+            tenant: args.tenant,
+            agent: args.agent,
+        },
     })
 }
 

@@ -254,7 +254,11 @@ impl Conversation {
             return Ok(None);
         };
         if self.saved.is_none() {
-            self.saved = Some(store.create(endpoint(provider), provider.as_str(), base_url)?);
+            let mut saved = store.create(endpoint(provider), provider.as_str(), base_url)?;
+            if let Some(agent) = &self.agent {
+                saved.set_options(agent.config.provider_options())?;
+            }
+            self.saved = Some(saved);
         }
         let saved = self.saved.as_mut().expect("created above");
         saved
@@ -398,7 +402,8 @@ impl Conversation {
             let config = LiveConfig {
                 base_url: saved.meta.base_url.trim_end_matches('/').to_owned(),
                 ..LiveConfig::new(provider, key)
-            };
+            }
+            .with_options(&saved.meta.options);
             let agent = Agent::live(config, &self.settings);
             self.set_agent(agent, app);
         }

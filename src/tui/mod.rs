@@ -85,6 +85,8 @@ pub struct TuiOptions {
     pub open: Option<crate::store::SavedSession>,
     /// Where conversations are saved (`None`: not saved).
     pub store: Option<crate::store::SessionStore>,
+    /// xAI model, Zeta Alpha tenant and agent.
+    pub provider_options: live::ProviderOptions,
 }
 
 impl Default for TuiOptions {
@@ -104,6 +106,7 @@ impl Default for TuiOptions {
             resume: Continuation::default(),
             open: None,
             store: Some(crate::store::SessionStore::default()),
+            provider_options: live::ProviderOptions::default(),
         }
     }
 }
@@ -242,7 +245,8 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
             let config = LiveConfig {
                 base_url: opts.base_url.trim_end_matches('/').to_owned(),
                 ..LiveConfig::new(opts.provider, opts.api_key.clone())
-            };
+            }
+            .with_options(&opts.provider_options);
             Agent::live(config, &settings)
         };
         conversation.set_agent(agent, &mut app);
