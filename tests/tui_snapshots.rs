@@ -901,3 +901,25 @@ fn ctrl_or_alt_with_a_letter_never_runs_that_letters_command() {
     }
     assert!(!app.quit);
 }
+
+#[test]
+fn structured_output_that_arrives_after_a_frame_was_drawn_still_shows() {
+    let mut app = app();
+    let bytes = std::fs::read(EARNINGS).unwrap();
+    let frames = parse_frames(&bytes);
+    app.begin_turn(Some(DEMO_QUESTION.to_owned()));
+    app.apply_update(StreamUpdate::Connected);
+    let mut pipeline = EventPipeline::auto();
+    for (i, frame) in frames.iter().enumerate() {
+        let mut events = Vec::new();
+        let _ = pipeline.feed(&frame.bytes, &mut events);
+        app.apply_update(StreamUpdate::Events(events));
+        if i % 25 == 0 {
+            draw(&mut app, 140, 42);
+        }
+    }
+    app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(screen.contains("Structured output"), "{screen}");
+    assert!(screen.contains("\"ticker\": \"NVDA\""), "{screen}");
+}

@@ -124,6 +124,9 @@ pub struct Turn {
     /// This turn asks turn `n`'s question again (`r`).
     pub retry_of: Option<usize>,
     resolved_key: (usize, usize, bool),
+    /// The structured output's rows, the width they were wrapped for and whether the output had
+    /// arrived (it does not change after that, so a frame does not pretty-print and wrap it again).
+    pub structured_rows: Option<(usize, bool, Vec<super::answer_view::RLine>)>,
 }
 
 impl Turn {
@@ -145,6 +148,7 @@ impl Turn {
             retry_at: None,
             retry_of: None,
             resolved_key: (0, 0, false),
+            structured_rows: None,
         }
     }
 

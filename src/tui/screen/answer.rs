@@ -106,7 +106,25 @@ fn placeholder(turn: &Turn, spinner: &str, theme: &Theme) -> Vec<RLine> {
     }]
 }
 
-fn trailer(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<RLine> {
+fn trailer(turn: &mut Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<RLine> {
+    let arrived = turn.session.structured_output.is_some();
+    let mut rows = match &turn.structured_rows {
+        Some((cached_width, cached_arrived, rows))
+            if *cached_width == width && *cached_arrived == arrived =>
+        {
+            rows.clone()
+        }
+        _ => {
+            let rows = structured_rows(turn, width, theme);
+            turn.structured_rows = Some((width, arrived, rows.clone()));
+            rows
+        }
+    };
+    rows.extend(ending_rows(turn, width, theme, can_ask));
+    rows
+}
+
+fn structured_rows(turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
     let mut rows = Vec::new();
     if let Some(structured) = &turn.session.structured_output {
         rows.push(RLine::blank());
@@ -130,6 +148,12 @@ fn trailer(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<RLine
             ));
         }
     }
+    rows
+}
+
+/// How the turn ended, when that is worth a line (error, cut, stall, cancel) and the retry hint.
+fn ending_rows(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<RLine> {
+    let mut rows = Vec::new();
     let ending = match &turn.conn {
         ConnState::Error(message) => Some((
             format!(
