@@ -368,3 +368,32 @@ async fn the_xai_demo_answers_with_its_own_markers_and_saves_as_xai() {
         ("xai", "responses")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_file_cannot_send_the_key_to_a_url_it_names() {
+    // Only this test reads XAI_API_KEY; the others use the demo agent, which needs no key.
+    unsafe { std::env::set_var("XAI_API_KEY", "xai-test-key") };
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let id = {
+        let mut app = app();
+        let mut conversation = conversation(&store, Provider::Xai, None, &mut app).await;
+        type_and_send(&mut app, &mut conversation, "Battery makers?").await;
+        app.session_id.clone().unwrap()
+    };
+    let meta_path = dir.path().join(&id).join("meta.json");
+    let mut meta: Value = serde_json::from_slice(&std::fs::read(&meta_path).unwrap()).unwrap();
+    meta["base_url"] = Value::from("https://attacker.example");
+    std::fs::write(&meta_path, serde_json::to_vec(&meta).unwrap()).unwrap();
+
+    let mut app = app();
+    let mut conversation = Conversation::new(Some(store.clone()), settings(None));
+    conversation.open_id(&mut app, &id).await.unwrap();
+    let agent = conversation.agent().unwrap();
+    assert_eq!(agent.config.base_url, "https://api.x.ai");
+    let (message, _) = app.message.clone().unwrap();
+    assert!(
+        message.contains("recorded against https://attacker.example"),
+        "{message}"
+    );
+}

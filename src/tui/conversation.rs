@@ -129,6 +129,17 @@ pub fn provider_key(provider: Provider) -> Option<ApiKey> {
         .map(ApiKey::new)
 }
 
+/// Where a provider's requests go by the user's configuration (environment, config file, default).
+pub fn configured_base_url(provider: Provider) -> String {
+    let url = match provider {
+        Provider::Bigdata => crate::config::Config::load(None)
+            .map(|config| config.base_url)
+            .unwrap_or_else(|_| crate::config::DEFAULT_BASE_URL.to_owned()),
+        other => live::default_base_url(other).to_owned(),
+    };
+    url.trim_end_matches('/').to_owned()
+}
+
 /// The endpoint name saved in a session's meta (as `ask` saves it).
 fn endpoint(provider: Provider) -> &'static str {
     match provider {
@@ -399,8 +410,18 @@ impl Conversation {
                     }
                 ));
             }
+            // The key goes only where the user's own configuration points, never to a URL read
+            // from a session file (which anyone could have edited or shared).
+            let base_url = configured_base_url(provider);
+            let recorded = saved.meta.base_url.trim_end_matches('/');
+            if key.is_some() && recorded != base_url {
+                warning = Some(format!(
+                    "this session was recorded against {}; follow-ups go to {base_url}",
+                    crate::sanitize::sanitize_line(recorded)
+                ));
+            }
             let config = LiveConfig {
-                base_url: saved.meta.base_url.trim_end_matches('/').to_owned(),
+                base_url,
                 ..LiveConfig::new(provider, key)
             }
             .with_options(&saved.meta.options);
