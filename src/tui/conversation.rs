@@ -428,7 +428,11 @@ impl Conversation {
             let agent = Agent::live(config, &self.settings);
             self.set_agent(agent, app);
         }
-        let turns = restore_turns(&saved);
+        // Replaying every raw turn file is file I/O and parsing: off the event loop's thread.
+        let to_replay = saved.clone();
+        let turns = tokio::task::spawn_blocking(move || restore_turns(&to_replay))
+            .await
+            .map_err(|e| format!("cannot rebuild the session: {e}"))?;
         let n = turns.len();
         app.load_turns(turns, Some(saved.meta.id.clone()));
         app.resume = Continuation {
