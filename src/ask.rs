@@ -18,7 +18,6 @@ use crate::citations::Attribution;
 use crate::client::{
     AgentClient, ApiKey, Effort, RawSink, ResearchRequest, StreamOptions, WorkflowRequest,
 };
-use crate::config::{API_KEY_ENV, Config};
 use crate::event::{AgentEvent, StepStatus};
 use crate::provider::{Provider, live};
 use crate::render::Format;
@@ -140,32 +139,18 @@ pub fn run_cli(args: AskArgs) -> ExitCode {
 
 /// The base URL and key for a live request, or the exit to take.
 fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
-    if args.provider == Provider::Bigdata {
-        let config = Config::load(args.base_url.as_deref()).map_err(|e| {
+    let target =
+        crate::config::live_target(args.provider, args.base_url.as_deref()).map_err(|e| {
             eprintln!("research-tui: {e}");
             ExitCode::from(EXIT_OTHER)
         })?;
-        return match config.api_key {
-            Some(key) => Ok((config.base_url, key)),
-            None => Err(usage(format_args!(
-                "no API key: set {API_KEY_ENV}, or put api_key in {} (mode 600), or try --demo",
-                config.config_file.display()
-            ))),
-        };
+    match target.api_key {
+        Some(key) => Ok((target.base_url, key)),
+        None => Err(usage(format_args!(
+            "no API key: {}, or try --demo",
+            target.key_hint
+        ))),
     }
-    let var = live::api_key_env(args.provider);
-    let key = std::env::var(var)
-        .ok()
-        .filter(|k| !k.trim().is_empty())
-        .ok_or_else(|| usage(format_args!("no API key: set {var}, or try --demo")))?;
-    let base_url = args
-        .base_url
-        .clone()
-        .unwrap_or_else(|| live::default_base_url(args.provider).to_owned());
-    Ok((
-        base_url.trim_end_matches('/').to_owned(),
-        ApiKey::new(key.trim()),
-    ))
 }
 
 fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {

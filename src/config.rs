@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::client::ApiKey;
+use crate::provider::{Provider, live};
 
 pub const DEFAULT_BASE_URL: &str = "https://agents.bigdata.com";
 pub const API_KEY_ENV: &str = "BIGDATA_API_KEY";
@@ -151,6 +152,45 @@ impl Config {
             config_file: path.to_owned(),
         })
     }
+}
+
+/// Where one provider's requests go and the key they carry, by the user's configuration: the shared
+/// config for Bigdata.com, the provider's environment variable for the others. `base_url_flag`
+/// (`--base-url`) wins over everything.
+#[derive(Debug, Clone)]
+pub struct LiveTarget {
+    pub base_url: String,
+    pub api_key: Option<ApiKey>,
+    /// Where the user can put a key (for "no API key" messages).
+    pub key_hint: String,
+}
+
+pub fn live_target(
+    provider: Provider,
+    base_url_flag: Option<&str>,
+) -> Result<LiveTarget, ConfigError> {
+    if provider == Provider::Bigdata {
+        let config = Config::load(base_url_flag)?;
+        return Ok(LiveTarget {
+            base_url: config.base_url,
+            api_key: config.api_key,
+            key_hint: format!(
+                "set {API_KEY_ENV}, or put api_key in {} (mode 600)",
+                config.config_file.display()
+            ),
+        });
+    }
+    let var = live::api_key_env(provider);
+    let base_url = base_url_flag.unwrap_or_else(|| live::default_base_url(provider));
+    Ok(LiveTarget {
+        base_url: base_url.trim_end_matches('/').to_owned(),
+        api_key: std::env::var(var)
+            .ok()
+            .map(|k| k.trim().to_owned())
+            .filter(|k| !k.is_empty())
+            .map(ApiKey::new),
+        key_hint: format!("set {var}"),
+    })
 }
 
 fn read_file_config(path: &Path) -> Result<FileConfig, ConfigError> {

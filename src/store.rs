@@ -217,20 +217,25 @@ impl SavedSession {
     /// Save the conversation ids as soon as they are known, so a run killed mid-stream can still be
     /// found by `--chat-id` and continued. Writes only when something new arrived.
     pub fn note_progress(&mut self, index: usize, session: &Session) -> io::Result<()> {
-        let chat_id = session.ids.chat_id.as_ref();
-        let execution_id = session.ids.execution_id.as_ref();
-        let changed = (chat_id.is_some() && self.meta.chat_id.as_ref() != chat_id)
-            || (execution_id.is_some() && self.meta.execution_id.as_ref() != execution_id);
-        if !changed || index >= self.meta.turns.len() {
+        if index >= self.meta.turns.len() || !self.adopt_ids(session) {
             return Ok(());
         }
-        if let Some(chat_id) = chat_id {
-            self.meta.chat_id = Some(chat_id.clone());
-        }
-        if let Some(execution_id) = execution_id {
-            self.meta.execution_id = Some(execution_id.clone());
-        }
         self.write_meta()
+    }
+
+    /// Take the session's conversation ids into the meta; whether anything changed.
+    fn adopt_ids(&mut self, session: &Session) -> bool {
+        let mut changed = false;
+        for (seen, kept) in [
+            (&session.ids.chat_id, &mut self.meta.chat_id),
+            (&session.ids.execution_id, &mut self.meta.execution_id),
+        ] {
+            if seen.is_some() && seen != kept {
+                kept.clone_from(seen);
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// Remember the provider options follow-ups must send again.
@@ -248,12 +253,7 @@ impl SavedSession {
     /// Record how turn `index` ended.
     pub fn end_turn(&mut self, index: usize, session: &Session, end: &StreamEnd) -> io::Result<()> {
         let now = rfc3339(SystemTime::now());
-        if let Some(chat_id) = &session.ids.chat_id {
-            self.meta.chat_id = Some(chat_id.clone());
-        }
-        if let Some(execution_id) = &session.ids.execution_id {
-            self.meta.execution_id = Some(execution_id.clone());
-        }
+        self.adopt_ids(session);
         if let Some(turn) = self.meta.turns.get_mut(index) {
             turn.ended_at = Some(now.clone());
             turn.checkpoint_id = session.checkpoint_id().map(str::to_owned);

@@ -184,15 +184,7 @@ fn live_target(
     provider: Provider,
     base_url: Option<&str>,
 ) -> Result<(String, Option<ApiKey>), String> {
-    if provider == Provider::Bigdata {
-        return match crate::config::Config::load(base_url) {
-            Ok(config) => Ok((config.base_url, config.api_key)),
-            Err(e) => Err(e.to_string()),
-        };
-    }
-    let key = super::conversation::provider_key(provider);
-    let base_url = base_url
-        .map(str::to_owned)
-        .unwrap_or_else(|| live::default_base_url(provider).to_owned());
-    Ok((base_url.trim_end_matches('/').to_owned(), key))
+    crate::config::live_target(provider, base_url)
+        .map(|target| (target.base_url, target.api_key))
+        .map_err(|e| e.to_string())
 }

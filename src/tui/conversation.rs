@@ -119,25 +119,14 @@ pub fn is_demo_url(base_url: &str) -> bool {
 /// The API key for `provider` from where `ask` reads it: Bigdata.com from the shared config
 /// (environment or private config file), xAI and Zeta Alpha from their environment variables.
 pub fn provider_key(provider: Provider) -> Option<ApiKey> {
-    if provider == Provider::Bigdata {
-        return crate::config::Config::load(None).ok()?.api_key;
-    }
-    std::env::var(live::api_key_env(provider))
-        .ok()
-        .map(|k| k.trim().to_owned())
-        .filter(|k| !k.is_empty())
-        .map(ApiKey::new)
+    crate::config::live_target(provider, None).ok()?.api_key
 }
 
 /// Where a provider's requests go by the user's configuration (environment, config file, default).
 pub fn configured_base_url(provider: Provider) -> String {
-    let url = match provider {
-        Provider::Bigdata => crate::config::Config::load(None)
-            .map(|config| config.base_url)
-            .unwrap_or_else(|_| crate::config::DEFAULT_BASE_URL.to_owned()),
-        other => live::default_base_url(other).to_owned(),
-    };
-    url.trim_end_matches('/').to_owned()
+    crate::config::live_target(provider, None)
+        .map(|target| target.base_url)
+        .unwrap_or_else(|_| live::default_base_url(provider).to_owned())
 }
 
 /// The endpoint name saved in a session's meta (as `ask` saves it).
