@@ -384,6 +384,13 @@ pub(super) fn text_of(value: Option<Value>) -> String {
 mod tests {
     use super::*;
 
+    /// The `Value` path alone, to hold the typed fast path to it.
+    fn decode_lenient(data: &str) -> Vec<AgentEvent> {
+        let mut out = Vec::new();
+        BigdataDialect::default().decode_lenient(data, &mut out);
+        out
+    }
+
     fn decode(data: &str) -> Vec<AgentEvent> {
         let mut dialect = BigdataDialect::default();
         let mut out = Vec::new();
@@ -412,17 +419,12 @@ mod tests {
                     if !crate::sse::is_complete_json(line) || line == "[DONE]" {
                         continue;
                     }
-                    let mut fast = Vec::new();
-                    let mut lenient = Vec::new();
-                    BigdataDialect::default().decode(
-                        SseEvent {
-                            data: line.into(),
-                            ..Default::default()
-                        },
-                        &mut fast,
+                    assert_eq!(
+                        decode(line),
+                        decode_lenient(line),
+                        "{}: {line}",
+                        path.display()
                     );
-                    BigdataDialect::default().decode_lenient(line, &mut lenient);
-                    assert_eq!(fast, lenient, "{}: {line}", path.display());
                     checked += 1;
                 }
             }
@@ -450,17 +452,8 @@ mod tests {
                 "boom",
             ),
         ] {
-            let mut fast = Vec::new();
-            let mut lenient = Vec::new();
-            BigdataDialect::default().decode(
-                SseEvent {
-                    data: data.into(),
-                    ..Default::default()
-                },
-                &mut fast,
-            );
-            BigdataDialect::default().decode_lenient(data, &mut lenient);
-            assert_eq!(fast, lenient, "{data}");
+            let fast = decode(data);
+            assert_eq!(fast, decode_lenient(data), "{data}");
             let text = match &fast[0] {
                 AgentEvent::LlmRetry { message } | AgentEvent::Error { message } => message,
                 other => panic!("{other:?}"),

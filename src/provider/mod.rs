@@ -268,6 +268,36 @@ impl EventPipeline {
     }
 }
 
+/// Shared by the dialects' unit tests: decode events into a session and list what it cites.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Dialect;
+    use crate::citations::Attribution;
+    use crate::session::Session;
+    use crate::sse::SseEvent;
+
+    /// Decode `events` with `dialect`, end the stream (`clean`: not cut), apply all to a session.
+    pub fn run(dialect: &mut dyn Dialect, events: Vec<SseEvent>, clean: bool) -> Session {
+        let mut out = Vec::new();
+        for event in events {
+            dialect.decode(event, &mut out);
+        }
+        dialect.finish(clean, &mut out);
+        let mut session = Session::new();
+        session.apply_all(out);
+        session
+    }
+
+    /// Each valid citation's text and source number, in arrival order.
+    pub fn cited(session: &Session) -> Vec<(String, Option<usize>)> {
+        Attribution::resolve(session, true)
+            .citations
+            .iter()
+            .map(|c| (c.text(session.answer.as_str()).to_owned(), c.source))
+            .collect()
+    }
+}
+
 fn note_error(result: &Result<(), SseError>, out: &mut Vec<AgentEvent>) {
     if let Err(e) = result {
         out.push(AgentEvent::Malformed {

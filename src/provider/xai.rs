@@ -847,25 +847,10 @@ mod tests {
         )
     }
 
-    fn run(events: Vec<SseEvent>) -> Session {
-        let mut dialect = XaiDialect::default();
-        let mut out = Vec::new();
-        for event in events {
-            dialect.decode(event, &mut out);
-        }
-        dialect.finish(true, &mut out);
-        let mut session = Session::new();
-        session.apply_all(out);
-        session
-    }
+    use crate::provider::testing::cited;
 
-    fn cited(session: &Session) -> Vec<(String, Option<usize>)> {
-        let attribution = Attribution::resolve(session, true);
-        attribution
-            .citations
-            .iter()
-            .map(|c| (c.text(session.answer.as_str()).to_owned(), c.source))
-            .collect()
+    fn run(events: Vec<SseEvent>) -> Session {
+        crate::provider::testing::run(&mut XaiDialect::default(), events, true)
     }
 
     #[test]

@@ -579,25 +579,10 @@ mod tests {
                "text_extract": format!("Title of {url}\nBefore. <b>Key sentence.</b> After.")})
     }
 
-    fn run(events: Vec<SseEvent>, clean: bool) -> Session {
-        let mut dialect = ZetaDialect::default();
-        let mut out = Vec::new();
-        for event in events {
-            dialect.decode(event, &mut out);
-        }
-        dialect.finish(clean, &mut out);
-        let mut session = Session::new();
-        session.apply_all(out);
-        session
-    }
+    use crate::provider::testing::cited;
 
-    fn cited(session: &Session) -> Vec<(String, Option<usize>)> {
-        let attribution = Attribution::resolve(session, true);
-        attribution
-            .citations
-            .iter()
-            .map(|c| (c.text(session.answer.as_str()).to_owned(), c.source))
-            .collect()
+    fn run(events: Vec<SseEvent>, clean: bool) -> Session {
+        crate::provider::testing::run(&mut ZetaDialect::default(), events, clean)
     }
 
     #[test]
