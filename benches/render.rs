@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use research_tui::input::read_session;
-use research_tui::provider::Provider;
 use research_tui::render::{Format, render};
+use research_tui::wire::input::read_session;
+use research_tui::wire::provider::Provider;
 use serde_json::{Value, json};
 
 struct PeakAlloc;

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use research_tui::input::read_session;
-use research_tui::provider::Provider;
 use research_tui::render::{Format, render};
+use research_tui::wire::input::read_session;
+use research_tui::wire::provider::Provider;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -40,7 +40,7 @@ enum Command {
         file: PathBuf,
         /// Playback speed: a factor (2 = twice as fast) or `max` (no pauses).
         #[arg(long, default_value = "1")]
-        speed: research_tui::replay::Speed,
+        speed: research_tui::agent::replay::Speed,
         /// Quit a moment after the stream ends.
         #[arg(long)]
         exit_when_done: bool,
@@ -49,9 +49,9 @@ enum Command {
         provider: Option<Provider>,
     },
     /// Run the built-in demo agent (Bigdata.com wire protocol, recorded sessions) on 127.0.0.1.
-    Serve(research_tui::server::ServeArgs),
+    Serve(research_tui::demo::ServeArgs),
     /// Ask a question (or follow up, or resume a checkpoint) and print the answer: for scripts.
-    Ask(Box<research_tui::ask::AskArgs>),
+    Ask(Box<research_tui::cmd::ask::AskArgs>),
     /// Open a saved session in the interactive app, ready for a follow-up.
     Open(research_tui::tui::cli::OpenArgs),
     /// List saved sessions, newest first.
@@ -70,9 +70,9 @@ fn main() -> ExitCode {
             format,
             provider,
         }) => render_command(&file, format, provider),
-        Some(Command::Serve(args)) => research_tui::server::run_cli(args),
-        Some(Command::Ask(args)) => research_tui::ask::run_cli(*args),
-        Some(Command::Sessions { json }) => research_tui::store::list_cli(json),
+        Some(Command::Serve(args)) => research_tui::demo::run_cli(args),
+        Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args),
+        Some(Command::Sessions { json }) => research_tui::local::store::list_cli(json),
         Some(Command::Replay {
             file,
             speed,

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use research_tui::server::{Fault, ServerConfig, spawn};
+use research_tui::demo::{Fault, ServerConfig, spawn};
 use serde_json::Value;
 
 const KEY: &str = "sk-test-SECRET-4242";

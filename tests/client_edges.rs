@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use research_tui::client::{AgentClient, ResearchRequest, StreamOptions};
-use research_tui::stream::{StreamEnd, StreamUpdate};
+use research_tui::agent::client::{AgentClient, ResearchRequest, StreamOptions};
+use research_tui::agent::stream::{StreamEnd, StreamUpdate};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 

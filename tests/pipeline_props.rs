@@ -3,10 +3,10 @@
 //! offsets, chunking or characters.
 
 use proptest::prelude::*;
-use research_tui::citations::Attribution;
-use research_tui::input::read_session;
-use research_tui::provider::Provider;
+use research_tui::model::citations::Attribution;
 use research_tui::render::{Format, render};
+use research_tui::wire::input::read_session;
+use research_tui::wire::provider::Provider;
 use serde_json::json;
 
 fn answer_piece() -> impl Strategy<Value = String> {

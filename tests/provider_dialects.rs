@@ -5,13 +5,13 @@
 
 use std::process::Command;
 
-use research_tui::citations::Attribution;
-use research_tui::event::AgentEvent;
-use research_tui::input::read_session;
-use research_tui::provider::{EventPipeline, Provider, zeta};
-use research_tui::recording::parse_frames;
+use research_tui::model::citations::Attribution;
+use research_tui::model::event::AgentEvent;
+use research_tui::model::session::{Session, Status};
 use research_tui::render::{Format, render};
-use research_tui::session::{Session, Status};
+use research_tui::wire::input::read_session;
+use research_tui::wire::provider::{EventPipeline, Provider, zeta};
+use research_tui::wire::recording::parse_frames;
 use serde_json::Value;
 
 const XAI_RESEARCH: &str = "assets/recordings/xai/solid-state-batteries.sse";
@@ -215,7 +215,7 @@ fn xai_tool_calls_and_reasoning_show_in_the_activity_log() {
         session
             .activity
             .iter()
-            .any(|a| matches!(a, research_tui::session::Activity::Thinking { .. }))
+            .any(|a| matches!(a, research_tui::model::session::Activity::Thinking { .. }))
     );
     let completion = session.completion.as_ref().unwrap();
     assert_eq!(completion.total_tokens(), (18342, 1187));

@@ -1,15 +1,15 @@
 //! xAI and Zeta Alpha over real sockets: the demo server's `/v1/responses` and
-//! `/v0/service/chat/stream`, reached through `provider::live` exactly as a live session would be.
+//! `/v0/service/chat/stream`, reached through `agent::live` exactly as a live session would be.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use research_tui::client::ApiKey;
-use research_tui::provider::Provider;
-use research_tui::provider::live::{self, Ask, LiveConfig};
-use research_tui::server::{self, Fault, ServerConfig};
-use research_tui::session::{Session, Status};
-use research_tui::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use research_tui::agent::client::ApiKey;
+use research_tui::agent::live::{self, Ask, LiveConfig};
+use research_tui::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use research_tui::demo::{self, Fault, ServerConfig};
+use research_tui::model::session::{Session, Status};
+use research_tui::wire::provider::Provider;
 use serde_json::Value;
 
 async fn start(fault: Option<Fault>) -> SocketAddr {
@@ -18,7 +18,7 @@ async fn start(fault: Option<Fault>) -> SocketAddr {
         fault,
         ..ServerConfig::default()
     };
-    let (addr, _task) = server::spawn(config, 0).await.expect("demo server starts");
+    let (addr, _task) = demo::spawn(config, 0).await.expect("demo server starts");
     addr
 }
 

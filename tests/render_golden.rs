@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use research_tui::input::read_session;
-use research_tui::provider::Provider;
 use research_tui::render::{Format, render};
+use research_tui::wire::input::read_session;
+use research_tui::wire::provider::Provider;
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {

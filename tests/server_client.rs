@@ -3,12 +3,12 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use research_tui::client::{
+use research_tui::agent::client::{
     AgentClient, ApiKey, Effort, ResearchRequest, StreamOptions, WorkflowRequest,
 };
-use research_tui::server::{self, Fault, ServerConfig};
-use research_tui::session::{Session, Status};
-use research_tui::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use research_tui::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use research_tui::demo::{self, Fault, ServerConfig};
+use research_tui::model::session::{Session, Status};
 use serde_json::{Value, json};
 
 const FAST: f64 = 200.0;
@@ -23,7 +23,7 @@ async fn start(fault: Option<Fault>) -> SocketAddr {
 }
 
 async fn start_with(config: ServerConfig) -> SocketAddr {
-    let (addr, _task) = server::spawn(config, 0).await.expect("demo server starts");
+    let (addr, _task) = demo::spawn(config, 0).await.expect("demo server starts");
     addr
 }
 
@@ -492,7 +492,7 @@ async fn a_recordings_directory_replaces_the_built_in_ones_and_frames_keep_their
     assert!(session.checkpoint_id().unwrap().starts_with("ckpt-"));
 
     std::fs::remove_file(dir.path().join("follow-up.sse")).unwrap();
-    let missing = server::spawn(
+    let missing = demo::spawn(
         ServerConfig {
             recordings_dir: Some(dir.path().to_owned()),
             ..ServerConfig::default()

@@ -2,7 +2,7 @@
 //! plus properties: any chunking gives the same events, and no input panics.
 
 use proptest::prelude::*;
-use research_tui::sse::{Framing, SseDecoder, SseEvent};
+use research_tui::wire::sse::{Framing, SseDecoder, SseEvent};
 use serde_json::Value;
 
 /// The project's shared vectors when the checkout sits beside `shared/`, else the vendored copy.

@@ -8,11 +8,16 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_research-tui");
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
-fn tmux_available() -> bool {
-    Command::new("tmux")
+/// These tests drive the real binary in tmux; without it they fail rather than pass unseen.
+fn require_tmux() {
+    let found = Command::new("tmux")
         .arg("-V")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "tmux is required for the end-to-end tests (apt-get install tmux)"
+    );
 }
 
 struct Tmux {
@@ -37,6 +42,7 @@ impl Tmux {
 
     /// Like [`Tmux::start`], with extra `NAME=value` environment entries.
     fn start_with_env(width: u16, height: u16, env: &[&str], args: &[&str]) -> Tmux {
+        require_tmux();
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         let config = tempfile::tempdir().unwrap();
         let t = Tmux {
@@ -164,10 +170,6 @@ fn assert_exited_and_restored(t: &Tmux) {
 
 #[test]
 fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let t = Tmux::start(140, 42, &["--demo", "--demo-speed", "6"]);
     let screen = t.wait_for("the answer to complete", Duration::from_secs(60), |s| {
         status_line(s).contains("complete")
@@ -221,10 +223,6 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
 
 #[test]
 fn demo_at_80x24_is_usable_with_tabs() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let t = Tmux::start(80, 24, &["--demo", "--demo-speed", "6"]);
     let screen = t.wait_for("the answer to complete", Duration::from_secs(60), |s| {
         status_line(s).contains("complete")
@@ -258,10 +256,6 @@ fn demo_at_80x24_is_usable_with_tabs() {
 
 #[test]
 fn ctrl_c_cancels_the_stream_and_a_second_ctrl_c_quits() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let t = Tmux::start(120, 30, &["--demo", "--demo-speed", "0.5"]);
     t.wait_for("streaming", Duration::from_secs(30), |s| {
         status_line(s).contains("streaming")
@@ -280,10 +274,6 @@ fn ctrl_c_cancels_the_stream_and_a_second_ctrl_c_quits() {
 
 #[test]
 fn replay_with_exit_when_done_quits_by_itself() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let recording = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/assets/recordings/bigdata/sector-comparison.sse"
@@ -299,10 +289,6 @@ fn replay_with_exit_when_done_quits_by_itself() {
 
 #[test]
 fn live_mode_starts_with_an_empty_prompt_and_asks_what_is_typed() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     use std::io::BufRead;
     // The demo agent on its own port plays the part of the real service.
     let mut server = Command::new(BIN)
@@ -344,10 +330,6 @@ fn live_mode_starts_with_an_empty_prompt_and_asks_what_is_typed() {
 
 #[test]
 fn sigterm_restores_the_terminal() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let t = Tmux::start(100, 30, &["--demo", "--demo-speed", "0.5"]);
     t.wait_for("streaming", Duration::from_secs(30), |s| {
         status_line(s).contains("streaming")
@@ -392,10 +374,6 @@ fn saved_sessions(data: &std::path::Path) -> Vec<serde_json::Value> {
 
 #[test]
 fn open_shows_a_session_saved_by_ask_at_once_and_continues_it() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let data = tempfile::tempdir().unwrap();
     let id = ask_demo(data.path(), "What did NVIDIA report?");
     let env = format!("XDG_DATA_HOME={}", data.path().display());
@@ -435,10 +413,6 @@ fn open_shows_a_session_saved_by_ask_at_once_and_continues_it() {
 
 #[test]
 fn resume_of_a_saved_checkpoint_loads_its_session_at_80x24() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let data = tempfile::tempdir().unwrap();
     ask_demo(data.path(), "What did NVIDIA report?");
     let checkpoint = saved_sessions(data.path())[0]["turns"][0]["checkpoint_id"]
@@ -472,10 +446,6 @@ fn resume_of_a_saved_checkpoint_loads_its_session_at_80x24() {
 
 #[test]
 fn resume_of_an_unknown_checkpoint_starts_empty_with_the_ids_set() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let t = Tmux::start(
         120,
         30,
@@ -527,10 +497,6 @@ fn open_of_an_unknown_session_fails_before_touching_the_terminal() {
 
 #[test]
 fn r_after_a_cut_asks_the_same_question_again_as_a_new_turn() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let t = Tmux::start(
         80,
         24,
@@ -563,10 +529,6 @@ fn r_after_a_cut_asks_the_same_question_again_as_a_new_turn() {
 
 #[test]
 fn retries_before_the_stream_show_in_the_status_bar() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let t = Tmux::start(140, 42, &["--demo", "--demo-fault", "status=503"]);
     let screen = t.wait_for("retrying", Duration::from_secs(10), |s| {
         status_line(s).contains("retrying in")
@@ -584,10 +546,6 @@ fn retries_before_the_stream_show_in_the_status_bar() {
 
 #[test]
 fn the_xai_demo_shows_its_markers_and_sources() {
-    if !tmux_available() {
-        eprintln!("tmux is not installed: skipping");
-        return;
-    }
     let t = Tmux::start(
         140,
         42,

@@ -3,14 +3,14 @@
 //! what is saved on disk, opening it again, branching and retrying.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use research_tui::provider::Provider;
-use research_tui::store::SessionStore;
+use research_tui::local::store::SessionStore;
 use research_tui::tui::app::{App, AppConfig, ConnState, Effect, Focus, Mode};
 use research_tui::tui::conversation::{Agent, Conversation, Settings};
 use research_tui::tui::theme::Theme;
+use research_tui::wire::provider::Provider;
 use serde_json::Value;
 
-fn settings(fault: Option<research_tui::server::Fault>) -> Settings {
+fn settings(fault: Option<research_tui::demo::Fault>) -> Settings {
     Settings {
         demo_speed: 1000.0,
         demo_fault: fault,
@@ -30,7 +30,7 @@ fn app() -> App {
 async fn conversation(
     store: &SessionStore,
     provider: Provider,
-    fault: Option<research_tui::server::Fault>,
+    fault: Option<research_tui::demo::Fault>,
     app: &mut App,
 ) -> Conversation {
     let settings = settings(fault);
@@ -90,7 +90,7 @@ async fn a_tui_conversation_is_saved_turn_by_turn_with_its_meta() {
     let mut app = app();
     let mut conversation = conversation(&store, Provider::Bigdata, None, &mut app).await;
 
-    let first = research_tui::provider::live::demo_question(Provider::Bigdata).to_owned();
+    let first = research_tui::agent::live::demo_question(Provider::Bigdata).to_owned();
     let cont = app.continuation();
     assert!(conversation.ask(&mut app, first.clone(), cont));
     conversation.run_stream(&mut app).await;
@@ -269,7 +269,7 @@ async fn a_zeta_branch_sends_only_the_history_on_its_way() {
 
 #[tokio::test]
 async fn r_after_a_cut_sends_the_same_request_again_as_a_new_turn() {
-    use research_tui::server::Fault;
+    use research_tui::demo::Fault;
     let dir = tempfile::tempdir().unwrap();
     let store = SessionStore::new(dir.path());
     let mut app = app();
@@ -348,7 +348,7 @@ async fn the_xai_demo_answers_with_its_own_markers_and_saves_as_xai() {
     let store = SessionStore::new(dir.path());
     let mut app = app();
     let mut conversation = conversation(&store, Provider::Xai, None, &mut app).await;
-    let question = research_tui::provider::live::demo_question(Provider::Xai).to_owned();
+    let question = research_tui::agent::live::demo_question(Provider::Xai).to_owned();
     let cont = app.continuation();
     conversation.ask(&mut app, question, cont);
     conversation.run_stream(&mut app).await;

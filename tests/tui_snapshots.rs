@@ -6,12 +6,12 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use research_tui::provider::EventPipeline;
-use research_tui::recording::parse_frames;
-use research_tui::stream::{StreamEnd, StreamUpdate};
+use research_tui::agent::stream::{StreamEnd, StreamUpdate};
 use research_tui::tui::app::{App, AppConfig, Effect, Focus, Mode};
 use research_tui::tui::screen;
 use research_tui::tui::theme::Theme;
+use research_tui::wire::provider::EventPipeline;
+use research_tui::wire::recording::parse_frames;
 
 const EARNINGS: &str = "assets/recordings/bigdata/earnings-deep-dive.sse";
 const SECTOR: &str = "assets/recordings/bigdata/sector-comparison.sse";
@@ -53,7 +53,7 @@ fn play(app: &mut App, path: &str, question: Option<&str>, limit: Option<usize>)
 fn half_of_the_answer(path: &str) -> usize {
     let bytes = std::fs::read(path).unwrap();
     let frames = parse_frames(&bytes);
-    let is_answer = |f: &&research_tui::recording::Frame| {
+    let is_answer = |f: &&research_tui::wire::recording::Frame| {
         String::from_utf8_lossy(&f.bytes).contains("\"type\":\"ANSWER\"")
     };
     let answers = frames.iter().filter(is_answer).count();
@@ -604,8 +604,8 @@ fn saved_meta(
     provider: &str,
     questions: &[&str],
     status: &str,
-) -> research_tui::store::SessionMeta {
-    use research_tui::store::{SessionMeta, TurnMeta};
+) -> research_tui::local::store::SessionMeta {
+    use research_tui::local::store::{SessionMeta, TurnMeta};
     SessionMeta {
         id: id.into(),
         created_at: updated.into(),
@@ -826,7 +826,7 @@ fn status_bar_while_retrying() {
 fn zeta_source_detail_shows_the_key_sentence_bold() {
     use ratatui::style::Modifier;
     let mut app = app();
-    app.provider = Some(research_tui::provider::Provider::Zeta);
+    app.provider = Some(research_tui::wire::provider::Provider::Zeta);
     play(
         &mut app,
         "assets/recordings/zeta/rag-long-documents.sse",
@@ -868,7 +868,7 @@ fn zeta_source_detail_shows_the_key_sentence_bold() {
 #[test]
 fn o_opens_zeta_relative_urls_against_the_api_base_and_not_custom_documents() {
     let mut app = app();
-    app.provider = Some(research_tui::provider::Provider::Zeta);
+    app.provider = Some(research_tui::wire::provider::Provider::Zeta);
     app.api_base = Some("https://zeta.example".into());
     play(
         &mut app,

@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::theme::Theme;
-use crate::sanitize::is_unsafe;
+use crate::render::sanitize::is_unsafe;
 
 /// What a piece of rendered text is.
 #[derive(Debug, Clone, PartialEq)]
@@ -707,7 +707,7 @@ impl<'a> BlockRenderer<'a> {
                 .chars()
                 .map(|c| match c {
                     '\t' => ' ',
-                    c if is_unsafe(c) => crate::sanitize::REPLACEMENT,
+                    c if is_unsafe(c) => crate::render::sanitize::REPLACEMENT,
                     c => c,
                 })
                 .collect();

@@ -9,12 +9,12 @@ use ratatui_textarea::{TextArea, WrapMode};
 
 use super::answer_view::{Annotations, AnswerView};
 use super::theme::Theme;
-use crate::citations::Attribution;
-use crate::event::AgentEvent;
-use crate::provider::Provider;
-use crate::session::Session;
-use crate::store::SessionMeta;
-use crate::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::local::store::SessionMeta;
+use crate::model::citations::Attribution;
+use crate::model::event::AgentEvent;
+use crate::model::session::Session;
+use crate::wire::provider::Provider;
 
 /// Where the stream comes from (shown in the status bar).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1112,7 +1112,9 @@ impl App {
                 let clean: String = text
                     .replace("\r\n", "\n")
                     .chars()
-                    .filter(|&c| c == '\n' || !(c.is_control() || crate::sanitize::is_unsafe(c)))
+                    .filter(|&c| {
+                        c == '\n' || !(c.is_control() || crate::render::sanitize::is_unsafe(c))
+                    })
                     .collect();
                 self.prompt.insert_str(clean);
                 if self.focus != Focus::Prompt {

@@ -5,9 +5,10 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::client::ApiKey;
-use crate::provider::{Provider, live};
-use crate::store::{SavedSession, SessionStore};
+use crate::agent::client::ApiKey;
+use crate::agent::live;
+use crate::local::store::{SavedSession, SessionStore};
+use crate::wire::provider::Provider;
 
 use super::TuiOptions;
 use super::app::Continuation;
@@ -55,7 +56,7 @@ pub struct TuiArgs {
     pub demo_speed: f64,
     /// Make the demo agent misbehave on every request: cut, stall or status=N (for tests).
     #[arg(long, hide = true, value_name = "cut|stall|status=N")]
-    pub demo_fault: Option<crate::server::Fault>,
+    pub demo_fault: Option<crate::demo::Fault>,
     /// Quit a moment after the first answer ends (for tests).
     #[arg(long, hide = true)]
     pub exit_when_done: bool,
@@ -184,7 +185,7 @@ fn live_target(
     provider: Provider,
     base_url: Option<&str>,
 ) -> Result<(String, Option<ApiKey>), String> {
-    crate::config::live_target(provider, base_url)
+    crate::local::config::live_target(provider, base_url)
         .map(|target| (target.base_url, target.api_key))
         .map_err(|e| e.to_string())
 }

@@ -9,12 +9,13 @@
 use std::io;
 use std::time::Duration;
 
-use crate::client::{ApiKey, RawSink, StreamOptions};
-use crate::provider::{Provider, live};
-use crate::server::{Fault, ServerConfig};
-use crate::session::Session;
-use crate::store::{SavedSession, SessionMeta, SessionStore, TurnMeta};
-use crate::stream::{StreamEnd, StreamUpdate};
+use crate::agent::client::{ApiKey, RawSink, StreamOptions};
+use crate::agent::live;
+use crate::agent::stream::{StreamEnd, StreamUpdate};
+use crate::demo::{Fault, ServerConfig};
+use crate::local::store::{SavedSession, SessionMeta, SessionStore, TurnMeta};
+use crate::model::session::Session;
+use crate::wire::provider::Provider;
 
 use super::app::{App, ConnState, Continuation, Mode, Severity, Turn};
 
@@ -38,7 +39,7 @@ impl Agent {
             accept_foreign_checkpoints: foreign,
             ..ServerConfig::default()
         };
-        let (addr, task) = crate::server::spawn(server, 0).await?;
+        let (addr, task) = crate::demo::spawn(server, 0).await?;
         let mut config = LiveConfig::demo(provider, addr);
         config.options = settings.options;
         Ok(Agent {
@@ -119,12 +120,14 @@ pub fn is_demo_url(base_url: &str) -> bool {
 /// The API key for `provider` from where `ask` reads it: Bigdata.com from the shared config
 /// (environment or private config file), xAI and Zeta Alpha from their environment variables.
 pub fn provider_key(provider: Provider) -> Option<ApiKey> {
-    crate::config::live_target(provider, None).ok()?.api_key
+    crate::local::config::live_target(provider, None)
+        .ok()?
+        .api_key
 }
 
 /// Where a provider's requests go by the user's configuration (environment, config file, default).
 pub fn configured_base_url(provider: Provider) -> String {
-    crate::config::live_target(provider, None)
+    crate::local::config::live_target(provider, None)
         .map(|target| target.base_url)
         .unwrap_or_else(|_| live::default_base_url(provider).to_owned())
 }
@@ -275,7 +278,7 @@ impl Conversation {
         let events = matches!(update, StreamUpdate::Events(_));
         if !events {
             // Connection progress and how the stream ended (messages are already redacted).
-            crate::log::log(&format!("stream: {update:?}"));
+            crate::local::log::log(&format!("stream: {update:?}"));
         }
         app.apply_update(update);
         let Some(index) = self.active else {
@@ -393,7 +396,7 @@ impl Conversation {
                     "no API key for {} ({}): follow-ups will fail",
                     provider.label(),
                     if provider == Provider::Bigdata {
-                        crate::config::API_KEY_ENV
+                        crate::local::config::API_KEY_ENV
                     } else {
                         live::api_key_env(provider)
                     }
@@ -406,7 +409,7 @@ impl Conversation {
             if key.is_some() && recorded != base_url {
                 warning = Some(format!(
                     "this session was recorded against {}; follow-ups go to {base_url}",
-                    crate::sanitize::sanitize_line(recorded)
+                    crate::render::sanitize::sanitize_line(recorded)
                 ));
             }
             let config = LiveConfig {

@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::app::Turn;
-use crate::citations::Attribution;
-use crate::sanitize::sanitize_line;
+use crate::model::citations::Attribution;
+use crate::render::sanitize::sanitize_line;
 
 /// The conversation as one Markdown document: each turn's question, then its answer with footnotes.
 pub fn conversation_markdown(turns: &[Turn]) -> String {
@@ -27,7 +27,7 @@ pub fn conversation_markdown(turns: &[Turn]) -> String {
         if let Some(structured) = &turn.session.structured_output {
             let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
             out.push_str("\n**Structured output**\n\n```json\n");
-            out.push_str(&crate::sanitize::sanitize(&pretty));
+            out.push_str(&crate::render::sanitize::sanitize(&pretty));
             out.push_str("\n```\n");
         }
         if let Some(error) = &turn.session.error {
@@ -228,11 +228,11 @@ mod tests {
     fn export_writes_every_turn_with_footnotes() {
         let mut turn = Turn::new(Some("What happened?".into()));
         turn.apply_events(vec![
-            crate::event::AgentEvent::AnswerDelta {
+            crate::model::event::AgentEvent::AnswerDelta {
                 message_id: None,
                 text: "Revenue rose.".into(),
             },
-            crate::event::AgentEvent::Complete {
+            crate::model::event::AgentEvent::Complete {
                 checkpoint_id: Some("ck-1".into()),
                 consumption: vec![],
             },

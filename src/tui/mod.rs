@@ -28,10 +28,11 @@ use futures::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-use crate::client::{ApiKey, StreamOptions};
-use crate::provider::{Provider, live};
-use crate::replay::{Speed, replay};
-use crate::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::agent::client::{ApiKey, StreamOptions};
+use crate::agent::live;
+use crate::agent::replay::{Speed, replay};
+use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::wire::provider::Provider;
 use app::{Action, App, AppConfig, Continuation, Effect, Focus, Mode, Severity};
 use conversation::{Agent, Conversation, LiveConfig, Settings};
 
@@ -40,7 +41,7 @@ pub const DEMO_QUESTION: &str =
     "Break down NVIDIA's latest quarter: data-center growth, margins, and guidance";
 
 /// The production agent.
-pub const DEFAULT_BASE_URL: &str = crate::config::DEFAULT_BASE_URL;
+pub const DEFAULT_BASE_URL: &str = crate::local::config::DEFAULT_BASE_URL;
 
 /// At most one frame per this long.
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -63,7 +64,7 @@ pub struct TuiOptions {
     /// Demo playback speed (1.0 = as recorded).
     pub demo_speed: f64,
     /// Make the demo agent misbehave on every request (tests).
-    pub demo_fault: Option<crate::server::Fault>,
+    pub demo_fault: Option<crate::demo::Fault>,
     /// Who answers: Bigdata.com, xAI or Zeta Alpha.
     pub provider: Provider,
     pub base_url: String,
@@ -82,9 +83,9 @@ pub struct TuiOptions {
     /// Continue from here (`--resume`, `--chat-id`) when no saved session knows it.
     pub resume: Continuation,
     /// A saved session to rebuild at once and continue (`open`, or `--resume` of a known one).
-    pub open: Option<crate::store::SavedSession>,
+    pub open: Option<crate::local::store::SavedSession>,
     /// Where conversations are saved (`None`: not saved).
-    pub store: Option<crate::store::SessionStore>,
+    pub store: Option<crate::local::store::SessionStore>,
     /// xAI model, Zeta Alpha tenant and agent.
     pub provider_options: live::ProviderOptions,
 }
@@ -105,7 +106,7 @@ impl Default for TuiOptions {
             idle_timeout: StreamOptions::default().idle_timeout,
             resume: Continuation::default(),
             open: None,
-            store: Some(crate::store::SessionStore::default()),
+            store: Some(crate::local::store::SessionStore::default()),
             provider_options: live::ProviderOptions::default(),
         }
     }
@@ -141,7 +142,7 @@ fn install_panic_hook() {
             restore_terminal();
             previous(info);
         } else {
-            crate::log::log(&format!("background task panicked: {info}"));
+            crate::local::log::log(&format!("background task panicked: {info}"));
         }
     }));
 }
@@ -174,8 +175,8 @@ pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
 /// Run the app until the user quits (or the stream ends, with `exit_when_done`).
 pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
     // The screen belongs to the app: diagnostics go to the log file (logging is off if it cannot open).
-    let _ = crate::log::init(&crate::log::default_path());
-    crate::log::log(&format!(
+    let _ = crate::local::log::init(&crate::local::log::default_path());
+    crate::local::log::log(&format!(
         "start: research-tui {} (demo: {}, replay: {})",
         env!("CARGO_PKG_VERSION"),
         opts.demo,
@@ -278,7 +279,7 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
 
 /// The provider a recording speaks, from its first identifying events.
 fn detect_provider(bytes: &[u8]) -> Option<Provider> {
-    let mut pipeline = crate::provider::EventPipeline::auto();
+    let mut pipeline = crate::wire::provider::EventPipeline::auto();
     let mut events = Vec::new();
     for chunk in bytes.chunks(64 * 1024) {
         let _ = pipeline.feed(chunk, &mut events);

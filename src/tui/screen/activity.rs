@@ -8,8 +8,8 @@ use ratatui::widgets::Paragraph;
 use serde_json::Value;
 
 use super::{clean, keep_visible, pane_block, piece, plain_lines, title, truncate};
-use crate::event::Role;
-use crate::session::{Activity, Session};
+use crate::model::event::Role;
+use crate::model::session::{Activity, Session};
 use crate::tui::answer_view::{Piece, RLine, wrap};
 use crate::tui::app::{App, Focus};
 use crate::tui::theme::Theme;

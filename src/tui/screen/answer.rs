@@ -10,7 +10,7 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use super::{clean, pane_block, piece, plain_lines, title, wrap_text};
-use crate::sanitize::sanitize;
+use crate::render::sanitize::sanitize;
 use crate::tui::answer_view::{Decorations, RLine, merge_ranges, to_line, wrap_chars};
 use unicode_width::UnicodeWidthStr;
 

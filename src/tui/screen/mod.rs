@@ -20,7 +20,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 use super::answer_view::{Piece, PieceKind, RLine};
 use super::app::{App, Focus};
 use super::theme::Theme;
-use crate::sanitize::sanitize_line;
+use crate::render::sanitize::sanitize_line;
 
 /// Below this width the layout is one pane at a time with tabs.
 pub const NARROW_BELOW: u16 = 100;

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Paragraph;
 
 use super::{clean, pane_block, piece, plain_lines, title, wrap_text};
-use crate::event::StepStatus;
+use crate::model::event::StepStatus;
 use crate::tui::answer_view::RLine;
 use crate::tui::app::{App, Focus};
 use crate::tui::theme::Theme;

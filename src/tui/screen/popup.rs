@@ -8,11 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
 use super::{clean, piece, plain_lines, truncate, wrap_text};
-use crate::provider::Provider;
-use crate::store::SessionMeta;
+use crate::local::store::SessionMeta;
 use crate::tui::answer_view::{Piece, RLine, wrap};
 use crate::tui::app::{App, Popup, SidebarItem};
 use crate::tui::theme::Theme;
+use crate::wire::provider::Provider;
 
 /// Every key, for the help overlay (and the README).
 pub const KEYS: &[(&str, &str)] = &[
@@ -369,8 +369,8 @@ fn source_rows(app: &App, item: SidebarItem, width: usize, theme: &Theme) -> (St
 /// What a citation supports, for people: its span, or — when the span is the provider's own marker
 /// (xAI's inline link, a Zeta Alpha anchor) — the sentence before the marker, other markers left out.
 fn cited_text(
-    a: &crate::citations::Attribution,
-    c: &crate::citations::Citation,
+    a: &crate::model::citations::Attribution,
+    c: &crate::model::citations::Citation,
     answer: &str,
 ) -> String {
     if !c.marker {
@@ -460,7 +460,7 @@ pub fn extract_rows(
     theme: &Theme,
 ) -> Vec<RLine> {
     let runs = if bold_markup {
-        crate::provider::zeta::bold_runs(text)
+        crate::wire::provider::zeta::bold_runs(text)
     } else {
         vec![(text, false)]
     };

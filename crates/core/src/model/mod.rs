@@ -1,0 +1,6 @@
+//! The neutral model: events any provider's stream becomes, the pure session reducer that folds
+//! them, and exact attribution of the answer's spans to sources.
+
+pub mod citations;
+pub mod event;
+pub mod session;

@@ -1,0 +1,541 @@
+//! The session model: a pure reducer that applies neutral events to one turn's state.
+//!
+//! No I/O and no terminal: the TUI, `render` and `ask` all read this model. Every change bumps
+//! [`Session::revision`], which is how drawing code knows something needs a redraw.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::model::event::{
+    AgentEvent, AuditTrace, Chart, Consumption, ConversationIds, Plan, Reference, Role, SourceDoc,
+};
+
+/// The answer text plus an index from code points to bytes, kept up to date as chunks arrive.
+#[derive(Debug, Default, Clone)]
+pub struct AnswerBuffer {
+    text: String,
+    index: CodePointIndex,
+}
+
+impl AnswerBuffer {
+    pub fn push(&mut self, chunk: &str) {
+        self.index.extend(&self.text, chunk);
+        self.text.push_str(chunk);
+    }
+
+    pub fn replace(&mut self, text: &str) {
+        self.text.clear();
+        self.index = CodePointIndex::default();
+        self.push(text);
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Length in code points (the unit of grounding offsets).
+    pub fn char_len(&self) -> usize {
+        self.index.len
+    }
+
+    /// Byte position of code point `cp`, or `None` past the end. O(1) amortised: a checkpoint every
+    /// [`CHECKPOINT_EVERY`] code points, then a short scan.
+    pub fn byte_of(&self, cp: usize) -> Option<usize> {
+        self.index.byte_of(&self.text, cp)
+    }
+}
+
+pub const CHECKPOINT_EVERY: usize = 64;
+
+/// `checkpoints[i]` is the byte offset of code point `i * CHECKPOINT_EVERY`.
+#[derive(Debug, Default, Clone)]
+struct CodePointIndex {
+    checkpoints: Vec<usize>,
+    len: usize,
+}
+
+impl CodePointIndex {
+    fn extend(&mut self, existing: &str, chunk: &str) {
+        let base = existing.len();
+        if chunk.is_ascii() {
+            let mut next = self.checkpoints.len() * CHECKPOINT_EVERY;
+            let end = self.len + chunk.len();
+            while next < end {
+                self.checkpoints.push(base + (next - self.len));
+                next += CHECKPOINT_EVERY;
+            }
+            self.len = end;
+            return;
+        }
+        for (byte, _) in chunk.char_indices() {
+            if self.len.is_multiple_of(CHECKPOINT_EVERY) {
+                self.checkpoints.push(base + byte);
+            }
+            self.len += 1;
+        }
+    }
+
+    fn byte_of(&self, text: &str, cp: usize) -> Option<usize> {
+        if cp > self.len {
+            return None;
+        }
+        if cp == self.len {
+            return Some(text.len());
+        }
+        let block = cp / CHECKPOINT_EVERY;
+        let start = self.checkpoints[block];
+        let skip = cp - block * CHECKPOINT_EVERY;
+        text[start..]
+            .char_indices()
+            .nth(skip)
+            .map(|(b, _)| start + b)
+    }
+}
+
+/// One line of the activity log, in arrival order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Activity {
+    Thinking {
+        message_id: Option<String>,
+        role: Role,
+        text: String,
+    },
+    ToolCall {
+        role: Role,
+        tool_name: String,
+        arguments: Value,
+    },
+    /// Index into [`Session::audits`].
+    Audit {
+        role: Role,
+        trace: usize,
+    },
+    ToolError {
+        tool_name: String,
+        error: String,
+    },
+    Retry {
+        message: String,
+    },
+    Chart {
+        index: usize,
+    },
+    Error {
+        message: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    pub checkpoint_id: Option<String>,
+    pub consumption: Vec<Consumption>,
+}
+
+impl Completion {
+    pub fn total_tokens(&self) -> (u64, u64) {
+        self.consumption.iter().fold((0, 0), |(i, o), c| {
+            (i + c.input_tokens, o + c.output_tokens)
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructuredOutput {
+    pub content: Value,
+    pub schema: Option<Value>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Every payload received (including unknown and malformed ones).
+    pub events: usize,
+    pub malformed: usize,
+    pub unknown: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Complete,
+    Error,
+    Incomplete,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Complete => "complete",
+            Status::Error => "error",
+            Status::Incomplete => "incomplete",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    pub ids: ConversationIds,
+    pub plan: Option<Plan>,
+    pub activity: Vec<Activity>,
+    pub audits: Vec<AuditTrace>,
+    audit_by_tool_id: HashMap<String, usize>,
+    thinking_by_message_id: HashMap<String, usize>,
+    pub answer: AnswerBuffer,
+    pub references: Vec<Reference>,
+    /// Bumped whenever [`Session::references`] changes (added to or replaced wholesale): a replaced
+    /// list may have the same length as the old one, so its length alone does not tell.
+    pub grounding_revision: u64,
+    /// Sources consulted without a position in the answer.
+    pub consulted: Vec<SourceDoc>,
+    pub structured_output: Option<StructuredOutput>,
+    pub charts: Vec<Chart>,
+    pub tool_errors: Vec<(String, String)>,
+    pub retries: Vec<String>,
+    pub error: Option<String>,
+    pub completion: Option<Completion>,
+    /// Sub-agent roles in order of first appearance.
+    pub roles: Vec<String>,
+    pub stats: Stats,
+    pub revision: u64,
+}
+
+impl Session {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Apply a batch of events.
+    pub fn apply_all(&mut self, events: impl IntoIterator<Item = AgentEvent>) {
+        for event in events {
+            self.apply(event);
+        }
+    }
+
+    pub fn apply(&mut self, event: AgentEvent) {
+        self.revision += 1;
+        match event {
+            AgentEvent::Conversation(ids) => {
+                self.ids = ids;
+                return;
+            }
+            AgentEvent::Malformed { .. } => self.stats.malformed += 1,
+            AgentEvent::Unknown { .. } => self.stats.unknown += 1,
+            _ => {}
+        }
+        self.stats.events += 1;
+        match event {
+            AgentEvent::Conversation(_)
+            | AgentEvent::Malformed { .. }
+            | AgentEvent::Unknown { .. }
+            | AgentEvent::Progress { .. } => {}
+            AgentEvent::Plan(plan) => self.plan = Some(plan),
+            AgentEvent::Thinking {
+                message_id,
+                role,
+                text,
+            } => self.add_thinking(message_id, role, text),
+            AgentEvent::ToolCall {
+                role,
+                tool_name,
+                arguments,
+            } => {
+                self.note_role(&role);
+                self.activity.push(Activity::ToolCall {
+                    role,
+                    tool_name,
+                    arguments,
+                });
+            }
+            AgentEvent::Audit { role, traces } => {
+                self.note_role(&role);
+                for trace in traces {
+                    let index = self.audits.len();
+                    if let Some(tool_id) = &trace.tool_id {
+                        self.audit_by_tool_id
+                            .entry(tool_id.clone())
+                            .or_insert(index);
+                    }
+                    self.audits.push(trace);
+                    self.activity.push(Activity::Audit {
+                        role: role.clone(),
+                        trace: index,
+                    });
+                }
+            }
+            AgentEvent::Grounding(references) => {
+                self.references.extend(references);
+                self.grounding_revision += 1;
+            }
+            AgentEvent::GroundingReplace(references) => {
+                if references != self.references {
+                    self.references = references;
+                    self.grounding_revision += 1;
+                }
+            }
+            AgentEvent::AnswerDelta { text, .. } => self.answer.push(&text),
+            AgentEvent::AnswerReplace { text } => {
+                if text != self.answer.as_str() {
+                    self.answer.replace(&text);
+                }
+            }
+            AgentEvent::Consulted(sources) => self.consulted.extend(sources),
+            AgentEvent::StructuredOutput { content, schema } => {
+                self.structured_output = Some(StructuredOutput { content, schema });
+            }
+            AgentEvent::Chart(chart) => {
+                self.activity.push(Activity::Chart {
+                    index: self.charts.len(),
+                });
+                self.charts.push(chart);
+            }
+            AgentEvent::LlmRetry { message } => {
+                self.activity.push(Activity::Retry {
+                    message: message.clone(),
+                });
+                self.retries.push(message);
+            }
+            AgentEvent::ToolError { tool_name, error } => {
+                self.activity.push(Activity::ToolError {
+                    tool_name: tool_name.clone(),
+                    error: error.clone(),
+                });
+                self.tool_errors.push((tool_name, error));
+            }
+            AgentEvent::Error { message } => {
+                self.activity.push(Activity::Error {
+                    message: message.clone(),
+                });
+                self.error = Some(message);
+            }
+            AgentEvent::Complete {
+                checkpoint_id,
+                consumption,
+            } => {
+                self.completion = Some(Completion {
+                    checkpoint_id,
+                    consumption,
+                });
+            }
+        }
+    }
+
+    fn add_thinking(&mut self, message_id: Option<String>, role: Role, text: String) {
+        self.note_role(&role);
+        if let Some(id) = &message_id
+            && let Some(&index) = self.thinking_by_message_id.get(id)
+            && let Some(Activity::Thinking { text: block, .. }) = self.activity.get_mut(index)
+        {
+            block.push_str(&text);
+            return;
+        }
+        if message_id.is_none()
+            && let Some(Activity::Thinking {
+                message_id: None,
+                role: last_role,
+                text: block,
+            }) = self.activity.last_mut()
+            && *last_role == role
+        {
+            block.push_str(&text);
+            return;
+        }
+        if let Some(id) = &message_id {
+            self.thinking_by_message_id
+                .insert(id.clone(), self.activity.len());
+        }
+        self.activity.push(Activity::Thinking {
+            message_id,
+            role,
+            text,
+        });
+    }
+
+    fn note_role(&mut self, role: &Role) {
+        if let Some(role) = role
+            && !self.roles.contains(role)
+        {
+            self.roles.push(role.clone());
+        }
+    }
+
+    /// The audit trace whose `tool_id` is `audit_id`.
+    pub fn audit(&self, audit_id: &str) -> Option<&AuditTrace> {
+        self.audit_by_tool_id
+            .get(audit_id)
+            .map(|&index| &self.audits[index])
+    }
+
+    pub fn status(&self) -> Status {
+        if self.error.is_some() {
+            Status::Error
+        } else if self.completion.is_some() {
+            Status::Complete
+        } else {
+            Status::Incomplete
+        }
+    }
+
+    /// The answer will not grow any more (completed or failed).
+    pub fn is_finished(&self) -> bool {
+        self.error.is_some() || self.completion.is_some()
+    }
+
+    pub fn checkpoint_id(&self) -> Option<&str> {
+        self.completion.as_ref()?.checkpoint_id.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event::{PlanStep, StepStatus};
+
+    fn thinking(id: Option<&str>, text: &str) -> AgentEvent {
+        AgentEvent::Thinking {
+            message_id: id.map(str::to_owned),
+            role: None,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn code_point_index_maps_emoji_and_cjk_offsets_to_bytes() {
+        let mut answer = AnswerBuffer::default();
+        for chunk in ["a😀", "b€", "c東京"] {
+            answer.push(chunk);
+        }
+        assert_eq!(answer.char_len(), 7);
+        assert_eq!(answer.byte_of(2), Some(5));
+        assert_eq!(
+            &answer.as_str()[answer.byte_of(2).unwrap()..answer.byte_of(3).unwrap()],
+            "b"
+        );
+        assert_eq!(answer.byte_of(7), Some(answer.as_str().len()));
+        assert_eq!(answer.byte_of(8), None);
+    }
+
+    #[test]
+    fn code_point_index_is_exact_across_many_checkpoints() {
+        let mut answer = AnswerBuffer::default();
+        let mut expected = String::new();
+        for i in 0..500 {
+            let chunk = if i % 3 == 0 {
+                "e\u{301}x"
+            } else if i % 3 == 1 {
+                "plain text "
+            } else {
+                "日本😀"
+            };
+            answer.push(chunk);
+            expected.push_str(chunk);
+        }
+        for (cp, (byte, _)) in expected.char_indices().enumerate() {
+            assert_eq!(answer.byte_of(cp), Some(byte), "code point {cp}");
+        }
+    }
+
+    #[test]
+    fn each_planning_event_replaces_the_plan() {
+        let mut session = Session::new();
+        let plan = |n: usize| {
+            AgentEvent::Plan(Plan {
+                title: Some("t".into()),
+                steps: (0..n)
+                    .map(|i| PlanStep {
+                        description: format!("s{i}"),
+                        status: StepStatus::NotStarted,
+                    })
+                    .collect(),
+            })
+        };
+        session.apply(plan(3));
+        session.apply(plan(2));
+        assert_eq!(session.plan.unwrap().steps.len(), 2);
+    }
+
+    #[test]
+    fn thinking_chunks_group_by_message_id() {
+        let mut session = Session::new();
+        session.apply_all([
+            thinking(Some("t1"), "I need "),
+            thinking(Some("t2"), "Other"),
+            thinking(Some("t1"), "the 10-K"),
+        ]);
+        assert_eq!(session.activity.len(), 2);
+        assert!(
+            matches!(&session.activity[0], Activity::Thinking { text, .. } if text == "I need the 10-K")
+        );
+    }
+
+    #[test]
+    fn a_grounding_replacement_swaps_every_reference_and_bumps_the_grounding_revision() {
+        let reference = |start: u64| Reference {
+            start: Some(start),
+            end: Some(start + 1),
+            marker: true,
+            ..Reference::default()
+        };
+        let mut session = Session::new();
+        session.apply(AgentEvent::Grounding(vec![reference(0), reference(1)]));
+        let after_grounding = session.grounding_revision;
+        session.apply(AgentEvent::GroundingReplace(vec![
+            reference(4),
+            reference(5),
+        ]));
+        assert_eq!(session.references, vec![reference(4), reference(5)]);
+        assert!(session.grounding_revision > after_grounding);
+        let after_replace = session.grounding_revision;
+        session.apply(AgentEvent::GroundingReplace(vec![
+            reference(4),
+            reference(5),
+        ]));
+        assert_eq!(
+            session.grounding_revision, after_replace,
+            "same list: no change"
+        );
+        session.apply(AgentEvent::GroundingReplace(Vec::new()));
+        assert!(session.references.is_empty());
+        assert_eq!(session.stats.events, 4);
+    }
+
+    #[test]
+    fn progress_notices_are_counted_and_change_nothing_else() {
+        let mut session = Session::new();
+        session.apply(AgentEvent::Progress {
+            kind: "response.in_progress".into(),
+        });
+        assert_eq!(session.stats.events, 1);
+        assert_eq!(session.stats.unknown, 0);
+        assert!(session.activity.is_empty() && session.answer.as_str().is_empty());
+        assert_eq!(session.status(), Status::Incomplete);
+    }
+
+    #[test]
+    fn an_answer_replacement_replaces_the_text_and_its_code_point_index() {
+        let mut session = Session::new();
+        session.apply(AgentEvent::AnswerReplace {
+            text: "BERT [[1]](/d \"x\")".into(),
+        });
+        session.apply(AgentEvent::AnswerReplace {
+            text: "BERT 😀<sup>1</sup>".into(),
+        });
+        assert_eq!(session.answer.as_str(), "BERT 😀<sup>1</sup>");
+        assert_eq!(session.answer.char_len(), 18);
+        assert_eq!(session.answer.byte_of(6), Some(9));
+    }
+
+    #[test]
+    fn status_reflects_error_and_completion() {
+        let mut session = Session::new();
+        assert_eq!(session.status(), Status::Incomplete);
+        session.apply(AgentEvent::Complete {
+            checkpoint_id: Some("ck".into()),
+            consumption: vec![],
+        });
+        assert_eq!(session.status(), Status::Complete);
+        assert_eq!(session.checkpoint_id(), Some("ck"));
+        session.apply(AgentEvent::Error {
+            message: "boom".into(),
+        });
+        assert_eq!(session.status(), Status::Error);
+    }
+}

@@ -1,0 +1,71 @@
+//! Headless renderers over the session model: Markdown with footnotes, JSON for scripts, and plain
+//! text for people. None of them parse wire data; all read [`Session`] and [`Attribution`].
+
+pub mod json;
+pub mod markdown;
+pub mod sanitize;
+pub mod text;
+
+use crate::model::citations::Attribution;
+use crate::model::session::Session;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Format {
+    #[default]
+    Markdown,
+    Json,
+    Text,
+}
+
+/// Render a finished (or cut) session in `format`.
+pub fn render(session: &Session, format: Format) -> String {
+    let attribution = Attribution::resolve(session, true);
+    match format {
+        Format::Markdown => markdown::render(session, &attribution),
+        Format::Json => json::render(session, &attribution),
+        Format::Text => text::render(session, &attribution),
+    }
+}
+
+/// The answer with `marker(n)` inserted after each cited span's end, each piece passed through `clean`.
+/// Provider-written markers ([`Attribution::marker_spans`], e.g. xAI's `[[1]](url)`) are left out:
+/// the `marker(n)` at their end replaces them.
+pub(crate) fn annotate(
+    answer: &str,
+    attribution: &Attribution,
+    clean: impl Fn(&str) -> std::borrow::Cow<'_, str>,
+    marker: impl Fn(usize, &mut String),
+) -> String {
+    let hidden = attribution.marker_spans();
+    let mut out = String::with_capacity(answer.len() + attribution.citations.len() * 6);
+    let visible = |out: &mut String, from: usize, to: usize| {
+        let mut cur = from;
+        let first = hidden.partition_point(|r| r.end <= from);
+        for r in &hidden[first..] {
+            if r.start >= to {
+                break;
+            }
+            if r.start > cur {
+                out.push_str(&clean(&answer[cur..r.start]));
+            }
+            cur = cur.max(r.end);
+            if cur >= to {
+                break;
+            }
+        }
+        if cur < to {
+            out.push_str(&clean(&answer[cur..to]));
+        }
+    };
+    let mut pos = 0;
+    for (byte, numbers) in attribution.markers() {
+        visible(&mut out, pos, byte);
+        for n in numbers {
+            marker(n, &mut out);
+        }
+        pos = pos.max(byte);
+    }
+    visible(&mut out, pos, answer.len());
+    out
+}

@@ -1,0 +1,39 @@
+//! Reading recorded streams from files or stdin, incrementally, into a session.
+
+use std::io::Read;
+
+use crate::model::event::AgentEvent;
+use crate::model::session::Session;
+use crate::wire::provider::{EventPipeline, Provider};
+use crate::wire::sse::SseError;
+
+/// Feed everything `reader` yields through the pipeline into a fresh session. Reads in chunks as
+/// data arrives (stdin from a live pipe works). An overlong line is reported and the rest still read.
+/// `provider` is a [`Provider`], or `None` to detect it from the first events.
+pub fn read_session(
+    mut reader: impl Read,
+    provider: impl Into<Option<Provider>>,
+) -> std::io::Result<(Session, Vec<SseError>)> {
+    let mut pipeline = EventPipeline::new(provider);
+    let mut session = Session::new();
+    let mut events: Vec<AgentEvent> = Vec::new();
+    let mut errors = Vec::new();
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if let Err(e) = pipeline.feed(&buf[..n], &mut events) {
+            errors.push(e);
+        }
+        session.apply_all(events.drain(..));
+    }
+    if let Err(e) = pipeline.finish(&mut events) {
+        errors.push(e);
+    }
+    session.apply_all(events.drain(..));
+    Ok((session, errors))
+}

@@ -1,0 +1,8 @@
+//! Talking to agents: the HTTP client, the stream task every source feeds, starting a live turn with
+//! any provider, and replaying recordings as if they were live.
+
+pub mod client;
+pub mod live;
+pub mod replay;
+pub(crate) mod rng;
+pub mod stream;

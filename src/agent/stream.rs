@@ -1,0 +1,89 @@
+//! What a background stream task tells the app: connection progress, batches of neutral events, and
+//! how the stream ended. Every input (HTTP, replay) speaks this over a channel; the TUI and `ask`
+//! consume it. Nothing here touches the terminal.
+
+use crate::model::event::AgentEvent;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamUpdate {
+    /// Trying to connect (attempt 1, 2, … when retrying before any event arrived).
+    Connecting { attempt: u32 },
+    /// Retrying after a failure before any event arrived.
+    Retrying {
+        attempt: u32,
+        wait_ms: u64,
+        reason: String,
+    },
+    /// The server answered 200 and the stream is open.
+    Connected,
+    /// Events decoded from the bytes that arrived together.
+    Events(Vec<AgentEvent>),
+    /// The stream is over; no more updates follow.
+    Ended(StreamEnd),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEnd {
+    /// The stream closed normally (after COMPLETE or ERROR, or a replay reached its end).
+    Closed,
+    /// The connection dropped before COMPLETE.
+    Cut { reason: String },
+    /// No data for the idle timeout.
+    Stalled { idle_secs: u64 },
+    /// The server answered with an error status before the stream began.
+    Http { status: u16, message: String },
+    /// Could not connect at all.
+    Connect { message: String },
+    /// The user cancelled it.
+    Cancelled,
+}
+
+impl StreamEnd {
+    /// One short human sentence for status bars and stderr.
+    pub fn describe(&self) -> String {
+        match self {
+            StreamEnd::Closed => "stream closed".into(),
+            StreamEnd::Cut { reason } => format!("connection cut before completion: {reason}"),
+            StreamEnd::Stalled { idle_secs } => format!("stalled: no data for {idle_secs} s"),
+            StreamEnd::Http { status, message } => format!("HTTP {status}: {message}"),
+            StreamEnd::Connect { message } => format!("cannot connect: {message}"),
+            StreamEnd::Cancelled => "cancelled".into(),
+        }
+    }
+}
+
+/// The receiving end of a background stream task.
+#[derive(Debug)]
+pub struct StreamHandle {
+    pub updates: tokio::sync::mpsc::UnboundedReceiver<StreamUpdate>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl StreamHandle {
+    /// Start `task`, which reports over the sender it is given.
+    pub fn spawn<F, Fut>(task: F) -> Self
+    where
+        F: FnOnce(tokio::sync::mpsc::UnboundedSender<StreamUpdate>) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let (tx, updates) = tokio::sync::mpsc::unbounded_channel();
+        let task = tokio::spawn(task(tx));
+        Self { updates, task }
+    }
+
+    /// Stop the task; no further updates arrive. The caller records the end as cancelled.
+    pub fn cancel(&mut self) {
+        self.task.abort();
+        self.updates.close();
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.task.is_finished()
+    }
+}
+
+impl Drop for StreamHandle {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

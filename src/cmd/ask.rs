@@ -1,0 +1,627 @@
+//! `research-tui ask`: one question (or a follow-up, or a resumed checkpoint) from a script.
+//!
+//! Streams the answer to stdout as it arrives (`text`), or prints the core's Markdown/JSON at the
+//! end. Progress goes to stderr when stderr is a terminal. Every run is saved as a session on disk.
+//! Exit codes: 0 complete · 2 usage · 3 HTTP error before the stream · 4 ERROR event · 5 the stream
+//! was cut or stalled before COMPLETE · 1 anything else.
+
+use std::collections::HashSet;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::agent::client::{
+    AgentClient, ApiKey, Effort, RawSink, ResearchRequest, StreamOptions, WorkflowRequest,
+};
+use crate::agent::live;
+use crate::agent::stream::{StreamEnd, StreamUpdate};
+use crate::local::store::{SavedSession, SessionStore};
+use crate::model::citations::Attribution;
+use crate::model::event::{AgentEvent, StepStatus};
+use crate::model::session::Session;
+use crate::render::Format;
+use crate::render::sanitize::{sanitize, sanitize_line};
+use crate::wire::provider::Provider;
+
+pub const EXIT_COMPLETE: u8 = 0;
+pub const EXIT_OTHER: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+pub const EXIT_HTTP: u8 = 3;
+pub const EXIT_AGENT_ERROR: u8 = 4;
+pub const EXIT_INCOMPLETE: u8 = 5;
+
+#[derive(Debug, clap::Args)]
+pub struct AskArgs {
+    /// The question (for a workflow: an optional note; the template drives the run).
+    pub question: String,
+    /// Output: `text` streams the answer as it arrives; `markdown`/`json` print at the end.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Research effort.
+    #[arg(long, value_enum, default_value_t = Effort::Standard)]
+    pub effort: Effort,
+    /// Model: `base` or `pro` for Bigdata.com; a model name for xAI (default grok-4).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY) or Zeta Alpha (ZETA_ALPHA_API_KEY).
+    #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
+    pub provider: Provider,
+    /// Zeta Alpha: the tenant.
+    #[arg(long)]
+    pub tenant: Option<String>,
+    /// Zeta Alpha: the agent identifier.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Keep the conversation beyond an hour (persistence_mode enabled).
+    #[arg(long)]
+    pub persist: bool,
+    /// A JSON Schema file: the agent also returns STRUCTURED_OUTPUT.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+    /// Guidance on tone and structure of the answer.
+    #[arg(long, value_name = "TEXT")]
+    pub expected_output: Option<String>,
+    /// Run a workflow: a template id, or a path to a JSON file holding an inline template.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub workflow: Option<String>,
+    /// A workflow input, `key=value` (repeatable).
+    #[arg(long = "input", value_name = "KEY=VALUE")]
+    pub inputs: Vec<String>,
+    /// Workflow time range (last_24_hours, last_7_days, … last_365_days).
+    #[arg(long)]
+    pub time_range: Option<String>,
+    /// Resume a workflow run.
+    #[arg(long, value_name = "ID")]
+    pub execution_id: Option<String>,
+    /// Continue this conversation.
+    #[arg(long, value_name = "ID")]
+    pub chat_id: Option<String>,
+    /// Resume (or branch) from this checkpoint id.
+    #[arg(long, value_name = "CKPT")]
+    pub resume: Option<String>,
+    /// Also write the raw stream to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Seconds without data before the stream counts as stalled.
+    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    pub idle_timeout: u64,
+    /// The agent's base URL (also BIGDATA_AGENTS_URL).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Ask the built-in demo agent instead (no key, no network).
+    #[arg(long)]
+    pub demo: bool,
+    /// Demo playback speed (for tests).
+    #[arg(long, hide = true, default_value_t = 1.0)]
+    pub demo_speed: f64,
+}
+
+/// What to send, decided before any I/O.
+enum Plan {
+    Research(ResearchRequest),
+    Workflow(WorkflowRequest),
+    /// xAI or Zeta Alpha: the question and what ties it to earlier turns.
+    Other(live::Ask),
+}
+
+fn usage(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("research-tui: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+pub fn run_cli(args: AskArgs) -> ExitCode {
+    if args.question.trim().is_empty() && args.workflow.is_none() {
+        return usage("the question is empty");
+    }
+    let target = if args.demo {
+        None
+    } else {
+        match live_target(&args) {
+            Ok(target) => Some(target),
+            Err(exit) => return exit,
+        }
+    };
+    let store = SessionStore::default();
+    let known = store.find(args.resume.as_deref(), args.chat_id.as_deref());
+    let plan = match build_request(&args, known.as_ref()) {
+        Ok(plan) => plan,
+        Err(message) => return usage(message),
+    };
+    let runtime = match crate::runtime() {
+        Ok(runtime) => runtime,
+        Err(exit) => return exit,
+    };
+    runtime.block_on(ask(args, target, store, known, plan))
+}
+
+/// The base URL and key for a live request, or the exit to take.
+fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
+    let target = crate::local::config::live_target(args.provider, args.base_url.as_deref())
+        .map_err(|e| {
+            eprintln!("research-tui: {e}");
+            ExitCode::from(EXIT_OTHER)
+        })?;
+    match target.api_key {
+        Some(key) => Ok((target.base_url, key)),
+        None => Err(usage(format_args!(
+            "no API key: {}, or try --demo",
+            target.key_hint
+        ))),
+    }
+}
+
+fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
+    if args.provider != Provider::Bigdata {
+        if args.workflow.is_some() {
+            return Err("workflows are a Bigdata.com feature (drop --provider)".into());
+        }
+        let history = known
+            .map(|saved| {
+                saved
+                    .replay_turns()
+                    .into_iter()
+                    .map(|(turn, session)| (turn.question, session.answer.as_str().to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Ok(Plan::Other(live::Ask {
+            question: args.question.clone(),
+            chat_id: args
+                .chat_id
+                .clone()
+                .or_else(|| known.and_then(|s| s.meta.chat_id.clone())),
+            checkpoint_id: args
+                .resume
+                .clone()
+                .or_else(|| known.and_then(|s| s.meta.last_checkpoint_id().map(str::to_owned))),
+            history,
+        }));
+    }
+    let model_name = match args.model.as_deref() {
+        None => None,
+        Some(model @ ("base" | "pro")) => Some(model.to_owned()),
+        Some(other) => return Err(format!("--model takes base or pro, not {other:?}")),
+    };
+    if let Some(template) = &args.workflow {
+        let template = if template.ends_with(".json") || std::path::Path::new(template).is_file() {
+            let text = std::fs::read_to_string(template)
+                .map_err(|e| format!("cannot read the workflow template {template}: {e}"))?;
+            serde_json::from_str::<Value>(&text)
+                .map_err(|e| format!("the workflow template {template} is not valid JSON: {e}"))?
+        } else {
+            Value::String(template.clone())
+        };
+        let mut request = WorkflowRequest::new(template);
+        for pair in &args.inputs {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("--input takes key=value, got {pair:?}"))?;
+            request
+                .input
+                .insert(key.trim().to_owned(), Value::String(value.to_owned()));
+        }
+        request.execution_id = args.execution_id.clone();
+        request.model_name = model_name;
+        request.time_range = args.time_range.clone();
+        return Ok(Plan::Workflow(request));
+    }
+    if !args.inputs.is_empty() || args.time_range.is_some() || args.execution_id.is_some() {
+        return Err("--input, --time-range and --execution-id go with --workflow".into());
+    }
+    let mut request = ResearchRequest::new(args.question.clone());
+    request.research_effort = args.effort;
+    request.chat_id = args
+        .chat_id
+        .clone()
+        .or_else(|| known.and_then(|s| s.meta.chat_id.clone()));
+    request.from_checkpoint_id = args.resume.clone();
+    request.model_name = model_name;
+    if args.persist {
+        request.persistence_mode = Some("enabled".into());
+    }
+    if let Some(path) = &args.schema {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the schema {}: {e}", path.display()))?;
+        request.structured_output_schema = Some(
+            serde_json::from_str(&text)
+                .map_err(|e| format!("the schema {} is not valid JSON: {e}", path.display()))?,
+        );
+    }
+    request.expected_output = args.expected_output.clone();
+    Ok(Plan::Research(request))
+}
+
+/// Writes to several sinks; used to tee the raw stream to the session file and `--record FILE`.
+struct Tee(Vec<Box<dyn Write + Send>>);
+
+impl Write for Tee {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for sink in &mut self.0 {
+            sink.write_all(buf)?;
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.iter_mut().try_for_each(|s| s.flush())
+    }
+}
+
+struct TurnFile {
+    saved: SavedSession,
+    index: usize,
+}
+
+async fn ask(
+    args: AskArgs,
+    target: Option<(String, ApiKey)>,
+    store: SessionStore,
+    known: Option<SavedSession>,
+    plan: Plan,
+) -> ExitCode {
+    let (base_url, api_key, _server) = if args.demo {
+        let server_config = crate::demo::ServerConfig {
+            speed: args.demo_speed,
+            // A fresh demo agent never issued the checkpoint a resumed conversation names.
+            accept_foreign_checkpoints: args.resume.is_some() || args.chat_id.is_some(),
+            ..Default::default()
+        };
+        match crate::demo::spawn(server_config, 0).await {
+            Ok((addr, task)) => (format!("http://{addr}"), None, Some(task)),
+            Err(e) => {
+                eprintln!("research-tui: cannot start the demo agent: {e}");
+                return ExitCode::from(EXIT_OTHER);
+            }
+        }
+    } else {
+        let (base_url, key) = target.expect("a live target unless --demo");
+        (base_url, Some(key), None)
+    };
+
+    let endpoint = match plan {
+        Plan::Research(_) => "research-agent",
+        Plan::Workflow(_) => "workflow",
+        Plan::Other(_) => match args.provider {
+            Provider::Xai => "responses",
+            _ => "chat",
+        },
+    };
+    let mut sinks: Vec<Box<dyn Write + Send>> = Vec::new();
+    // The record file first: failing to create it must not leave a dangling turn behind.
+    if let Some(path) = &args.record {
+        match std::fs::File::create(path) {
+            Ok(file) => sinks.push(Box::new(file)),
+            Err(e) => {
+                eprintln!("research-tui: cannot write {}: {e}", path.display());
+                return ExitCode::from(EXIT_OTHER);
+            }
+        }
+    }
+    // What the user says now wins; a continued session supplies what they left out.
+    let saved_options = known
+        .as_ref()
+        .map(|s| s.meta.options.clone())
+        .unwrap_or_default();
+    let provider_options = live::ProviderOptions {
+        model: args
+            .model
+            .clone()
+            .filter(|_| args.provider != Provider::Bigdata)
+            .or(saved_options.model),
+        tenant: args.tenant.clone().or(saved_options.tenant),
+        agent: args.agent.clone().or(saved_options.agent),
+    };
+    let mut turn = None;
+    let saved = match known {
+        Some(saved) => Ok(saved),
+        None => store.create(endpoint, args.provider.as_str(), &base_url),
+    };
+    match saved {
+        Ok(mut saved) => match saved
+            .set_options(provider_options.clone())
+            .and_then(|()| saved.begin_turn(&args.question, args.resume.as_deref()))
+        {
+            Ok((index, sink)) => {
+                sinks.push(Box::new(SharedWriter(sink)));
+                turn = Some(TurnFile { saved, index });
+            }
+            Err(e) => eprintln!("research-tui: warning: the session will not be saved: {e}"),
+        },
+        Err(e) => eprintln!("research-tui: warning: the session will not be saved: {e}"),
+    }
+    let sink: Option<RawSink> =
+        (!sinks.is_empty()).then(|| Arc::new(Mutex::new(Tee(sinks))) as RawSink);
+
+    let options = StreamOptions {
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        ..StreamOptions::default()
+    };
+    let mut handle = match plan {
+        Plan::Research(request) => {
+            AgentClient::new(&base_url, api_key).research_recorded(request, options, sink)
+        }
+        Plan::Workflow(request) => {
+            AgentClient::new(&base_url, api_key).workflow_recorded(request, options, sink)
+        }
+        Plan::Other(ask) => {
+            let config = live::LiveConfig {
+                base_url: base_url.clone(),
+                tenant: args.demo.then(|| "demo".to_owned()),
+                options,
+                ..live::LiveConfig::new(args.provider, api_key)
+            }
+            .with_options(&provider_options);
+            live::start_recorded(&config, &ask, sink)
+        }
+    };
+
+    let progress = std::io::stderr().is_terminal();
+    let mut session = Session::new();
+    let mut printer = AnswerPrinter::new(args.provider);
+    let end = loop {
+        let update = tokio::select! {
+            update = handle.updates.recv() => update,
+            _ = tokio::signal::ctrl_c() => {
+                handle.cancel();
+                break StreamEnd::Cancelled;
+            }
+        };
+        match update {
+            None => {
+                break StreamEnd::Cut {
+                    reason: "the stream task stopped".into(),
+                };
+            }
+            Some(StreamUpdate::Connecting { attempt }) if attempt > 1 && progress => {
+                eprintln!("research-tui: connecting (try {attempt})…");
+            }
+            Some(StreamUpdate::Connecting { .. }) | Some(StreamUpdate::Connected) => {}
+            Some(StreamUpdate::Retrying {
+                attempt,
+                wait_ms,
+                reason,
+            }) => {
+                eprintln!(
+                    "research-tui: {reason}; retrying in {:.1} s (try {attempt})",
+                    wait_ms as f64 / 1000.0
+                );
+            }
+            Some(StreamUpdate::Events(events)) => {
+                for event in events {
+                    if progress {
+                        report_progress(&event);
+                    }
+                    session.apply(event);
+                }
+                if let Some(TurnFile { saved, index }) = &mut turn
+                    && let Err(e) = saved.note_progress(*index, &session)
+                {
+                    eprintln!("research-tui: warning: could not update the saved session: {e}");
+                }
+                if args.format == Format::Text {
+                    printer.print_new(&session);
+                }
+            }
+            Some(StreamUpdate::Ended(end)) => break end,
+        }
+    };
+
+    if let Some(TurnFile { mut saved, index }) = turn {
+        if let Err(e) = saved.end_turn(index, &session, &end) {
+            eprintln!("research-tui: warning: could not update the saved session: {e}");
+        } else if progress {
+            eprintln!("research-tui: saved as session {}", saved.meta.id);
+        }
+    }
+
+    let code = exit_code(&session, &end);
+    match args.format {
+        Format::Text => printer.finish(&session),
+        Format::Markdown => {
+            print!("{}", crate::render::render(&session, Format::Markdown));
+        }
+        Format::Json => {
+            let attribution = crate::model::citations::Attribution::resolve(&session, true);
+            let mut doc = crate::render::json::to_value(&session, &attribution);
+            if session.error.is_none()
+                && !matches!(end, StreamEnd::Closed)
+                && let Some(object) = doc.as_object_mut()
+            {
+                // The stream did not finish: say so, and why, in the document itself.
+                let http = matches!(end, StreamEnd::Http { .. } | StreamEnd::Connect { .. });
+                object.insert(
+                    "status".into(),
+                    Value::from(if http { "error" } else { "incomplete" }),
+                );
+                object.insert("error".into(), Value::from(end.describe()));
+            }
+            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+    }
+    if code != EXIT_COMPLETE {
+        eprintln!("research-tui: {}", failure_line(&session, &end));
+    }
+    ExitCode::from(code)
+}
+
+/// A `RawSink` shared with the session store, as a plain writer for the tee.
+struct SharedWriter(RawSink);
+
+impl Write for SharedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("session file lock poisoned"))?
+            .write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("session file lock poisoned"))?
+            .flush()
+    }
+}
+
+/// Prints the answer's new text as it grows, with `[n]` after each cited span whose reference is
+/// known by the time the text passes its end (GROUNDING usually precedes the text it cites).
+struct AnswerPrinter {
+    /// Bytes of the answer already printed.
+    printed: usize,
+    /// `(byte position, source number)` markers already printed.
+    shown: HashSet<(usize, usize)>,
+    /// Zeta Alpha resends the whole message: print it once, at the end.
+    deferred: bool,
+    /// xAI's inline links are already markers: insert none of our own.
+    own_markers: bool,
+    /// Markers from the last resolution, and what it was based on.
+    markers: Vec<(usize, Vec<usize>)>,
+    resolved_for: Option<(usize, u64)>,
+    pending: usize,
+}
+
+impl AnswerPrinter {
+    fn new(provider: Provider) -> Self {
+        Self {
+            printed: 0,
+            shown: HashSet::new(),
+            deferred: provider == Provider::Zeta,
+            own_markers: provider == Provider::Bigdata,
+            markers: Vec::new(),
+            resolved_for: None,
+            pending: 0,
+        }
+    }
+
+    fn print_new(&mut self, session: &Session) {
+        let answer = session.answer.as_str();
+        let Some(new) = answer.get(self.printed..) else {
+            // The answer was replaced under us: the rest is printed whole at the end.
+            self.deferred = true;
+            return;
+        };
+        if self.deferred || new.is_empty() {
+            return;
+        }
+        let mut text = String::with_capacity(new.len() + 16);
+        let mut from = self.printed;
+        if self.own_markers {
+            self.refresh_markers(session);
+            for (pos, numbers) in &self.markers {
+                if *pos < self.printed || *pos > answer.len() {
+                    continue;
+                }
+                text.push_str(&answer[from..*pos]);
+                from = *pos;
+                for &n in numbers {
+                    if self.shown.insert((*pos, n)) {
+                        text.push_str(&format!("[{n}]"));
+                    }
+                }
+            }
+        }
+        text.push_str(&answer[from..]);
+        self.printed = answer.len();
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(sanitize(&text).as_bytes());
+        let _ = out.flush();
+    }
+
+    /// Re-resolve only when the references changed or some are still waiting for their text.
+    fn refresh_markers(&mut self, session: &Session) {
+        let basis = (session.references.len(), session.grounding_revision);
+        if self.resolved_for == Some(basis) && self.pending == 0 {
+            return;
+        }
+        let attribution = Attribution::resolve(session, false);
+        self.markers = attribution.markers();
+        self.pending = attribution.pending_references;
+        self.resolved_for = Some(basis);
+    }
+
+    /// After the stream: the rest of the answer (or all of it, when deferred), then the sources.
+    fn finish(&mut self, session: &Session) {
+        let mut out = std::io::stdout().lock();
+        if self.deferred {
+            let _ = out.write_all(
+                crate::render::text::render(session, &Attribution::resolve(session, true))
+                    .as_bytes(),
+            );
+        } else {
+            self.print_new(session);
+            if self.printed > 0 && !session.answer.as_str().ends_with('\n') {
+                let _ = writeln!(out);
+            }
+            let attribution = Attribution::resolve(session, true);
+            let _ = out.write_all(crate::render::text::trailer(session, &attribution).as_bytes());
+        }
+        let _ = out.flush();
+    }
+}
+
+fn report_progress(event: &AgentEvent) {
+    match event {
+        AgentEvent::Plan(plan) => {
+            let done = plan.steps.iter().filter(|s| s.status.is_settled()).count();
+            let current = plan
+                .steps
+                .iter()
+                .find(|s| s.status == StepStatus::InProgress)
+                .map(|s| format!(": {}", sanitize_line(&s.description)))
+                .unwrap_or_default();
+            eprintln!("[plan {done}/{}]{current}", plan.steps.len());
+        }
+        AgentEvent::ToolCall {
+            tool_name,
+            arguments,
+            ..
+        } => {
+            let query = arguments
+                .get("query")
+                .and_then(Value::as_str)
+                .map(|q| format!(" “{}”", sanitize_line(q)))
+                .unwrap_or_default();
+            eprintln!("[tool] {}{query}", sanitize_line(tool_name));
+        }
+        AgentEvent::ToolError { tool_name, error } => {
+            eprintln!(
+                "[tool error] {}: {}",
+                sanitize_line(tool_name),
+                sanitize_line(error)
+            );
+        }
+        AgentEvent::LlmRetry { message } => eprintln!("[retry] {}", sanitize_line(message)),
+        _ => {}
+    }
+}
+
+pub fn exit_code(session: &Session, end: &StreamEnd) -> u8 {
+    if session.error.is_some() {
+        return EXIT_AGENT_ERROR;
+    }
+    if session.completion.is_some() {
+        return EXIT_COMPLETE;
+    }
+    match end {
+        StreamEnd::Http { .. } => EXIT_HTTP,
+        StreamEnd::Cut { .. } | StreamEnd::Stalled { .. } | StreamEnd::Closed => EXIT_INCOMPLETE,
+        StreamEnd::Connect { .. } | StreamEnd::Cancelled => EXIT_OTHER,
+    }
+}
+
+fn failure_line(session: &Session, end: &StreamEnd) -> String {
+    if let Some(error) = &session.error {
+        return format!("the agent reported an error: {}", sanitize_line(error));
+    }
+    match end {
+        StreamEnd::Closed => {
+            "the stream closed before COMPLETE; what arrived is shown above".into()
+        }
+        StreamEnd::Cut { .. } | StreamEnd::Stalled { .. } => {
+            format!("{}; what arrived is shown above", end.describe())
+        }
+        other => other.describe(),
+    }
+}

@@ -1,0 +1,3 @@
+//! The command-line commands other than the interactive app: one module per command.
+
+pub mod ask;

@@ -1,0 +1,725 @@
+//! The built-in demo agent: a real local HTTP server that speaks the Bigdata.com wire protocol
+//! (`POST /v1/research-agent`, `POST /v1/workflow/execute`) and answers by streaming recorded sessions
+//! with their original pacing, so the app and its tests run against real sockets without an API key.
+//! It also speaks xAI's Responses API (`POST /v1/responses`: a `previous_response_id` gets the
+//! follow-up, every response a fresh `resp-…` id) and Zeta Alpha's chat stream
+//! (`POST /v0/service/chat/stream`: a `session_id` gets the follow-up in that session, otherwise a
+//! fresh `sess-…`).
+//!
+//! Each response gets fresh identifiers: a new conversation gets `chat-<16 hex>`, a follow-up keeps
+//! the request's `chat_id`, every COMPLETE carries a fresh `ckpt-<16 hex>` that the server remembers
+//! (a `from_checkpoint_id` it never issued is a 404), and workflow runs get fresh `execution_id` (unless
+//! resumed) and `request_id`. Faults ([`Fault`]) make it cut, stall or fail on purpose.
+//!
+//! `GET /_demo/requests` lists the last request bodies received (for tests). API keys are never stored:
+//! only whether one was sent.
+
+mod recordings;
+mod validate;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+
+use crate::agent::rng;
+use recordings::{Part, PreparedFrame, Recording, Recordings};
+
+/// How the demo server behaves.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Playback speed: 2.0 plays twice as fast as recorded. Values that are not positive mean 1.0.
+    pub speed: f64,
+    /// Load `*.sse` recordings from this directory instead of the built-in ones (same file names).
+    pub recordings_dir: Option<PathBuf>,
+    /// Misbehave on every request (a request's `X-Demo-Fault` header overrides it).
+    pub fault: Option<Fault>,
+    /// Take a `ckpt-…` checkpoint this server never issued as a follow-up instead of a 404: for a
+    /// fresh in-process server continuing a session saved by an earlier one (`research-tui open`).
+    pub accept_foreign_checkpoints: bool,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            speed: 1.0,
+            recordings_dir: None,
+            fault: None,
+            accept_foreign_checkpoints: false,
+        }
+    }
+}
+
+/// A deliberate failure, for tests and demos.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Close the connection abruptly after about half of the ANSWER frames.
+    CutMidAnswer,
+    /// Send frames up to mid-answer, then nothing, keeping the connection open.
+    Stall,
+    /// Answer with this HTTP status and a FastAPI-like `{"detail": …}` body (429 adds `Retry-After: 1`).
+    Status(u16),
+}
+
+impl FromStr for Fault {
+    type Err = String;
+
+    /// `cut`, `stall` or `status=N` (N from 400 to 599).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        match s {
+            "cut" => Ok(Fault::CutMidAnswer),
+            "stall" => Ok(Fault::Stall),
+            _ => {
+                let code = s
+                    .strip_prefix("status=")
+                    .ok_or_else(|| format!("unknown fault `{s}`: use cut, stall or status=N"))?;
+                match code.trim().parse::<u16>() {
+                    Ok(code) if (400..=599).contains(&code) => Ok(Fault::Status(code)),
+                    _ => Err(format!("`{code}` is not an HTTP error status (400 to 599)")),
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fault::CutMidAnswer => f.write_str("cut"),
+            Fault::Stall => f.write_str("stall"),
+            Fault::Status(code) => write!(f, "status={code}"),
+        }
+    }
+}
+
+/// The header that picks a fault for one request: `cut`, `stall` or `status=N`.
+pub const FAULT_HEADER: &str = "x-demo-fault";
+
+/// How many request bodies `GET /_demo/requests` keeps.
+const REQUEST_LOG_LEN: usize = 200;
+
+/// Bind `127.0.0.1:port` (0 picks a free port) and serve in the background. Returns the bound address
+/// and the server task (abort it to stop accepting connections).
+pub async fn spawn(
+    config: ServerConfig,
+    port: u16,
+) -> std::io::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
+    let recordings = match &config.recordings_dir {
+        Some(dir) => Recordings::load(dir)?,
+        None => Recordings::builtin(),
+    };
+    let speed = if config.speed > 0.0 {
+        config.speed
+    } else {
+        1.0
+    };
+    let state = Arc::new(AppState {
+        recordings,
+        speed,
+        fault: config.fault,
+        accept_foreign_checkpoints: config.accept_foreign_checkpoints,
+        book: Mutex::new(Book::default()),
+    });
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
+    let addr = listener.local_addr()?;
+    let app = router(state);
+    let task = tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            eprintln!("research-tui demo agent: {e}");
+        }
+    });
+    Ok((addr, task))
+}
+
+/// `research-tui serve` options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 8787)]
+    pub port: u16,
+    /// Directory of `*.sse` recordings to play instead of the built-in ones (same file names).
+    #[arg(long, value_name = "DIR")]
+    pub recordings: Option<PathBuf>,
+    /// Playback speed factor (2 = twice as fast as recorded).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
+    pub speed: f64,
+    /// Misbehave on every request: cut, stall or status=N.
+    #[arg(long, value_name = "cut|stall|status=N")]
+    pub fault: Option<Fault>,
+    /// The provider clients will use (only changes the announcement: every route is served).
+    #[arg(long, value_enum)]
+    pub provider: Option<crate::wire::provider::Provider>,
+}
+
+fn parse_speed(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(speed) if speed > 0.0 => Ok(speed),
+        _ => Err(format!("`{s}` is not a positive number")),
+    }
+}
+
+/// `research-tui serve`: run the demo agent until Ctrl-C.
+pub fn run_cli(args: ServeArgs) -> ExitCode {
+    let runtime = match crate::runtime() {
+        Ok(runtime) => runtime,
+        Err(exit) => return exit,
+    };
+    let config = ServerConfig {
+        speed: args.speed,
+        recordings_dir: args.recordings,
+        fault: args.fault,
+        ..ServerConfig::default()
+    };
+    runtime.block_on(async move {
+        let (addr, task) = match spawn(config, args.port).await {
+            Ok(bound) => bound,
+            Err(e) => {
+                eprintln!("research-tui: cannot start the demo agent: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        eprintln!("research-tui demo agent listening on http://{addr}");
+        if let Some(provider) = args.provider {
+            let endpoint = match provider {
+                crate::wire::provider::Provider::Bigdata => "POST /v1/research-agent",
+                crate::wire::provider::Provider::Xai => "POST /v1/responses",
+                crate::wire::provider::Provider::Zeta => "POST /v0/service/chat/stream",
+            };
+            eprintln!("{} demo: {endpoint}", provider.label());
+        }
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
+            _ = task => ExitCode::from(1),
+        }
+    })
+}
+
+struct AppState {
+    recordings: Recordings,
+    speed: f64,
+    fault: Option<Fault>,
+    accept_foreign_checkpoints: bool,
+    book: Mutex<Book>,
+}
+
+impl AppState {
+    fn book(&self) -> MutexGuard<'_, Book> {
+        self.book
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn scaled(&self, delay_ms: u64) -> Duration {
+        Duration::try_from_secs_f64(delay_ms as f64 / 1000.0 / self.speed)
+            .unwrap_or(Duration::from_secs(3600))
+    }
+}
+
+/// What the server remembers between requests.
+#[derive(Default)]
+struct Book {
+    chats: HashSet<String>,
+    /// Checkpoint id → the chat it belongs to.
+    checkpoints: HashMap<String, String>,
+    executions: HashSet<String>,
+    requests: VecDeque<Value>,
+}
+
+fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/v1/research-agent", post(research_agent))
+        .route("/v1/workflow/execute", post(workflow_execute))
+        .route("/v1/responses", post(xai_responses))
+        .route("/v0/service/chat/stream", post(zeta_chat_stream))
+        .route("/_demo/requests", get(recent_requests))
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "Not Found") })
+        .with_state(state)
+}
+
+async fn recent_requests(State(state): State<Arc<AppState>>) -> Response {
+    let requests: Vec<Value> = state.book().requests.iter().cloned().collect();
+    axum::Json(requests).into_response()
+}
+
+async fn research_agent(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let response = research_response(&state, &headers, &body);
+    log_request(&state, "/v1/research-agent", &headers, &body, &response);
+    response
+}
+
+async fn workflow_execute(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let response = workflow_response(&state, &headers, &body);
+    log_request(&state, "/v1/workflow/execute", &headers, &body, &response);
+    response
+}
+
+async fn xai_responses(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let response = xai_response(&state, &headers, &body);
+    log_request(&state, "/v1/responses", &headers, &body, &response);
+    response
+}
+
+async fn zeta_chat_stream(
+    State(state): State<Arc<AppState>>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let response = zeta_response(&state, &headers, &body);
+    let path = uri
+        .path_and_query()
+        .map_or("/v0/service/chat/stream", |p| p.as_str());
+    log_request(&state, path, &headers, &body, &response);
+    response
+}
+
+/// xAI: a new question gets the research recording, a `previous_response_id` the follow-up.
+fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
+    let fault = match fault_for(state, headers) {
+        Ok(fault) => fault,
+        Err(detail) => return error(StatusCode::BAD_REQUEST, &detail),
+    };
+    if let Some(Fault::Status(code)) = fault {
+        return status_fault(code);
+    }
+    let request = match validate::xai(body) {
+        Ok(request) => request,
+        Err(problems) => return unprocessable(&problems),
+    };
+    let recording = if request.previous_response_id.is_some() {
+        recordings::XAI_FOLLOW_UP
+    } else {
+        recordings::XAI_RESEARCH
+    };
+    let rewrite = Rewrite::Xai {
+        response_id: rng::id("resp"),
+        previous_response_id: request.previous_response_id,
+    };
+    stream_response(state, state.recordings.get(recording), rewrite, fault)
+}
+
+/// Zeta Alpha: a new conversation gets the research recording and a fresh session, a `session_id`
+/// the follow-up in that session.
+fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
+    let fault = match fault_for(state, headers) {
+        Ok(fault) => fault,
+        Err(detail) => return error(StatusCode::BAD_REQUEST, &detail),
+    };
+    if let Some(Fault::Status(code)) = fault {
+        return status_fault(code);
+    }
+    let request = match validate::zeta(body) {
+        Ok(request) => request,
+        Err(problems) => return unprocessable(&problems),
+    };
+    let (session_id, recording) = match request.session_id {
+        Some(session) => (session, recordings::ZETA_FOLLOW_UP),
+        None => (rng::id("sess"), recordings::ZETA_RESEARCH),
+    };
+    stream_response(
+        state,
+        state.recordings.get(recording),
+        Rewrite::Zeta { session_id },
+        fault,
+    )
+}
+
+fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
+    let fault = match fault_for(state, headers) {
+        Ok(fault) => fault,
+        Err(detail) => return error(StatusCode::BAD_REQUEST, &detail),
+    };
+    if let Some(Fault::Status(code)) = fault {
+        return status_fault(code);
+    }
+    let request = match validate::research(body) {
+        Ok(request) => request,
+        Err(problems) => return unprocessable(&problems),
+    };
+    let (chat_id, recording) = {
+        let mut book = state.book();
+        let (chat_id, recording) = match (&request.from_checkpoint_id, &request.chat_id) {
+            (Some(checkpoint), chat) => match book.checkpoints.get(checkpoint) {
+                Some(owner) => (
+                    chat.clone().unwrap_or_else(|| owner.clone()),
+                    recordings::FOLLOW_UP,
+                ),
+                None if state.accept_foreign_checkpoints && checkpoint.starts_with("ckpt-") => (
+                    chat.clone().unwrap_or_else(|| rng::id("chat")),
+                    recordings::FOLLOW_UP,
+                ),
+                None => return error(StatusCode::NOT_FOUND, "Checkpoint not found"),
+            },
+            // A chat this server has not seen may come from an earlier run: a follow-up all the same.
+            (None, Some(chat)) => (chat.clone(), recordings::FOLLOW_UP),
+            (None, None) => (rng::id("chat"), pick_new(&request.message)),
+        };
+        book.chats.insert(chat_id.clone());
+        (chat_id, recording)
+    };
+    let rewrite = Rewrite::Research {
+        chat_id,
+        checkpoint_id: rng::id("ckpt"),
+    };
+    stream_response(state, state.recordings.get(recording), rewrite, fault)
+}
+
+fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
+    let fault = match fault_for(state, headers) {
+        Ok(fault) => fault,
+        Err(detail) => return error(StatusCode::BAD_REQUEST, &detail),
+    };
+    if let Some(Fault::Status(code)) = fault {
+        return status_fault(code);
+    }
+    let request = match validate::workflow(body) {
+        Ok(request) => request,
+        Err(problems) => return unprocessable(&problems),
+    };
+    let execution_id = request.execution_id.unwrap_or_else(|| rng::id("exec"));
+    state.book().executions.insert(execution_id.clone());
+    let rewrite = Rewrite::Workflow {
+        execution_id,
+        request_id: rng::id("req"),
+    };
+    stream_response(
+        state,
+        state.recordings.get(recordings::WORKFLOW),
+        rewrite,
+        fault,
+    )
+}
+
+/// A new conversation: a comparison question gets the sector comparison, anything else the deep dive.
+fn pick_new(message: &str) -> &'static str {
+    let lower = message.to_lowercase();
+    let words = lower.split(|c: char| !c.is_alphanumeric());
+    let comparison = ["compar", "sector", "peer", "versus"]
+        .iter()
+        .any(|stem| lower.contains(stem))
+        || words.into_iter().any(|w| w == "vs");
+    if comparison {
+        recordings::SECTOR
+    } else {
+        recordings::EARNINGS
+    }
+}
+
+/// The fault for this request: the `X-Demo-Fault` header's, else the server's. `Err` is the detail of
+/// a 400 for a header that does not parse.
+fn fault_for(state: &AppState, headers: &HeaderMap) -> Result<Option<Fault>, String> {
+    match headers.get(FAULT_HEADER) {
+        None => Ok(state.fault),
+        Some(value) => value
+            .to_str()
+            .map_err(|e| e.to_string())
+            .and_then(str::parse)
+            .map(Some)
+            .map_err(|e| format!("invalid X-Demo-Fault header: {e}")),
+    }
+}
+
+fn log_request(
+    state: &AppState,
+    path: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+    response: &Response,
+) {
+    let body = serde_json::from_slice::<Value>(body)
+        .unwrap_or_else(|_| Value::from(String::from_utf8_lossy(body).into_owned()));
+    let key_present = ["x-api-key", "x-auth", "authorization"]
+        .iter()
+        .any(|name| headers.contains_key(*name));
+    let entry = json!({
+        "method": "POST",
+        "path": path,
+        "status": response.status().as_u16(),
+        "api_key_present": key_present,
+        "fault": headers.get(FAULT_HEADER).and_then(|v| v.to_str().ok()),
+        "body": body,
+    });
+    let mut book = state.book();
+    if book.requests.len() == REQUEST_LOG_LEN {
+        book.requests.pop_front();
+    }
+    book.requests.push_back(entry);
+}
+
+fn error(status: StatusCode, detail: &str) -> Response {
+    (status, axum::Json(json!({"detail": detail}))).into_response()
+}
+
+fn unprocessable(problems: &[validate::Problem]) -> Response {
+    (
+        StatusCode::UNPROCESSABLE_ENTITY,
+        axum::Json(validate::detail(problems)),
+    )
+        .into_response()
+}
+
+fn status_fault(code: u16) -> Response {
+    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let detail = match code {
+        401 => "Invalid API key",
+        403 => "Not entitled to this feature",
+        404 => "Chat not found",
+        409 => "persistence_mode mismatch",
+        429 => "Rate limit exceeded",
+        _ => status.canonical_reason().unwrap_or("Error"),
+    };
+    let mut response = error(status, detail);
+    if code == 429 {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    response
+}
+
+/// The identifiers one response carries.
+#[derive(Debug, Clone)]
+enum Rewrite {
+    Research {
+        chat_id: String,
+        checkpoint_id: String,
+    },
+    Workflow {
+        execution_id: String,
+        request_id: String,
+    },
+    /// xAI: the `response` object of `response.created` … `response.completed`.
+    Xai {
+        response_id: String,
+        previous_response_id: Option<String>,
+    },
+    /// Zeta Alpha: every message's `session_id`.
+    Zeta { session_id: String },
+}
+
+impl Rewrite {
+    fn apply(&self, envelope: &mut Value) -> Option<&str> {
+        let Value::Object(envelope) = envelope else {
+            return None;
+        };
+        match self {
+            Rewrite::Research {
+                chat_id,
+                checkpoint_id,
+            } => {
+                envelope.insert("chat_id".into(), Value::from(chat_id.as_str()));
+                if let Some(Value::Object(message)) = envelope.get_mut("message")
+                    && message.get("type").and_then(Value::as_str) == Some("COMPLETE")
+                {
+                    message.insert("checkpoint_id".into(), Value::from(checkpoint_id.as_str()));
+                    return Some(checkpoint_id);
+                }
+            }
+            Rewrite::Workflow {
+                execution_id,
+                request_id,
+            } => {
+                envelope.insert("request_id".into(), Value::from(request_id.as_str()));
+                envelope.insert("execution_id".into(), Value::from(execution_id.as_str()));
+            }
+            Rewrite::Xai {
+                response_id,
+                previous_response_id,
+            } => {
+                if let Some(Value::Object(response)) = envelope.get_mut("response") {
+                    response.insert("id".into(), Value::from(response_id.as_str()));
+                    response.insert(
+                        "previous_response_id".into(),
+                        previous_response_id
+                            .as_deref()
+                            .map_or(Value::Null, Value::from),
+                    );
+                }
+            }
+            Rewrite::Zeta { session_id } => {
+                if envelope.contains_key("session_id") || envelope.contains_key("sender") {
+                    envelope.insert("session_id".into(), Value::from(session_id.as_str()));
+                }
+            }
+        }
+        None
+    }
+
+    fn chat_id(&self) -> Option<&str> {
+        match self {
+            Rewrite::Research { chat_id, .. } => Some(chat_id),
+            Rewrite::Workflow { .. } | Rewrite::Xai { .. } | Rewrite::Zeta { .. } => None,
+        }
+    }
+}
+
+/// Where playback stands.
+enum Phase {
+    Playing,
+    /// Fault reached: end the body with an error after this pause.
+    Cut(Duration),
+    Stalled,
+    Done,
+}
+
+struct Playback {
+    state: Arc<AppState>,
+    frames: Recording,
+    next: usize,
+    rewrite: Rewrite,
+    fault: Option<Fault>,
+    /// Frames sent that carry an ANSWER (or all frames, if the recording has no answer).
+    counted: usize,
+    /// The fault strikes once `counted` reaches this.
+    strike_at: usize,
+    answers_exist: bool,
+    phase: Phase,
+}
+
+fn stream_response(
+    state: &Arc<AppState>,
+    frames: Recording,
+    rewrite: Rewrite,
+    fault: Option<Fault>,
+) -> Response {
+    let answers = frames.iter().filter(|f| f.is_answer).count();
+    let basis = if answers > 0 { answers } else { frames.len() };
+    let playback = Playback {
+        state: state.clone(),
+        frames,
+        next: 0,
+        rewrite,
+        fault,
+        counted: 0,
+        strike_at: (basis / 2).max(1),
+        answers_exist: answers > 0,
+        phase: Phase::Playing,
+    };
+    let body = futures::stream::unfold(playback, |mut p| async move {
+        let item = p.step().await?;
+        Some((item, p))
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(body))
+        .unwrap_or_else(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error"))
+}
+
+impl Playback {
+    async fn step(&mut self) -> Option<Result<Bytes, std::io::Error>> {
+        match self.phase {
+            Phase::Done => return None,
+            Phase::Stalled => {
+                // Keep the connection open and silent until the client gives up.
+                futures::future::pending::<()>().await;
+                return None;
+            }
+            Phase::Cut(pause) => {
+                // Let the frames already written reach the client before the connection drops.
+                tokio::time::sleep(pause).await;
+                self.phase = Phase::Done;
+                return Some(Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionAborted,
+                    "demo fault: connection cut mid-answer",
+                )));
+            }
+            Phase::Playing => {}
+        }
+        let Some(frame) = self.frames.get(self.next).cloned() else {
+            self.phase = Phase::Done;
+            return None;
+        };
+        self.next += 1;
+        tokio::time::sleep(self.state.scaled(frame.delay_ms)).await;
+        let bytes = self.render(&frame);
+        if frame.is_answer || !self.answers_exist {
+            self.counted += 1;
+        }
+        if self.counted >= self.strike_at {
+            match self.fault {
+                Some(Fault::CutMidAnswer) => {
+                    let next_delay = self.frames.get(self.next).map_or(0, |f| f.delay_ms);
+                    let pause = self.state.scaled(next_delay).max(Duration::from_millis(20));
+                    self.phase = Phase::Cut(pause.min(Duration::from_secs(1)));
+                }
+                Some(Fault::Stall) => self.phase = Phase::Stalled,
+                _ => {}
+            }
+        }
+        Some(Ok(bytes))
+    }
+
+    fn render(&self, frame: &PreparedFrame) -> Bytes {
+        let mut out = Vec::new();
+        for part in &frame.parts {
+            match part {
+                Part::Raw(bytes) => out.extend_from_slice(bytes),
+                Part::Json(value) => {
+                    let mut value = value.clone();
+                    if let Some(checkpoint) = self.rewrite.apply(&mut value) {
+                        let chat = self.rewrite.chat_id().unwrap_or_default().to_owned();
+                        self.state
+                            .book()
+                            .checkpoints
+                            .insert(checkpoint.to_owned(), chat);
+                    }
+                    out.extend_from_slice(b"data: ");
+                    // Serializing a `Value` cannot fail.
+                    out.extend_from_slice(&serde_json::to_vec(&value).unwrap_or_default());
+                    out.push(b'\n');
+                }
+            }
+        }
+        Bytes::from(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_parse_from_their_flag_spelling_and_back() {
+        for text in ["cut", "stall", "status=503", "status=429"] {
+            let fault: Fault = text.parse().unwrap();
+            assert_eq!(fault.to_string(), text);
+        }
+        assert!("status=200".parse::<Fault>().is_err());
+        assert!("explode".parse::<Fault>().is_err());
+    }
+
+    #[test]
+    fn comparison_questions_get_the_sector_recording() {
+        assert_eq!(pick_new("Compare ASML and Lam"), recordings::SECTOR);
+        assert_eq!(pick_new("NVDA vs AMD?"), recordings::SECTOR);
+        assert_eq!(pick_new("How do its peers trade"), recordings::SECTOR);
+        assert_eq!(pick_new("NVIDIA earnings on canvas"), recordings::EARNINGS);
+    }
+}

@@ -1,0 +1,314 @@
+//! The recordings the demo server plays, parsed once into frames whose JSON payloads can be rewritten
+//! per request (fresh chat, checkpoint, execution and request ids).
+
+use std::collections::HashMap;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::wire::recording::parse_frames;
+
+pub const EARNINGS: &str = "earnings-deep-dive.sse";
+pub const SECTOR: &str = "sector-comparison.sse";
+pub const FOLLOW_UP: &str = "follow-up.sse";
+pub const WORKFLOW: &str = "workflow-earnings-brief.sse";
+
+/// xAI Responses API sessions (`POST /v1/responses`): a new question, and a follow-up that sends
+/// `previous_response_id`.
+pub const XAI_RESEARCH: &str = "solid-state-batteries.sse";
+pub const XAI_FOLLOW_UP: &str = "energy-density-follow-up.sse";
+/// Zeta Alpha chat sessions (`POST /v0/service/chat/stream`): a new question, and a follow-up that
+/// sends `session_id`.
+pub const ZETA_RESEARCH: &str = "rag-long-documents.sse";
+pub const ZETA_FOLLOW_UP: &str = "scientific-pdfs-follow-up.sse";
+
+/// The names every recordings directory must provide.
+pub const REQUIRED: [&str; 4] = [EARNINGS, SECTOR, FOLLOW_UP, WORKFLOW];
+
+/// Other providers' recordings: a recordings directory may replace them; when it does not, the
+/// built-in ones play.
+pub const OPTIONAL: [&str; 4] = [XAI_RESEARCH, XAI_FOLLOW_UP, ZETA_RESEARCH, ZETA_FOLLOW_UP];
+
+const BUILTIN: [(&str, &str); 8] = [
+    (
+        EARNINGS,
+        include_str!("../../assets/recordings/bigdata/earnings-deep-dive.sse"),
+    ),
+    (
+        SECTOR,
+        include_str!("../../assets/recordings/bigdata/sector-comparison.sse"),
+    ),
+    (
+        FOLLOW_UP,
+        include_str!("../../assets/recordings/bigdata/follow-up.sse"),
+    ),
+    (
+        WORKFLOW,
+        include_str!("../../assets/recordings/bigdata/workflow-earnings-brief.sse"),
+    ),
+    (
+        XAI_RESEARCH,
+        include_str!("../../assets/recordings/xai/solid-state-batteries.sse"),
+    ),
+    (
+        XAI_FOLLOW_UP,
+        include_str!("../../assets/recordings/xai/energy-density-follow-up.sse"),
+    ),
+    (
+        ZETA_RESEARCH,
+        include_str!("../../assets/recordings/zeta/rag-long-documents.sse"),
+    ),
+    (
+        ZETA_FOLLOW_UP,
+        include_str!("../../assets/recordings/zeta/scientific-pdfs-follow-up.sse"),
+    ),
+];
+
+/// A piece of a frame: bytes sent as they are, or one JSON payload sent as `data: {json}\n`.
+#[derive(Debug, Clone)]
+pub enum Part {
+    Raw(Vec<u8>),
+    Json(Value),
+}
+
+#[derive(Debug, Clone)]
+pub struct PreparedFrame {
+    /// The pause before this frame, at speed 1.
+    pub delay_ms: u64,
+    pub parts: Vec<Part>,
+    /// Carries answer text: a Bigdata.com ANSWER, an xAI `response.output_text.delta`, a Zeta Alpha
+    /// message with content (where the cut and stall faults strike).
+    pub is_answer: bool,
+}
+
+pub type Recording = Arc<[PreparedFrame]>;
+
+#[derive(Debug, Clone)]
+pub struct Recordings {
+    by_name: HashMap<String, Recording>,
+}
+
+impl Recordings {
+    pub fn builtin() -> Self {
+        let by_name = BUILTIN
+            .iter()
+            .map(|(name, text)| (name.to_string(), prepare(text.as_bytes())))
+            .collect();
+        Self { by_name }
+    }
+
+    /// Every `*.sse` file in `dir`; the four [`REQUIRED`] names must be there.
+    pub fn load(dir: &Path) -> io::Result<Self> {
+        let mut by_name = HashMap::new();
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("sse") || !path.is_file() {
+                continue;
+            }
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let bytes = std::fs::read(&path)?;
+            by_name.insert(name.to_owned(), prepare(&bytes));
+        }
+        let missing: Vec<&str> = REQUIRED
+            .iter()
+            .copied()
+            .filter(|name| !by_name.contains_key(*name))
+            .collect();
+        if !missing.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "{} lacks {} (a recordings directory needs {})",
+                    dir.display(),
+                    missing.join(", "),
+                    REQUIRED.join(", ")
+                ),
+            ));
+        }
+        for (name, text) in BUILTIN {
+            if OPTIONAL.contains(&name) && !by_name.contains_key(name) {
+                by_name.insert(name.to_owned(), prepare(text.as_bytes()));
+            }
+        }
+        Ok(Self { by_name })
+    }
+
+    pub fn get(&self, name: &str) -> Recording {
+        self.by_name
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(Vec::new()))
+    }
+}
+
+/// Split a recording into frames and parse each `data:` payload that is a JSON object. Delay comments
+/// are dropped (they are for us, not for clients); everything else is kept byte for byte. A payload
+/// pretty-printed over several `data:` lines is re-sent compact on one line.
+pub fn prepare(text: &[u8]) -> Recording {
+    parse_frames(text)
+        .into_iter()
+        .map(|frame| {
+            let parts = frame_parts(&frame.bytes);
+            let is_answer = parts.iter().any(|part| match part {
+                Part::Json(value) => carries_answer(value),
+                Part::Raw(_) => false,
+            });
+            PreparedFrame {
+                delay_ms: frame.delay_ms,
+                parts,
+                is_answer,
+            }
+        })
+        .collect::<Vec<_>>()
+        .into()
+}
+
+/// The `type` of the envelope's `message` (Research Agent) or `delta` (Workflows).
+pub fn message_type(envelope: &Value) -> Option<&str> {
+    envelope
+        .get("message")
+        .or_else(|| envelope.get("delta"))?
+        .get("type")?
+        .as_str()
+}
+
+/// Answer text in any provider's payload.
+fn carries_answer(value: &Value) -> bool {
+    message_type(value) == Some("ANSWER")
+        || value.get("type").and_then(Value::as_str) == Some("response.output_text.delta")
+        || (value.get("sender").is_some()
+            && value
+                .get("content")
+                .and_then(Value::as_str)
+                .is_some_and(|c| !c.is_empty()))
+}
+
+fn frame_parts(bytes: &[u8]) -> Vec<Part> {
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+    let content = |line: &[u8]| -> Vec<u8> {
+        let mut line = line.to_vec();
+        while matches!(line.last(), Some(b'\n' | b'\r')) {
+            line.pop();
+        }
+        line
+    };
+    let data_value = |line: &[u8]| -> Option<Vec<u8>> {
+        let line = content(line);
+        let value = line.strip_prefix(b"data:")?;
+        Some(value.strip_prefix(b" ").unwrap_or(value).to_vec())
+    };
+    let is_delay = |line: &[u8]| content(line).starts_with(b": delay=");
+
+    let mut parts = Vec::new();
+    let mut any_json = false;
+    for line in &lines {
+        if is_delay(line) {
+            continue;
+        }
+        match data_value(line).and_then(|data| json_object(&data)) {
+            Some(value) => {
+                any_json = true;
+                parts.push(Part::Json(value));
+            }
+            None => parts.push(Part::Raw(line.to_vec())),
+        }
+    }
+    if any_json {
+        return parts;
+    }
+    // One payload over several `data:` lines (plain SSE): join them as an SSE parser would.
+    let data_lines: Vec<Vec<u8>> = lines.iter().filter_map(|l| data_value(l)).collect();
+    if data_lines.len() < 2 {
+        return parts;
+    }
+    let Some(value) = json_object(&data_lines.join(&b'\n')) else {
+        return parts;
+    };
+    let mut joined = Vec::new();
+    let mut placed = false;
+    for line in &lines {
+        if is_delay(line) {
+            continue;
+        }
+        if data_value(line).is_some() {
+            if !placed {
+                joined.push(Part::Json(value.clone()));
+                placed = true;
+            }
+        } else {
+            joined.push(Part::Raw(line.to_vec()));
+        }
+    }
+    joined
+}
+
+fn json_object(data: &[u8]) -> Option<Value> {
+    match serde_json::from_slice(data) {
+        Ok(value @ Value::Object(_)) => Some(value),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_recordings_have_answers_and_a_completion() {
+        let recordings = Recordings::builtin();
+        for name in REQUIRED {
+            let frames = recordings.get(name);
+            assert!(frames.iter().any(|f| f.is_answer), "{name} has no ANSWER");
+            assert!(
+                frames
+                    .iter()
+                    .any(|f| f.parts.iter().any(
+                        |p| matches!(p, Part::Json(v) if message_type(v) == Some("COMPLETE"))
+                    )),
+                "{name} has no COMPLETE"
+            );
+        }
+    }
+
+    #[test]
+    fn xai_and_zeta_recordings_have_answer_frames_and_keep_their_event_lines() {
+        let recordings = Recordings::builtin();
+        for name in OPTIONAL {
+            let frames = recordings.get(name);
+            assert!(frames.len() > 20, "{name}");
+            assert!(frames.iter().any(|f| f.is_answer), "{name} has no answer");
+            let first = &frames[0].parts;
+            assert!(
+                matches!(&first[0], Part::Raw(line) if line.starts_with(b"event: ")),
+                "{name}: {first:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn delay_comments_are_dropped_and_multi_line_payloads_are_joined() {
+        let text = b": delay=5\ndata: {\"chat_id\":\"c\",\n\
+                     data: \"message\":{\"type\":\"ANSWER\",\"content\":\"x\"}}\n\n\
+                     : keepalive\ndata: [DONE]\n\n";
+        let frames = prepare(text);
+        assert_eq!(frames.len(), 2);
+        assert_eq!(frames[0].delay_ms, 5);
+        assert!(frames[0].is_answer);
+        assert!(matches!(&frames[0].parts[0], Part::Json(_)));
+        assert!(matches!(&frames[0].parts[1], Part::Raw(b) if b == b"\n"));
+        assert!(!frames[1].is_answer);
+        let raw: Vec<u8> = frames[1]
+            .parts
+            .iter()
+            .flat_map(|p| match p {
+                Part::Raw(b) => b.clone(),
+                Part::Json(_) => unreachable!(),
+            })
+            .collect();
+        assert_eq!(raw, b": keepalive\ndata: [DONE]\n\n");
+    }
+}

@@ -1,0 +1,324 @@
+//! Configuration: the API key, the base URL, the theme, and the directories research-tui uses.
+//!
+//! The key comes from `BIGDATA_API_KEY`, or from `$XDG_CONFIG_HOME/research-tui/config.toml` only
+//! when that file is private to its owner; never from the command line. It is held in
+//! [`ApiKey`], whose `Debug`/`Display` never show it.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::agent::client::ApiKey;
+use crate::agent::live;
+use crate::wire::provider::Provider;
+
+pub const DEFAULT_BASE_URL: &str = "https://agents.bigdata.com";
+pub const API_KEY_ENV: &str = "BIGDATA_API_KEY";
+pub const BASE_URL_ENV: &str = "BIGDATA_AGENTS_URL";
+
+/// What `config.toml` may hold.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct FileConfig {
+    api_key: Option<String>,
+    base_url: Option<String>,
+    theme: Option<String>,
+}
+
+/// Where the key came from (shown to the user, never the key itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeySource {
+    Environment,
+    ConfigFile,
+}
+
+#[derive(Clone)]
+pub struct Config {
+    pub api_key: Option<ApiKey>,
+    pub key_source: Option<KeySource>,
+    pub base_url: String,
+    pub theme: Option<String>,
+    pub config_file: PathBuf,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("key_source", &self.key_source)
+            .field("base_url", &self.base_url)
+            .field("theme", &self.theme)
+            .field("config_file", &self.config_file)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigError {
+    /// The file holds a key but others may read it.
+    KeyFileTooOpen {
+        path: PathBuf,
+        mode: u32,
+    },
+    Unreadable {
+        path: PathBuf,
+        reason: String,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::KeyFileTooOpen { path, mode } => write!(
+                f,
+                "refusing to read the API key from {} (mode {:o}): other users can read it; run `chmod 600 {}`, or set {API_KEY_ENV} instead",
+                path.display(),
+                mode & 0o777,
+                path.display()
+            ),
+            ConfigError::Unreadable { path, reason } => {
+                write!(f, "cannot read {}: {reason}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// `$XDG_<kind>_HOME/research-tui`, else `~/<fallback>/research-tui`.
+fn xdg_dir(var: &str, fallback: &str) -> PathBuf {
+    let base = std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(std::env::temp_dir)
+                .join(fallback)
+        });
+    base.join("research-tui")
+}
+
+pub fn config_dir() -> PathBuf {
+    xdg_dir("XDG_CONFIG_HOME", ".config")
+}
+
+pub fn data_dir() -> PathBuf {
+    xdg_dir("XDG_DATA_HOME", ".local/share")
+}
+
+pub fn cache_dir() -> PathBuf {
+    xdg_dir("XDG_CACHE_HOME", ".cache")
+}
+
+impl Config {
+    /// Load from the environment and the config file. `base_url_flag` (from `--base-url`) wins over
+    /// `BIGDATA_AGENTS_URL`, which wins over the file and the default.
+    pub fn load(base_url_flag: Option<&str>) -> Result<Config, ConfigError> {
+        Self::load_from(&config_dir().join("config.toml"), base_url_flag)
+    }
+
+    pub fn load_from(path: &Path, base_url_flag: Option<&str>) -> Result<Config, ConfigError> {
+        let env_key = std::env::var(API_KEY_ENV)
+            .ok()
+            .filter(|k| !k.trim().is_empty());
+        // With the key in the environment, a broken config file only loses its other settings.
+        let file = match read_file_config(path) {
+            Ok(file) => file,
+            Err(_) if env_key.is_some() => FileConfig::default(),
+            Err(e) => return Err(e),
+        };
+        let (api_key, key_source) = match env_key {
+            Some(key) => (Some(ApiKey::new(key.trim())), Some(KeySource::Environment)),
+            None => match file.api_key.filter(|k| !k.trim().is_empty()) {
+                Some(key) => {
+                    check_private(path)?;
+                    (Some(ApiKey::new(key.trim())), Some(KeySource::ConfigFile))
+                }
+                None => (None, None),
+            },
+        };
+        let base_url = base_url_flag
+            .map(str::to_owned)
+            .or_else(|| std::env::var(BASE_URL_ENV).ok().filter(|v| !v.is_empty()))
+            .or(file.base_url)
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
+        Ok(Config {
+            api_key,
+            key_source,
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            theme: file.theme,
+            config_file: path.to_owned(),
+        })
+    }
+}
+
+/// Where one provider's requests go and the key they carry, by the user's configuration: the shared
+/// config for Bigdata.com, the provider's environment variable for the others. `base_url_flag`
+/// (`--base-url`) wins over everything.
+#[derive(Debug, Clone)]
+pub struct LiveTarget {
+    pub base_url: String,
+    pub api_key: Option<ApiKey>,
+    /// Where the user can put a key (for "no API key" messages).
+    pub key_hint: String,
+}
+
+pub fn live_target(
+    provider: Provider,
+    base_url_flag: Option<&str>,
+) -> Result<LiveTarget, ConfigError> {
+    if provider == Provider::Bigdata {
+        let config = Config::load(base_url_flag)?;
+        return Ok(LiveTarget {
+            base_url: config.base_url,
+            api_key: config.api_key,
+            key_hint: format!(
+                "set {API_KEY_ENV}, or put api_key in {} (mode 600)",
+                config.config_file.display()
+            ),
+        });
+    }
+    let var = live::api_key_env(provider);
+    let base_url = base_url_flag.unwrap_or_else(|| live::default_base_url(provider));
+    Ok(LiveTarget {
+        base_url: base_url.trim_end_matches('/').to_owned(),
+        api_key: std::env::var(var)
+            .ok()
+            .map(|k| k.trim().to_owned())
+            .filter(|k| !k.is_empty())
+            .map(ApiKey::new),
+        key_hint: format!("set {var}"),
+    })
+}
+
+fn read_file_config(path: &Path) -> Result<FileConfig, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
+        Err(e) => {
+            return Err(ConfigError::Unreadable {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            });
+        }
+    };
+    toml::from_str(&text).map_err(|e| ConfigError::Unreadable {
+        path: path.to_owned(),
+        // toml's message quotes the offending line, which could be the key itself.
+        reason: format!("invalid TOML{}", line_hint(&e)),
+    })
+}
+
+fn line_hint(error: &toml::de::Error) -> String {
+    error
+        .span()
+        .map(|span| format!(" near byte {}", span.start))
+        .unwrap_or_default()
+}
+
+#[cfg(unix)]
+fn check_private(path: &Path) -> Result<(), ConfigError> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path)
+        .map_err(|e| ConfigError::Unreadable {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        })?
+        .permissions()
+        .mode();
+    // Readable by group or others (write-only bits do not expose the key).
+    if mode & 0o044 != 0 {
+        return Err(ConfigError::KeyFileTooOpen {
+            path: path.to_owned(),
+            mode,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_private(_path: &Path) -> Result<(), ConfigError> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    fn write_config(dir: &Path, text: &str, mode: u32) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("config.toml");
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        path
+    }
+
+    // Environment variables are process-wide: these tests only read files and pass the flag.
+    #[cfg(unix)]
+    #[test]
+    fn a_key_in_a_group_readable_config_file_is_refused_with_the_fix() {
+        if std::env::var_os(API_KEY_ENV).is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(dir.path(), "api_key = \"sk-secret-123\"\n", 0o640);
+        let error = Config::load_from(&path, None).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("chmod 600"), "{message}");
+        assert!(!message.contains("sk-secret-123"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_key_in_a_private_config_file_is_used_and_never_debug_printed() {
+        if std::env::var_os(API_KEY_ENV).is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(
+            dir.path(),
+            "api_key = \"sk-secret-123\"\ntheme = \"light\"\n",
+            0o600,
+        );
+        let config = Config::load_from(&path, Some("http://127.0.0.1:9/")).unwrap();
+        assert_eq!(config.api_key.as_ref().unwrap().expose(), "sk-secret-123");
+        assert_eq!(config.key_source, Some(KeySource::ConfigFile));
+        assert_eq!(config.base_url, "http://127.0.0.1:9");
+        assert_eq!(config.theme.as_deref(), Some("light"));
+        assert!(!format!("{config:?}").contains("sk-secret-123"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn group_write_without_read_does_not_expose_the_key() {
+        if std::env::var_os(API_KEY_ENV).is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(dir.path(), "api_key = \"k\"\n", 0o620);
+        assert!(Config::load_from(&path, None).is_ok());
+        let path = write_config(dir.path(), "api_key = \"k\"\n", 0o604);
+        assert!(Config::load_from(&path, None).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_world_readable_config_without_a_key_is_fine() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(dir.path(), "theme = \"dark\"\n", 0o644);
+        assert!(Config::load_from(&path, None).is_ok());
+    }
+
+    #[test]
+    fn invalid_toml_errors_do_not_quote_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "api_key = \"sk-secret-123\n").unwrap();
+        let message = Config::load_from(&path, None).unwrap_err().to_string();
+        assert!(!message.contains("sk-secret"), "{message}");
+    }
+}
