@@ -5,8 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use research_tui::render::{Format, render};
-use research_tui::wire::input::read_session;
+use research_tui::render::Format;
 use research_tui::wire::provider::Provider;
 
 #[derive(Debug, Parser)]
@@ -69,7 +68,7 @@ fn main() -> ExitCode {
             file,
             format,
             provider,
-        }) => render_command(&file, format, provider),
+        }) => research_tui::cmd::render::run_cli(&file, format, provider),
         Some(Command::Serve(args)) => research_tui::demo::run_cli(args),
         Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args),
         Some(Command::Sessions { json }) => research_tui::local::store::list_cli(json),
@@ -91,39 +90,5 @@ fn main() -> ExitCode {
         }),
         Some(Command::Open(args)) => research_tui::tui::cli::open(args, cli.tui.theme),
         None => research_tui::tui::cli::run(cli.tui),
-    }
-}
-
-fn render_command(file: &str, format: Format, provider: Option<Provider>) -> ExitCode {
-    let result = if file == "-" {
-        read_session(std::io::stdin().lock(), provider)
-    } else {
-        match std::fs::File::open(PathBuf::from(file)) {
-            Ok(f) => read_session(f, provider),
-            Err(e) => {
-                eprintln!("research-tui: cannot open {file}: {e}");
-                return ExitCode::from(1);
-            }
-        }
-    };
-    match result {
-        Ok((session, errors)) => {
-            for error in errors {
-                eprintln!("research-tui: {error}");
-            }
-            use std::io::Write;
-            let mut stdout = std::io::stdout().lock();
-            if let Err(e) = stdout.write_all(render(&session, format).as_bytes())
-                && e.kind() != std::io::ErrorKind::BrokenPipe
-            {
-                eprintln!("research-tui: {e}");
-                return ExitCode::from(1);
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("research-tui: reading {file}: {e}");
-            ExitCode::from(1)
-        }
     }
 }
