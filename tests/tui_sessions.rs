@@ -155,7 +155,7 @@ async fn an_opened_session_shows_every_turn_at_once_and_continues_on_a_fresh_dem
     let mut app = app();
     let mut conversation = Conversation::new(Some(store.clone()), settings(None));
     conversation.open_id(&mut app, &id).await.unwrap();
-    assert!(app.stream.is_none());
+    assert!(!conversation.is_streaming() && !app.stream_running);
     assert_eq!(app.turns.len(), 2);
     assert!(app.turns.iter().all(|t| t.conn == ConnState::Complete));
     assert_eq!(

@@ -19,7 +19,8 @@ use crate::agent::client::{
 };
 use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamUpdate};
-use crate::local::store::{SavedSession, SessionStore};
+use crate::agent::turn::TurnDriver;
+use crate::local::store::{SavedSession, SavedTurn, SessionStore};
 use crate::model::citations::Attribution;
 use crate::model::event::{AgentEvent, StepStatus};
 use crate::model::session::Session;
@@ -235,26 +236,8 @@ fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, S
     Ok(Plan::Research(request))
 }
 
-/// Writes to several sinks; used to tee the raw stream to the session file and `--record FILE`.
-struct Tee(Vec<Box<dyn Write + Send>>);
-
-impl Write for Tee {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        for sink in &mut self.0 {
-            sink.write_all(buf)?;
-        }
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.iter_mut().try_for_each(|s| s.flush())
-    }
-}
-
-struct TurnFile {
-    saved: SavedSession,
-    index: usize,
-}
-
+/// Ask the question: start the turn (saved as a session, teed to `--record FILE`), follow it to its
+/// end, then print the result.
 async fn ask(
     args: AskArgs,
     target: Option<(String, ApiKey)>,
@@ -262,23 +245,9 @@ async fn ask(
     known: Option<SavedSession>,
     plan: Plan,
 ) -> ExitCode {
-    let (base_url, api_key, _server) = if args.demo {
-        let server_config = crate::demo::ServerConfig {
-            speed: args.demo_speed,
-            // A fresh demo agent never issued the checkpoint a resumed conversation names.
-            accept_foreign_checkpoints: args.resume.is_some() || args.chat_id.is_some(),
-            ..Default::default()
-        };
-        match crate::demo::spawn(server_config, 0).await {
-            Ok((addr, task)) => (format!("http://{addr}"), None, Some(task)),
-            Err(e) => {
-                eprintln!("research-tui: cannot start the demo agent: {e}");
-                return ExitCode::from(EXIT_OTHER);
-            }
-        }
-    } else {
-        let (base_url, key) = target.expect("a live target unless --demo");
-        (base_url, Some(key), None)
+    let (base_url, api_key, _server) = match agent_base(&args, target).await {
+        Ok(base) => base,
+        Err(exit) => return exit,
     };
 
     let endpoint = match plan {
@@ -289,17 +258,11 @@ async fn ask(
             _ => "chat",
         },
     };
-    let mut sinks: Vec<Box<dyn Write + Send>> = Vec::new();
     // The record file first: failing to create it must not leave a dangling turn behind.
-    if let Some(path) = &args.record {
-        match std::fs::File::create(path) {
-            Ok(file) => sinks.push(Box::new(file)),
-            Err(e) => {
-                eprintln!("research-tui: cannot write {}: {e}", path.display());
-                return ExitCode::from(EXIT_OTHER);
-            }
-        }
-    }
+    let mut sinks = match record_sink(&args) {
+        Ok(sinks) => sinks,
+        Err(exit) => return exit,
+    };
     // What the user says now wins; a continued session supplies what they left out.
     let saved_options = known
         .as_ref()
@@ -314,32 +277,20 @@ async fn ask(
         tenant: args.tenant.clone().or(saved_options.tenant),
         agent: args.agent.clone().or(saved_options.agent),
     };
-    let mut turn = None;
     let saved = match known {
         Some(saved) => Ok(saved),
         None => store.create(endpoint, args.provider.as_str(), &base_url),
     };
-    match saved {
-        Ok(mut saved) => match saved
-            .set_options(provider_options.clone())
-            .and_then(|()| saved.begin_turn(&args.question, args.resume.as_deref()))
-        {
-            Ok((index, sink)) => {
-                sinks.push(Box::new(SharedWriter(sink)));
-                turn = Some(TurnFile { saved, index });
-            }
-            Err(e) => eprintln!("research-tui: warning: the session will not be saved: {e}"),
-        },
-        Err(e) => eprintln!("research-tui: warning: the session will not be saved: {e}"),
-    }
-    let sink: Option<RawSink> =
-        (!sinks.is_empty()).then(|| Arc::new(Mutex::new(Tee(sinks))) as RawSink);
+    let recorder = begin_saved_turn(saved, &args, provider_options.clone()).map(|(turn, sink)| {
+        sinks.push(sink);
+        turn
+    });
 
     let options = StreamOptions {
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         ..StreamOptions::default()
     };
-    let mut handle = match plan {
+    let driver = TurnDriver::start(sinks, recorder, |sink| match plan {
         Plan::Research(request) => {
             AgentClient::new(&base_url, api_key).research_recorded(request, options, sink)
         }
@@ -356,76 +307,163 @@ async fn ask(
             .with_options(&provider_options);
             live::start_recorded(&config, &ask, sink)
         }
-    };
+    });
 
     let progress = std::io::stderr().is_terminal();
-    let mut session = Session::new();
     let mut printer = AnswerPrinter::new(args.provider);
-    let end = loop {
+    let (session, end) = follow_turn(driver, args.format, progress, &mut printer).await;
+    print_result(args.format, &mut printer, &session, &end)
+}
+
+/// The agent's base URL and key, and the built-in demo agent's task when `--demo` started one here.
+type AgentBase = (String, Option<ApiKey>, Option<tokio::task::JoinHandle<()>>);
+
+/// Where to send the question: the built-in demo agent (started now), or the live target.
+async fn agent_base(
+    args: &AskArgs,
+    target: Option<(String, ApiKey)>,
+) -> Result<AgentBase, ExitCode> {
+    if !args.demo {
+        let (base_url, key) = target.expect("a live target unless --demo");
+        return Ok((base_url, Some(key), None));
+    }
+    let server_config = crate::demo::ServerConfig {
+        speed: args.demo_speed,
+        // A fresh demo agent never issued the checkpoint a resumed conversation names.
+        accept_foreign_checkpoints: args.resume.is_some() || args.chat_id.is_some(),
+        ..Default::default()
+    };
+    match crate::demo::spawn(server_config, 0).await {
+        Ok((addr, task)) => Ok((format!("http://{addr}"), None, Some(task))),
+        Err(e) => {
+            eprintln!("research-tui: cannot start the demo agent: {e}");
+            Err(ExitCode::from(EXIT_OTHER))
+        }
+    }
+}
+
+/// `--record FILE` as the first raw sink (none without it), or the exit when it cannot be created.
+fn record_sink(args: &AskArgs) -> Result<Vec<RawSink>, ExitCode> {
+    let Some(path) = &args.record else {
+        return Ok(Vec::new());
+    };
+    match std::fs::File::create(path) {
+        Ok(file) => Ok(vec![Arc::new(Mutex::new(file)) as RawSink]),
+        Err(e) => {
+            eprintln!("research-tui: cannot write {}: {e}", path.display());
+            Err(ExitCode::from(EXIT_OTHER))
+        }
+    }
+}
+
+/// A new turn in `saved` for this question, and the sink its raw bytes go to; a warning and `None`
+/// when the run cannot be saved (it goes on unsaved).
+fn begin_saved_turn(
+    saved: std::io::Result<SavedSession>,
+    args: &AskArgs,
+    provider_options: live::ProviderOptions,
+) -> Option<(SavedTurn, RawSink)> {
+    let begun = saved.and_then(|mut saved| {
+        saved.set_options(provider_options)?;
+        let (index, sink) = saved.begin_turn(&args.question, args.resume.as_deref())?;
+        Ok((SavedTurn { saved, index }, sink))
+    });
+    begun
+        .inspect_err(|e| eprintln!("research-tui: warning: the session will not be saved: {e}"))
+        .ok()
+}
+
+/// Follow the turn to its end: retries (and on a terminal, progress) to stderr, the answer to stdout
+/// as it grows (`text`), failures to save as warnings. Ctrl-C cancels it.
+async fn follow_turn(
+    mut driver: TurnDriver<SavedTurn>,
+    format: Format,
+    progress: bool,
+    printer: &mut AnswerPrinter,
+) -> (Session, StreamEnd) {
+    // Named on stderr once the end is saved, when stderr is a terminal.
+    let saved_as = driver
+        .recorder()
+        .map(|turn| turn.saved.meta.id.clone())
+        .filter(|_| progress);
+    let mut session = Session::new();
+    loop {
         let update = tokio::select! {
-            update = handle.updates.recv() => update,
+            update = driver.next_update() => update,
             _ = tokio::signal::ctrl_c() => {
-                handle.cancel();
-                break StreamEnd::Cancelled;
+                report_saved_end(driver.cancel(&session), saved_as.as_deref());
+                return (session, StreamEnd::Cancelled);
             }
         };
-        match update {
-            None => {
-                break StreamEnd::Cut {
-                    reason: "the stream task stopped".into(),
-                };
-            }
-            Some(StreamUpdate::Connecting { attempt }) if attempt > 1 && progress => {
+        match &update {
+            StreamUpdate::Connecting { attempt } if *attempt > 1 && progress => {
                 eprintln!("research-tui: connecting (try {attempt})…");
             }
-            Some(StreamUpdate::Connecting { .. }) | Some(StreamUpdate::Connected) => {}
-            Some(StreamUpdate::Retrying {
+            StreamUpdate::Retrying {
                 attempt,
                 wait_ms,
                 reason,
-            }) => {
+            } => {
                 eprintln!(
                     "research-tui: {reason}; retrying in {:.1} s (try {attempt})",
-                    wait_ms as f64 / 1000.0
+                    *wait_ms as f64 / 1000.0
                 );
             }
-            Some(StreamUpdate::Events(events)) => {
-                for event in events {
-                    if progress {
-                        report_progress(&event);
-                    }
-                    session.apply(event);
-                }
-                if let Some(TurnFile { saved, index }) = &mut turn
-                    && let Err(e) = saved.note_progress(*index, &session)
-                {
-                    eprintln!("research-tui: warning: could not update the saved session: {e}");
-                }
-                if args.format == Format::Text {
-                    printer.print_new(&session);
-                }
-            }
-            Some(StreamUpdate::Ended(end)) => break end,
+            StreamUpdate::Events(events) if progress => events.iter().for_each(report_progress),
+            _ => {}
         }
-    };
-
-    if let Some(TurnFile { mut saved, index }) = turn {
-        if let Err(e) = saved.end_turn(index, &session, &end) {
-            eprintln!("research-tui: warning: could not update the saved session: {e}");
-        } else if progress {
-            eprintln!("research-tui: saved as session {}", saved.meta.id);
+        let end = match &update {
+            StreamUpdate::Ended(end) => Some(end.clone()),
+            _ => None,
+        };
+        let events = matches!(update, StreamUpdate::Events(_));
+        let saved = driver.apply(update, &mut session);
+        if let Some(end) = end {
+            report_saved_end(saved, saved_as.as_deref());
+            return (session, end);
+        }
+        if let Err(e) = saved {
+            warn_unsaved(&e);
+        }
+        if events && format == Format::Text {
+            printer.print_new(&session);
         }
     }
+}
 
-    let code = exit_code(&session, &end);
-    match args.format {
-        Format::Text => printer.finish(&session),
+/// How saving the turn's end went: a warning, or the session it was saved as (`saved_as`).
+fn report_saved_end(saved: std::io::Result<()>, saved_as: Option<&str>) {
+    match saved {
+        Err(e) => warn_unsaved(&e),
+        Ok(()) => {
+            if let Some(id) = saved_as {
+                eprintln!("research-tui: saved as session {id}");
+            }
+        }
+    }
+}
+
+fn warn_unsaved(e: &std::io::Error) {
+    eprintln!("research-tui: warning: could not update the saved session: {e}");
+}
+
+/// Print the result in `format` (the rest of a streamed answer, or the whole document), and why the
+/// run failed if it did; the exit code.
+fn print_result(
+    format: Format,
+    printer: &mut AnswerPrinter,
+    session: &Session,
+    end: &StreamEnd,
+) -> ExitCode {
+    let code = exit_code(session, end);
+    match format {
+        Format::Text => printer.finish(session),
         Format::Markdown => {
-            print!("{}", crate::render::render(&session, Format::Markdown));
+            print!("{}", crate::render::render(session, Format::Markdown));
         }
         Format::Json => {
-            let attribution = crate::model::citations::Attribution::resolve(&session, true);
-            let mut doc = crate::render::json::to_value(&session, &attribution);
+            let attribution = crate::model::citations::Attribution::resolve(session, true);
+            let mut doc = crate::render::json::to_value(session, &attribution);
             if session.error.is_none()
                 && !matches!(end, StreamEnd::Closed)
                 && let Some(object) = doc.as_object_mut()
@@ -442,27 +480,9 @@ async fn ask(
         }
     }
     if code != EXIT_COMPLETE {
-        eprintln!("research-tui: {}", failure_line(&session, &end));
+        eprintln!("research-tui: {}", failure_line(session, end));
     }
     ExitCode::from(code)
-}
-
-/// A `RawSink` shared with the session store, as a plain writer for the tee.
-struct SharedWriter(RawSink);
-
-impl Write for SharedWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::Error::other("session file lock poisoned"))?
-            .write(buf)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::Error::other("session file lock poisoned"))?
-            .flush()
-    }
 }
 
 /// Prints the answer's new text as it grows, with `[n]` after each cited span whose reference is

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::client::RawSink;
 use crate::agent::stream::StreamEnd;
+use crate::agent::turn::TurnRecorder;
 use crate::model::session::Session;
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
@@ -284,6 +285,24 @@ impl SavedSession {
         file.write_all(&serde_json::to_vec_pretty(&self.meta).map_err(io::Error::other)?)?;
         file.sync_all()?;
         std::fs::rename(tmp, self.dir.join("meta.json"))
+    }
+}
+
+/// A turn of a saved session while it streams: what the turn driver saves into.
+#[derive(Debug)]
+pub struct SavedTurn {
+    pub saved: SavedSession,
+    /// The turn's index in the session (from [`SavedSession::begin_turn`]).
+    pub index: usize,
+}
+
+impl TurnRecorder for SavedTurn {
+    fn progress(&mut self, session: &Session) -> io::Result<()> {
+        self.saved.note_progress(self.index, session)
+    }
+
+    fn end(&mut self, session: &Session, end: &StreamEnd) -> io::Result<()> {
+        self.saved.end_turn(self.index, session, end)
     }
 }
 

@@ -9,7 +9,7 @@ use ratatui_textarea::{TextArea, WrapMode};
 
 use super::answer_view::{Annotations, AnswerView};
 use super::theme::Theme;
-use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::local::store::SessionMeta;
 use crate::model::citations::Attribution;
 use crate::model::event::AgentEvent;
@@ -449,6 +449,7 @@ pub enum Effect {
     Quit,
     /// Ask `question` as a follow-up in a new turn.
     Ask(String),
+    /// Stop the running stream and record its turn as cancelled (the app already shows it so).
     Cancel,
     Open(String),
     Copy(String),
@@ -554,7 +555,9 @@ pub struct App {
     pub theme: Theme,
     pub can_ask: bool,
     pub turns: Vec<Turn>,
-    pub stream: Option<StreamHandle>,
+    /// A stream still feeds the newest turn (the conversation owns it): Ctrl-C cancels it rather
+    /// than quitting, even once an ERROR event ended the turn's progress.
+    pub stream_running: bool,
     pub focus: Focus,
     /// The pane shown in the narrow (tabbed) layout.
     pub tab: Focus,
@@ -608,7 +611,7 @@ impl App {
             theme: config.theme,
             can_ask: config.can_ask,
             turns: Vec::new(),
-            stream: None,
+            stream_running: false,
             focus: Focus::Answer,
             tab: Focus::Answer,
             answer_scroll: Scroll::default(),
@@ -659,7 +662,7 @@ impl App {
         self.prompt = prompt;
     }
 
-    /// Start a new turn for `question` (the stream is attached separately).
+    /// Start a new turn for `question` (the conversation starts its stream).
     pub fn begin_turn(&mut self, question: Option<String>) {
         self.begin_turn_with(question, Continuation::default());
     }
@@ -684,16 +687,10 @@ impl App {
         }
     }
 
-    pub fn attach_stream(&mut self, handle: StreamHandle) {
-        self.stream = Some(handle);
-    }
-
     /// Replace the conversation with `turns` (a saved session opened): all shown at once, the prompt
     /// focused for a follow-up from the last checkpoint.
     pub fn load_turns(&mut self, turns: Vec<Turn>, session_id: Option<String>) {
-        if let Some(mut stream) = self.stream.take() {
-            stream.cancel();
-        }
+        self.stream_running = false;
         self.turns = turns;
         self.session_id = session_id;
         self.resume = Continuation::default();
@@ -828,7 +825,7 @@ impl App {
             turn.apply_update(update);
         }
         if ended {
-            self.stream = None;
+            self.stream_running = false;
         }
     }
 
@@ -1013,7 +1010,7 @@ impl App {
                 return Some(Effect::Quit);
             }
             Action::Interrupt => {
-                if self.stream.is_some() || self.in_progress() {
+                if self.stream_running || self.in_progress() {
                     self.cancel();
                     return Some(Effect::Cancel);
                 }
@@ -1194,10 +1191,9 @@ impl App {
         Some(Effect::Retry(index))
     }
 
+    /// Ctrl-C: the turn ends as cancelled; [`Effect::Cancel`] has the conversation stop its stream.
     fn cancel(&mut self) {
-        if let Some(mut stream) = self.stream.take() {
-            stream.cancel();
-        }
+        self.stream_running = false;
         if let Some(turn) = self.turns.last_mut()
             && turn.conn.in_progress()
         {
@@ -1361,7 +1357,7 @@ impl App {
     fn enter(&mut self) -> Option<Effect> {
         if let Some(Popup::Sessions { list, selected }) = &self.popup {
             let id = list.get(*selected).map(|m| m.id.clone());
-            if self.stream.is_some() || self.in_progress() {
+            if self.stream_running || self.in_progress() {
                 self.popup = None;
                 self.set_message(
                     "a stream is running — Ctrl-C to cancel it first, then s",

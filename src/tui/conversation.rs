@@ -4,16 +4,18 @@
 //!
 //! [`Conversation`] does the I/O that [`App`] (pure state) asks for through its effects: start a
 //! stream for a question (a follow-up, a branch, a retry), record its raw bytes and how it ended, and
-//! replace the conversation with a saved one.
+//! replace the conversation with a saved one. It owns the running turn ([`TurnDriver`], the same one
+//! `ask` uses): the event loop reads its updates through [`Conversation::next_update`].
 
 use std::io;
 use std::time::Duration;
 
 use crate::agent::client::{ApiKey, RawSink, StreamOptions};
 use crate::agent::live;
-use crate::agent::stream::{StreamEnd, StreamUpdate};
+use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::agent::turn::{TurnDriver, TurnTarget};
 use crate::demo::{Fault, ServerConfig};
-use crate::local::store::{SavedSession, SessionMeta, SessionStore, TurnMeta};
+use crate::local::store::{SavedSession, SavedTurn, SessionMeta, SessionStore, TurnMeta};
 use crate::model::session::Session;
 use crate::wire::provider::Provider;
 
@@ -146,9 +148,10 @@ pub struct Conversation {
     agent: Option<Agent>,
     /// Where sessions are saved; `None` saves nothing (a replay).
     store: Option<SessionStore>,
+    /// The saved session, while no running turn is saving into it (then the turn holds it).
     saved: Option<SavedSession>,
-    /// The saved index of the turn a stream is feeding.
-    active: Option<usize>,
+    /// The running turn: its stream, and the saved turn it records into.
+    turn: Option<TurnDriver<SavedTurn>>,
     pub settings: Settings,
     /// Open every saved session on the demo agent (`--demo`), whatever answered it.
     pub force_demo: bool,
@@ -160,7 +163,7 @@ impl Conversation {
             agent: None,
             store,
             saved: None,
-            active: None,
+            turn: None,
             settings,
             force_demo: false,
         }
@@ -181,7 +184,15 @@ impl Conversation {
 
     /// The saved session this conversation is written to.
     pub fn saved(&self) -> Option<&SavedSession> {
-        self.saved.as_ref()
+        self.saved.as_ref().or_else(|| {
+            let turn = self.turn.as_ref()?.recorder()?;
+            Some(&turn.saved)
+        })
+    }
+
+    /// A turn's stream is running.
+    pub fn is_streaming(&self) -> bool {
+        self.turn.is_some()
     }
 
     pub fn store(&self) -> Option<&SessionStore> {
@@ -210,24 +221,47 @@ impl Conversation {
         };
         let provider = agent.config.provider;
         let base_url = agent.config.base_url.clone();
-        let (saved_index, sink) = match self.begin_saved_turn(provider, &base_url, &ask) {
-            Ok(Some((index, sink))) => (Some(index), Some(sink)),
-            Ok(None) => (None, None),
+        // A stream still running (after an ERROR event) is dropped unsaved, as a new one replaces it.
+        self.reclaim_saved();
+        let (recorder, sinks) = match self.begin_saved_turn(provider, &base_url, &ask) {
+            Ok(Some((turn, sink))) => (Some(turn), vec![sink]),
+            Ok(None) => (None, Vec::new()),
             Err(e) => {
                 app.set_message(format!("this turn is not saved: {e}"), Severity::Warning);
-                (None, None)
+                (None, Vec::new())
             }
         };
+        let saved_index = recorder.as_ref().map(|turn| turn.index);
         let agent = self.agent.as_ref().expect("checked above");
-        let handle = live::start_recorded(&agent.config, &ask, sink);
+        let driver = TurnDriver::start(sinks, recorder, |sink| {
+            live::start_recorded(&agent.config, &ask, sink)
+        });
         app.begin_turn_with(Some(question), cont);
         if let Some(turn) = app.turns.last_mut() {
             turn.saved_index = saved_index;
         }
-        app.session_id = self.saved.as_ref().map(|s| s.meta.id.clone());
-        app.attach_stream(handle);
-        self.active = saved_index;
+        self.attach(app, driver);
+        app.session_id = self.saved().map(|s| s.meta.id.clone());
         true
+    }
+
+    /// Play `stream` (a replayed recording, asked by no one) in a new turn; nothing is saved.
+    pub fn play(&mut self, app: &mut App, stream: StreamHandle) {
+        app.begin_turn(None);
+        self.attach(app, TurnDriver::start(Vec::new(), None, |_| stream));
+    }
+
+    /// `driver` feeds the newest turn from now on.
+    fn attach(&mut self, app: &mut App, driver: TurnDriver<SavedTurn>) {
+        self.turn = Some(driver);
+        app.stream_running = true;
+    }
+
+    /// Drop the running turn, if any (stopping its stream), and take back the saved session it held.
+    fn reclaim_saved(&mut self) {
+        if let Some(saved) = self.turn.take().and_then(TurnDriver::into_recorder) {
+            self.saved = Some(saved.saved);
+        }
     }
 
     /// `r`: turn `index`'s question again, with the continuation it was sent with, as a new turn.
@@ -246,13 +280,14 @@ impl Conversation {
         started
     }
 
-    /// The session file and turn for a new question (the session is created at the first one).
+    /// The session file and turn for a new question (the session is created at the first one), and
+    /// the sink its raw bytes go to. The saved session moves into the returned turn.
     fn begin_saved_turn(
         &mut self,
         provider: Provider,
         base_url: &str,
         ask: &live::Ask,
-    ) -> io::Result<Option<(usize, RawSink)>> {
+    ) -> io::Result<Option<(SavedTurn, RawSink)>> {
         let Some(store) = &self.store else {
             return Ok(None);
         };
@@ -264,81 +299,70 @@ impl Conversation {
             self.saved = Some(saved);
         }
         let saved = self.saved.as_mut().expect("created above");
-        saved
-            .begin_turn(&ask.question, ask.checkpoint_id.as_deref())
-            .map(Some)
+        let (index, sink) = saved.begin_turn(&ask.question, ask.checkpoint_id.as_deref())?;
+        let saved = self.saved.take().expect("created above");
+        Ok(Some((SavedTurn { saved, index }, sink)))
+    }
+
+    /// The running turn's next update (never, while no turn runs).
+    pub async fn next_update(&mut self) -> StreamUpdate {
+        match &mut self.turn {
+            Some(turn) => turn.next_update().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// An update of the running turn that already arrived, without waiting.
+    pub fn try_next_update(&mut self) -> Option<StreamUpdate> {
+        self.turn.as_mut()?.try_next_update()
     }
 
     /// Apply a stream update to the newest turn, and save what it changed.
     pub fn apply(&mut self, app: &mut App, update: StreamUpdate) {
-        let end = match &update {
-            StreamUpdate::Ended(end) => Some(end.clone()),
-            _ => None,
-        };
-        let events = matches!(update, StreamUpdate::Events(_));
-        if !events {
+        if !matches!(update, StreamUpdate::Events(_)) {
             // Connection progress and how the stream ended (messages are already redacted).
             crate::local::log::log(&format!("stream: {update:?}"));
         }
-        app.apply_update(update);
-        let Some(index) = self.active else {
+        let Some(turn) = &mut self.turn else {
+            app.apply_update(update);
             return;
         };
-        let (Some(saved), Some(turn)) = (&mut self.saved, app.turns.last()) else {
-            return;
-        };
-        let result = match &end {
-            Some(end) => {
-                self.active = None;
-                saved.end_turn(index, &turn.session, end)
-            }
-            None if events => saved.note_progress(index, &turn.session),
-            None => Ok(()),
-        };
-        if let Err(e) = result {
-            app.set_message(
-                format!("could not update the saved session: {e}"),
-                Severity::Warning,
-            );
+        let saved = turn.apply(update, &mut NewestTurn(app));
+        if !turn.is_running() {
+            self.reclaim_saved();
+        }
+        if let Err(e) = saved {
+            warn_unsaved(app, &e);
         }
     }
 
-    /// The user cancelled the running stream (the app already ended the turn): record it.
+    /// The user cancelled the running stream (the app already ended the turn): stop it and record it.
     pub fn cancelled(&mut self, app: &mut App) {
-        let Some(index) = self.active.take() else {
+        let Some(turn) = &mut self.turn else {
             return;
         };
-        if let (Some(saved), Some(turn)) = (&mut self.saved, app.turns.last())
-            && let Err(e) = saved.end_turn(index, &turn.session, &StreamEnd::Cancelled)
-        {
-            app.set_message(
-                format!("could not update the saved session: {e}"),
-                Severity::Warning,
-            );
+        let saved = turn.cancel(&NewestTurn(app));
+        self.reclaim_saved();
+        if let Err(e) = saved {
+            warn_unsaved(app, &e);
         }
     }
 
     /// Leaving: stop a running stream and record its turn as cancelled.
     pub fn finish(&mut self, app: &mut App) {
-        if let Some(mut stream) = app.stream.take() {
-            stream.cancel();
-        }
         if let Some(turn) = app.turns.last_mut()
             && turn.conn.in_progress()
         {
             turn.end(StreamEnd::Cancelled);
         }
         self.cancelled(app);
+        app.stream_running = false;
     }
 
     /// Drive the running stream to its end (tests, and scripts of the app).
     pub async fn run_stream(&mut self, app: &mut App) {
-        while let Some(stream) = app.stream.as_mut() {
-            let update = stream.updates.recv().await.unwrap_or_else(|| {
-                StreamUpdate::Ended(StreamEnd::Cut {
-                    reason: "the stream task stopped".into(),
-                })
-            });
+        while let Some(turn) = &mut self.turn {
+            let update = turn.next_update().await;
             self.apply(app, update);
         }
     }
@@ -359,7 +383,7 @@ impl Conversation {
     /// agent that recorded it (a fresh demo agent for a demo session), ready for a follow-up from
     /// its last checkpoint. Later turns are saved into the same session.
     pub async fn open(&mut self, app: &mut App, saved: SavedSession) -> Result<(), String> {
-        if app.stream.is_some() || app.in_progress() {
+        if self.is_streaming() || app.in_progress() {
             return Err("a stream is running — Ctrl-C to cancel it first".into());
         }
         let provider =
@@ -432,7 +456,6 @@ impl Conversation {
             ..Continuation::default()
         };
         self.saved = Some(saved);
-        self.active = None;
         match warning {
             Some(warning) => app.set_message(warning, Severity::Warning),
             None => app.set_message(
@@ -445,6 +468,27 @@ impl Conversation {
         }
         Ok(())
     }
+}
+
+/// The app's newest turn, which the running stream feeds (through the app, which keeps its own
+/// bookkeeping of the stream).
+struct NewestTurn<'a>(&'a mut App);
+
+impl TurnTarget for NewestTurn<'_> {
+    fn apply_update(&mut self, update: StreamUpdate) {
+        self.0.apply_update(update);
+    }
+
+    fn session(&self) -> Option<&Session> {
+        self.0.turns.last().map(|turn| &turn.session)
+    }
+}
+
+fn warn_unsaved(app: &mut App, e: &io::Error) {
+    app.set_message(
+        format!("could not update the saved session: {e}"),
+        Severity::Warning,
+    );
 }
 
 /// Every turn of `saved`, rebuilt from its raw stream file, with the status it was saved with.

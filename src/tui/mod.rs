@@ -31,7 +31,6 @@ use ratatui::backend::CrosstermBackend;
 use crate::agent::client::{ApiKey, StreamOptions};
 use crate::agent::live;
 use crate::agent::replay::{Speed, replay};
-use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
 use crate::wire::provider::Provider;
 use app::{Action, App, AppConfig, Continuation, Effect, Focus, Mode, Severity};
 use conversation::{Agent, Conversation, LiveConfig, Settings};
@@ -209,8 +208,7 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
             .wrap_err_with(|| format!("cannot read {}", replay_opts.path.display()))?;
         app.provider = replay_opts.provider.or_else(|| detect_provider(&bytes));
         let handle = replay(&bytes, replay_opts.speed, replay_opts.provider);
-        app.begin_turn(None);
-        app.attach_stream(handle);
+        conversation.play(&mut app, handle);
     } else if let Some(saved) = opts.open.clone() {
         conversation.force_demo = opts.demo;
         conversation
@@ -291,13 +289,6 @@ fn detect_provider(bytes: &[u8]) -> Option<Provider> {
     None
 }
 
-async fn next_update(stream: &mut Option<StreamHandle>) -> Option<StreamUpdate> {
-    match stream {
-        Some(handle) => handle.updates.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
 /// Messages from helper threads (a browser opener that failed).
 enum Note {
     Error(String),
@@ -339,25 +330,17 @@ async fn event_loop(
                 Some(Err(e)) => return Err(e).wrap_err("reading terminal input"),
                 None => break,
             },
-            update = next_update(&mut app.stream) => {
-                match update {
-                    Some(update) => {
-                        conversation.apply(app, update);
-                        // Drain what else arrived: one redraw for the whole batch.
-                        for _ in 0..1024 {
-                            let next = app.stream.as_mut().and_then(|s| s.updates.try_recv().ok());
-                            match next {
-                                Some(update) => conversation.apply(app, update),
-                                None => break,
-                            }
-                        }
+            update = conversation.next_update() => {
+                conversation.apply(app, update);
+                // Drain what else arrived: one redraw for the whole batch.
+                for _ in 0..1024 {
+                    match conversation.try_next_update() {
+                        Some(update) => conversation.apply(app, update),
+                        None => break,
                     }
-                    None => conversation.apply(app, StreamUpdate::Ended(StreamEnd::Cut {
-                        reason: "the stream task stopped".into(),
-                    })),
                 }
                 dirty = true;
-                if opts.exit_when_done && app.stream.is_none() && !app.in_progress() && quit_at.is_none() {
+                if opts.exit_when_done && !conversation.is_streaming() && !app.in_progress() && quit_at.is_none() {
                     quit_at = Some(tokio::time::Instant::now() + Duration::from_millis(500));
                 }
             }

@@ -1,0 +1,276 @@
+//! One turn, driven the same way by `ask` and the TUI: start its stream with the raw bytes teed to
+//! every sink (the saved turn's file, `--record FILE`), apply each update to the caller's session,
+//! and save what changed — progress as events arrive, how the turn ended — through a
+//! [`TurnRecorder`]. Cancelling stops the stream and saves the turn as cancelled.
+//!
+//! The recorder is a trait so this layer does not depend on where turns are saved (the session
+//! store implements it); save errors go back to the caller, which reports them its own way.
+
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
+
+use crate::agent::client::RawSink;
+use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::model::session::Session;
+
+/// Where a turn is saved while it streams.
+pub trait TurnRecorder {
+    /// Events arrived: save what must not wait for the end (a run killed mid-stream stays findable).
+    fn progress(&mut self, session: &Session) -> io::Result<()>;
+    /// The stream ended, or was cancelled: save how.
+    fn end(&mut self, session: &Session, end: &StreamEnd) -> io::Result<()>;
+}
+
+/// What a turn's updates are applied to: the neutral session, or an app's turn built around one.
+pub trait TurnTarget {
+    fn apply_update(&mut self, update: StreamUpdate);
+    /// The session as it stands, for the recorder (`None`: nothing to save from).
+    fn session(&self) -> Option<&Session>;
+}
+
+impl TurnTarget for Session {
+    /// Only events change the session; connection progress and the end are the caller's to show.
+    fn apply_update(&mut self, update: StreamUpdate) {
+        if let StreamUpdate::Events(events) = update {
+            for event in events {
+                self.apply(event);
+            }
+        }
+    }
+
+    fn session(&self) -> Option<&Session> {
+        Some(self)
+    }
+}
+
+/// A running turn: its stream (until it ends or is cancelled) and the recorder it saves into.
+pub struct TurnDriver<R> {
+    stream: Option<StreamHandle>,
+    recorder: Option<R>,
+}
+
+impl<R: TurnRecorder> TurnDriver<R> {
+    /// Start a turn: `start` opens the stream, writing its raw bytes to the sink it is given — all of
+    /// `sinks`, in order — and `recorder` (if any) saves its progress and end.
+    pub fn start(
+        sinks: Vec<RawSink>,
+        recorder: Option<R>,
+        start: impl FnOnce(Option<RawSink>) -> StreamHandle,
+    ) -> Self {
+        Self {
+            stream: Some(start(tee(sinks))),
+            recorder,
+        }
+    }
+
+    /// The stream is still running: it has not ended and was not cancelled.
+    pub fn is_running(&self) -> bool {
+        self.stream.is_some()
+    }
+
+    pub fn recorder(&self) -> Option<&R> {
+        self.recorder.as_ref()
+    }
+
+    /// The recorder back, once the turn is over (or abandoned: dropping the driver stops its stream).
+    pub fn into_recorder(self) -> Option<R> {
+        self.recorder
+    }
+
+    /// The next update. A stream task that stopped without saying how counts as cut; after the end
+    /// this never returns (so it can sit in a `select!` beside other sources).
+    pub async fn next_update(&mut self) -> StreamUpdate {
+        match &mut self.stream {
+            Some(stream) => stream.updates.recv().await.unwrap_or_else(|| {
+                StreamUpdate::Ended(StreamEnd::Cut {
+                    reason: "the stream task stopped".into(),
+                })
+            }),
+            None => std::future::pending().await,
+        }
+    }
+
+    /// An update that already arrived, without waiting.
+    pub fn try_next_update(&mut self) -> Option<StreamUpdate> {
+        self.stream.as_mut()?.updates.try_recv().ok()
+    }
+
+    /// Apply `update` to `target`, then save: events save progress, the end saves how the turn ended
+    /// (and the stream is over). The error is a failure to save; the update was applied anyway.
+    pub fn apply(&mut self, update: StreamUpdate, target: &mut impl TurnTarget) -> io::Result<()> {
+        let running = self.is_running();
+        let end = match &update {
+            StreamUpdate::Ended(end) => Some(end.clone()),
+            _ => None,
+        };
+        let events = matches!(update, StreamUpdate::Events(_));
+        target.apply_update(update);
+        if end.is_some() {
+            self.stream = None;
+        }
+        // An update applied after the end (or a cancel) saves nothing: the turn is already saved.
+        let (true, Some(recorder), Some(session)) = (running, &mut self.recorder, target.session())
+        else {
+            return Ok(());
+        };
+        match &end {
+            Some(end) => recorder.end(session, end),
+            None if events => recorder.progress(session),
+            None => Ok(()),
+        }
+    }
+
+    /// Stop the stream and save the turn as cancelled (the caller shows it cancelled); nothing when
+    /// the turn is already over.
+    pub fn cancel(&mut self, target: &impl TurnTarget) -> io::Result<()> {
+        let Some(mut stream) = self.stream.take() else {
+            return Ok(());
+        };
+        stream.cancel();
+        match (&mut self.recorder, target.session()) {
+            (Some(recorder), Some(session)) => recorder.end(session, &StreamEnd::Cancelled),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// One sink writing to all of `sinks`, in order (`None` when there are none).
+fn tee(mut sinks: Vec<RawSink>) -> Option<RawSink> {
+    match sinks.len() {
+        0 => None,
+        1 => sinks.pop(),
+        _ => Some(Arc::new(Mutex::new(Tee(sinks)))),
+    }
+}
+
+/// Writes to several sinks: the saved turn's file and `--record FILE`.
+struct Tee(Vec<RawSink>);
+
+impl Tee {
+    fn each(&self, mut write: impl FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+        for sink in &self.0 {
+            let mut sink = sink
+                .lock()
+                .map_err(|_| io::Error::other("a raw sink's lock is poisoned"))?;
+            write(&mut *sink)?;
+        }
+        Ok(())
+    }
+}
+
+impl Write for Tee {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.each(|sink| sink.write_all(buf))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.each(|sink| sink.flush())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event::AgentEvent;
+
+    /// Remembers what it was asked to save.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl TurnRecorder for Log {
+        fn progress(&mut self, session: &Session) -> io::Result<()> {
+            self.0.push(format!("progress {}", session.answer.as_str()));
+            Ok(())
+        }
+        fn end(&mut self, session: &Session, end: &StreamEnd) -> io::Result<()> {
+            self.0.push(format!(
+                "end {} {}",
+                session.answer.as_str(),
+                end.describe()
+            ));
+            Ok(())
+        }
+    }
+
+    fn delta(text: &str) -> StreamUpdate {
+        StreamUpdate::Events(vec![AgentEvent::AnswerDelta {
+            message_id: None,
+            text: text.into(),
+        }])
+    }
+
+    /// A stream that sends `updates`, writing `raw` to its sink first.
+    fn scripted(
+        updates: Vec<StreamUpdate>,
+        raw: &'static [u8],
+    ) -> impl FnOnce(Option<RawSink>) -> StreamHandle {
+        move |sink| {
+            if let Some(sink) = sink {
+                sink.lock().unwrap().write_all(raw).unwrap();
+            }
+            StreamHandle::spawn(move |tx| async move {
+                for update in updates {
+                    let _ = tx.send(update);
+                }
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_turn_tees_its_bytes_applies_its_events_and_saves_progress_then_the_end() {
+        let first: Arc<Mutex<Vec<u8>>> = Arc::default();
+        let second: Arc<Mutex<Vec<u8>>> = Arc::default();
+        let updates = vec![
+            StreamUpdate::Connected,
+            delta("Hi"),
+            StreamUpdate::Ended(StreamEnd::Closed),
+        ];
+        let mut driver = TurnDriver::start(
+            vec![first.clone(), second.clone()],
+            Some(Log::default()),
+            scripted(updates, b"data: x\n\n"),
+        );
+        let mut session = Session::new();
+        while driver.is_running() {
+            let update = driver.next_update().await;
+            driver.apply(update, &mut session).unwrap();
+        }
+        assert_eq!(session.answer.as_str(), "Hi");
+        assert_eq!(*first.lock().unwrap(), b"data: x\n\n");
+        assert_eq!(*second.lock().unwrap(), b"data: x\n\n");
+        // Cancelling an ended turn saves nothing more.
+        driver.cancel(&session).unwrap();
+        assert_eq!(
+            driver.into_recorder().unwrap().0,
+            ["progress Hi", "end Hi stream closed"]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stopped_task_ends_the_turn_as_cut_and_a_cancel_saves_it_as_cancelled() {
+        let mut driver = TurnDriver::start(Vec::new(), Some(Log::default()), scripted(vec![], b""));
+        assert_eq!(
+            driver.next_update().await,
+            StreamUpdate::Ended(StreamEnd::Cut {
+                reason: "the stream task stopped".into()
+            })
+        );
+
+        let mut driver = TurnDriver::start(
+            Vec::new(),
+            Some(Log::default()),
+            scripted(vec![delta("Hal")], b""),
+        );
+        let mut session = Session::new();
+        let update = driver.next_update().await;
+        driver.apply(update, &mut session).unwrap();
+        driver.cancel(&session).unwrap();
+        assert!(!driver.is_running());
+        assert_eq!(driver.try_next_update(), None);
+        assert_eq!(
+            driver.into_recorder().unwrap().0,
+            ["progress Hal", "end Hal cancelled"]
+        );
+    }
+}
