@@ -1,0 +1,44 @@
+//! `research-tui render`: a recorded stream (a file, or `-` for standard input read as it arrives)
+//! rendered as Markdown, JSON or text on stdout.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::render::{Format, render};
+use crate::wire::input::read_session;
+use crate::wire::provider::Provider;
+
+/// Render `file` in `format`; parse errors are reported on stderr, the rendering still printed.
+pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCode {
+    let result = if file == "-" {
+        read_session(std::io::stdin().lock(), provider)
+    } else {
+        match std::fs::File::open(PathBuf::from(file)) {
+            Ok(f) => read_session(f, provider),
+            Err(e) => {
+                eprintln!("research-tui: cannot open {file}: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    };
+    match result {
+        Ok((session, errors)) => {
+            for error in errors {
+                eprintln!("research-tui: {error}");
+            }
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            if let Err(e) = stdout.write_all(render(&session, format).as_bytes())
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                eprintln!("research-tui: {e}");
+                return ExitCode::from(1);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("research-tui: reading {file}: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
