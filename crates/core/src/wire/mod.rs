@@ -4,4 +4,5 @@
 pub mod input;
 pub mod provider;
 pub mod recording;
+pub mod redact;
 pub mod sse;

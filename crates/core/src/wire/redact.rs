@@ -1,0 +1,218 @@
+//! Keeping the API key out of everything a person or a script reads: a server may echo the key in an
+//! error body, an ERROR event or the answer itself. [`Secret::redact`] masks it in a string;
+//! [`StreamRedactor`] masks it in a byte stream before the SSE decoder sees it, so every string the
+//! dialects produce is clean (the raw turn files, written before this, keep the bytes as received).
+//!
+//! A masked key keeps its length (`*` for each byte: keys are ASCII), so code-point offsets into an
+//! answer that quoted the key still point at the right text. A run of 8 or more characters that is
+//! the start of the key is masked too: a server or a cut may have truncated it.
+
+use std::borrow::Cow;
+
+/// The shortest start of the key that counts as the key.
+pub const MIN_PREFIX: usize = 8;
+
+/// The key to keep out of output. Redacts nothing when empty.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(Vec<u8>);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+impl Secret {
+    pub fn new(key: &str) -> Secret {
+        Secret(key.trim().as_bytes().to_vec())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `text` with the key, and every run of [`MIN_PREFIX`]+ characters that starts it, masked.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut bytes = Cow::Borrowed(text.as_bytes());
+        if self.mask_all(&mut bytes, true) == 0 {
+            return Cow::Borrowed(text);
+        }
+        // Masking replaces ASCII key bytes by ASCII `*` only where they matched: still UTF-8.
+        Cow::Owned(String::from_utf8(bytes.into_owned()).unwrap_or_default())
+    }
+
+    /// Mask every match in `bytes`; with `at_end`, a start of the key cut off by the end counts.
+    /// Returns how many runs were masked.
+    fn mask_all(&self, bytes: &mut Cow<'_, [u8]>, at_end: bool) -> usize {
+        let key = &self.0;
+        if key.len() < MIN_PREFIX {
+            return self.mask_exact(bytes);
+        }
+        let head = &key[..MIN_PREFIX];
+        let mut masked = 0;
+        let mut from = 0;
+        while let Some(found) = memchr::memmem::find(&bytes[from..], head) {
+            let start = from + found;
+            let len = matching_len(&bytes[start..], key);
+            let whole = len == key.len();
+            let cut_at_end = start + len == bytes.len();
+            if whole || len >= MIN_PREFIX && (at_end || !cut_at_end) {
+                bytes.to_mut()[start..start + len].fill(b'*');
+                masked += 1;
+            }
+            from = start + len.max(1);
+        }
+        masked
+    }
+
+    /// A key shorter than [`MIN_PREFIX`] is masked only where it appears whole.
+    fn mask_exact(&self, bytes: &mut Cow<'_, [u8]>) -> usize {
+        if self.0.is_empty() {
+            return 0;
+        }
+        let mut masked = 0;
+        let mut from = 0;
+        while let Some(found) = memchr::memmem::find(&bytes[from..], &self.0) {
+            let start = from + found;
+            bytes.to_mut()[start..start + self.0.len()].fill(b'*');
+            masked += 1;
+            from = start + self.0.len();
+        }
+        masked
+    }
+}
+
+/// How many leading bytes of `text` match the start of `key`.
+fn matching_len(text: &[u8], key: &[u8]) -> usize {
+    text.iter().zip(key).take_while(|(a, b)| a == b).count()
+}
+
+/// Masks the key in a byte stream that arrives in chunks, holding back only a tail that could be
+/// the start of a key split across chunks.
+#[derive(Debug, Default)]
+pub struct StreamRedactor {
+    secret: Secret,
+    held: Vec<u8>,
+}
+
+impl StreamRedactor {
+    pub fn new(secret: Secret) -> StreamRedactor {
+        StreamRedactor {
+            secret,
+            held: Vec::new(),
+        }
+    }
+
+    /// The bytes of `chunk` that are safe to pass on now (masked); a possible start of the key at
+    /// its end waits for the next chunk.
+    pub fn feed<'a>(&mut self, chunk: &'a [u8]) -> Cow<'a, [u8]> {
+        if self.secret.is_empty() {
+            return Cow::Borrowed(chunk);
+        }
+        let mut bytes: Cow<'a, [u8]> = if self.held.is_empty() {
+            Cow::Borrowed(chunk)
+        } else {
+            let mut joined = std::mem::take(&mut self.held);
+            joined.extend_from_slice(chunk);
+            Cow::Owned(joined)
+        };
+        self.secret.mask_all(&mut bytes, false);
+        let keep = self.pending_tail(&bytes);
+        if keep == 0 {
+            return bytes;
+        }
+        let ready = bytes.len() - keep;
+        self.held = bytes[ready..].to_vec();
+        match bytes {
+            Cow::Borrowed(b) => Cow::Borrowed(&b[..ready]),
+            Cow::Owned(mut b) => {
+                b.truncate(ready);
+                Cow::Owned(b)
+            }
+        }
+    }
+
+    /// The end of the stream: what was held back, masked if it is a start of the key.
+    pub fn finish(&mut self) -> Vec<u8> {
+        let mut bytes = Cow::Owned(std::mem::take(&mut self.held));
+        self.secret.mask_all(&mut bytes, true);
+        bytes.into_owned()
+    }
+
+    /// The length of the longest suffix of `bytes` that is a proper start of the key.
+    fn pending_tail(&self, bytes: &[u8]) -> usize {
+        let key = &self.secret.0;
+        let longest = (key.len() - 1).min(bytes.len());
+        (1..=longest)
+            .rev()
+            .find(|&n| bytes[bytes.len() - n..] == key[..n])
+            .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str = "sk-live-0123456789abcdef";
+
+    #[test]
+    fn the_whole_key_is_masked_with_its_length_kept() {
+        let secret = Secret::new(KEY);
+        let text = format!("key {KEY} rejected");
+        let clean = secret.redact(&text);
+        assert_eq!(clean, format!("key {} rejected", "*".repeat(KEY.len())));
+        assert_eq!(clean.chars().count(), text.chars().count());
+    }
+
+    #[test]
+    fn a_start_of_the_key_of_eight_or_more_characters_is_masked() {
+        let secret = Secret::new(KEY);
+        assert_eq!(
+            secret.redact("was sk-live-01…"),
+            format!("was {}…", "*".repeat(10))
+        );
+        assert_eq!(secret.redact("sk-live-"), "********");
+        assert_eq!(secret.redact("sk-live is short"), "sk-live is short");
+    }
+
+    #[test]
+    fn text_without_the_key_is_not_copied() {
+        let secret = Secret::new(KEY);
+        assert!(matches!(secret.redact("nothing here"), Cow::Borrowed(_)));
+        assert!(matches!(Secret::default().redact(KEY), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_key_split_across_chunks_is_masked_in_every_split() {
+        let text = format!("data: {{\"content\":\"echo {KEY}!\"}}\n\n");
+        let expected = text.replace(KEY, &"*".repeat(KEY.len()));
+        for split in 0..text.len() {
+            let mut redactor = StreamRedactor::new(Secret::new(KEY));
+            let mut out = redactor.feed(&text.as_bytes()[..split]).into_owned();
+            out.extend_from_slice(&redactor.feed(&text.as_bytes()[split..]));
+            out.extend(redactor.finish());
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                expected,
+                "split at {split}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_stream_cut_inside_the_key_masks_the_start_that_arrived() {
+        let mut redactor = StreamRedactor::new(Secret::new(KEY));
+        let mut out = redactor.feed(b"echo sk-live-0123").into_owned();
+        out.extend(redactor.finish());
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("echo {}", "*".repeat(12))
+        );
+    }
+
+    #[test]
+    fn the_debug_form_never_shows_the_key() {
+        assert_eq!(format!("{:?}", Secret::new(KEY)), "Secret(***)");
+    }
+}
