@@ -14,9 +14,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::agent::client::{
-    AgentClient, ApiKey, Effort, RawSink, ResearchRequest, StreamOptions, WorkflowRequest,
-};
+use crate::agent::client::{AgentClient, ApiKey, RawSink, StreamOptions};
 use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::local::store::{SavedSession, SessionStore};
@@ -26,6 +24,9 @@ use crate::model::session::Session;
 use crate::render::Format;
 use crate::render::sanitize::{sanitize, sanitize_line};
 use crate::wire::provider::Provider;
+use crate::wire::provider::bigdata::request::{
+    Effort, MODEL_NAMES, ResearchRequest, WORKFLOW, WorkflowRequest,
+};
 
 pub const EXIT_COMPLETE: u8 = 0;
 pub const EXIT_OTHER: u8 = 1;
@@ -155,47 +156,46 @@ fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
 }
 
 fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
-    if args.provider != Provider::Bigdata {
-        if args.workflow.is_some() {
-            return Err("workflows are a Bigdata.com feature (drop --provider)".into());
-        }
-        let history = known
-            .map(|saved| {
-                saved
-                    .replay_turns()
-                    .into_iter()
-                    .map(|(turn, session)| (turn.question, session.answer.as_str().to_owned()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        return Ok(Plan::Other(live::Ask {
-            question: args.question.clone(),
-            chat_id: args
-                .chat_id
-                .clone()
-                .or_else(|| known.and_then(|s| s.meta.chat_id.clone())),
-            checkpoint_id: args
-                .resume
-                .clone()
-                .or_else(|| known.and_then(|s| s.meta.last_checkpoint_id().map(str::to_owned))),
-            history,
-        }));
+    // Workflows, effort, schemas and the rest of these flags are Bigdata.com's own request fields.
+    if args.provider == Provider::Bigdata {
+        return bigdata_plan(args, known);
     }
+    if args.workflow.is_some() {
+        return Err("workflows are a Bigdata.com feature (drop --provider)".into());
+    }
+    let history = known
+        .filter(|_| args.provider.spec().follow_up.sends_history())
+        .map(|saved| {
+            saved
+                .replay_turns()
+                .into_iter()
+                .map(|(turn, session)| (turn.question, session.answer.as_str().to_owned()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Plan::Other(live::Ask {
+        question: args.question.clone(),
+        chat_id: args
+            .chat_id
+            .clone()
+            .or_else(|| known.and_then(|s| s.meta.chat_id.clone())),
+        checkpoint_id: args
+            .resume
+            .clone()
+            .or_else(|| known.and_then(|s| s.meta.last_checkpoint_id().map(str::to_owned))),
+        history,
+    }))
+}
+
+/// A Research Agent question or a workflow run, from the flags.
+fn bigdata_plan(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
     let model_name = match args.model.as_deref() {
         None => None,
-        Some(model @ ("base" | "pro")) => Some(model.to_owned()),
+        Some(model) if MODEL_NAMES.contains(&model) => Some(model.to_owned()),
         Some(other) => return Err(format!("--model takes base or pro, not {other:?}")),
     };
     if let Some(template) = &args.workflow {
-        let template = if template.ends_with(".json") || std::path::Path::new(template).is_file() {
-            let text = std::fs::read_to_string(template)
-                .map_err(|e| format!("cannot read the workflow template {template}: {e}"))?;
-            serde_json::from_str::<Value>(&text)
-                .map_err(|e| format!("the workflow template {template} is not valid JSON: {e}"))?
-        } else {
-            Value::String(template.clone())
-        };
-        let mut request = WorkflowRequest::new(template);
+        let mut request = WorkflowRequest::new(workflow_template(template)?);
         for pair in &args.inputs {
             let (key, value) = pair
                 .split_once('=')
@@ -233,6 +233,17 @@ fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, S
     }
     request.expected_output = args.expected_output.clone();
     Ok(Plan::Research(request))
+}
+
+/// `--workflow`: a template id, or a JSON file holding an inline template.
+fn workflow_template(template: &str) -> Result<Value, String> {
+    if !template.ends_with(".json") && !std::path::Path::new(template).is_file() {
+        return Ok(Value::String(template.to_owned()));
+    }
+    let text = std::fs::read_to_string(template)
+        .map_err(|e| format!("cannot read the workflow template {template}: {e}"))?;
+    serde_json::from_str::<Value>(&text)
+        .map_err(|e| format!("the workflow template {template} is not valid JSON: {e}"))
 }
 
 /// Writes to several sinks; used to tee the raw stream to the session file and `--record FILE`.
@@ -282,12 +293,8 @@ async fn ask(
     };
 
     let endpoint = match plan {
-        Plan::Research(_) => "research-agent",
-        Plan::Workflow(_) => "workflow",
-        Plan::Other(_) => match args.provider {
-            Provider::Xai => "responses",
-            _ => "chat",
-        },
+        Plan::Workflow(_) => WORKFLOW.name,
+        Plan::Research(_) | Plan::Other(_) => args.provider.spec().endpoint().name,
     };
     let mut sinks: Vec<Box<dyn Write + Send>> = Vec::new();
     // The record file first: failing to create it must not leave a dangling turn behind.

@@ -15,7 +15,6 @@
 //! only whether one was sent.
 
 mod recordings;
-mod validate;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -35,6 +34,12 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use crate::agent::rng;
+use crate::wire::provider::bigdata::request::{
+    RESEARCH, ResearchRequest, WORKFLOW, WorkflowRequest,
+};
+use crate::wire::provider::error_body::{ErrorBody, Problem};
+use crate::wire::provider::xai::request::{RESPONSES, ResponsesRequest};
+use crate::wire::provider::zeta::request::{CHAT_STREAM, ChatRequest};
 use recordings::{Part, PreparedFrame, Recording, Recordings};
 
 /// How the demo server behaves.
@@ -193,12 +198,8 @@ pub fn run_cli(args: ServeArgs) -> ExitCode {
         };
         eprintln!("research-tui demo agent listening on http://{addr}");
         if let Some(provider) = args.provider {
-            let endpoint = match provider {
-                crate::wire::provider::Provider::Bigdata => "POST /v1/research-agent",
-                crate::wire::provider::Provider::Xai => "POST /v1/responses",
-                crate::wire::provider::Provider::Zeta => "POST /v0/service/chat/stream",
-            };
-            eprintln!("{} demo: {endpoint}", provider.label());
+            let path = provider.spec().endpoint().path;
+            eprintln!("{} demo: POST {path}", provider.label());
         }
         tokio::select! {
             _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
@@ -240,10 +241,10 @@ struct Book {
 
 fn router(state: Arc<AppState>) -> Router {
     Router::new()
-        .route("/v1/research-agent", post(research_agent))
-        .route("/v1/workflow/execute", post(workflow_execute))
-        .route("/v1/responses", post(xai_responses))
-        .route("/v0/service/chat/stream", post(zeta_chat_stream))
+        .route(RESEARCH.path, post(research_agent))
+        .route(WORKFLOW.path, post(workflow_execute))
+        .route(RESPONSES.path, post(xai_responses))
+        .route(CHAT_STREAM.path, post(zeta_chat_stream))
         .route("/_demo/requests", get(recent_requests))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "Not Found") })
         .with_state(state)
@@ -260,7 +261,7 @@ async fn research_agent(
     body: Bytes,
 ) -> Response {
     let response = research_response(&state, &headers, &body);
-    log_request(&state, "/v1/research-agent", &headers, &body, &response);
+    log_request(&state, RESEARCH.path, &headers, &body, &response);
     response
 }
 
@@ -270,7 +271,7 @@ async fn workflow_execute(
     body: Bytes,
 ) -> Response {
     let response = workflow_response(&state, &headers, &body);
-    log_request(&state, "/v1/workflow/execute", &headers, &body, &response);
+    log_request(&state, WORKFLOW.path, &headers, &body, &response);
     response
 }
 
@@ -280,7 +281,7 @@ async fn xai_responses(
     body: Bytes,
 ) -> Response {
     let response = xai_response(&state, &headers, &body);
-    log_request(&state, "/v1/responses", &headers, &body, &response);
+    log_request(&state, RESPONSES.path, &headers, &body, &response);
     response
 }
 
@@ -293,7 +294,7 @@ async fn zeta_chat_stream(
     let response = zeta_response(&state, &headers, &body);
     let path = uri
         .path_and_query()
-        .map_or("/v0/service/chat/stream", |p| p.as_str());
+        .map_or(CHAT_STREAM.path, |p| p.as_str());
     log_request(&state, path, &headers, &body, &response);
     response
 }
@@ -307,9 +308,9 @@ fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Resp
     if let Some(Fault::Status(code)) = fault {
         return status_fault(code);
     }
-    let request = match validate::xai(body) {
+    let request = match ResponsesRequest::parse(body) {
         Ok(request) => request,
-        Err(problems) => return unprocessable(&problems),
+        Err(problems) => return unprocessable(problems),
     };
     let recording = if request.previous_response_id.is_some() {
         recordings::XAI_FOLLOW_UP
@@ -333,9 +334,9 @@ fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Res
     if let Some(Fault::Status(code)) = fault {
         return status_fault(code);
     }
-    let request = match validate::zeta(body) {
+    let request = match ChatRequest::parse(body) {
         Ok(request) => request,
-        Err(problems) => return unprocessable(&problems),
+        Err(problems) => return unprocessable(problems),
     };
     let (session_id, recording) = match request.session_id {
         Some(session) => (session, recordings::ZETA_FOLLOW_UP),
@@ -357,9 +358,9 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
     if let Some(Fault::Status(code)) = fault {
         return status_fault(code);
     }
-    let request = match validate::research(body) {
+    let request = match ResearchRequest::parse(body) {
         Ok(request) => request,
-        Err(problems) => return unprocessable(&problems),
+        Err(problems) => return unprocessable(problems),
     };
     let (chat_id, recording) = {
         let mut book = state.book();
@@ -397,9 +398,9 @@ fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
     if let Some(Fault::Status(code)) = fault {
         return status_fault(code);
     }
-    let request = match validate::workflow(body) {
+    let request = match WorkflowRequest::parse(body) {
         Ok(request) => request,
-        Err(problems) => return unprocessable(&problems),
+        Err(problems) => return unprocessable(problems),
     };
     let execution_id = request.execution_id.unwrap_or_else(|| rng::id("exec"));
     state.book().executions.insert(execution_id.clone());
@@ -472,13 +473,14 @@ fn log_request(
 }
 
 fn error(status: StatusCode, detail: &str) -> Response {
-    (status, axum::Json(json!({"detail": detail}))).into_response()
+    (status, axum::Json(ErrorBody::text(detail))).into_response()
 }
 
-fn unprocessable(problems: &[validate::Problem]) -> Response {
+/// A 422 listing every problem with the request body, as FastAPI does.
+fn unprocessable(problems: Vec<Problem>) -> Response {
     (
         StatusCode::UNPROCESSABLE_ENTITY,
-        axum::Json(validate::detail(problems)),
+        axum::Json(ErrorBody::problems(problems)),
     )
         .into_response()
 }

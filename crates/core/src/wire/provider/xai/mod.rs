@@ -15,6 +15,7 @@
 //!   token usage.
 
 mod citations;
+pub mod request;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -24,6 +25,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use crate::model::event::{AgentEvent, Consumption, ConversationIds, SourceDoc};
+use crate::wire::provider::spec::Shape;
 use crate::wire::provider::{Dialect, Provider};
 use crate::wire::sse::SseEvent;
 
@@ -414,4 +416,28 @@ fn error_message(error: &Value) -> Option<String> {
             }),
         _ => None,
     }
+}
+
+/// `event: response.*`.
+pub fn names_event(event: &SseEvent) -> bool {
+    event.event.starts_with("response.")
+}
+
+/// A `type` starting with `response.`, or a `sequence_number` (an early `error`): only xAI sends
+/// these.
+pub fn payload_shape(object: &Map<String, Value>) -> Shape {
+    let typed = object
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.starts_with("response."));
+    if typed || object.contains_key("sequence_number") {
+        Shape::Own
+    } else {
+        Shape::Foreign
+    }
+}
+
+/// `response.output_text.delta`.
+pub fn carries_answer(object: &Map<String, Value>) -> bool {
+    object.get("type").and_then(Value::as_str) == Some("response.output_text.delta")
 }

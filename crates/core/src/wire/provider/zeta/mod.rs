@@ -15,6 +15,7 @@
 //!   (or failed). A stream that ends cleanly after a message is complete; one cut mid-way is not.
 
 mod citations;
+pub mod request;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -24,6 +25,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use crate::model::event::{AgentEvent, ConversationIds, Reference, SourceDoc};
+use crate::wire::provider::spec::Shape;
 use crate::wire::provider::{Dialect, Provider};
 use crate::wire::sse::SseEvent;
 use citations::cite;
@@ -340,4 +342,37 @@ fn error_text(data: &str) -> String {
     } else {
         data.to_owned()
     }
+}
+
+/// `event: new_message` or `stream_status`, or `event: error` with plain-text data.
+pub fn names_event(event: &SseEvent) -> bool {
+    match event.event.as_str() {
+        "new_message" | "stream_status" => true,
+        "error" => {
+            let data = event.data.trim();
+            !data.is_empty() && !data.starts_with('{')
+        }
+        _ => false,
+    }
+}
+
+/// A message object: `sender`, `evidences` or `content_parts`.
+pub fn payload_shape(object: &Map<String, Value>) -> Shape {
+    if ["sender", "evidences", "content_parts"]
+        .iter()
+        .any(|key| object.contains_key(*key))
+    {
+        Shape::Own
+    } else {
+        Shape::Foreign
+    }
+}
+
+/// A message with content.
+pub fn carries_answer(object: &Map<String, Value>) -> bool {
+    object.contains_key("sender")
+        && object
+            .get("content")
+            .and_then(Value::as_str)
+            .is_some_and(|content| !content.is_empty())
 }
