@@ -367,7 +367,7 @@ async fn ask(
 
     let progress = std::io::stderr().is_terminal();
     let mut session = Session::new();
-    let mut printer = AnswerPrinter::new(args.provider);
+    let mut printer = AnswerPrinter::new();
     let end = loop {
         let update = tokio::select! {
             update = handle.updates.recv() => update,
@@ -479,10 +479,8 @@ struct AnswerPrinter {
     printed: usize,
     /// `(byte position, source number)` markers already printed.
     shown: HashSet<(usize, usize)>,
-    /// Zeta Alpha resends the whole message: print it once, at the end.
+    /// The answer is resent whole (it may be rewritten): print it once, at the end.
     deferred: bool,
-    /// xAI's inline links are already markers: insert none of our own.
-    own_markers: bool,
     /// Markers from the last resolution, and what it was based on.
     markers: Vec<(usize, Vec<usize>)>,
     resolved_for: Option<(usize, u64)>,
@@ -490,12 +488,11 @@ struct AnswerPrinter {
 }
 
 impl AnswerPrinter {
-    fn new(provider: Provider) -> Self {
+    fn new() -> Self {
         Self {
             printed: 0,
             shown: HashSet::new(),
-            deferred: provider == Provider::Zeta,
-            own_markers: provider == Provider::Bigdata,
+            deferred: false,
             markers: Vec::new(),
             resolved_for: None,
             pending: 0,
@@ -503,6 +500,7 @@ impl AnswerPrinter {
     }
 
     fn print_new(&mut self, session: &Session) {
+        self.deferred |= session.answer.is_resent();
         let answer = session.answer.as_str();
         let Some(new) = answer.get(self.printed..) else {
             // The answer was replaced under us: the rest is printed whole at the end.
@@ -514,18 +512,17 @@ impl AnswerPrinter {
         }
         let mut text = String::with_capacity(new.len() + 16);
         let mut from = self.printed;
-        if self.own_markers {
-            self.refresh_markers(session);
-            for (pos, numbers) in &self.markers {
-                if *pos < self.printed || *pos > answer.len() {
-                    continue;
-                }
-                text.push_str(&answer[from..*pos]);
-                from = *pos;
-                for &n in numbers {
-                    if self.shown.insert((*pos, n)) {
-                        text.push_str(&format!("[{n}]"));
-                    }
+        // Markers the provider wrote into the text (xAI's inline links) print as they are.
+        self.refresh_markers(session);
+        for (pos, numbers) in &self.markers {
+            if *pos < self.printed || *pos > answer.len() {
+                continue;
+            }
+            text.push_str(&answer[from..*pos]);
+            from = *pos;
+            for &n in numbers {
+                if self.shown.insert((*pos, n)) {
+                    text.push_str(&format!("[{n}]"));
                 }
             }
         }
@@ -543,13 +540,14 @@ impl AnswerPrinter {
             return;
         }
         let attribution = Attribution::resolve(session, false);
-        self.markers = attribution.markers();
+        self.markers = attribution.added_markers();
         self.pending = attribution.pending_references;
         self.resolved_for = Some(basis);
     }
 
     /// After the stream: the rest of the answer (or all of it, when deferred), then the sources.
     fn finish(&mut self, session: &Session) {
+        self.deferred |= session.answer.is_resent();
         let mut out = std::io::stdout().lock();
         if self.deferred {
             let _ = out.write_all(

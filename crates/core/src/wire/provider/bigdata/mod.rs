@@ -324,6 +324,7 @@ pub fn decode_source(mut source: Map<String, Value>) -> SourceDoc {
         url: take_string(&mut source, &["url"]),
         ts: take_string(&mut source, &["ts"]),
         text: take_string(&mut source, &["text"]),
+        text_runs: Vec::new(),
         action_name: string_of(&action, &["name"]),
         action_url: string_of(&action, &["url"]),
         action_ts: string_of(&action, &["ts"]),

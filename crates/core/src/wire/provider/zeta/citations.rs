@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::string;
-use crate::model::event::{Reference, SourceDoc};
+use crate::model::event::{Reference, SourceDoc, TextRun};
 
 /// Citations of one message: every occurrence of each evidence's `anchor_text` in `content` (longer
 /// anchors first, never overlapping), ordered by position, with code point offsets relative to the
@@ -110,6 +110,7 @@ pub fn evidence_doc(evidence: &Value) -> Option<SourceDoc> {
         headline,
         src_name: Some(label),
         url,
+        text_runs: extract.as_deref().map(bold_ranges).unwrap_or_default(),
         text: extract,
         ..SourceDoc::default()
     })
@@ -121,28 +122,33 @@ pub fn strip_bold(text: &str) -> String {
 }
 
 /// An extract split into runs, `true` for the key sentence(s) between `<b>` and `</b>` (tags
-/// dropped; an unclosed `<b>` runs to the end). For showing Zeta Alpha's `text_extract` with its key
-/// sentence in bold.
+/// dropped; an unclosed `<b>` runs to the end).
 pub fn bold_runs(text: &str) -> Vec<(&str, bool)> {
+    bold_ranges(text)
+        .into_iter()
+        .map(|run| (&text[run.bytes], run.emphasis))
+        .collect()
+}
+
+/// [`bold_runs`] as byte ranges of `text`: how the source detail shows the extract, its key
+/// sentence emphasised ([`SourceDoc::text_runs`]).
+pub fn bold_ranges(text: &str) -> Vec<TextRun> {
     let mut runs = Vec::new();
-    let mut rest = text;
+    let mut at = 0;
     let mut bold = false;
     loop {
         let tag = if bold { "</b>" } else { "<b>" };
-        match rest.find(tag) {
-            Some(at) => {
-                if at > 0 {
-                    runs.push((&rest[..at], bold));
-                }
-                rest = &rest[at + tag.len()..];
-                bold = !bold;
-            }
-            None => {
-                if !rest.is_empty() {
-                    runs.push((rest, bold));
-                }
-                return runs;
-            }
+        let end = text[at..].find(tag).map_or(text.len(), |found| at + found);
+        if end > at {
+            runs.push(TextRun {
+                bytes: at..end,
+                emphasis: bold,
+            });
         }
+        if end == text.len() {
+            return runs;
+        }
+        at = end + tag.len();
+        bold = !bold;
     }
 }

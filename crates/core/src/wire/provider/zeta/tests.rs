@@ -235,5 +235,14 @@ fn the_key_sentence_of_an_extract_is_a_bold_run() {
     assert_eq!(bold_runs("<b>open"), [("open", true)]);
     let doc = evidence_doc(&evidence("/d/1", "x")).unwrap();
     assert_eq!(doc.headline.as_deref(), Some("Title of /d/1"));
+    assert_eq!(
+        doc.text_pieces(),
+        [
+            ("Title of /d/1\nBefore. ", false),
+            ("Key sentence.", true),
+            (" After.", false)
+        ]
+    );
     assert!(doc.text.unwrap().contains("<b>Key sentence.</b>"));
+    assert_eq!(bold_runs("</b>x<b></b>"), [("</b>x", false)]);
 }
