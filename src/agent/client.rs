@@ -267,82 +267,110 @@ impl Call {
     }
 
     async fn attempt(&self, tx: &UnboundedSender<StreamUpdate>) -> Outcome {
-        let idle = self.options.idle_timeout;
-        let idle_secs = idle.as_secs();
-        let mut request = self
+        let response = match self.connect().await {
+            Ok(response) => response,
+            Err(outcome) => return outcome,
+        };
+        if tx.send(StreamUpdate::Connected).is_err() {
+            return Outcome::Gone;
+        }
+        self.read_body(response, tx).await
+    }
+
+    /// The request, its key in the provider's header (marked sensitive).
+    fn request(&self) -> Result<reqwest::RequestBuilder, Outcome> {
+        let request = self
             .client
             .http
             .post(&self.url)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "text/event-stream")
             .body(self.body.clone());
-        if let Some(key) = &self.client.api_key {
-            let header = self.client.key_header;
-            match HeaderValue::from_str(&header.value(key.expose())) {
-                Ok(mut value) => {
-                    value.set_sensitive(true);
-                    request = request.header(header.name(), value);
-                }
-                Err(_) => {
-                    return Outcome::Final(StreamEnd::Connect {
-                        message: "the API key contains characters not allowed in an HTTP header"
-                            .into(),
-                    });
-                }
+        let Some(key) = &self.client.api_key else {
+            return Ok(request);
+        };
+        let header = self.client.key_header;
+        match HeaderValue::from_str(&header.value(key.expose())) {
+            Ok(mut value) => {
+                value.set_sensitive(true);
+                Ok(request.header(header.name(), value))
             }
+            Err(_) => Err(Outcome::Final(StreamEnd::Connect {
+                message: "the API key contains characters not allowed in an HTTP header".into(),
+            })),
         }
-        let mut response = match tokio::time::timeout(idle, request.send()).await {
+    }
+
+    /// Send the request: a `200` response whose body is the stream, or how this try ended.
+    async fn connect(&self) -> Result<reqwest::Response, Outcome> {
+        let idle = self.options.idle_timeout;
+        let request = self.request()?;
+        let response = match tokio::time::timeout(idle, request.send()).await {
             Err(_) => {
-                return Outcome::Retryable {
+                return Err(Outcome::Retryable {
                     reason: format!("no response within {} s", idle.as_secs_f64()),
                     retry_after: None,
-                    end: StreamEnd::Stalled { idle_secs },
-                };
+                    end: StreamEnd::Stalled {
+                        idle_secs: idle.as_secs(),
+                    },
+                });
             }
             Ok(Err(e)) if e.is_builder() => {
-                return Outcome::Final(StreamEnd::Connect {
+                return Err(Outcome::Final(StreamEnd::Connect {
                     message: error_chain(&e),
-                });
+                }));
             }
             Ok(Err(e)) => {
                 let message = error_chain(&e);
-                return Outcome::Retryable {
+                return Err(Outcome::Retryable {
                     reason: message.clone(),
                     retry_after: None,
                     end: StreamEnd::Connect { message },
-                };
+                });
             }
             Ok(Ok(response)) => response,
         };
+        if response.status().as_u16() == 200 {
+            Ok(response)
+        } else {
+            Err(self.http_error(response).await)
+        }
+    }
 
+    /// An error status: retried when it is 429 or 5xx (after `Retry-After`, when given).
+    async fn http_error(&self, mut response: reqwest::Response) -> Outcome {
         let status = response.status().as_u16();
-        if status != 200 {
-            let retry_after = response
-                .headers()
-                .get(RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .map(Duration::from_secs);
-            let body = read_error_body(&mut response, idle).await;
-            let message = http_message(self.endpoint, status, &body);
-            let end = StreamEnd::Http {
-                status,
-                message: message.clone(),
-            };
-            return if status == 429 || (500..=599).contains(&status) {
-                Outcome::Retryable {
-                    reason: format!("HTTP {status}: {message}"),
-                    retry_after,
-                    end,
-                }
-            } else {
-                Outcome::Final(end)
-            };
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let body = read_error_body(&mut response, self.options.idle_timeout).await;
+        let message = http_message(self.endpoint, status, &body);
+        let end = StreamEnd::Http {
+            status,
+            message: message.clone(),
+        };
+        if status == 429 || (500..=599).contains(&status) {
+            Outcome::Retryable {
+                reason: format!("HTTP {status}: {message}"),
+                retry_after,
+                end,
+            }
+        } else {
+            Outcome::Final(end)
         }
+    }
 
-        if tx.send(StreamUpdate::Connected).is_err() {
-            return Outcome::Gone;
-        }
+    /// Read the stream through the provider's dialect, sending events as they are decoded.
+    async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+        tx: &UnboundedSender<StreamUpdate>,
+    ) -> Outcome {
+        let idle = self.options.idle_timeout;
+        let idle_secs = idle.as_secs();
         let mut reader = BodyReader {
             pipeline: EventPipeline::new(self.provider),
             events: Vec::new(),

@@ -145,7 +145,6 @@ impl XaiDialect {
         mut obj: Map<String, Value>,
         out: &mut Vec<AgentEvent>,
     ) {
-        let index = |obj: &Map<String, Value>, key: &str| obj.get(key).and_then(Value::as_u64);
         match kind {
             "response.created" | "response.in_progress" | "response.queued" => {
                 if let Some(response) = obj.get("response") {
@@ -158,33 +157,13 @@ impl XaiDialect {
                 }
             }
             "response.output_item.done" => {
-                let output_index = index(&obj, "output_index").unwrap_or(0);
+                let output_index = part_key(&obj).0;
                 if let Some(Value::Object(item)) = obj.remove("item") {
                     self.item_done(output_index, item, out);
                 }
             }
             "response.custom_tool_call_input.done" | "response.function_call_arguments.done" => {
-                let id = string(&obj, "item_id");
-                let input = obj
-                    .get("input")
-                    .or_else(|| obj.get("arguments"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                if let Some(id) = id {
-                    let name = obj
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                        .or_else(|| self.tools.get(&id).and_then(|t| t.name.clone()));
-                    let mut item = Map::new();
-                    item.insert("id".into(), Value::from(id));
-                    item.insert("type".into(), Value::from("custom_tool_call"));
-                    if let Some(name) = name {
-                        item.insert("name".into(), Value::from(name));
-                    }
-                    item.insert("input".into(), input);
-                    self.trace_tool(item, out);
-                }
+                self.tool_input_done(&obj, out);
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
                 let text = text(obj.remove("delta"));
@@ -197,27 +176,16 @@ impl XaiDialect {
                 }
             }
             "response.output_text.delta" => {
-                let key = (
-                    index(&obj, "output_index").unwrap_or(0),
-                    index(&obj, "content_index").unwrap_or(0),
-                );
                 let delta = text(obj.remove("delta"));
-                self.push_text(key, string(&obj, "item_id"), &delta, out);
+                self.push_text(part_key(&obj), string(&obj, "item_id"), &delta, out);
             }
             "response.output_text.annotation.added" => {
-                let key = (
-                    index(&obj, "output_index").unwrap_or(0),
-                    index(&obj, "content_index").unwrap_or(0),
-                );
                 if let Some(annotation) = obj.get("annotation") {
-                    self.annotation(key, annotation, out);
+                    self.annotation(part_key(&obj), annotation, out);
                 }
             }
             "response.output_text.done" => {
-                let key = (
-                    index(&obj, "output_index").unwrap_or(0),
-                    index(&obj, "content_index").unwrap_or(0),
-                );
+                let key = part_key(&obj);
                 if let Some(&i) = self.part_of.get(&key) {
                     self.parts[i].done = true;
                 }
@@ -227,31 +195,7 @@ impl XaiDialect {
                 let response = obj.remove("response").unwrap_or(Value::Null);
                 self.completed(response, out);
             }
-            "response.failed" => {
-                let response = obj.get("response");
-                self.flush_pending(None, true, out);
-                let message = response
-                    .and_then(|r| r.get("error"))
-                    .and_then(error_message)
-                    .unwrap_or_else(|| "the response failed".into());
-                out.push(AgentEvent::Error { message });
-            }
-            "response.incomplete" => {
-                self.flush_pending(None, true, out);
-                let reason = obj
-                    .get("response")
-                    .and_then(|r| r.pointer("/incomplete_details/reason"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown reason");
-                out.push(AgentEvent::Error {
-                    message: format!("the response is incomplete: {reason}"),
-                });
-            }
-            "error" => {
-                let message = error_message(&Value::Object(obj))
-                    .unwrap_or_else(|| "the stream reported an error".into());
-                out.push(AgentEvent::Error { message });
-            }
+            "response.failed" | "response.incomplete" | "error" => self.failed(kind, obj, out),
             // Progress notices that carry nothing the session shows.
             "response.content_part.added"
             | "response.content_part.done"
@@ -266,6 +210,32 @@ impl XaiDialect {
                 kind: other.to_owned(),
             }),
         }
+    }
+
+    /// `response.failed`, `response.incomplete` or `error`: the session ends with an error (the
+    /// citations held back are resolved first).
+    fn failed(&mut self, kind: &str, obj: Map<String, Value>, out: &mut Vec<AgentEvent>) {
+        let message = match kind {
+            "response.failed" => {
+                self.flush_pending(None, true, out);
+                obj.get("response")
+                    .and_then(|r| r.get("error"))
+                    .and_then(error_message)
+                    .unwrap_or_else(|| "the response failed".into())
+            }
+            "response.incomplete" => {
+                self.flush_pending(None, true, out);
+                let reason = obj
+                    .get("response")
+                    .and_then(|r| r.pointer("/incomplete_details/reason"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown reason");
+                format!("the response is incomplete: {reason}")
+            }
+            _ => error_message(&Value::Object(obj))
+                .unwrap_or_else(|| "the stream reported an error".into()),
+        };
+        out.push(AgentEvent::Error { message });
     }
 
     fn note_response(&mut self, response: &Value, out: &mut Vec<AgentEvent>) {
@@ -377,6 +347,12 @@ impl XaiDialect {
             consumption,
         });
     }
+}
+
+/// The `(output_index, content_index)` an event's text belongs to.
+fn part_key(obj: &Map<String, Value>) -> (u64, u64) {
+    let index = |key: &str| obj.get(key).and_then(Value::as_u64).unwrap_or(0);
+    (index("output_index"), index("content_index"))
 }
 
 /// `web_search_call.searching`, `x_search_call.completed`, `mcp_call.in_progress`, …

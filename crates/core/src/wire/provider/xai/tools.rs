@@ -39,6 +39,31 @@ impl XaiDialect {
         }
     }
 
+    /// A custom tool's input (or a function's arguments) is complete: trace the call with it.
+    pub(super) fn tool_input_done(&mut self, obj: &Map<String, Value>, out: &mut Vec<AgentEvent>) {
+        let Some(id) = super::string(obj, "item_id") else {
+            return;
+        };
+        let input = obj
+            .get("input")
+            .or_else(|| obj.get("arguments"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let name = obj
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| self.tools.get(&id).and_then(|t| t.name.clone()));
+        let mut item = Map::new();
+        item.insert("id".into(), Value::from(id));
+        item.insert("type".into(), Value::from("custom_tool_call"));
+        if let Some(name) = name {
+            item.insert("name".into(), Value::from(name));
+        }
+        item.insert("input".into(), input);
+        self.trace_tool(item, out);
+    }
+
     /// A tool call finished: announce it if that never happened, then trace its query and results.
     pub(super) fn trace_tool(&mut self, item: Map<String, Value>, out: &mut Vec<AgentEvent>) {
         let Some((id, name)) = tool_of(&item).or_else(|| {
