@@ -4,15 +4,18 @@
 //! - `response.output_text.delta` → answer chunks; `response.reasoning_summary_text.delta` → thinking.
 //! - `web_search_call` items and custom tool calls (`x_keyword_search`, `x_semantic_search`, …) → a
 //!   tool call when the item is added, and a trace with the query and the result count when it is done.
-//! - `url_citation` annotations: the span covers the inline link `[[N]](url)` the model wrote into the
-//!   answer, so the reference is a *marker* ([`Reference::marker`]). A span that does not start with
-//!   `[[` and end with `)` (or links another URL) is replaced by the literal link found in the text.
+//! - `url_citation` annotations (`citations.rs`): the span covers the inline link `[[N]](url)` the
+//!   model wrote into the answer, so the reference is a *marker* ([`Reference::marker`]). A span
+//!   that does not start with `[[` and end with `)` (or links another URL) is replaced by the literal
+//!   link found in the text.
 //!   An empty span (inline citations off) and search results never cited are consulted sources.
 //!   Annotations arrive after the text and again, all of them, in `response.completed`: each distinct
 //!   annotation counts once.
 //! - `response.created` gives the response id (the conversation's `chat_id`); `response.completed`
 //!   completes with it as the checkpoint (what a follow-up sends as `previous_response_id`) and the
 //!   token usage.
+//!
+//! [`Reference::marker`]: crate::model::event::Reference::marker
 
 mod citations;
 pub mod request;
