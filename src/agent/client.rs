@@ -1,29 +1,35 @@
-//! The HTTP client for the Bigdata.com Research Agent and Workflows endpoints (and the built-in demo
-//! agent, which speaks the same protocol).
+//! The HTTP client for every provider's streaming endpoint (and the built-in demo agent, which
+//! answers all of them): `POST` a [`WireRequest`] built from the provider table, read the SSE body
+//! through that provider's dialect.
 //!
-//! [`AgentClient::research`] and [`AgentClient::workflow`] start a background task and hand back a
-//! [`StreamHandle`]; the task reports [`StreamUpdate`]s: `Connecting`, maybe `Retrying`, `Connected`,
-//! `Events` batches as bytes arrive, and one final `Ended`.
+//! [`AgentClient::stream`] (and the Bigdata.com shorthands [`AgentClient::research`] and
+//! [`AgentClient::workflow`]) start a background task and hand back a [`StreamHandle`]; the task
+//! reports [`StreamUpdate`]s: `Connecting`, maybe `Retrying`, `Connected`, `Events` batches as bytes
+//! arrive, and one final `Ended`.
 //!
-//! Retry policy (protocols §4): only before any event arrived, for 429 (honouring `Retry-After`), 5xx,
-//! connect errors and timeouts, with exponential backoff plus jitter. Once an event has arrived the
-//! request is never re-sent: the research is costly and a repeat starts over.
+//! Retry policy: only before any event arrived, for 429 (honouring `Retry-After`), 5xx, connect
+//! errors and timeouts, with exponential backoff plus jitter. Once an event has arrived the request
+//! is never re-sent: the research is costly and a repeat starts over.
 //!
-//! The API key travels only in the `X-API-KEY` header, marked sensitive; it is redacted from every
-//! message this module produces.
+//! The API key travels only in its provider's header ([`AuthHeader`]: `X-API-KEY`,
+//! `Authorization: Bearer` or `X-Auth`), marked sensitive; it is redacted from every message this
+//! module produces.
 
 use std::fmt;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
 use crate::model::event::AgentEvent;
 use crate::render::sanitize::sanitize_line;
-use crate::wire::provider::{EventPipeline, Provider};
+// The Bigdata.com request types this client's shorthands take.
+pub use crate::wire::provider::bigdata::request::{Effort, ResearchRequest, WorkflowRequest};
+use crate::wire::provider::error_body::ErrorBody;
+use crate::wire::provider::request::Endpoint;
+pub use crate::wire::provider::spec::AuthHeader;
+use crate::wire::provider::{EventPipeline, Provider, WireRequest};
 
 /// A secret API key. `Debug` and `Display` print `ApiKey(***)`.
 #[derive(Clone, PartialEq, Eq)]
@@ -55,80 +61,6 @@ impl fmt::Debug for ApiKey {
 impl fmt::Display for ApiKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ApiKey(***)")
-    }
-}
-
-/// `research_effort`: lite (~10–20 s) or standard (~20–60 s, multi-step).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Effort {
-    Lite,
-    #[default]
-    Standard,
-}
-
-/// The body of `POST /v1/research-agent`. `None` fields are left out.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ResearchRequest {
-    pub message: String,
-    pub research_effort: Effort,
-    /// Continue this conversation (a plain follow-up).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub chat_id: Option<String>,
-    /// Resume or branch from a `COMPLETE.checkpoint_id`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub from_checkpoint_id: Option<String>,
-    /// `base` or `pro`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_name: Option<String>,
-    /// `enabled` or `disabled`; fixed for a conversation's life.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub persistence_mode: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub structured_output_schema: Option<Value>,
-    /// Tone and structure guidance.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expected_output: Option<String>,
-    /// e.g. `{"search": {"query_filters": …}}`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tools_configs: Option<Value>,
-}
-
-impl ResearchRequest {
-    /// A new conversation at standard effort.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            ..Self::default()
-        }
-    }
-}
-
-/// The body of `POST /v1/workflow/execute`. `None` fields are left out.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct WorkflowRequest {
-    /// A template id (string) or an inline template object `{name, prompt, …}`.
-    pub template: Value,
-    pub input: Map<String, Value>,
-    /// Resume a previous run.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub execution_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_name: Option<String>,
-    /// `last_24_hours`, `last_7_days`, … `last_365_days`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub time_range: Option<String>,
-}
-
-impl WorkflowRequest {
-    pub fn new(template: impl Into<Value>) -> Self {
-        Self {
-            template: template.into(),
-            input: Map::new(),
-            execution_id: None,
-            model_name: None,
-            time_range: None,
-        }
     }
 }
 
@@ -165,17 +97,7 @@ pub struct AgentClient {
     http: reqwest::Client,
     base_url: String,
     api_key: Option<ApiKey>,
-    key_header: KeyHeader,
-}
-
-/// How the API key is sent: Bigdata.com's `X-API-KEY`, xAI's `Authorization: Bearer`, Zeta Alpha's
-/// `X-Auth`. Always marked sensitive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KeyHeader {
-    #[default]
-    XApiKey,
-    Bearer,
-    XAuth,
+    key_header: AuthHeader,
 }
 
 impl fmt::Debug for AgentClient {
@@ -185,15 +107,6 @@ impl fmt::Debug for AgentClient {
             .field("api_key", &self.api_key)
             .finish()
     }
-}
-
-/// Which endpoint a stream talks to (the wording of some errors differs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Endpoint {
-    Research,
-    Workflow,
-    /// Another provider's endpoint ([`AgentClient::stream_post`]).
-    Other,
 }
 
 impl AgentClient {
@@ -212,31 +125,30 @@ impl AgentClient {
             http,
             base_url,
             api_key: api_key.filter(|key| !key.0.is_empty()),
-            key_header: KeyHeader::XApiKey,
+            key_header: AuthHeader::default(),
         }
     }
 
     /// Send the key in `header` instead of `X-API-KEY`.
-    pub fn with_key_header(mut self, header: KeyHeader) -> Self {
+    pub fn with_key_header(mut self, header: AuthHeader) -> Self {
         self.key_header = header;
         self
     }
 
-    /// `POST {base}{path_and_query}` with a JSON `body`, its stream read as `provider` speaks
-    /// (xAI, Zeta Alpha), with the same retries, timeouts and redaction as the Bigdata.com calls.
-    pub fn stream_post(
+    /// `POST {base}{request.path}` with the request's JSON body, its stream read as `provider`
+    /// speaks. Needs a tokio runtime.
+    pub fn stream(
         &self,
-        path_and_query: &str,
-        body: Vec<u8>,
+        request: WireRequest,
         provider: Provider,
         options: StreamOptions,
         sink: Option<RawSink>,
     ) -> StreamHandle {
         let call = Call {
             client: self.clone(),
-            endpoint: Endpoint::Other,
-            url: format!("{}{path_and_query}", self.base_url),
-            body,
+            endpoint: request.endpoint,
+            url: format!("{}{}", self.base_url, request.path),
+            body: request.body_bytes(),
             options,
             sink,
             provider,
@@ -260,14 +172,7 @@ impl AgentClient {
         options: StreamOptions,
         sink: Option<RawSink>,
     ) -> StreamHandle {
-        let body = serde_json::to_vec(&request).unwrap_or_default();
-        self.stream(
-            Endpoint::Research,
-            "/v1/research-agent",
-            body,
-            options,
-            sink,
-        )
+        self.stream(request.to_wire(), Provider::Bigdata, options, sink)
     }
 
     /// `POST /v1/workflow/execute`, streamed. Needs a tokio runtime.
@@ -282,34 +187,7 @@ impl AgentClient {
         options: StreamOptions,
         sink: Option<RawSink>,
     ) -> StreamHandle {
-        let body = serde_json::to_vec(&request).unwrap_or_default();
-        self.stream(
-            Endpoint::Workflow,
-            "/v1/workflow/execute",
-            body,
-            options,
-            sink,
-        )
-    }
-
-    fn stream(
-        &self,
-        endpoint: Endpoint,
-        path: &str,
-        body: Vec<u8>,
-        options: StreamOptions,
-        sink: Option<RawSink>,
-    ) -> StreamHandle {
-        let call = Call {
-            client: self.clone(),
-            endpoint,
-            url: format!("{}{path}", self.base_url),
-            body,
-            options,
-            sink,
-            provider: Provider::Bigdata,
-        };
-        StreamHandle::spawn(move |tx| call.run(tx))
+        self.stream(request.to_wire(), Provider::Bigdata, options, sink)
     }
 
     /// `text` with every occurrence of the API key replaced by `***`.
@@ -325,7 +203,7 @@ impl AgentClient {
 /// One streamed request and its retries.
 struct Call {
     client: AgentClient,
-    endpoint: Endpoint,
+    endpoint: &'static Endpoint,
     url: String,
     body: Vec<u8>,
     options: StreamOptions,
@@ -389,86 +267,110 @@ impl Call {
     }
 
     async fn attempt(&self, tx: &UnboundedSender<StreamUpdate>) -> Outcome {
-        let idle = self.options.idle_timeout;
-        let idle_secs = idle.as_secs();
-        let mut request = self
+        let response = match self.connect().await {
+            Ok(response) => response,
+            Err(outcome) => return outcome,
+        };
+        if tx.send(StreamUpdate::Connected).is_err() {
+            return Outcome::Gone;
+        }
+        self.read_body(response, tx).await
+    }
+
+    /// The request, its key in the provider's header (marked sensitive).
+    fn request(&self) -> Result<reqwest::RequestBuilder, Outcome> {
+        let request = self
             .client
             .http
             .post(&self.url)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "text/event-stream")
             .body(self.body.clone());
-        if let Some(key) = &self.client.api_key {
-            let (name, value) = match self.client.key_header {
-                KeyHeader::XApiKey => ("X-API-KEY", key.expose().to_owned()),
-                KeyHeader::XAuth => ("X-Auth", key.expose().to_owned()),
-                KeyHeader::Bearer => ("Authorization", format!("Bearer {}", key.expose())),
-            };
-            match HeaderValue::from_str(&value) {
-                Ok(mut value) => {
-                    value.set_sensitive(true);
-                    request = request.header(name, value);
-                }
-                Err(_) => {
-                    return Outcome::Final(StreamEnd::Connect {
-                        message: "the API key contains characters not allowed in an HTTP header"
-                            .into(),
-                    });
-                }
+        let Some(key) = &self.client.api_key else {
+            return Ok(request);
+        };
+        let header = self.client.key_header;
+        match HeaderValue::from_str(&header.value(key.expose())) {
+            Ok(mut value) => {
+                value.set_sensitive(true);
+                Ok(request.header(header.name(), value))
             }
+            Err(_) => Err(Outcome::Final(StreamEnd::Connect {
+                message: "the API key contains characters not allowed in an HTTP header".into(),
+            })),
         }
-        let mut response = match tokio::time::timeout(idle, request.send()).await {
+    }
+
+    /// Send the request: a `200` response whose body is the stream, or how this try ended.
+    async fn connect(&self) -> Result<reqwest::Response, Outcome> {
+        let idle = self.options.idle_timeout;
+        let request = self.request()?;
+        let response = match tokio::time::timeout(idle, request.send()).await {
             Err(_) => {
-                return Outcome::Retryable {
+                return Err(Outcome::Retryable {
                     reason: format!("no response within {} s", idle.as_secs_f64()),
                     retry_after: None,
-                    end: StreamEnd::Stalled { idle_secs },
-                };
+                    end: StreamEnd::Stalled {
+                        idle_secs: idle.as_secs(),
+                    },
+                });
             }
             Ok(Err(e)) if e.is_builder() => {
-                return Outcome::Final(StreamEnd::Connect {
+                return Err(Outcome::Final(StreamEnd::Connect {
                     message: error_chain(&e),
-                });
+                }));
             }
             Ok(Err(e)) => {
                 let message = error_chain(&e);
-                return Outcome::Retryable {
+                return Err(Outcome::Retryable {
                     reason: message.clone(),
                     retry_after: None,
                     end: StreamEnd::Connect { message },
-                };
+                });
             }
             Ok(Ok(response)) => response,
         };
+        if response.status().as_u16() == 200 {
+            Ok(response)
+        } else {
+            Err(self.http_error(response).await)
+        }
+    }
 
+    /// An error status: retried when it is 429 or 5xx (after `Retry-After`, when given).
+    async fn http_error(&self, mut response: reqwest::Response) -> Outcome {
         let status = response.status().as_u16();
-        if status != 200 {
-            let retry_after = response
-                .headers()
-                .get(RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .map(Duration::from_secs);
-            let body = read_error_body(&mut response, idle).await;
-            let message = http_message(self.endpoint, status, &body);
-            let end = StreamEnd::Http {
-                status,
-                message: message.clone(),
-            };
-            return if status == 429 || (500..=599).contains(&status) {
-                Outcome::Retryable {
-                    reason: format!("HTTP {status}: {message}"),
-                    retry_after,
-                    end,
-                }
-            } else {
-                Outcome::Final(end)
-            };
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let body = read_error_body(&mut response, self.options.idle_timeout).await;
+        let message = http_message(self.endpoint, status, &body);
+        let end = StreamEnd::Http {
+            status,
+            message: message.clone(),
+        };
+        if status == 429 || (500..=599).contains(&status) {
+            Outcome::Retryable {
+                reason: format!("HTTP {status}: {message}"),
+                retry_after,
+                end,
+            }
+        } else {
+            Outcome::Final(end)
         }
+    }
 
-        if tx.send(StreamUpdate::Connected).is_err() {
-            return Outcome::Gone;
-        }
+    /// Read the stream through the provider's dialect, sending events as they are decoded.
+    async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+        tx: &UnboundedSender<StreamUpdate>,
+    ) -> Outcome {
+        let idle = self.options.idle_timeout;
+        let idle_secs = idle.as_secs();
         let mut reader = BodyReader {
             pipeline: EventPipeline::new(self.provider),
             events: Vec::new(),
@@ -625,18 +527,16 @@ async fn read_error_body(response: &mut reqwest::Response, idle: Duration) -> Ve
 }
 
 /// One human sentence for an error status, with the server's `detail` when it gave one.
-fn http_message(endpoint: Endpoint, status: u16, body: &[u8]) -> String {
-    let lead = match (status, endpoint) {
-        (400, _) => "the request was rejected",
-        (401, _) => "the API key was rejected",
-        (403, _) => "not entitled to this model, template or feature",
-        (404, Endpoint::Research) => "unknown or expired chat or checkpoint",
-        (404, Endpoint::Workflow) => "unknown workflow template or execution",
-        (404, Endpoint::Other) => "not found (unknown endpoint, conversation or response)",
-        (409, _) => "persistence mode mismatch",
-        (422, _) => "the request failed validation",
-        (429, _) => "rate limited",
-        (500..=599, _) => "the server failed",
+fn http_message(endpoint: &Endpoint, status: u16, body: &[u8]) -> String {
+    let lead = match status {
+        400 => "the request was rejected",
+        401 => "the API key was rejected",
+        403 => "not entitled to this model, template or feature",
+        404 => endpoint.not_found,
+        409 => "persistence mode mismatch",
+        422 => "the request failed validation",
+        429 => "rate limited",
+        500..=599 => "the server failed",
         _ => "unexpected response",
     };
     match detail(body) {
@@ -647,42 +547,11 @@ fn http_message(endpoint: Endpoint, status: u16, body: &[u8]) -> String {
     }
 }
 
-/// The `detail` of a FastAPI-style error body (`loc: msg` pairs for 422), or its plain text.
+/// What the error body says ([`ErrorBody::summary`]), on one sanitised line of at most 300
+/// characters.
 fn detail(body: &[u8]) -> Option<String> {
     const MAX_CHARS: usize = 300;
-    let text = match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(object)) => match object.get("detail")? {
-            Value::String(detail) => detail.clone(),
-            Value::Array(items) => items
-                .iter()
-                .map(|item| {
-                    let loc = item
-                        .get("loc")
-                        .and_then(Value::as_array)
-                        .map(|loc| {
-                            loc.iter()
-                                .map(|part| match part {
-                                    Value::String(s) => s.clone(),
-                                    other => other.to_string(),
-                                })
-                                .collect::<Vec<_>>()
-                                .join(".")
-                        })
-                        .unwrap_or_default();
-                    let msg = item.get("msg").and_then(Value::as_str).unwrap_or("invalid");
-                    if loc.is_empty() {
-                        msg.to_owned()
-                    } else {
-                        format!("{loc}: {msg}")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("; "),
-            other => other.to_string(),
-        },
-        Ok(_) => return None,
-        Err(_) => String::from_utf8_lossy(body).trim().to_owned(),
-    };
+    let text = ErrorBody::summary(body)?;
     let text = sanitize_line(text.trim()).into_owned();
     Some(if text.chars().count() > MAX_CHARS {
         text.chars().take(MAX_CHARS).chain(['…']).collect()
@@ -708,46 +577,31 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn requests_leave_out_what_is_not_set() {
-        let mut request = ResearchRequest::new("NVDA?");
-        request.research_effort = Effort::Lite;
-        request.chat_id = Some("chat-1".into());
-        let json = serde_json::to_value(&request).unwrap();
-        assert_eq!(
-            json,
-            serde_json::json!({"message": "NVDA?", "research_effort": "lite", "chat_id": "chat-1"})
-        );
-        let workflow = serde_json::to_value(WorkflowRequest::new("earnings-brief")).unwrap();
-        assert_eq!(
-            workflow,
-            serde_json::json!({"template": "earnings-brief", "input": {}})
-        );
-    }
+    use crate::wire::provider::bigdata::request::RESEARCH;
+    use crate::wire::provider::xai::request::RESPONSES;
 
     #[test]
     fn error_sentences_carry_the_detail() {
         let body = br#"{"detail":[{"loc":["body","message"],"msg":"Field required"}]}"#;
         assert_eq!(
-            http_message(Endpoint::Research, 422, body),
+            http_message(&RESEARCH, 422, body),
             "the request failed validation: body.message: Field required"
         );
         assert_eq!(
-            http_message(
-                Endpoint::Research,
-                404,
-                br#"{"detail":"Checkpoint not found"}"#
-            ),
+            http_message(&RESEARCH, 404, br#"{"detail":"Checkpoint not found"}"#),
             "unknown or expired chat or checkpoint: Checkpoint not found"
         );
         assert_eq!(
-            http_message(Endpoint::Research, 401, b""),
+            http_message(&RESEARCH, 401, b""),
             "the API key was rejected"
         );
         assert_eq!(
-            http_message(Endpoint::Research, 502, b"<html>\x1b[31m bad gateway"),
+            http_message(&RESEARCH, 502, b"<html>\x1b[31m bad gateway"),
             "the server failed: <html>\u{FFFD}[31m bad gateway"
+        );
+        assert_eq!(
+            http_message(&RESPONSES, 404, b""),
+            "not found (unknown endpoint, conversation or response)"
         );
     }
 

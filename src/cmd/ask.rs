@@ -14,9 +14,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::agent::client::{
-    AgentClient, ApiKey, Effort, RawSink, ResearchRequest, StreamOptions, WorkflowRequest,
-};
+use crate::agent::client::{AgentClient, ApiKey, RawSink, StreamOptions};
 use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::agent::turn::TurnDriver;
@@ -27,6 +25,9 @@ use crate::model::session::Session;
 use crate::render::Format;
 use crate::render::sanitize::{sanitize, sanitize_line};
 use crate::wire::provider::Provider;
+use crate::wire::provider::bigdata::request::{
+    Effort, MODEL_NAMES, ResearchRequest, WORKFLOW, WorkflowRequest,
+};
 
 pub const EXIT_COMPLETE: u8 = 0;
 pub const EXIT_OTHER: u8 = 1;
@@ -156,47 +157,46 @@ fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
 }
 
 fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
-    if args.provider != Provider::Bigdata {
-        if args.workflow.is_some() {
-            return Err("workflows are a Bigdata.com feature (drop --provider)".into());
-        }
-        let history = known
-            .map(|saved| {
-                saved
-                    .replay_turns()
-                    .into_iter()
-                    .map(|(turn, session)| (turn.question, session.answer.as_str().to_owned()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        return Ok(Plan::Other(live::Ask {
-            question: args.question.clone(),
-            chat_id: args
-                .chat_id
-                .clone()
-                .or_else(|| known.and_then(|s| s.meta.chat_id.clone())),
-            checkpoint_id: args
-                .resume
-                .clone()
-                .or_else(|| known.and_then(|s| s.meta.last_checkpoint_id().map(str::to_owned))),
-            history,
-        }));
+    // Workflows, effort, schemas and the rest of these flags are Bigdata.com's own request fields.
+    if args.provider == Provider::Bigdata {
+        return bigdata_plan(args, known);
     }
+    if args.workflow.is_some() {
+        return Err("workflows are a Bigdata.com feature (drop --provider)".into());
+    }
+    let history = known
+        .filter(|_| args.provider.spec().follow_up.sends_history())
+        .map(|saved| {
+            saved
+                .replay_turns()
+                .into_iter()
+                .map(|(turn, session)| (turn.question, session.answer.as_str().to_owned()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Plan::Other(live::Ask {
+        question: args.question.clone(),
+        chat_id: args
+            .chat_id
+            .clone()
+            .or_else(|| known.and_then(|s| s.meta.chat_id.clone())),
+        checkpoint_id: args
+            .resume
+            .clone()
+            .or_else(|| known.and_then(|s| s.meta.last_checkpoint_id().map(str::to_owned))),
+        history,
+    }))
+}
+
+/// A Research Agent question or a workflow run, from the flags.
+fn bigdata_plan(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
     let model_name = match args.model.as_deref() {
         None => None,
-        Some(model @ ("base" | "pro")) => Some(model.to_owned()),
+        Some(model) if MODEL_NAMES.contains(&model) => Some(model.to_owned()),
         Some(other) => return Err(format!("--model takes base or pro, not {other:?}")),
     };
     if let Some(template) = &args.workflow {
-        let template = if template.ends_with(".json") || std::path::Path::new(template).is_file() {
-            let text = std::fs::read_to_string(template)
-                .map_err(|e| format!("cannot read the workflow template {template}: {e}"))?;
-            serde_json::from_str::<Value>(&text)
-                .map_err(|e| format!("the workflow template {template} is not valid JSON: {e}"))?
-        } else {
-            Value::String(template.clone())
-        };
-        let mut request = WorkflowRequest::new(template);
+        let mut request = WorkflowRequest::new(workflow_template(template)?);
         for pair in &args.inputs {
             let (key, value) = pair
                 .split_once('=')
@@ -236,6 +236,17 @@ fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, S
     Ok(Plan::Research(request))
 }
 
+/// `--workflow`: a template id, or a JSON file holding an inline template.
+fn workflow_template(template: &str) -> Result<Value, String> {
+    if !template.ends_with(".json") && !std::path::Path::new(template).is_file() {
+        return Ok(Value::String(template.to_owned()));
+    }
+    let text = std::fs::read_to_string(template)
+        .map_err(|e| format!("cannot read the workflow template {template}: {e}"))?;
+    serde_json::from_str::<Value>(&text)
+        .map_err(|e| format!("the workflow template {template} is not valid JSON: {e}"))
+}
+
 /// Ask the question: start the turn (saved as a session, teed to `--record FILE`), follow it to its
 /// end, then print the result.
 async fn ask(
@@ -251,12 +262,8 @@ async fn ask(
     };
 
     let endpoint = match plan {
-        Plan::Research(_) => "research-agent",
-        Plan::Workflow(_) => "workflow",
-        Plan::Other(_) => match args.provider {
-            Provider::Xai => "responses",
-            _ => "chat",
-        },
+        Plan::Workflow(_) => WORKFLOW.name,
+        Plan::Research(_) | Plan::Other(_) => args.provider.spec().endpoint().name,
     };
     // The record file first: failing to create it must not leave a dangling turn behind.
     let mut sinks = match record_sink(&args) {
@@ -310,7 +317,7 @@ async fn ask(
     });
 
     let progress = std::io::stderr().is_terminal();
-    let mut printer = AnswerPrinter::new(args.provider);
+    let mut printer = AnswerPrinter::new();
     let (session, end) = follow_turn(driver, args.format, progress, &mut printer).await;
     print_result(args.format, &mut printer, &session, &end)
 }
@@ -492,10 +499,8 @@ struct AnswerPrinter {
     printed: usize,
     /// `(byte position, source number)` markers already printed.
     shown: HashSet<(usize, usize)>,
-    /// Zeta Alpha resends the whole message: print it once, at the end.
+    /// The answer is resent whole (it may be rewritten): print it once, at the end.
     deferred: bool,
-    /// xAI's inline links are already markers: insert none of our own.
-    own_markers: bool,
     /// Markers from the last resolution, and what it was based on.
     markers: Vec<(usize, Vec<usize>)>,
     resolved_for: Option<(usize, u64)>,
@@ -503,12 +508,11 @@ struct AnswerPrinter {
 }
 
 impl AnswerPrinter {
-    fn new(provider: Provider) -> Self {
+    fn new() -> Self {
         Self {
             printed: 0,
             shown: HashSet::new(),
-            deferred: provider == Provider::Zeta,
-            own_markers: provider == Provider::Bigdata,
+            deferred: false,
             markers: Vec::new(),
             resolved_for: None,
             pending: 0,
@@ -516,6 +520,7 @@ impl AnswerPrinter {
     }
 
     fn print_new(&mut self, session: &Session) {
+        self.deferred |= session.answer.is_resent();
         let answer = session.answer.as_str();
         let Some(new) = answer.get(self.printed..) else {
             // The answer was replaced under us: the rest is printed whole at the end.
@@ -527,18 +532,17 @@ impl AnswerPrinter {
         }
         let mut text = String::with_capacity(new.len() + 16);
         let mut from = self.printed;
-        if self.own_markers {
-            self.refresh_markers(session);
-            for (pos, numbers) in &self.markers {
-                if *pos < self.printed || *pos > answer.len() {
-                    continue;
-                }
-                text.push_str(&answer[from..*pos]);
-                from = *pos;
-                for &n in numbers {
-                    if self.shown.insert((*pos, n)) {
-                        text.push_str(&format!("[{n}]"));
-                    }
+        // Markers the provider wrote into the text (xAI's inline links) print as they are.
+        self.refresh_markers(session);
+        for (pos, numbers) in &self.markers {
+            if *pos < self.printed || *pos > answer.len() {
+                continue;
+            }
+            text.push_str(&answer[from..*pos]);
+            from = *pos;
+            for &n in numbers {
+                if self.shown.insert((*pos, n)) {
+                    text.push_str(&format!("[{n}]"));
                 }
             }
         }
@@ -556,13 +560,14 @@ impl AnswerPrinter {
             return;
         }
         let attribution = Attribution::resolve(session, false);
-        self.markers = attribution.markers();
+        self.markers = attribution.added_markers();
         self.pending = attribution.pending_references;
         self.resolved_for = Some(basis);
     }
 
     /// After the stream: the rest of the answer (or all of it, when deferred), then the sources.
     fn finish(&mut self, session: &Session) {
+        self.deferred |= session.answer.is_resent();
         let mut out = std::io::stdout().lock();
         if self.deferred {
             let _ = out.write_all(

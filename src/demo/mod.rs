@@ -14,8 +14,8 @@
 //! `GET /_demo/requests` lists the last request bodies received (for tests). API keys are never stored:
 //! only whether one was sent.
 
+mod playback;
 mod recordings;
-mod validate;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -35,7 +35,14 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use crate::agent::rng;
-use recordings::{Part, PreparedFrame, Recording, Recordings};
+use crate::wire::provider::bigdata::request::{
+    RESEARCH, ResearchRequest, WORKFLOW, WorkflowRequest,
+};
+use crate::wire::provider::error_body::{ErrorBody, Problem};
+use crate::wire::provider::xai::request::{RESPONSES, ResponsesRequest};
+use crate::wire::provider::zeta::request::{CHAT_STREAM, ChatRequest};
+use playback::{Rewrite, stream_response};
+use recordings::Recordings;
 
 /// How the demo server behaves.
 #[derive(Debug, Clone)]
@@ -193,12 +200,8 @@ pub fn run_cli(args: ServeArgs) -> ExitCode {
         };
         eprintln!("research-tui demo agent listening on http://{addr}");
         if let Some(provider) = args.provider {
-            let endpoint = match provider {
-                crate::wire::provider::Provider::Bigdata => "POST /v1/research-agent",
-                crate::wire::provider::Provider::Xai => "POST /v1/responses",
-                crate::wire::provider::Provider::Zeta => "POST /v0/service/chat/stream",
-            };
-            eprintln!("{} demo: {endpoint}", provider.label());
+            let path = provider.spec().endpoint().path;
+            eprintln!("{} demo: POST {path}", provider.label());
         }
         tokio::select! {
             _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
@@ -240,10 +243,10 @@ struct Book {
 
 fn router(state: Arc<AppState>) -> Router {
     Router::new()
-        .route("/v1/research-agent", post(research_agent))
-        .route("/v1/workflow/execute", post(workflow_execute))
-        .route("/v1/responses", post(xai_responses))
-        .route("/v0/service/chat/stream", post(zeta_chat_stream))
+        .route(RESEARCH.path, post(research_agent))
+        .route(WORKFLOW.path, post(workflow_execute))
+        .route(RESPONSES.path, post(xai_responses))
+        .route(CHAT_STREAM.path, post(zeta_chat_stream))
         .route("/_demo/requests", get(recent_requests))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "Not Found") })
         .with_state(state)
@@ -260,7 +263,7 @@ async fn research_agent(
     body: Bytes,
 ) -> Response {
     let response = research_response(&state, &headers, &body);
-    log_request(&state, "/v1/research-agent", &headers, &body, &response);
+    log_request(&state, RESEARCH.path, &headers, &body, &response);
     response
 }
 
@@ -270,7 +273,7 @@ async fn workflow_execute(
     body: Bytes,
 ) -> Response {
     let response = workflow_response(&state, &headers, &body);
-    log_request(&state, "/v1/workflow/execute", &headers, &body, &response);
+    log_request(&state, WORKFLOW.path, &headers, &body, &response);
     response
 }
 
@@ -280,7 +283,7 @@ async fn xai_responses(
     body: Bytes,
 ) -> Response {
     let response = xai_response(&state, &headers, &body);
-    log_request(&state, "/v1/responses", &headers, &body, &response);
+    log_request(&state, RESPONSES.path, &headers, &body, &response);
     response
 }
 
@@ -293,23 +296,16 @@ async fn zeta_chat_stream(
     let response = zeta_response(&state, &headers, &body);
     let path = uri
         .path_and_query()
-        .map_or("/v0/service/chat/stream", |p| p.as_str());
+        .map_or(CHAT_STREAM.path, |p| p.as_str());
     log_request(&state, path, &headers, &body, &response);
     response
 }
 
 /// xAI: a new question gets the research recording, a `previous_response_id` the follow-up.
 fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
-    let fault = match fault_for(state, headers) {
-        Ok(fault) => fault,
-        Err(detail) => return error(StatusCode::BAD_REQUEST, &detail),
-    };
-    if let Some(Fault::Status(code)) = fault {
-        return status_fault(code);
-    }
-    let request = match validate::xai(body) {
-        Ok(request) => request,
-        Err(problems) => return unprocessable(&problems),
+    let (fault, request) = match admit(state, headers, body, ResponsesRequest::parse) {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal.into_response(),
     };
     let recording = if request.previous_response_id.is_some() {
         recordings::XAI_FOLLOW_UP
@@ -326,16 +322,9 @@ fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Resp
 /// Zeta Alpha: a new conversation gets the research recording and a fresh session, a `session_id`
 /// the follow-up in that session.
 fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
-    let fault = match fault_for(state, headers) {
-        Ok(fault) => fault,
-        Err(detail) => return error(StatusCode::BAD_REQUEST, &detail),
-    };
-    if let Some(Fault::Status(code)) = fault {
-        return status_fault(code);
-    }
-    let request = match validate::zeta(body) {
-        Ok(request) => request,
-        Err(problems) => return unprocessable(&problems),
+    let (fault, request) = match admit(state, headers, body, ChatRequest::parse) {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal.into_response(),
     };
     let (session_id, recording) = match request.session_id {
         Some(session) => (session, recordings::ZETA_FOLLOW_UP),
@@ -350,16 +339,9 @@ fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Res
 }
 
 fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
-    let fault = match fault_for(state, headers) {
-        Ok(fault) => fault,
-        Err(detail) => return error(StatusCode::BAD_REQUEST, &detail),
-    };
-    if let Some(Fault::Status(code)) = fault {
-        return status_fault(code);
-    }
-    let request = match validate::research(body) {
-        Ok(request) => request,
-        Err(problems) => return unprocessable(&problems),
+    let (fault, request) = match admit(state, headers, body, ResearchRequest::parse) {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal.into_response(),
     };
     let (chat_id, recording) = {
         let mut book = state.book();
@@ -390,16 +372,9 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
 }
 
 fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
-    let fault = match fault_for(state, headers) {
-        Ok(fault) => fault,
-        Err(detail) => return error(StatusCode::BAD_REQUEST, &detail),
-    };
-    if let Some(Fault::Status(code)) = fault {
-        return status_fault(code);
-    }
-    let request = match validate::workflow(body) {
-        Ok(request) => request,
-        Err(problems) => return unprocessable(&problems),
+    let (fault, request) = match admit(state, headers, body, WorkflowRequest::parse) {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal.into_response(),
     };
     let execution_id = request.execution_id.unwrap_or_else(|| rng::id("exec"));
     state.book().executions.insert(execution_id.clone());
@@ -428,6 +403,41 @@ fn pick_new(message: &str) -> &'static str {
     } else {
         recordings::EARNINGS
     }
+}
+
+/// Why a request gets no stream.
+enum Refusal {
+    /// The `X-Demo-Fault` header does not parse: a 400 with this detail.
+    FaultHeader(String),
+    /// The fault is this status.
+    Status(u16),
+    /// The body is invalid: a 422.
+    Invalid(Vec<Problem>),
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::FaultHeader(detail) => error(StatusCode::BAD_REQUEST, &detail),
+            Refusal::Status(code) => status_fault(code),
+            Refusal::Invalid(problems) => unprocessable(problems),
+        }
+    }
+}
+
+/// The fault for this request and its body, read as `parse` reads it; or why it gets no stream.
+fn admit<T>(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: &[u8],
+    parse: fn(&[u8]) -> Result<T, Vec<Problem>>,
+) -> Result<(Option<Fault>, T), Refusal> {
+    let fault = fault_for(state, headers).map_err(Refusal::FaultHeader)?;
+    if let Some(Fault::Status(code)) = fault {
+        return Err(Refusal::Status(code));
+    }
+    let request = parse(body).map_err(Refusal::Invalid)?;
+    Ok((fault, request))
 }
 
 /// The fault for this request: the `X-Demo-Fault` header's, else the server's. `Err` is the detail of
@@ -472,13 +482,14 @@ fn log_request(
 }
 
 fn error(status: StatusCode, detail: &str) -> Response {
-    (status, axum::Json(json!({"detail": detail}))).into_response()
+    (status, axum::Json(ErrorBody::text(detail))).into_response()
 }
 
-fn unprocessable(problems: &[validate::Problem]) -> Response {
+/// A 422 listing every problem with the request body, as FastAPI does.
+fn unprocessable(problems: Vec<Problem>) -> Response {
     (
         StatusCode::UNPROCESSABLE_ENTITY,
-        axum::Json(validate::detail(problems)),
+        axum::Json(ErrorBody::problems(problems)),
     )
         .into_response()
 }
@@ -500,205 +511,6 @@ fn status_fault(code: u16) -> Response {
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     }
     response
-}
-
-/// The identifiers one response carries.
-#[derive(Debug, Clone)]
-enum Rewrite {
-    Research {
-        chat_id: String,
-        checkpoint_id: String,
-    },
-    Workflow {
-        execution_id: String,
-        request_id: String,
-    },
-    /// xAI: the `response` object of `response.created` … `response.completed`.
-    Xai {
-        response_id: String,
-        previous_response_id: Option<String>,
-    },
-    /// Zeta Alpha: every message's `session_id`.
-    Zeta { session_id: String },
-}
-
-impl Rewrite {
-    fn apply(&self, envelope: &mut Value) -> Option<&str> {
-        let Value::Object(envelope) = envelope else {
-            return None;
-        };
-        match self {
-            Rewrite::Research {
-                chat_id,
-                checkpoint_id,
-            } => {
-                envelope.insert("chat_id".into(), Value::from(chat_id.as_str()));
-                if let Some(Value::Object(message)) = envelope.get_mut("message")
-                    && message.get("type").and_then(Value::as_str) == Some("COMPLETE")
-                {
-                    message.insert("checkpoint_id".into(), Value::from(checkpoint_id.as_str()));
-                    return Some(checkpoint_id);
-                }
-            }
-            Rewrite::Workflow {
-                execution_id,
-                request_id,
-            } => {
-                envelope.insert("request_id".into(), Value::from(request_id.as_str()));
-                envelope.insert("execution_id".into(), Value::from(execution_id.as_str()));
-            }
-            Rewrite::Xai {
-                response_id,
-                previous_response_id,
-            } => {
-                if let Some(Value::Object(response)) = envelope.get_mut("response") {
-                    response.insert("id".into(), Value::from(response_id.as_str()));
-                    response.insert(
-                        "previous_response_id".into(),
-                        previous_response_id
-                            .as_deref()
-                            .map_or(Value::Null, Value::from),
-                    );
-                }
-            }
-            Rewrite::Zeta { session_id } => {
-                if envelope.contains_key("session_id") || envelope.contains_key("sender") {
-                    envelope.insert("session_id".into(), Value::from(session_id.as_str()));
-                }
-            }
-        }
-        None
-    }
-
-    fn chat_id(&self) -> Option<&str> {
-        match self {
-            Rewrite::Research { chat_id, .. } => Some(chat_id),
-            Rewrite::Workflow { .. } | Rewrite::Xai { .. } | Rewrite::Zeta { .. } => None,
-        }
-    }
-}
-
-/// Where playback stands.
-enum Phase {
-    Playing,
-    /// Fault reached: end the body with an error after this pause.
-    Cut(Duration),
-    Stalled,
-    Done,
-}
-
-struct Playback {
-    state: Arc<AppState>,
-    frames: Recording,
-    next: usize,
-    rewrite: Rewrite,
-    fault: Option<Fault>,
-    /// Frames sent that carry an ANSWER (or all frames, if the recording has no answer).
-    counted: usize,
-    /// The fault strikes once `counted` reaches this.
-    strike_at: usize,
-    answers_exist: bool,
-    phase: Phase,
-}
-
-fn stream_response(
-    state: &Arc<AppState>,
-    frames: Recording,
-    rewrite: Rewrite,
-    fault: Option<Fault>,
-) -> Response {
-    let answers = frames.iter().filter(|f| f.is_answer).count();
-    let basis = if answers > 0 { answers } else { frames.len() };
-    let playback = Playback {
-        state: state.clone(),
-        frames,
-        next: 0,
-        rewrite,
-        fault,
-        counted: 0,
-        strike_at: (basis / 2).max(1),
-        answers_exist: answers > 0,
-        phase: Phase::Playing,
-    };
-    let body = futures::stream::unfold(playback, |mut p| async move {
-        let item = p.step().await?;
-        Some((item, p))
-    });
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .body(Body::from_stream(body))
-        .unwrap_or_else(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error"))
-}
-
-impl Playback {
-    async fn step(&mut self) -> Option<Result<Bytes, std::io::Error>> {
-        match self.phase {
-            Phase::Done => return None,
-            Phase::Stalled => {
-                // Keep the connection open and silent until the client gives up.
-                futures::future::pending::<()>().await;
-                return None;
-            }
-            Phase::Cut(pause) => {
-                // Let the frames already written reach the client before the connection drops.
-                tokio::time::sleep(pause).await;
-                self.phase = Phase::Done;
-                return Some(Err(std::io::Error::new(
-                    std::io::ErrorKind::ConnectionAborted,
-                    "demo fault: connection cut mid-answer",
-                )));
-            }
-            Phase::Playing => {}
-        }
-        let Some(frame) = self.frames.get(self.next).cloned() else {
-            self.phase = Phase::Done;
-            return None;
-        };
-        self.next += 1;
-        tokio::time::sleep(self.state.scaled(frame.delay_ms)).await;
-        let bytes = self.render(&frame);
-        if frame.is_answer || !self.answers_exist {
-            self.counted += 1;
-        }
-        if self.counted >= self.strike_at {
-            match self.fault {
-                Some(Fault::CutMidAnswer) => {
-                    let next_delay = self.frames.get(self.next).map_or(0, |f| f.delay_ms);
-                    let pause = self.state.scaled(next_delay).max(Duration::from_millis(20));
-                    self.phase = Phase::Cut(pause.min(Duration::from_secs(1)));
-                }
-                Some(Fault::Stall) => self.phase = Phase::Stalled,
-                _ => {}
-            }
-        }
-        Some(Ok(bytes))
-    }
-
-    fn render(&self, frame: &PreparedFrame) -> Bytes {
-        let mut out = Vec::new();
-        for part in &frame.parts {
-            match part {
-                Part::Raw(bytes) => out.extend_from_slice(bytes),
-                Part::Json(value) => {
-                    let mut value = value.clone();
-                    if let Some(checkpoint) = self.rewrite.apply(&mut value) {
-                        let chat = self.rewrite.chat_id().unwrap_or_default().to_owned();
-                        self.state
-                            .book()
-                            .checkpoints
-                            .insert(checkpoint.to_owned(), chat);
-                    }
-                    out.extend_from_slice(b"data: ");
-                    // Serializing a `Value` cannot fail.
-                    out.extend_from_slice(&serde_json::to_vec(&value).unwrap_or_default());
-                    out.push(b'\n');
-                }
-            }
-        }
-        Bytes::from(out)
-    }
 }
 
 #[cfg(test)]

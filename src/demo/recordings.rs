@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::wire::provider::carries_answer;
 use crate::wire::recording::parse_frames;
 
 pub const EARNINGS: &str = "earnings-deep-dive.sse";
@@ -167,26 +168,6 @@ pub fn prepare(text: &[u8]) -> Recording {
         .into()
 }
 
-/// The `type` of the envelope's `message` (Research Agent) or `delta` (Workflows).
-pub fn message_type(envelope: &Value) -> Option<&str> {
-    envelope
-        .get("message")
-        .or_else(|| envelope.get("delta"))?
-        .get("type")?
-        .as_str()
-}
-
-/// Answer text in any provider's payload.
-fn carries_answer(value: &Value) -> bool {
-    message_type(value) == Some("ANSWER")
-        || value.get("type").and_then(Value::as_str) == Some("response.output_text.delta")
-        || (value.get("sender").is_some()
-            && value
-                .get("content")
-                .and_then(Value::as_str)
-                .is_some_and(|c| !c.is_empty()))
-}
-
 fn frame_parts(bytes: &[u8]) -> Vec<Part> {
     let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
     let content = |line: &[u8]| -> Vec<u8> {
@@ -256,6 +237,7 @@ fn json_object(data: &[u8]) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::provider::bigdata::message_type;
 
     #[test]
     fn builtin_recordings_have_answers_and_a_completion() {

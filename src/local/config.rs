@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::agent::client::ApiKey;
-use crate::agent::live;
 use crate::wire::provider::Provider;
 
 pub const DEFAULT_BASE_URL: &str = "https://agents.bigdata.com";
@@ -170,7 +169,8 @@ pub fn live_target(
     provider: Provider,
     base_url_flag: Option<&str>,
 ) -> Result<LiveTarget, ConfigError> {
-    if provider == Provider::Bigdata {
+    let spec = provider.spec();
+    if spec.shared_config {
         let config = Config::load(base_url_flag)?;
         return Ok(LiveTarget {
             base_url: config.base_url,
@@ -181,8 +181,8 @@ pub fn live_target(
             ),
         });
     }
-    let var = live::api_key_env(provider);
-    let base_url = base_url_flag.unwrap_or_else(|| live::default_base_url(provider));
+    let var = spec.api_key_env;
+    let base_url = base_url_flag.unwrap_or(spec.base_url);
     Ok(LiveTarget {
         base_url: base_url.trim_end_matches('/').to_owned(),
         api_key: std::env::var(var)

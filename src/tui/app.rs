@@ -1148,11 +1148,10 @@ impl App {
         );
     }
 
-    /// Where a source URL opens: Zeta Alpha's relative URLs against the API base.
+    /// Where a source URL opens: absolute as it is, relative against the API base (for providers
+    /// that write relative links), `custom://` nowhere.
     pub fn open_url_of(&self, url: &str) -> Option<String> {
-        // A replay whose provider is unknown: only Zeta Alpha writes relative URLs.
-        let provider = self.provider.unwrap_or(Provider::Zeta);
-        provider.open_url(url, self.api_base.as_deref())
+        crate::wire::provider::open_url(self.provider, url, self.api_base.as_deref())
     }
 
     /// `r`: the selected turn (the newest unless `[`/`]` picked one) again, when it did not finish.

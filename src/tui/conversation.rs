@@ -134,15 +134,6 @@ pub fn configured_base_url(provider: Provider) -> String {
         .unwrap_or_else(|_| live::default_base_url(provider).to_owned())
 }
 
-/// The endpoint name saved in a session's meta (as `ask` saves it).
-fn endpoint(provider: Provider) -> &'static str {
-    match provider {
-        Provider::Bigdata => "research-agent",
-        Provider::Xai => "responses",
-        Provider::Zeta => "chat",
-    }
-}
-
 /// The agent, the saved session, and the turn being streamed.
 pub struct Conversation {
     agent: Option<Agent>,
@@ -292,7 +283,8 @@ impl Conversation {
             return Ok(None);
         };
         if self.saved.is_none() {
-            let mut saved = store.create(endpoint(provider), provider.as_str(), base_url)?;
+            let mut saved =
+                store.create(provider.spec().endpoint().name, provider.as_str(), base_url)?;
             if let Some(agent) = &self.agent {
                 saved.set_options(agent.config.provider_options())?;
             }
@@ -419,11 +411,7 @@ impl Conversation {
                 warning = Some(format!(
                     "no API key for {} ({}): follow-ups will fail",
                     provider.label(),
-                    if provider == Provider::Bigdata {
-                        crate::local::config::API_KEY_ENV
-                    } else {
-                        live::api_key_env(provider)
-                    }
+                    provider.spec().api_key_env
                 ));
             }
             // The key goes only where the user's own configuration points, never to a URL read

@@ -12,7 +12,6 @@ use crate::local::store::SessionMeta;
 use crate::tui::answer_view::{Piece, RLine, wrap};
 use crate::tui::app::{App, Popup, SidebarItem};
 use crate::tui::theme::Theme;
-use crate::wire::provider::Provider;
 
 /// Every key, for the help overlay (and the README).
 pub const KEYS: &[(&str, &str)] = &[
@@ -297,13 +296,11 @@ fn source_rows(app: &App, item: SidebarItem, width: usize, theme: &Theme) -> (St
                     ));
                 }
             }
-            if let Some(text) = &source.doc.text {
+            if source.doc.text.is_some() {
                 section(&mut rows, "Extract", theme);
-                let zeta = app.provider == Some(Provider::Zeta);
                 rows.extend(extract_rows(
-                    text,
+                    source.doc.text_pieces(),
                     source.headline.as_deref(),
-                    zeta,
                     width,
                     theme,
                 ));
@@ -450,20 +447,17 @@ fn cited_text(
     }
 }
 
-/// An extract's rows. Zeta Alpha's `text_extract` starts with the document's title (left out when it
-/// repeats the headline) and marks its key sentence with `<b>…</b>`, shown bold.
+/// An extract's rows from its `(text, emphasised)` runs ([`SourceDoc::text_pieces`]), the
+/// emphasised ones (a key sentence) bold. A first line that repeats the headline (Zeta Alpha's
+/// extracts start with the document's title) is left out.
+///
+/// [`SourceDoc::text_pieces`]: crate::model::event::SourceDoc::text_pieces
 pub fn extract_rows(
-    text: &str,
+    runs: Vec<(&str, bool)>,
     headline: Option<&str>,
-    bold_markup: bool,
     width: usize,
     theme: &Theme,
 ) -> Vec<RLine> {
-    let runs = if bold_markup {
-        crate::wire::provider::zeta::bold_runs(text)
-    } else {
-        vec![(text, false)]
-    };
     let bold = theme.text().add_modifier(Modifier::BOLD);
     // Lines of (text, bold) runs.
     let mut lines: Vec<Vec<(String, bool)>> = vec![Vec::new()];

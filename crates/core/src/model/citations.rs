@@ -251,9 +251,20 @@ impl Attribution {
     /// Source numbers to show right after each end offset: `(byte position, ascending unique n)`,
     /// ordered by position.
     pub fn markers(&self) -> Vec<(usize, Vec<usize>)> {
+        self.markers_where(|_| true)
+    }
+
+    /// Like [`Attribution::markers`], for citations the provider did not write into the answer
+    /// itself: the `[n]`s to add to an answer printed as it was sent (its own markers stand in it).
+    pub fn added_markers(&self) -> Vec<(usize, Vec<usize>)> {
+        self.markers_where(|c| !c.marker)
+    }
+
+    fn markers_where(&self, keep: impl Fn(&Citation) -> bool) -> Vec<(usize, Vec<usize>)> {
         let mut at: Vec<(usize, usize)> = self
             .citations
             .iter()
+            .filter(|c| keep(c))
             .filter_map(|c| c.source.map(|n| (c.bytes.end, n)))
             .collect();
         at.sort_unstable();

@@ -3,6 +3,8 @@
 //! Nothing here knows a wire format; field-spelling variants and envelopes are resolved by the
 //! dialects in [`crate::wire::provider`].
 
+use std::ops::Range;
+
 use serde_json::Value;
 
 /// Identifiers that tie a stream to a conversation or a workflow run.
@@ -75,12 +77,37 @@ pub struct SourceDoc {
     pub src_name: Option<String>,
     pub url: Option<String>,
     pub ts: Option<String>,
-    /// Extract text (EXTERNAL results, Zeta Alpha evidences).
+    /// Extract text (EXTERNAL results, Zeta Alpha evidences), as the provider sent it.
     pub text: Option<String>,
+    /// How to show [`SourceDoc::text`] ([`SourceDoc::text_pieces`]): byte ranges in order, each
+    /// plain or emphasised (a key sentence the provider marked); bytes in none of them (markup
+    /// such as Zeta Alpha's `<b>`) are not shown. Empty: all of the text, plain.
+    pub text_runs: Vec<TextRun>,
     pub action_name: Option<String>,
     pub action_url: Option<String>,
     pub action_ts: Option<String>,
     pub chunks: Vec<SourceChunk>,
+}
+
+/// A part of a source's extract: [`SourceDoc::text_runs`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TextRun {
+    pub bytes: Range<usize>,
+    pub emphasis: bool,
+}
+
+impl SourceDoc {
+    /// The extract as shown: `(text, emphasised)` pieces, the markup left out.
+    pub fn text_pieces(&self) -> Vec<(&str, bool)> {
+        let text = self.text.as_deref().unwrap_or_default();
+        if self.text_runs.is_empty() {
+            return vec![(text, false)];
+        }
+        self.text_runs
+            .iter()
+            .filter_map(|run| Some((text.get(run.bytes.clone())?, run.emphasis)))
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -16,6 +16,8 @@ use crate::model::event::{
 pub struct AnswerBuffer {
     text: String,
     index: CodePointIndex,
+    /// The whole answer arrived at least once ([`AnswerBuffer::replace`]).
+    resent: bool,
 }
 
 impl AnswerBuffer {
@@ -24,10 +26,21 @@ impl AnswerBuffer {
         self.text.push_str(chunk);
     }
 
+    /// The whole answer so far, as providers that resend their message send it.
     pub fn replace(&mut self, text: &str) {
+        self.resent = true;
+        if text == self.text {
+            return;
+        }
         self.text.clear();
         self.index = CodePointIndex::default();
         self.push(text);
+    }
+
+    /// The provider resends the whole answer rather than appending to it: text already shown may
+    /// be rewritten, so whoever prints it as it grows should wait for the end.
+    pub fn is_resent(&self) -> bool {
+        self.resent
     }
 
     pub fn as_str(&self) -> &str {
@@ -272,11 +285,7 @@ impl Session {
                 }
             }
             AgentEvent::AnswerDelta { text, .. } => self.answer.push(&text),
-            AgentEvent::AnswerReplace { text } => {
-                if text != self.answer.as_str() {
-                    self.answer.replace(&text);
-                }
-            }
+            AgentEvent::AnswerReplace { text } => self.answer.replace(&text),
             AgentEvent::Consulted(sources) => self.consulted.extend(sources),
             AgentEvent::StructuredOutput { content, schema } => {
                 self.structured_output = Some(StructuredOutput { content, schema });
@@ -521,6 +530,13 @@ mod tests {
         assert_eq!(session.answer.as_str(), "BERT 😀<sup>1</sup>");
         assert_eq!(session.answer.char_len(), 18);
         assert_eq!(session.answer.byte_of(6), Some(9));
+        assert!(session.answer.is_resent());
+        let mut streamed = Session::new();
+        streamed.apply(AgentEvent::AnswerDelta {
+            message_id: None,
+            text: "BERT".into(),
+        });
+        assert!(!streamed.answer.is_resent());
     }
 
     #[test]

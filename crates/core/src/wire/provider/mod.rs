@@ -1,18 +1,30 @@
-//! Provider dialects: decoded SSE events → neutral [`AgentEvent`]s, and the byte-level pipeline
-//! (`bytes → SSE decoder → dialect`) every input source (HTTP, file, stdin) goes through.
+//! Providers: each one's dialect (decoded SSE events → neutral [`AgentEvent`]s), its request types
+//! (one type per wire message, shared by the client that sends it and the demo server that reads
+//! it), and the table that holds everything else the app knows about it ([`spec`]).
 //!
-//! Three dialects: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]) and Zeta Alpha chat ([`zeta`]).
-//! When the provider is not known in advance, [`AutoDialect`] holds events back until one of them
-//! identifies the provider ([`Provider::detect`]), then hands everything to that dialect.
+//! Three providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]) and Zeta Alpha chat
+//! ([`zeta`]). When the provider is not known in advance, [`AutoDialect`] holds events back until
+//! one of them identifies the provider ([`Provider::detect`]), then hands everything to that
+//! dialect.
 
 pub mod bigdata;
+pub mod error_body;
+mod fields;
+mod pipeline;
+pub mod request;
+pub mod spec;
 pub mod xai;
 pub mod zeta;
 
 use std::fmt;
 
+use serde_json::Value;
+
 use crate::model::event::AgentEvent;
-use crate::wire::sse::{Framing, SseDecoder, SseError, SseEvent, is_complete_json};
+use crate::wire::sse::SseEvent;
+pub use pipeline::{AutoDialect, DETECT_LIMIT, EventPipeline};
+pub use request::{Ask, ProviderOptions, WireRequest};
+use spec::{SPECS, Shape};
 
 /// Turns one SSE event of a provider's stream into neutral events.
 pub trait Dialect: Send {
@@ -28,7 +40,7 @@ pub trait Dialect: Send {
     fn provider(&self) -> Option<Provider>;
 }
 
-/// Which wire format a stream speaks.
+/// Which wire format a stream speaks; the key of the provider table ([`Provider::spec`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Provider {
@@ -45,95 +57,44 @@ impl Provider {
     pub const ALL: [Provider; 3] = [Provider::Bigdata, Provider::Xai, Provider::Zeta];
 
     pub fn dialect(self) -> Box<dyn Dialect> {
-        match self {
-            Provider::Bigdata => Box::new(bigdata::BigdataDialect::default()),
-            Provider::Xai => Box::new(xai::XaiDialect::default()),
-            Provider::Zeta => Box::new(zeta::ZetaDialect::default()),
-        }
+        (self.spec().dialect)()
     }
 
     /// The flag spelling: `bigdata`, `xai`, `zeta`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Provider::Bigdata => "bigdata",
-            Provider::Xai => "xai",
-            Provider::Zeta => "zeta",
-        }
+        self.spec().name
     }
 
     /// For people: `Bigdata.com`, `xAI`, `Zeta Alpha`.
     pub fn label(self) -> &'static str {
-        match self {
-            Provider::Bigdata => "Bigdata.com",
-            Provider::Xai => "xAI",
-            Provider::Zeta => "Zeta Alpha",
-        }
+        self.spec().label
     }
 
-    /// The provider one SSE event identifies, if it does:
-    /// - xAI: `event: response.*`, or a JSON `type` starting with `response.`, or a JSON object with
-    ///   a `sequence_number` (an early `error`);
-    /// - Zeta Alpha: `event: new_message` or `stream_status`, `event: error` with plain-text data, or
-    ///   a JSON object with `sender`, `evidences` or `content_parts`;
-    /// - Bigdata.com: a JSON object with a `message` or `delta` object.
+    /// The provider one SSE event identifies, if it does: first by its event name (xAI's
+    /// `response.*`, Zeta Alpha's `new_message`, …), then by the shape of its JSON object, a
+    /// provider's own shape before one another's payload could also have (Bigdata.com's `message`
+    /// or `delta` object). See each provider's `names_event` and `payload_shape`.
     pub fn detect(event: &SseEvent) -> Option<Provider> {
-        let data = event.data.trim();
-        match event.event.as_str() {
-            name if name.starts_with("response.") => return Some(Provider::Xai),
-            "new_message" | "stream_status" => return Some(Provider::Zeta),
-            "error" if !data.is_empty() && !data.starts_with('{') => {
-                return Some(Provider::Zeta);
-            }
-            _ => {}
+        if let Some(spec) = SPECS.iter().find(|spec| (spec.detect.event)(event)) {
+            return Some(spec.provider);
         }
+        let data = event.data.trim();
         if !data.starts_with('{') {
             return None;
         }
-        let serde_json::Value::Object(object) = serde_json::from_str(data).ok()? else {
+        let Value::Object(object) = serde_json::from_str(data).ok()? else {
             return None;
         };
-        if object
-            .get("type")
-            .and_then(serde_json::Value::as_str)
-            .is_some_and(|t| t.starts_with("response."))
-            || object.contains_key("sequence_number")
-        {
-            return Some(Provider::Xai);
-        }
-        if ["sender", "evidences", "content_parts"]
+        let shapes: Vec<(Provider, Shape)> = SPECS
             .iter()
-            .any(|key| object.contains_key(*key))
-        {
-            return Some(Provider::Zeta);
-        }
-        if ["message", "delta"]
-            .iter()
-            .any(|key| object.get(*key).is_some_and(serde_json::Value::is_object))
-        {
-            return Some(Provider::Bigdata);
-        }
-        None
-    }
-
-    /// Where a source's `url` opens in a browser: absolute URLs as they are, Zeta Alpha's relative
-    /// `document_hit_url`s against `api_base` (default `https://api.zeta-alpha.com`), and nothing
-    /// for a `custom://` document (it lives in the caller's own data).
-    pub fn open_url(self, url: &str, api_base: Option<&str>) -> Option<String> {
-        let url = url.trim();
-        if url.is_empty() || url.starts_with("custom://") {
-            return None;
-        }
-        let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
-        if lower.starts_with("http://") || lower.starts_with("https://") {
-            return Some(url.to_owned());
-        }
-        if self == Provider::Zeta && url.starts_with('/') {
-            let base = api_base
-                .unwrap_or(zeta::DEFAULT_BASE_URL)
-                .trim_end_matches('/');
-            return Some(format!("{base}{url}"));
-        }
-        None
+            .map(|spec| (spec.provider, (spec.detect.payload)(&object)))
+            .collect();
+        [Shape::Own, Shape::Loose].into_iter().find_map(|wanted| {
+            shapes
+                .iter()
+                .find(|(_, shape)| *shape == wanted)
+                .map(|(provider, _)| *provider)
+        })
     }
 }
 
@@ -143,128 +104,39 @@ impl fmt::Display for Provider {
     }
 }
 
-/// How many undecided events [`AutoDialect`] holds before it falls back to Bigdata.com.
-pub const DETECT_LIMIT: usize = 64;
-
-/// A dialect that finds out which provider a stream speaks from its first identifying event. Until
-/// then events are held back (at most [`DETECT_LIMIT`]); a stream nothing identifies is read as
-/// Bigdata.com, the original dialect.
-#[derive(Default)]
-pub struct AutoDialect {
-    inner: Option<Box<dyn Dialect>>,
-    held: Vec<SseEvent>,
+/// Where a source's `url` opens in a browser: absolute URLs as they are; nothing for a `custom://`
+/// document (it lives in the caller's own data); a relative URL against `api_base` (else the
+/// production base) when `provider` writes relative links ([`spec::ProviderSpec::relative_links`]),
+/// and when the provider is unknown (a replay nothing identified) as the provider that does.
+pub fn open_url(provider: Option<Provider>, url: &str, api_base: Option<&str>) -> Option<String> {
+    let url = url.trim();
+    if url.is_empty() || url.starts_with("custom://") {
+        return None;
+    }
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        return Some(url.to_owned());
+    }
+    if !url.starts_with('/') {
+        return None;
+    }
+    let spec = match provider {
+        Some(provider) => provider.spec(),
+        None => SPECS.iter().find(|spec| spec.relative_links)?,
+    };
+    if !spec.relative_links {
+        return None;
+    }
+    let base = api_base.unwrap_or(spec.base_url).trim_end_matches('/');
+    Some(format!("{base}{url}"))
 }
 
-impl AutoDialect {
-    fn choose(&mut self, provider: Provider, out: &mut Vec<AgentEvent>) -> &mut Box<dyn Dialect> {
-        let mut dialect = provider.dialect();
-        for event in self.held.drain(..) {
-            dialect.decode(event, out);
-        }
-        self.inner.insert(dialect)
-    }
-}
-
-impl Dialect for AutoDialect {
-    fn decode(&mut self, event: SseEvent, out: &mut Vec<AgentEvent>) {
-        if let Some(inner) = &mut self.inner {
-            inner.decode(event, out);
-            return;
-        }
-        match Provider::detect(&event) {
-            Some(provider) => {
-                self.choose(provider, out).decode(event, out);
-            }
-            None if self.held.len() + 1 >= DETECT_LIMIT => {
-                self.choose(Provider::Bigdata, out).decode(event, out);
-            }
-            None => self.held.push(event),
-        }
-    }
-
-    fn finish(&mut self, clean: bool, out: &mut Vec<AgentEvent>) {
-        if self.inner.is_none() && !self.held.is_empty() {
-            self.choose(Provider::Bigdata, out);
-        }
-        if let Some(inner) = &mut self.inner {
-            inner.finish(clean, out);
-        }
-    }
-
-    fn provider(&self) -> Option<Provider> {
-        self.inner.as_ref().and_then(|inner| inner.provider())
-    }
-}
-
-/// Bytes in, neutral events out.
-pub struct EventPipeline {
-    sse: SseDecoder,
-    dialect: Box<dyn Dialect>,
-    scratch: Vec<SseEvent>,
-}
-
-impl EventPipeline {
-    /// A pipeline for `provider`; `None` detects it from the first events ([`AutoDialect`]).
-    pub fn new(provider: impl Into<Option<Provider>>) -> Self {
-        let dialect = match provider.into() {
-            Some(provider) => provider.dialect(),
-            None => Box::new(AutoDialect::default()),
-        };
-        Self {
-            sse: SseDecoder::new(Framing::JsonLines),
-            dialect,
-            scratch: Vec::new(),
-        }
-    }
-
-    /// A pipeline that detects the provider from the first events.
-    pub fn auto() -> Self {
-        Self::new(None::<Provider>)
-    }
-
-    /// The provider, once known.
-    pub fn provider(&self) -> Option<Provider> {
-        self.dialect.provider()
-    }
-
-    /// Decode a chunk. An overlong line is also counted in the session as a malformed payload, so
-    /// every consumer (render, ask, the TUI, replay) reports the same stats.
-    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
-        let result = self.sse.feed(chunk, &mut self.scratch);
-        for event in self.scratch.drain(..) {
-            self.dialect.decode(event, out);
-        }
-        note_error(&result, out);
-        result
-    }
-
-    /// End of stream: processes a last unterminated line, and an unterminated event whose data is a
-    /// complete JSON document, then lets the dialect emit what it held back.
-    pub fn finish(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
-        self.end(true, out)
-    }
-
-    /// The connection failed: like [`EventPipeline::finish`], but the dialect knows the stream was
-    /// cut (a Zeta Alpha stream is then not complete).
-    pub fn finish_cut(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
-        self.end(false, out)
-    }
-
-    fn end(&mut self, clean: bool, out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
-        let pending = self.sse.finish(&mut self.scratch);
-        for event in self.scratch.drain(..) {
-            self.dialect.decode(event, out);
-        }
-        if let Some(event) = pending.pending
-            && is_complete_json(&event.data)
-        {
-            self.dialect.decode(event, out);
-        }
-        self.dialect.finish(clean, out);
-        let result = pending.error.map_or(Ok(()), Err);
-        note_error(&result, out);
-        result
-    }
+/// Does this JSON payload, of any provider, carry answer text? (Where the demo server's cut and
+/// stall faults strike.)
+pub fn carries_answer(payload: &Value) -> bool {
+    payload
+        .as_object()
+        .is_some_and(|object| SPECS.iter().any(|spec| (spec.carries_answer)(object)))
 }
 
 /// Shared by the dialects' unit tests: decode events into a session and list what it cites.
@@ -297,14 +169,6 @@ pub(crate) mod testing {
     }
 }
 
-fn note_error(result: &Result<(), SseError>, out: &mut Vec<AgentEvent>) {
-    if let Err(e) = result {
-        out.push(AgentEvent::Malformed {
-            reason: e.to_string(),
-        });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,12 +176,10 @@ mod tests {
     #[test]
     fn web_urls_open_whatever_the_case_of_their_scheme() {
         assert_eq!(
-            Provider::Bigdata
-                .open_url("HTTPS://Example.com/a", None)
-                .as_deref(),
+            open_url(Some(Provider::Bigdata), "HTTPS://Example.com/a", None).as_deref(),
             Some("HTTPS://Example.com/a")
         );
-        assert_eq!(Provider::Zeta.open_url("custom://doc-1", None), None);
+        assert_eq!(open_url(Some(Provider::Zeta), "custom://doc-1", None), None);
     }
 
     fn event(name: &str, data: &str) -> SseEvent {
@@ -362,6 +224,11 @@ mod tests {
             ),
             (event("error", r#"{"detail":"x"}"#), None),
             (event("", "[DONE]"), None),
+            // A provider's own shape wins over Bigdata.com's looser one.
+            (
+                event("", r#"{"message":{"type":"ANSWER"},"sender":"bot"}"#),
+                Some(Provider::Zeta),
+            ),
         ];
         for (event, expected) in cases {
             assert_eq!(Provider::detect(&event), expected, "{event:?}");
@@ -369,53 +236,47 @@ mod tests {
     }
 
     #[test]
-    fn the_auto_pipeline_holds_events_until_the_provider_is_known() {
-        let mut pipeline = EventPipeline::auto();
-        let mut out = Vec::new();
-        pipeline
-            .feed(b": comment\n\ndata: [DONE]\n\n", &mut out)
-            .unwrap();
-        assert!(out.is_empty());
-        assert_eq!(pipeline.provider(), None);
-        pipeline
-            .feed(
-                b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":\"Hi\"}\n\n",
-                &mut out,
-            )
-            .unwrap();
-        assert_eq!(pipeline.provider(), Some(Provider::Xai));
-        assert!(
-            out.iter()
-                .any(|e| matches!(e, AgentEvent::AnswerDelta { text, .. } if text == "Hi"))
-        );
-    }
-
-    #[test]
-    fn an_unidentified_stream_falls_back_to_bigdata_at_the_end() {
-        let mut pipeline = EventPipeline::auto();
-        let mut out = Vec::new();
-        pipeline.feed(b"data: {\"x\":1}\n\n", &mut out).unwrap();
-        pipeline.finish(&mut out).unwrap();
-        assert_eq!(pipeline.provider(), Some(Provider::Bigdata));
-        assert!(matches!(out[..], [AgentEvent::Malformed { .. }]));
-    }
-
-    #[test]
     fn relative_zeta_urls_open_against_the_api_host_and_custom_documents_do_not_open() {
-        let zeta = Provider::Zeta;
+        let zeta = Some(Provider::Zeta);
         assert_eq!(
-            zeta.open_url("/documents/chunk/list?id=1", None).as_deref(),
+            open_url(zeta, "/documents/chunk/list?id=1", None).as_deref(),
             Some("https://api.zeta-alpha.com/documents/chunk/list?id=1")
         );
         assert_eq!(
-            zeta.open_url("/d", Some("http://127.0.0.1:9/")).as_deref(),
+            open_url(zeta, "/d", Some("http://127.0.0.1:9/")).as_deref(),
             Some("http://127.0.0.1:9/d")
         );
-        assert_eq!(zeta.open_url("custom://doc-7", None), None);
+        assert_eq!(open_url(zeta, "custom://doc-7", None), None);
+        let xai = Some(Provider::Xai);
         assert_eq!(
-            Provider::Xai.open_url("https://x.ai/news", None).as_deref(),
+            open_url(xai, "https://x.ai/news", None).as_deref(),
             Some("https://x.ai/news")
         );
-        assert_eq!(Provider::Xai.open_url("/relative", None), None);
+        assert_eq!(open_url(xai, "/relative", None), None);
+        // Unknown: as the provider that writes relative links.
+        assert_eq!(
+            open_url(None, "/d", None).as_deref(),
+            Some("https://api.zeta-alpha.com/d")
+        );
+    }
+
+    #[test]
+    fn answer_payloads_of_every_provider_are_recognised() {
+        use serde_json::json;
+        for (payload, answer) in [
+            (json!({"message": {"type": "ANSWER", "content": "x"}}), true),
+            (json!({"delta": {"type": "ANSWER"}}), true),
+            (json!({"message": {"type": "THINKING"}}), false),
+            (
+                json!({"type": "response.output_text.delta", "delta": "x"}),
+                true,
+            ),
+            (json!({"type": "response.created"}), false),
+            (json!({"sender": "bot", "content": "x"}), true),
+            (json!({"sender": "bot", "content": ""}), false),
+            (json!("text"), false),
+        ] {
+            assert_eq!(carries_answer(&payload), answer, "{payload}");
+        }
     }
 }

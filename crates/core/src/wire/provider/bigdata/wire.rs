@@ -249,6 +249,7 @@ impl SourceWire {
             url: self.url,
             ts: self.ts,
             text: self.text,
+            text_runs: Vec::new(),
             action_name,
             action_url,
             action_ts,

@@ -14,13 +14,22 @@
 //! - `error` ends with an error; `stream_status` is informational unless it says the stream is done
 //!   (or failed). A stream that ends cleanly after a message is complete; one cut mid-way is not.
 
+mod citations;
+pub mod request;
+#[cfg(test)]
+mod tests;
+mod tools;
+
 use std::collections::HashSet;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::model::event::{AgentEvent, AuditTrace, ConversationIds, Reference, SourceDoc};
+use crate::model::event::{AgentEvent, ConversationIds, Reference, SourceDoc};
+use crate::wire::provider::spec::Shape;
 use crate::wire::provider::{Dialect, Provider};
 use crate::wire::sse::SseEvent;
+use citations::cite;
+pub use citations::{bold_runs, evidence_doc, strip_bold};
 
 /// The production API host; relative `document_hit_url`s open against it.
 pub const DEFAULT_BASE_URL: &str = "https://api.zeta-alpha.com";
@@ -256,71 +265,6 @@ impl ZetaDialect {
         self.messages.len() - 1
     }
 
-    /// Tool parts: a tool call when one first appears, a trace when its status changes.
-    fn tools(&mut self, index: usize, parts: &[Value], out: &mut Vec<AgentEvent>) {
-        let message_id = self.messages[index].id.clone().unwrap_or_default();
-        let tools = parts
-            .iter()
-            .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool"));
-        for (k, part) in tools.enumerate() {
-            let tool = part.get("tool").filter(|t| t.is_object()).unwrap_or(part);
-            let field = |key: &str| {
-                tool.get(key)
-                    .or_else(|| part.get(key))
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-            };
-            let name = field("name").unwrap_or_else(|| "tool".into());
-            let status = field("status");
-            let display = field("display_text");
-            let states = &mut self.messages[index].tools;
-            let is_new = k >= states.len();
-            if is_new {
-                states.push(ToolState::default());
-                let arguments = ["arguments", "input", "parameters"]
-                    .iter()
-                    .find_map(|key| tool.get(*key).filter(|v| !v.is_null()).cloned())
-                    .unwrap_or_else(|| match &display {
-                        Some(text) => json!({ "text": text }),
-                        None => json!({}),
-                    });
-                out.push(AgentEvent::ToolCall {
-                    role: None,
-                    tool_name: name.clone(),
-                    arguments,
-                });
-            }
-            let state = &mut states[k];
-            let changed = state.status != status;
-            let trace = if is_new {
-                status.as_deref().is_some_and(is_settled)
-            } else {
-                changed
-            };
-            state.status = status.clone();
-            state.display = display.clone();
-            if trace {
-                let what = display.unwrap_or_else(|| name.clone());
-                let title = match &status {
-                    Some(status) => format!("{what} ({status})"),
-                    None => what,
-                };
-                out.push(AgentEvent::Audit {
-                    role: None,
-                    traces: vec![AuditTrace {
-                        audit_type: name,
-                        tool_id: Some(format!("{message_id}:tool:{k}")),
-                        query: None,
-                        title: Some(title),
-                        result_count: None,
-                        raw: part.clone(),
-                    }],
-                });
-            }
-        }
-    }
-
     /// Emit the whole answer and every reference, when they changed.
     fn publish(&mut self, out: &mut Vec<AgentEvent>) {
         let mut answer = String::new();
@@ -355,166 +299,11 @@ impl ZetaDialect {
     }
 }
 
-fn is_settled(status: &str) -> bool {
-    matches!(
-        status.to_ascii_lowercase().as_str(),
-        "done"
-            | "complete"
-            | "completed"
-            | "finished"
-            | "success"
-            | "succeeded"
-            | "failed"
-            | "error"
-    )
-}
-
 /// `{message_id}:{event_index}` → `message_id`.
 fn message_id_of(sse_id: &str) -> Option<String> {
     let (id, index) = sse_id.rsplit_once(':')?;
     (!id.is_empty() && !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()))
         .then(|| id.to_owned())
-}
-
-/// Citations of one message: every occurrence of each evidence's `anchor_text` in `content` (longer
-/// anchors first, never overlapping), ordered by position, with code point offsets relative to the
-/// content. Evidences whose anchor is nowhere in the content come back as sources without a place.
-fn cite(content: &str, evidences: &[Value]) -> (Vec<Reference>, Vec<SourceDoc>) {
-    // anchor → the documents it stands for, in evidence order.
-    let mut anchors: Vec<(String, Vec<SourceDoc>)> = Vec::new();
-    let mut unplaced = Vec::new();
-    for evidence in evidences {
-        let Some(doc) = evidence_doc(evidence) else {
-            continue;
-        };
-        let anchor = evidence
-            .get("anchor_text")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if anchor.is_empty() || !content.contains(anchor) {
-            unplaced.push(doc);
-            continue;
-        }
-        match anchors.iter_mut().find(|(a, _)| a == anchor) {
-            Some((_, docs)) => {
-                if !docs.contains(&doc) {
-                    docs.push(doc);
-                }
-            }
-            None => anchors.push((anchor.to_owned(), vec![doc])),
-        }
-    }
-    let mut order: Vec<usize> = (0..anchors.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(anchors[i].0.len()));
-    // (byte range, anchor index)
-    let mut found: Vec<(usize, usize, usize)> = Vec::new();
-    for i in order {
-        let anchor = &anchors[i].0;
-        for (at, _) in content.match_indices(anchor.as_str()) {
-            let end = at + anchor.len();
-            if found.iter().any(|&(s, e, _)| at < e && s < end) {
-                continue;
-            }
-            found.push((at, end, i));
-        }
-    }
-    found.sort_unstable();
-    let mut references = Vec::new();
-    let (mut byte, mut cp) = (0usize, 0usize);
-    for (start, end, i) in found {
-        cp += content[byte..start].chars().count();
-        let start_cp = cp;
-        cp += content[start..end].chars().count();
-        byte = end;
-        for doc in &anchors[i].1 {
-            references.push(Reference {
-                start: Some(start_cp as u64),
-                end: Some(cp as u64),
-                tool_name: None,
-                audit_id: None,
-                source: Some(doc.clone()),
-                marker: true,
-            });
-        }
-    }
-    (references, unplaced)
-}
-
-/// An evidence's document: keyed by `document_hit_url` (kept exactly as sent), `CUSTOM` for a
-/// `custom://ID` document, the extract (with its `<b>` key sentence) as text, and the extract's
-/// first line as the headline when it is a title line. The label (`src_name`) is the title, or
-/// `Custom document ID`.
-pub fn evidence_doc(evidence: &Value) -> Option<SourceDoc> {
-    let evidence = evidence.as_object()?;
-    let url = string(evidence, "document_hit_url");
-    let extract = string(evidence, "text_extract");
-    if url.is_none() && extract.is_none() {
-        return None;
-    }
-    let custom_id = url
-        .as_deref()
-        .and_then(|u| u.strip_prefix("custom://"))
-        .map(str::to_owned);
-    let headline = extract
-        .as_deref()
-        .and_then(|text| text.split_once('\n'))
-        .map(|(first, _)| first.trim())
-        .filter(|first| !first.is_empty() && !first.contains("<b>"))
-        .map(|first| strip_bold(first).trim().to_owned())
-        .or_else(|| custom_id.clone());
-    // The label: documents have no publisher, so their title; custom documents say so.
-    let label = match (&custom_id, &headline) {
-        (Some(id), _) => format!("Custom document {id}"),
-        (None, Some(title)) => title.clone(),
-        (None, None) => "Zeta Alpha document".to_owned(),
-    };
-    Some(SourceDoc {
-        kind: Some(
-            if custom_id.is_some() {
-                "CUSTOM"
-            } else {
-                "DOCUMENT"
-            }
-            .to_owned(),
-        ),
-        headline,
-        src_name: Some(label),
-        url,
-        text: extract,
-        ..SourceDoc::default()
-    })
-}
-
-/// `text` without `<b>` and `</b>`.
-pub fn strip_bold(text: &str) -> String {
-    text.replace("<b>", "").replace("</b>", "")
-}
-
-/// An extract split into runs, `true` for the key sentence(s) between `<b>` and `</b>` (tags
-/// dropped; an unclosed `<b>` runs to the end). For showing Zeta Alpha's `text_extract` with its key
-/// sentence in bold.
-pub fn bold_runs(text: &str) -> Vec<(&str, bool)> {
-    let mut runs = Vec::new();
-    let mut rest = text;
-    let mut bold = false;
-    loop {
-        let tag = if bold { "</b>" } else { "<b>" };
-        match rest.find(tag) {
-            Some(at) => {
-                if at > 0 {
-                    runs.push((&rest[..at], bold));
-                }
-                rest = &rest[at + tag.len()..];
-                bold = !bold;
-            }
-            None => {
-                if !rest.is_empty() {
-                    runs.push((rest, bold));
-                }
-                return runs;
-            }
-        }
-    }
 }
 
 fn string(object: &Map<String, Value>, key: &str) -> Option<String> {
@@ -555,242 +344,35 @@ fn error_text(data: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::citations::Attribution;
-    use crate::model::session::{Activity, Session, Status};
-
-    fn message(id: &str, content: &str, evidences: Value) -> SseEvent {
-        let mut data = json!({"sender": "bot", "content": content, "session_id": "sess-1",
-                              "message_id": id});
-        if !evidences.is_null() {
-            data["evidences"] = evidences;
+/// `event: new_message` or `stream_status`, or `event: error` with plain-text data.
+pub fn names_event(event: &SseEvent) -> bool {
+    match event.event.as_str() {
+        "new_message" | "stream_status" => true,
+        "error" => {
+            let data = event.data.trim();
+            !data.is_empty() && !data.starts_with('{')
         }
-        SseEvent {
-            event: "new_message".into(),
-            data: data.to_string(),
-            id: format!("{id}:0"),
-        }
+        _ => false,
     }
+}
 
-    fn evidence(url: &str, anchor: &str) -> Value {
-        json!({"document_hit_url": url, "anchor_text": anchor,
-               "text_extract": format!("Title of {url}\nBefore. <b>Key sentence.</b> After.")})
+/// A message object: `sender`, `evidences` or `content_parts`.
+pub fn payload_shape(object: &Map<String, Value>) -> Shape {
+    if ["sender", "evidences", "content_parts"]
+        .iter()
+        .any(|key| object.contains_key(*key))
+    {
+        Shape::Own
+    } else {
+        Shape::Foreign
     }
+}
 
-    use crate::wire::provider::testing::cited;
-
-    fn run(events: Vec<SseEvent>, clean: bool) -> Session {
-        crate::wire::provider::testing::run(&mut ZetaDialect::default(), events, clean)
-    }
-
-    #[test]
-    fn each_message_version_replaces_the_answer_instead_of_appending() {
-        let session = run(
-            vec![
-                message("m1", "BERT is", Value::Null),
-                message(
-                    "m1",
-                    "BERT is a model [[1]](/d/1 \"BERT 101\")",
-                    Value::Null,
-                ),
-                message(
-                    "m1",
-                    "BERT is a model<sup>1</sup>.",
-                    json!([evidence("/d/1", "<sup>1</sup>")]),
-                ),
-            ],
-            true,
-        );
-        assert_eq!(session.answer.as_str(), "BERT is a model<sup>1</sup>.");
-        assert_eq!(cited(&session), [("<sup>1</sup>".into(), Some(1))]);
-        assert_eq!(session.ids.chat_id.as_deref(), Some("sess-1"));
-        assert_eq!(session.status(), Status::Complete);
-    }
-
-    #[test]
-    fn every_occurrence_of_an_anchor_is_a_citation_in_code_points() {
-        let content = "Ünïcödé 😀 first<sup>1</sup>, second<sup>2</sup>, again<sup>1</sup>.";
-        let session = run(
-            vec![message(
-                "m1",
-                content,
-                json!([
-                    evidence("/d/a", "<sup>1</sup>"),
-                    evidence("/d/b", "<sup>2</sup>")
-                ]),
-            )],
-            true,
-        );
-        assert_eq!(
-            cited(&session),
-            [
-                ("<sup>1</sup>".into(), Some(1)),
-                ("<sup>2</sup>".into(), Some(2)),
-                ("<sup>1</sup>".into(), Some(1))
-            ]
-        );
-        let first = &session.references[0];
-        assert_eq!(first.start, Some(15));
-        assert_eq!(first.end, Some(27));
-        assert!(first.marker);
-    }
-
-    #[test]
-    fn anchors_in_any_format_are_matched_literally_longest_first() {
-        let content = "A[[1]] B[a1b2c3d4] C<sup>doc0_chunk1</sup> D[1] E[[1]]";
-        let session = run(
-            vec![message(
-                "m1",
-                content,
-                json!([
-                    evidence("/d/one", "[1]"),
-                    evidence("/d/double", "[[1]]"),
-                    evidence("/d/hash", "[a1b2c3d4]"),
-                    evidence("custom://my-doc", "<sup>doc0_chunk1</sup>"),
-                ]),
-            )],
-            true,
-        );
-        let texts: Vec<_> = cited(&session).into_iter().map(|(t, _)| t).collect();
-        assert_eq!(
-            texts,
-            [
-                "[[1]]",
-                "[a1b2c3d4]",
-                "<sup>doc0_chunk1</sup>",
-                "[1]",
-                "[[1]]"
-            ]
-        );
-        let attribution = Attribution::resolve(&session, true);
-        let custom = attribution
-            .sources
-            .iter()
-            .find(|s| s.key == "custom://my-doc")
-            .unwrap();
-        assert_eq!(custom.kind.as_deref(), Some("CUSTOM"));
-        assert_eq!(custom.label, "Custom document my-doc");
-        assert_eq!(custom.url.as_deref(), Some("custom://my-doc"));
-    }
-
-    #[test]
-    fn evidences_apply_only_to_their_own_message() {
-        let session = run(
-            vec![
-                message(
-                    "m1",
-                    "First turn<sup>1</sup>.",
-                    json!([evidence("/d/first", "<sup>1</sup>")]),
-                ),
-                message(
-                    "m2",
-                    "Second turn<sup>1</sup>.",
-                    json!([evidence("/d/second", "<sup>1</sup>")]),
-                ),
-                // A later version of the first message without evidences drops its citations only.
-                message("m1", "First turn, revised<sup>1</sup>.", Value::Null),
-            ],
-            true,
-        );
-        assert_eq!(
-            session.answer.as_str(),
-            "First turn, revised<sup>1</sup>.\n\nSecond turn<sup>1</sup>."
-        );
-        let attribution = Attribution::resolve(&session, true);
-        assert_eq!(attribution.citations.len(), 1);
-        assert_eq!(attribution.citations[0].start, 45);
-        assert_eq!(attribution.sources[0].key, "/d/second");
-    }
-
-    #[test]
-    fn an_evidence_whose_anchor_is_missing_is_consulted() {
-        let session = run(
-            vec![message(
-                "m1",
-                "No anchors.",
-                json!([evidence("/d/x", "<sup>9</sup>")]),
-            )],
-            true,
-        );
-        let attribution = Attribution::resolve(&session, true);
-        assert!(attribution.citations.is_empty());
-        assert!(attribution.sources[0].consulted_only);
-    }
-
-    #[test]
-    fn tool_parts_become_tool_calls_and_status_traces() {
-        let tool = |status: &str, text: &str| {
-            json!({"sender": "bot", "content": "", "message_id": "m1", "content_parts": [
-                {"type": "tool", "tool": {"name": "search_documents", "status": status, "display_text": text}}]})
-        };
-        let event = |data: Value| SseEvent {
-            event: "new_message".into(),
-            data: data.to_string(),
-            id: String::new(),
-        };
-        let session = run(
-            vec![
-                event(tool("running", "Searching “BERT”")),
-                event(tool("running", "Searching “BERT”")),
-                event(tool("completed", "Found 12 documents")),
-            ],
-            true,
-        );
-        assert_eq!(session.activity.len(), 2);
-        assert!(
-            matches!(&session.activity[0], Activity::ToolCall { tool_name, .. } if tool_name == "search_documents")
-        );
-        assert_eq!(
-            session.audits[0].title.as_deref(),
-            Some("Found 12 documents (completed)")
-        );
-    }
-
-    #[test]
-    fn error_events_fail_the_session_and_a_cut_stream_is_not_complete() {
-        let error = SseEvent {
-            event: "error".into(),
-            data: "quota exceeded".into(),
-            id: String::new(),
-        };
-        let session = run(vec![message("m1", "Partial", Value::Null), error], true);
-        assert_eq!(session.error.as_deref(), Some("quota exceeded"));
-        let cut = run(vec![message("m1", "Partial", Value::Null)], false);
-        assert_eq!(cut.status(), Status::Incomplete);
-        let status = |data: &str| SseEvent {
-            event: "stream_status".into(),
-            data: data.into(),
-            id: String::new(),
-        };
-        let done = run(
-            vec![
-                status("started"),
-                message("m1", "All", Value::Null),
-                status("{\"status\":\"done\"}"),
-            ],
-            false,
-        );
-        assert_eq!(done.status(), Status::Complete);
-    }
-
-    #[test]
-    fn the_message_id_comes_from_the_event_id_when_the_body_lacks_it() {
-        assert_eq!(message_id_of("abc:def:12").as_deref(), Some("abc:def"));
-        assert_eq!(message_id_of("abc"), None);
-        assert_eq!(message_id_of("abc:x"), None);
-    }
-
-    #[test]
-    fn the_key_sentence_of_an_extract_is_a_bold_run() {
-        assert_eq!(
-            bold_runs("Title\nBefore <b>Key.</b> after"),
-            [("Title\nBefore ", false), ("Key.", true), (" after", false)]
-        );
-        assert_eq!(bold_runs("<b>open"), [("open", true)]);
-        let doc = evidence_doc(&evidence("/d/1", "x")).unwrap();
-        assert_eq!(doc.headline.as_deref(), Some("Title of /d/1"));
-        assert!(doc.text.unwrap().contains("<b>Key sentence.</b>"));
-    }
+/// A message with content.
+pub fn carries_answer(object: &Map<String, Value>) -> bool {
+    object.contains_key("sender")
+        && object
+            .get("content")
+            .and_then(Value::as_str)
+            .is_some_and(|content| !content.is_empty())
 }

@@ -1,0 +1,176 @@
+//! The byte-level pipeline every input source (HTTP, file, stdin) goes through — bytes → SSE
+//! decoder → a provider's dialect → neutral events — and [`AutoDialect`], which holds events back
+//! until one of them identifies the provider.
+
+use super::{Dialect, Provider};
+use crate::model::event::AgentEvent;
+use crate::wire::sse::{Framing, SseDecoder, SseError, SseEvent, is_complete_json};
+
+/// How many undecided events [`AutoDialect`] holds before it falls back to Bigdata.com.
+pub const DETECT_LIMIT: usize = 64;
+
+/// A dialect that finds out which provider a stream speaks from its first identifying event. Until
+/// then events are held back (at most [`DETECT_LIMIT`]); a stream nothing identifies is read as
+/// Bigdata.com, the original dialect.
+#[derive(Default)]
+pub struct AutoDialect {
+    inner: Option<Box<dyn Dialect>>,
+    held: Vec<SseEvent>,
+}
+
+impl AutoDialect {
+    fn choose(&mut self, provider: Provider, out: &mut Vec<AgentEvent>) -> &mut Box<dyn Dialect> {
+        let mut dialect = provider.dialect();
+        for event in self.held.drain(..) {
+            dialect.decode(event, out);
+        }
+        self.inner.insert(dialect)
+    }
+}
+
+impl Dialect for AutoDialect {
+    fn decode(&mut self, event: SseEvent, out: &mut Vec<AgentEvent>) {
+        if let Some(inner) = &mut self.inner {
+            inner.decode(event, out);
+            return;
+        }
+        match Provider::detect(&event) {
+            Some(provider) => {
+                self.choose(provider, out).decode(event, out);
+            }
+            None if self.held.len() + 1 >= DETECT_LIMIT => {
+                self.choose(Provider::Bigdata, out).decode(event, out);
+            }
+            None => self.held.push(event),
+        }
+    }
+
+    fn finish(&mut self, clean: bool, out: &mut Vec<AgentEvent>) {
+        if self.inner.is_none() && !self.held.is_empty() {
+            self.choose(Provider::Bigdata, out);
+        }
+        if let Some(inner) = &mut self.inner {
+            inner.finish(clean, out);
+        }
+    }
+
+    fn provider(&self) -> Option<Provider> {
+        self.inner.as_ref().and_then(|inner| inner.provider())
+    }
+}
+
+/// Bytes in, neutral events out.
+pub struct EventPipeline {
+    sse: SseDecoder,
+    dialect: Box<dyn Dialect>,
+    scratch: Vec<SseEvent>,
+}
+
+impl EventPipeline {
+    /// A pipeline for `provider`; `None` detects it from the first events ([`AutoDialect`]).
+    pub fn new(provider: impl Into<Option<Provider>>) -> Self {
+        let dialect = match provider.into() {
+            Some(provider) => provider.dialect(),
+            None => Box::new(AutoDialect::default()),
+        };
+        Self {
+            sse: SseDecoder::new(Framing::JsonLines),
+            dialect,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// A pipeline that detects the provider from the first events.
+    pub fn auto() -> Self {
+        Self::new(None::<Provider>)
+    }
+
+    /// The provider, once known.
+    pub fn provider(&self) -> Option<Provider> {
+        self.dialect.provider()
+    }
+
+    /// Decode a chunk. An overlong line is also counted in the session as a malformed payload, so
+    /// every consumer (render, ask, the TUI, replay) reports the same stats.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
+        let result = self.sse.feed(chunk, &mut self.scratch);
+        for event in self.scratch.drain(..) {
+            self.dialect.decode(event, out);
+        }
+        note_error(&result, out);
+        result
+    }
+
+    /// End of stream: processes a last unterminated line, and an unterminated event whose data is a
+    /// complete JSON document, then lets the dialect emit what it held back.
+    pub fn finish(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
+        self.end(true, out)
+    }
+
+    /// The connection failed: like [`EventPipeline::finish`], but the dialect knows the stream was
+    /// cut (a Zeta Alpha stream is then not complete).
+    pub fn finish_cut(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
+        self.end(false, out)
+    }
+
+    fn end(&mut self, clean: bool, out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
+        let pending = self.sse.finish(&mut self.scratch);
+        for event in self.scratch.drain(..) {
+            self.dialect.decode(event, out);
+        }
+        if let Some(event) = pending.pending
+            && is_complete_json(&event.data)
+        {
+            self.dialect.decode(event, out);
+        }
+        self.dialect.finish(clean, out);
+        let result = pending.error.map_or(Ok(()), Err);
+        note_error(&result, out);
+        result
+    }
+}
+
+fn note_error(result: &Result<(), SseError>, out: &mut Vec<AgentEvent>) {
+    if let Err(e) = result {
+        out.push(AgentEvent::Malformed {
+            reason: e.to_string(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_auto_pipeline_holds_events_until_the_provider_is_known() {
+        let mut pipeline = EventPipeline::auto();
+        let mut out = Vec::new();
+        pipeline
+            .feed(b": comment\n\ndata: [DONE]\n\n", &mut out)
+            .unwrap();
+        assert!(out.is_empty());
+        assert_eq!(pipeline.provider(), None);
+        pipeline
+            .feed(
+                b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":\"Hi\"}\n\n",
+                &mut out,
+            )
+            .unwrap();
+        assert_eq!(pipeline.provider(), Some(Provider::Xai));
+        assert!(
+            out.iter()
+                .any(|e| matches!(e, AgentEvent::AnswerDelta { text, .. } if text == "Hi"))
+        );
+    }
+
+    #[test]
+    fn an_unidentified_stream_falls_back_to_bigdata_at_the_end() {
+        let mut pipeline = EventPipeline::auto();
+        let mut out = Vec::new();
+        pipeline.feed(b"data: {\"x\":1}\n\n", &mut out).unwrap();
+        pipeline.finish(&mut out).unwrap();
+        assert_eq!(pipeline.provider(), Some(Provider::Bigdata));
+        assert!(matches!(out[..], [AgentEvent::Malformed { .. }]));
+    }
+}

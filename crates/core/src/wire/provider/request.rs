@@ -1,0 +1,132 @@
+//! What every provider's request is built from — the question, what ties it to earlier turns, the
+//! options a user sets once per conversation — and what a provider's builder makes of it: a
+//! [`WireRequest`], the endpoint, the path with its query and the JSON body.
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+/// A question and what ties it to earlier turns of the same conversation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ask {
+    pub question: String,
+    /// The conversation: Bigdata.com `chat_id`, Zeta Alpha `session_id`, xAI the last response id.
+    pub chat_id: Option<String>,
+    /// Bigdata.com `from_checkpoint_id`; xAI `previous_response_id` (the last turn's checkpoint).
+    pub checkpoint_id: Option<String>,
+    /// Earlier turns as `(question, answer)`, oldest first, for providers that take the whole
+    /// conversation in every request ([`FollowUp::sends_history`](super::spec::FollowUp::sends_history)).
+    pub history: Vec<(String, String)>,
+}
+
+impl Ask {
+    pub fn new(question: impl Into<String>) -> Self {
+        Self {
+            question: question.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// Provider-specific request options a user sets once per conversation (kept in its saved session).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderOptions {
+    /// xAI: the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Zeta Alpha: the tenant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<String>,
+    /// Zeta Alpha: the agent identifier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+}
+
+/// One streaming endpoint of a provider's API (always `POST`, answered with SSE).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The name a saved session records (`research-agent`, `workflow`, `responses`, `chat`).
+    pub name: &'static str,
+    /// The path under the API base.
+    pub path: &'static str,
+    /// What a 404 from it means, for people.
+    pub not_found: &'static str,
+}
+
+/// What a 404 means where the API says nothing more specific.
+pub const NOT_FOUND: &str = "not found (unknown endpoint, conversation or response)";
+
+/// A request ready to send: `POST {base}{path}` with the JSON `body`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireRequest {
+    pub endpoint: &'static Endpoint,
+    /// The endpoint's path with its query, if any.
+    pub path: String,
+    pub body: Value,
+}
+
+impl WireRequest {
+    /// `body`, one of the providers' request types, for `endpoint`.
+    pub fn new(endpoint: &'static Endpoint, body: &impl Serialize) -> Self {
+        Self {
+            endpoint,
+            path: endpoint.path.to_owned(),
+            // The request types are plain structs of strings, maps and JSON values: this cannot fail.
+            body: serde_json::to_value(body).unwrap_or(Value::Null),
+        }
+    }
+
+    /// Add `key=value` to the query, the value percent-encoded.
+    pub fn with_query(mut self, key: &str, value: &str) -> Self {
+        let separator = if self.path.contains('?') { '&' } else { '?' };
+        self.path.push(separator);
+        self.path.push_str(key);
+        self.path.push('=');
+        self.path.extend(utf8_percent_encode(value, QUERY_VALUE));
+        self
+    }
+
+    /// The body as sent.
+    pub fn body_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.body).unwrap_or_default()
+    }
+}
+
+/// Everything but RFC 3986's unreserved characters is escaped (a space is `%20`, never `+`).
+const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+/// For request fields a server reads leniently: `null` is the default.
+pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Option::unwrap_or_default)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static PLAIN: Endpoint = Endpoint {
+        name: "plain",
+        path: "/v1/plain",
+        not_found: NOT_FOUND,
+    };
+
+    #[test]
+    fn query_values_escape_all_but_the_unreserved_characters() {
+        let request = WireRequest::new(&PLAIN, &serde_json::json!({}))
+            .with_query("tenant", "acme labs/ä&x=1-_.~")
+            .with_query("b", "2");
+        assert_eq!(
+            request.path,
+            "/v1/plain?tenant=acme%20labs%2F%C3%A4%26x%3D1-_.~&b=2"
+        );
+        assert_eq!(request.body_bytes(), b"{}");
+    }
+}

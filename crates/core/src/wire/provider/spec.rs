@@ -1,0 +1,241 @@
+//! The provider table: one static row per provider holding what the rest of the app knows about
+//! it — its names, where it lives and how it takes its key, its endpoints and request builder, how
+//! its conversations continue, how its streams are recognised and decoded, and what its demo asks.
+//! [`Provider`] is the key and [`Provider::spec`] its row, so nothing outside `wire::provider`
+//! needs to `match` on a provider. Adding one is a folder next to `bigdata/`, `xai/` and `zeta/`
+//! (dialect, request types) plus a variant and a row here.
+
+use serde_json::{Map, Value};
+
+use super::request::{Ask, Endpoint, ProviderOptions, WireRequest};
+use super::{Dialect, Provider, bigdata, xai, zeta};
+use crate::wire::sse::SseEvent;
+
+/// Everything about one provider. See [`SPECS`].
+pub struct ProviderSpec {
+    pub provider: Provider,
+    /// The flag spelling (`--provider xai`), also what saved sessions record.
+    pub name: &'static str,
+    /// For people: `Bigdata.com`, `xAI`, `Zeta Alpha`.
+    pub label: &'static str,
+    /// The production API base.
+    pub base_url: &'static str,
+    /// The environment variable that holds the API key.
+    pub api_key_env: &'static str,
+    /// The key and base URL may also come from the app's own config file (else only from
+    /// [`ProviderSpec::api_key_env`] and the production base).
+    pub shared_config: bool,
+    /// How the key travels.
+    pub auth: AuthHeader,
+    /// Its streaming endpoints; the first answers questions (see [`ProviderSpec::endpoint`]).
+    pub endpoints: &'static [&'static Endpoint],
+    /// A question (and what ties it to earlier turns) and the conversation's options → the request.
+    pub build_request: fn(&Ask, &ProviderOptions) -> WireRequest,
+    /// What continues a conversation.
+    pub follow_up: FollowUp,
+    pub demo: Demo,
+    /// How a stream of this provider is recognised ([`Provider::detect`]).
+    pub detect: Detect,
+    /// A JSON payload of this provider that carries answer text.
+    pub carries_answer: fn(&Map<String, Value>) -> bool,
+    /// A fresh dialect for one stream.
+    pub dialect: fn() -> Box<dyn Dialect>,
+    /// Its sources may have URLs relative to the API base (they open against it).
+    pub relative_links: bool,
+}
+
+/// The rows, in [`Provider`] order (`SPECS[p as usize]` is `p`'s row).
+pub static SPECS: [ProviderSpec; 3] = [
+    ProviderSpec {
+        provider: Provider::Bigdata,
+        name: "bigdata",
+        label: "Bigdata.com",
+        base_url: bigdata::DEFAULT_BASE_URL,
+        api_key_env: "BIGDATA_API_KEY",
+        shared_config: true,
+        auth: AuthHeader::XApiKey,
+        endpoints: &[&bigdata::request::RESEARCH, &bigdata::request::WORKFLOW],
+        build_request: bigdata::request::build,
+        follow_up: FollowUp::ChatOrCheckpoint,
+        demo: Demo {
+            question: "Break down NVIDIA's latest quarter: data-center growth, margins, and guidance",
+            tenant: None,
+        },
+        detect: Detect {
+            event: |_| false,
+            payload: bigdata::payload_shape,
+        },
+        carries_answer: bigdata::carries_answer,
+        dialect: || Box::new(bigdata::BigdataDialect::default()),
+        relative_links: false,
+    },
+    ProviderSpec {
+        provider: Provider::Xai,
+        name: "xai",
+        label: "xAI",
+        base_url: xai::DEFAULT_BASE_URL,
+        api_key_env: "XAI_API_KEY",
+        shared_config: false,
+        auth: AuthHeader::Bearer,
+        endpoints: &[&xai::request::RESPONSES],
+        build_request: xai::request::build,
+        follow_up: FollowUp::PreviousResponse,
+        demo: Demo {
+            question: "Which solid-state battery makers are closest to mass production, and what are people on X saying about it?",
+            tenant: None,
+        },
+        detect: Detect {
+            event: xai::names_event,
+            payload: xai::payload_shape,
+        },
+        carries_answer: xai::carries_answer,
+        dialect: || Box::new(xai::XaiDialect::default()),
+        relative_links: false,
+    },
+    ProviderSpec {
+        provider: Provider::Zeta,
+        name: "zeta",
+        label: "Zeta Alpha",
+        base_url: zeta::DEFAULT_BASE_URL,
+        api_key_env: "ZETA_ALPHA_API_KEY",
+        shared_config: false,
+        auth: AuthHeader::XAuth,
+        endpoints: &[&zeta::request::CHAT_STREAM],
+        build_request: zeta::request::build,
+        follow_up: FollowUp::SessionWithHistory,
+        demo: Demo {
+            question: "What do recent papers say about retrieval-augmented generation for long documents?",
+            // The demo recordings' document URLs name this tenant.
+            tenant: Some("demo"),
+        },
+        detect: Detect {
+            event: zeta::names_event,
+            payload: zeta::payload_shape,
+        },
+        carries_answer: zeta::carries_answer,
+        dialect: || Box::new(zeta::ZetaDialect::default()),
+        relative_links: true,
+    },
+];
+
+impl Provider {
+    /// This provider's row of the table.
+    pub fn spec(self) -> &'static ProviderSpec {
+        &SPECS[self as usize]
+    }
+}
+
+impl ProviderSpec {
+    /// The endpoint questions go to; saved sessions record its name.
+    pub fn endpoint(&self) -> &'static Endpoint {
+        self.endpoints[0]
+    }
+
+    /// The request for `ask` with the conversation's `options`.
+    pub fn request(&self, ask: &Ask, options: &ProviderOptions) -> WireRequest {
+        (self.build_request)(ask, options)
+    }
+}
+
+/// How the API key is sent. The client marks it sensitive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AuthHeader {
+    /// `X-API-KEY: key` (Bigdata.com).
+    #[default]
+    XApiKey,
+    /// `Authorization: Bearer key` (xAI).
+    Bearer,
+    /// `X-Auth: key` (Zeta Alpha).
+    XAuth,
+}
+
+impl AuthHeader {
+    pub fn name(self) -> &'static str {
+        match self {
+            AuthHeader::XApiKey => "X-API-KEY",
+            AuthHeader::Bearer => "Authorization",
+            AuthHeader::XAuth => "X-Auth",
+        }
+    }
+
+    pub fn value(self, key: &str) -> String {
+        match self {
+            AuthHeader::Bearer => format!("Bearer {key}"),
+            AuthHeader::XApiKey | AuthHeader::XAuth => key.to_owned(),
+        }
+    }
+}
+
+/// Which ids continue a conversation ([`Ask::chat_id`], [`Ask::checkpoint_id`], [`Ask::history`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FollowUp {
+    /// `chat_id` continues it; a checkpoint (`from_checkpoint_id`) resumes or branches it.
+    ChatOrCheckpoint,
+    /// The last response id (the checkpoint, else the conversation id) is the
+    /// `previous_response_id`: the server keeps the conversation.
+    PreviousResponse,
+    /// The `session_id` names it, and every request carries the whole conversation so far.
+    SessionWithHistory,
+}
+
+impl FollowUp {
+    /// Whether requests carry the earlier turns ([`Ask::history`]).
+    pub fn sends_history(self) -> bool {
+        self == FollowUp::SessionWithHistory
+    }
+}
+
+/// What the built-in demo does with this provider.
+pub struct Demo {
+    /// The question the demo asks first (the demo server answers it with its recording).
+    pub question: &'static str,
+    /// The tenant demo requests name.
+    pub tenant: Option<&'static str>,
+}
+
+/// How one SSE event gives its provider away ([`Provider::detect`]).
+pub struct Detect {
+    /// Its event name (and data) alone say so.
+    pub event: fn(&SseEvent) -> bool,
+    /// What its JSON object payload says.
+    pub payload: fn(&Map<String, Value>) -> Shape,
+}
+
+/// How surely a JSON payload is one provider's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Not this provider's.
+    Foreign,
+    /// This provider's shape, which another's payload could also have: taken when no provider
+    /// claims it as [`Shape::Own`].
+    Loose,
+    /// Only this provider sends it.
+    Own,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_provider_keys_its_own_row_under_its_flag_name() {
+        for provider in Provider::ALL {
+            let spec = provider.spec();
+            assert_eq!(spec.provider, provider);
+            #[cfg(feature = "clap")]
+            assert_eq!(
+                <Provider as clap::ValueEnum>::from_str(spec.name, false),
+                Ok(provider)
+            );
+            assert!(!spec.endpoints.is_empty());
+            assert!(spec.base_url.starts_with("https://"));
+        }
+    }
+
+    #[test]
+    fn keys_travel_in_each_providers_header() {
+        assert_eq!(AuthHeader::Bearer.value("k"), "Bearer k");
+        assert_eq!(Provider::Zeta.spec().auth.name(), "X-Auth");
+        assert_eq!(Provider::Bigdata.spec().auth.value("k"), "k");
+    }
+}

@@ -1,0 +1,213 @@
+//! Playing a recording as one response: frames at their recorded pace (scaled by the server's
+//! speed), each JSON payload given this response's identifiers ([`Rewrite`]), and the cut or stall
+//! fault striking halfway through the answer.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{StatusCode, header};
+use axum::response::Response;
+use serde_json::Value;
+
+use super::recordings::{Part, PreparedFrame, Recording};
+use super::{AppState, Fault, error};
+
+/// The identifiers one response carries.
+#[derive(Debug, Clone)]
+pub enum Rewrite {
+    Research {
+        chat_id: String,
+        checkpoint_id: String,
+    },
+    Workflow {
+        execution_id: String,
+        request_id: String,
+    },
+    /// xAI: the `response` object of `response.created` … `response.completed`.
+    Xai {
+        response_id: String,
+        previous_response_id: Option<String>,
+    },
+    /// Zeta Alpha: every message's `session_id`.
+    Zeta { session_id: String },
+}
+
+impl Rewrite {
+    fn apply(&self, envelope: &mut Value) -> Option<&str> {
+        let Value::Object(envelope) = envelope else {
+            return None;
+        };
+        match self {
+            Rewrite::Research {
+                chat_id,
+                checkpoint_id,
+            } => {
+                envelope.insert("chat_id".into(), Value::from(chat_id.as_str()));
+                if let Some(Value::Object(message)) = envelope.get_mut("message")
+                    && message.get("type").and_then(Value::as_str) == Some("COMPLETE")
+                {
+                    message.insert("checkpoint_id".into(), Value::from(checkpoint_id.as_str()));
+                    return Some(checkpoint_id);
+                }
+            }
+            Rewrite::Workflow {
+                execution_id,
+                request_id,
+            } => {
+                envelope.insert("request_id".into(), Value::from(request_id.as_str()));
+                envelope.insert("execution_id".into(), Value::from(execution_id.as_str()));
+            }
+            Rewrite::Xai {
+                response_id,
+                previous_response_id,
+            } => {
+                if let Some(Value::Object(response)) = envelope.get_mut("response") {
+                    response.insert("id".into(), Value::from(response_id.as_str()));
+                    response.insert(
+                        "previous_response_id".into(),
+                        previous_response_id
+                            .as_deref()
+                            .map_or(Value::Null, Value::from),
+                    );
+                }
+            }
+            Rewrite::Zeta { session_id } => {
+                if envelope.contains_key("session_id") || envelope.contains_key("sender") {
+                    envelope.insert("session_id".into(), Value::from(session_id.as_str()));
+                }
+            }
+        }
+        None
+    }
+
+    fn chat_id(&self) -> Option<&str> {
+        match self {
+            Rewrite::Research { chat_id, .. } => Some(chat_id),
+            Rewrite::Workflow { .. } | Rewrite::Xai { .. } | Rewrite::Zeta { .. } => None,
+        }
+    }
+}
+
+/// Where playback stands.
+enum Phase {
+    Playing,
+    /// Fault reached: end the body with an error after this pause.
+    Cut(Duration),
+    Stalled,
+    Done,
+}
+
+struct Playback {
+    state: Arc<AppState>,
+    frames: Recording,
+    next: usize,
+    rewrite: Rewrite,
+    fault: Option<Fault>,
+    /// Frames sent that carry an ANSWER (or all frames, if the recording has no answer).
+    counted: usize,
+    /// The fault strikes once `counted` reaches this.
+    strike_at: usize,
+    answers_exist: bool,
+    phase: Phase,
+}
+
+pub fn stream_response(
+    state: &Arc<AppState>,
+    frames: Recording,
+    rewrite: Rewrite,
+    fault: Option<Fault>,
+) -> Response {
+    let answers = frames.iter().filter(|f| f.is_answer).count();
+    let basis = if answers > 0 { answers } else { frames.len() };
+    let playback = Playback {
+        state: state.clone(),
+        frames,
+        next: 0,
+        rewrite,
+        fault,
+        counted: 0,
+        strike_at: (basis / 2).max(1),
+        answers_exist: answers > 0,
+        phase: Phase::Playing,
+    };
+    let body = futures::stream::unfold(playback, |mut p| async move {
+        let item = p.step().await?;
+        Some((item, p))
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(body))
+        .unwrap_or_else(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error"))
+}
+
+impl Playback {
+    async fn step(&mut self) -> Option<Result<Bytes, std::io::Error>> {
+        match self.phase {
+            Phase::Done => return None,
+            Phase::Stalled => {
+                // Keep the connection open and silent until the client gives up.
+                futures::future::pending::<()>().await;
+                return None;
+            }
+            Phase::Cut(pause) => {
+                // Let the frames already written reach the client before the connection drops.
+                tokio::time::sleep(pause).await;
+                self.phase = Phase::Done;
+                return Some(Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionAborted,
+                    "demo fault: connection cut mid-answer",
+                )));
+            }
+            Phase::Playing => {}
+        }
+        let Some(frame) = self.frames.get(self.next).cloned() else {
+            self.phase = Phase::Done;
+            return None;
+        };
+        self.next += 1;
+        tokio::time::sleep(self.state.scaled(frame.delay_ms)).await;
+        let bytes = self.render(&frame);
+        if frame.is_answer || !self.answers_exist {
+            self.counted += 1;
+        }
+        if self.counted >= self.strike_at {
+            match self.fault {
+                Some(Fault::CutMidAnswer) => {
+                    let next_delay = self.frames.get(self.next).map_or(0, |f| f.delay_ms);
+                    let pause = self.state.scaled(next_delay).max(Duration::from_millis(20));
+                    self.phase = Phase::Cut(pause.min(Duration::from_secs(1)));
+                }
+                Some(Fault::Stall) => self.phase = Phase::Stalled,
+                _ => {}
+            }
+        }
+        Some(Ok(bytes))
+    }
+
+    fn render(&self, frame: &PreparedFrame) -> Bytes {
+        let mut out = Vec::new();
+        for part in &frame.parts {
+            match part {
+                Part::Raw(bytes) => out.extend_from_slice(bytes),
+                Part::Json(value) => {
+                    let mut value = value.clone();
+                    if let Some(checkpoint) = self.rewrite.apply(&mut value) {
+                        let chat = self.rewrite.chat_id().unwrap_or_default().to_owned();
+                        self.state
+                            .book()
+                            .checkpoints
+                            .insert(checkpoint.to_owned(), chat);
+                    }
+                    out.extend_from_slice(b"data: ");
+                    // Serializing a `Value` cannot fail.
+                    out.extend_from_slice(&serde_json::to_vec(&value).unwrap_or_default());
+                    out.push(b'\n');
+                }
+            }
+        }
+        Bytes::from(out)
+    }
+}
