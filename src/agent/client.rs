@@ -30,6 +30,7 @@ use crate::wire::provider::error_body::ErrorBody;
 use crate::wire::provider::request::Endpoint;
 pub use crate::wire::provider::spec::AuthHeader;
 use crate::wire::provider::{EventPipeline, Provider, WireRequest};
+use crate::wire::redact::Secret;
 
 /// A secret API key. `Debug` and `Display` print `ApiKey(***)`.
 #[derive(Clone, PartialEq, Eq)]
@@ -115,6 +116,8 @@ impl AgentClient {
         let mut builder = reqwest::Client::builder()
             .use_rustls_tls()
             .connect_timeout(Duration::from_secs(15))
+            // An agent API does not redirect: following one would send the key to another origin.
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("research-tui/", env!("CARGO_PKG_VERSION")));
         if is_loopback(&base_url) {
             // The demo agent on this machine: never route it through an HTTP(S)_PROXY.
@@ -190,13 +193,16 @@ impl AgentClient {
         self.stream(request.to_wire(), Provider::Bigdata, options, sink)
     }
 
-    /// `text` with every occurrence of the API key replaced by `***`.
+    /// `text` on one sanitised line, with the API key (or any 8+ character start of it) as `***`.
     fn redact(&self, text: &str) -> String {
-        let clean = sanitize_line(text).into_owned();
-        match &self.api_key {
-            Some(key) => clean.replace(key.expose(), "***"),
-            None => clean,
-        }
+        self.secret().redact_message(&sanitize_line(text))
+    }
+
+    /// The key as the redactor knows it (empty without a key).
+    fn secret(&self) -> Secret {
+        self.api_key
+            .as_ref()
+            .map_or_else(Secret::default, |key| Secret::new(key.expose()))
     }
 }
 
@@ -346,8 +352,19 @@ impl Call {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
+        if (300..=399).contains(&status) {
+            return Outcome::Final(StreamEnd::Http {
+                status,
+                message: redirect_message(&response, &self.url),
+            });
+        }
         let body = read_error_body(&mut response, self.options.idle_timeout).await;
-        let message = http_message(self.endpoint, status, &body);
+        // Before the message is cut to length: a cut must not leave part of an echoed key behind.
+        let body = self
+            .client
+            .secret()
+            .redact_message(&String::from_utf8_lossy(&body));
+        let message = http_message(self.endpoint, status, body.as_bytes());
         let end = StreamEnd::Http {
             status,
             message: message.clone(),
@@ -372,7 +389,7 @@ impl Call {
         let idle = self.options.idle_timeout;
         let idle_secs = idle.as_secs();
         let mut reader = BodyReader {
-            pipeline: EventPipeline::new(self.provider),
+            pipeline: EventPipeline::new(self.provider).with_secret(self.client.secret()),
             events: Vec::new(),
             seen_event: false,
             terminal: false,
@@ -524,6 +541,22 @@ async fn read_error_body(response: &mut reqwest::Response, idle: Duration) -> Ve
     }
     body.truncate(ERROR_BODY_LIMIT);
     body
+}
+
+/// A redirect, refused: where it pointed, and why it is not followed.
+fn redirect_message(response: &reqwest::Response, url: &str) -> String {
+    let target = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .unwrap_or_default();
+    let target = reqwest::Url::parse(url)
+        .and_then(|base| base.join(target.trim()))
+        .map_or(target, String::from);
+    format!(
+        "the server redirected to {}; API calls never follow a redirect, so the key is not sent elsewhere",
+        sanitize_line(&target)
+    )
 }
 
 /// One human sentence for an error status, with the server's `detail` when it gave one.

@@ -8,6 +8,7 @@
 //! the start of the key is masked too: a server or a cut may have truncated it.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// The shortest start of the key that counts as the key.
 pub const MIN_PREFIX: usize = 8;
@@ -31,7 +32,8 @@ impl Secret {
         self.0.is_empty()
     }
 
-    /// `text` with the key, and every run of [`MIN_PREFIX`]+ characters that starts it, masked.
+    /// `text` with the key, and every run of [`MIN_PREFIX`]+ characters that starts it, masked
+    /// character for character (offsets into `text` stay valid).
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut bytes = Cow::Borrowed(text.as_bytes());
         if self.mask_all(&mut bytes, true) == 0 {
@@ -41,15 +43,40 @@ impl Secret {
         Cow::Owned(String::from_utf8(bytes.into_owned()).unwrap_or_default())
     }
 
+    /// For a message (an error line): each match becomes `***`, whatever its length.
+    pub fn redact_message(&self, text: &str) -> String {
+        let runs = self.runs(text.as_bytes(), true);
+        let mut out = String::with_capacity(text.len());
+        let mut from = 0;
+        for run in runs {
+            out.push_str(&text[from..run.start]);
+            out.push_str("***");
+            from = run.end;
+        }
+        out.push_str(&text[from..]);
+        out
+    }
+
     /// Mask every match in `bytes`; with `at_end`, a start of the key cut off by the end counts.
     /// Returns how many runs were masked.
     fn mask_all(&self, bytes: &mut Cow<'_, [u8]>, at_end: bool) -> usize {
-        let key = &self.0;
-        if key.len() < MIN_PREFIX {
-            return self.mask_exact(bytes);
+        let runs = self.runs(bytes, at_end);
+        for run in &runs {
+            bytes.to_mut()[run.clone()].fill(b'*');
         }
-        let head = &key[..MIN_PREFIX];
-        let mut masked = 0;
+        runs.len()
+    }
+
+    /// Where the key, or a start of it of [`MIN_PREFIX`]+ bytes, stands in `bytes`. Without
+    /// `at_end`, a start that runs into the end is left out (more of the key may follow). A key
+    /// shorter than [`MIN_PREFIX`] counts only whole.
+    fn runs(&self, bytes: &[u8], at_end: bool) -> Vec<Range<usize>> {
+        let key = &self.0;
+        let mut runs = Vec::new();
+        if key.is_empty() {
+            return runs;
+        }
+        let head = &key[..MIN_PREFIX.min(key.len())];
         let mut from = 0;
         while let Some(found) = memchr::memmem::find(&bytes[from..], head) {
             let start = from + found;
@@ -57,28 +84,11 @@ impl Secret {
             let whole = len == key.len();
             let cut_at_end = start + len == bytes.len();
             if whole || len >= MIN_PREFIX && (at_end || !cut_at_end) {
-                bytes.to_mut()[start..start + len].fill(b'*');
-                masked += 1;
+                runs.push(start..start + len);
             }
             from = start + len.max(1);
         }
-        masked
-    }
-
-    /// A key shorter than [`MIN_PREFIX`] is masked only where it appears whole.
-    fn mask_exact(&self, bytes: &mut Cow<'_, [u8]>) -> usize {
-        if self.0.is_empty() {
-            return 0;
-        }
-        let mut masked = 0;
-        let mut from = 0;
-        while let Some(found) = memchr::memmem::find(&bytes[from..], &self.0) {
-            let start = from + found;
-            bytes.to_mut()[start..start + self.0.len()].fill(b'*');
-            masked += 1;
-            from = start + self.0.len();
-        }
-        masked
+        runs
     }
 }
 
@@ -208,6 +218,15 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             format!("echo {}", "*".repeat(12))
+        );
+    }
+
+    #[test]
+    fn a_message_shows_three_stars_for_each_match() {
+        let secret = Secret::new(KEY);
+        assert_eq!(
+            secret.redact_message(&format!("bad {KEY}, was sk-live-01")),
+            "bad ***, was ***"
         );
     }
 

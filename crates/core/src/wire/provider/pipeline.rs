@@ -4,6 +4,7 @@
 
 use super::{Dialect, Provider};
 use crate::model::event::AgentEvent;
+use crate::wire::redact::{Secret, StreamRedactor};
 use crate::wire::sse::{Framing, SseDecoder, SseError, SseEvent, is_complete_json};
 
 /// How many undecided events [`AutoDialect`] holds before it falls back to Bigdata.com.
@@ -61,6 +62,8 @@ impl Dialect for AutoDialect {
 
 /// Bytes in, neutral events out.
 pub struct EventPipeline {
+    /// Masks the API key before anything is decoded (a no-op without one).
+    redactor: StreamRedactor,
     sse: SseDecoder,
     dialect: Box<dyn Dialect>,
     scratch: Vec<SseEvent>,
@@ -74,10 +77,18 @@ impl EventPipeline {
             None => Box::new(AutoDialect::default()),
         };
         Self {
+            redactor: StreamRedactor::default(),
             sse: SseDecoder::new(Framing::JsonLines),
             dialect,
             scratch: Vec::new(),
         }
+    }
+
+    /// Mask `secret` (the API key) in everything this pipeline decodes: a server that echoes the key
+    /// in an answer, an error or a tool message cannot put it on a screen or in an export.
+    pub fn with_secret(mut self, secret: Secret) -> Self {
+        self.redactor = StreamRedactor::new(secret);
+        self
     }
 
     /// A pipeline that detects the provider from the first events.
@@ -93,7 +104,8 @@ impl EventPipeline {
     /// Decode a chunk. An overlong line is also counted in the session as a malformed payload, so
     /// every consumer (render, ask, the TUI, replay) reports the same stats.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
-        let result = self.sse.feed(chunk, &mut self.scratch);
+        let chunk = self.redactor.feed(chunk);
+        let result = self.sse.feed(&chunk, &mut self.scratch);
         for event in self.scratch.drain(..) {
             self.dialect.decode(event, out);
         }
@@ -114,6 +126,9 @@ impl EventPipeline {
     }
 
     fn end(&mut self, clean: bool, out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
+        let held = self.redactor.finish();
+        let fed = self.sse.feed(&held, &mut self.scratch);
+        note_error(&fed, out);
         let pending = self.sse.finish(&mut self.scratch);
         for event in self.scratch.drain(..) {
             self.dialect.decode(event, out);
