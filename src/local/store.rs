@@ -10,12 +10,13 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
 use crate::agent::client::RawSink;
 use crate::agent::stream::StreamEnd;
+use crate::local::timestamp::{compact_stamp, rfc3339};
 use crate::model::session::Session;
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
@@ -350,55 +351,10 @@ pub fn turn_status(session: &Session, end: &StreamEnd) -> &'static str {
     }
 }
 
-/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-fn parts(time: SystemTime) -> (i64, u32, u32, u64, u64, u64) {
-    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    let rem = secs % 86_400;
-    (y, m, d, rem / 3_600, rem % 3_600 / 60, rem % 60)
-}
-
-/// `2026-11-23T02:06:15Z`.
-pub fn rfc3339(time: SystemTime) -> String {
-    let (y, m, d, hh, mm, ss) = parts(time);
-    format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
-}
-
-/// `20261123-020615`, sortable and safe in file names.
-pub fn compact_stamp(time: SystemTime) -> String {
-    let (y, m, d, hh, mm, ss) = parts(time);
-    format!("{y:04}{m:02}{d:02}-{hh:02}{mm:02}{ss:02}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::event::AgentEvent;
-    use std::time::Duration;
-
-    #[test]
-    fn timestamps_are_utc_calendar_dates() {
-        let t = UNIX_EPOCH + Duration::from_secs(1_795_399_575);
-        assert_eq!(rfc3339(t), "2026-11-23T02:06:15Z");
-        assert_eq!(compact_stamp(t), "20261123-020615");
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
-            "2000-02-29T00:00:00Z"
-        );
-    }
 
     #[test]
     fn a_session_keeps_raw_bytes_and_meta_and_replays_its_turns() {

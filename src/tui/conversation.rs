@@ -14,6 +14,7 @@ use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::demo::{Fault, ServerConfig};
 use crate::local::store::{SavedSession, SessionMeta, SessionStore, TurnMeta};
+use crate::local::timestamp::unix_seconds;
 use crate::model::session::Session;
 use crate::wire::provider::Provider;
 
@@ -499,22 +500,6 @@ fn turn_duration(meta: &TurnMeta) -> Option<Duration> {
     let start = unix_seconds(&meta.started_at)?;
     let end = unix_seconds(meta.ended_at.as_deref()?)?;
     Some(Duration::from_secs(end.checked_sub(start)?))
-}
-
-/// `2026-11-23T02:06:15Z` → seconds since 1970.
-fn unix_seconds(stamp: &str) -> Option<u64> {
-    let number = |range: std::ops::Range<usize>| stamp.get(range)?.parse::<i64>().ok();
-    let (y, m, d) = (number(0..4)?, number(5..7)?, number(8..10)?);
-    let (hh, mm, ss) = (number(11..13)?, number(14..16)?, number(17..19)?);
-    // Howard Hinnant's days_from_civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    u64::try_from(days * 86_400 + hh * 3_600 + mm * 60 + ss).ok()
 }
 
 #[cfg(test)]

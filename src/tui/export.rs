@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use super::app::Turn;
 use crate::model::citations::Attribution;
@@ -46,35 +46,12 @@ pub fn conversation_markdown(turns: &[Turn]) -> String {
     out
 }
 
-/// `YYYYmmdd-HHMMSS` (UTC) for a Unix time.
-pub fn timestamp(unix_secs: u64) -> String {
-    let days = (unix_secs / 86_400) as i64;
-    let secs = unix_secs % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
-}
-
 /// Write the export into `dir` under a fresh name; returns the path.
 pub fn export_to(dir: &Path, turns: &[Turn]) -> io::Result<PathBuf> {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let stem = format!("research-tui-export-{}", timestamp(now));
+    let stem = format!(
+        "research-tui-export-{}",
+        crate::local::timestamp::compact_stamp(SystemTime::now())
+    );
     let text = conversation_markdown(turns);
     for n in 1..100 {
         let name = if n == 1 {
@@ -207,13 +184,6 @@ mod tests {
             assert_eq!(base64(input.as_bytes()), expected);
         }
         assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
-    }
-
-    #[test]
-    fn timestamps_are_utc_calendar_dates() {
-        assert_eq!(timestamp(0), "19700101-000000");
-        assert_eq!(timestamp(1_779_900_000), "20260527-164000");
-        assert_eq!(timestamp(951_782_400), "20000229-000000");
     }
 
     #[test]
