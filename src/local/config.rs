@@ -7,6 +7,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use etcetera::BaseStrategy;
+use etcetera::base_strategy::Xdg;
 use serde::Deserialize;
 
 use crate::agent::client::ApiKey;
@@ -86,31 +88,25 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// `$XDG_<kind>_HOME/research-tui`, else `~/<fallback>/research-tui`.
-fn xdg_dir(var: &str, fallback: &str) -> PathBuf {
-    let base = std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .unwrap_or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(std::env::temp_dir)
-                .join(fallback)
-        });
-    base.join("research-tui")
+/// `$XDG_<kind>_HOME/research-tui` when that variable is an absolute path, else the XDG default under
+/// the home directory (`~/.config`, `~/.local/share`, `~/.cache`), on every platform. With no home
+/// directory at all: the temp dir.
+fn app_dir(kind: fn(&Xdg) -> PathBuf) -> PathBuf {
+    Xdg::new()
+        .map_or_else(|_| std::env::temp_dir(), |xdg| kind(&xdg))
+        .join("research-tui")
 }
 
 pub fn config_dir() -> PathBuf {
-    xdg_dir("XDG_CONFIG_HOME", ".config")
+    app_dir(Xdg::config_dir)
 }
 
 pub fn data_dir() -> PathBuf {
-    xdg_dir("XDG_DATA_HOME", ".local/share")
+    app_dir(Xdg::data_dir)
 }
 
 pub fn cache_dir() -> PathBuf {
-    xdg_dir("XDG_CACHE_HOME", ".cache")
+    app_dir(Xdg::cache_dir)
 }
 
 impl Config {

@@ -79,24 +79,13 @@ pub fn export_to(dir: &Path, turns: &[Turn]) -> io::Result<PathBuf> {
 /// Export into the current directory, else `$XDG_DATA_HOME/research-tui` (or
 /// `~/.local/share/research-tui`).
 pub fn export(turns: &[Turn]) -> io::Result<PathBuf> {
-    let cwd = std::env::current_dir();
-    let first = match &cwd {
-        Ok(dir) => export_to(dir, turns),
-        Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
-    };
-    match first {
-        Ok(path) => Ok(path),
-        Err(first_error) => {
-            let data = std::env::var_os("XDG_DATA_HOME")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-                .ok_or(first_error)?;
-            let dir = data.join("research-tui");
+    std::env::current_dir()
+        .and_then(|dir| export_to(&dir, turns))
+        .or_else(|_| {
+            let dir = crate::local::config::data_dir();
             std::fs::create_dir_all(&dir)?;
             export_to(&dir, turns)
-        }
-    }
+        })
 }
 
 /// Only web URLs are handed to the browser opener.

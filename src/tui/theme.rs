@@ -243,16 +243,8 @@ impl Theme {
 
 /// Where the config file lives: `$XDG_CONFIG_HOME/research-tui/config.toml`, else
 /// `~/.config/research-tui/config.toml`.
-pub fn config_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|home| PathBuf::from(home).join(".config"))
-        })?;
-    Some(base.join("research-tui").join("config.toml"))
+pub fn config_path() -> PathBuf {
+    crate::local::config::config_dir().join("config.toml")
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -263,10 +255,7 @@ pub struct Config {
 
 /// Read the config file, if there is one. A broken file is reported, not fatal.
 pub fn read_config() -> (Config, Option<String>) {
-    match config_path() {
-        Some(path) => read_config_from(&path),
-        None => (Config::default(), None),
-    }
+    read_config_from(&config_path())
 }
 
 /// Read a config file (other settings in it are ignored here). Missing: defaults, no warning.
