@@ -1,10 +1,12 @@
 //! Side effects the app asks for: exporting the conversation to Markdown, opening a URL in the
-//! browser (detached), and copying through OSC 52.
+//! browser (detached), and copying to the clipboard through the terminal (OSC 52).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::SystemTime;
+
+use crossterm::clipboard::CopyToClipboard;
 
 use super::app::Turn;
 use crate::model::citations::Attribution;
@@ -128,31 +130,10 @@ pub fn open_url(url: &str, on_failure: impl FnOnce(String) + Send + 'static) -> 
     Ok(())
 }
 
-/// Standard base64 (RFC 4648, with padding).
-pub fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// The OSC 52 sequence that puts `text` on the system clipboard (the payload is base64, so safe).
-pub fn osc52(text: &str) -> String {
-    format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))
+/// Put `text` on the system clipboard through the terminal: one OSC 52 sequence (its payload is
+/// base64, so the text cannot inject escapes), flushed.
+pub fn copy_to_clipboard(out: &mut impl Write, text: &str) -> io::Result<()> {
+    crossterm::execute!(out, CopyToClipboard::to_clipboard_from(text))
 }
 
 #[cfg(test)]
@@ -160,7 +141,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn base64_matches_rfc_4648_vectors() {
+    fn copying_writes_one_osc_52_sequence_with_rfc_4648_base64() {
         for (input, expected) in [
             ("", ""),
             ("f", "Zg=="),
@@ -169,10 +150,14 @@ mod tests {
             ("foob", "Zm9vYg=="),
             ("fooba", "Zm9vYmE="),
             ("foobar", "Zm9vYmFy"),
+            ("hi", "aGk="),
         ] {
-            assert_eq!(base64(input.as_bytes()), expected);
+            let mut out = Vec::new();
+            copy_to_clipboard(&mut out, input).unwrap();
+            // ESC ] 52 ; c ; <base64> ST: crossterm ends the OSC with the string terminator
+            // (ESC backslash), which terminals take like the BEL this used to write.
+            assert_eq!(out, format!("\x1b]52;c;{expected}\x1b\\").as_bytes());
         }
-        assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
     }
 
     #[test]
