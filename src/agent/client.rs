@@ -582,8 +582,9 @@ impl BodyReader {
     }
 }
 
-/// `http://127.0.0.1:…`, `http://localhost:…`, `http://[::1]:…`.
-fn is_loopback(base_url: &str) -> bool {
+/// `http://127.0.0.1:…`, `http://localhost:…`, `http://[::1]:…`: an agent on this machine (the demo
+/// agent; a saved session recorded against it).
+pub fn is_loopback(base_url: &str) -> bool {
     let Ok(url) = reqwest::Url::parse(base_url) else {
         return false;
     };

@@ -9,7 +9,7 @@
 use std::io;
 use std::time::Duration;
 
-use crate::agent::client::{ApiKey, RawSink, StreamOptions};
+use crate::agent::client::{ApiKey, RawSink, StreamOptions, is_loopback};
 use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::demo::{Fault, ServerConfig};
@@ -97,25 +97,6 @@ impl Default for Settings {
             options: StreamOptions::default(),
         }
     }
-}
-
-/// A loopback address: a session recorded against the demo agent (`http://127.0.0.1:PORT`).
-pub fn is_demo_url(base_url: &str) -> bool {
-    let rest = base_url
-        .strip_prefix("http://")
-        .or_else(|| base_url.strip_prefix("https://"))
-        .unwrap_or(base_url);
-    let host = rest.split('/').next().unwrap_or("");
-    let host = if let Some(v6) = host.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        host.rsplit_once(':').map_or(host, |(h, _)| h)
-    };
-    host == "localhost"
-        || host == "::1"
-        || host
-            .parse::<std::net::Ipv4Addr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The API key for `provider` from where `ask` reads it: Bigdata.com from the shared config
@@ -366,7 +347,7 @@ impl Conversation {
         let provider =
             <Provider as clap::ValueEnum>::from_str(&saved.meta.provider, true).unwrap_or_default();
         let mut warning = None;
-        if self.force_demo || is_demo_url(&saved.meta.base_url) {
+        if self.force_demo || is_loopback(&saved.meta.base_url) {
             let reuse = self
                 .agent
                 .as_ref()
@@ -508,11 +489,11 @@ mod tests {
 
     #[test]
     fn loopback_base_urls_are_demo_sessions() {
-        assert!(is_demo_url("http://127.0.0.1:41234"));
-        assert!(is_demo_url("http://localhost:8787/"));
-        assert!(is_demo_url("http://[::1]:9"));
-        assert!(!is_demo_url("https://agents.bigdata.com"));
-        assert!(!is_demo_url("https://api.x.ai"));
+        assert!(is_loopback("http://127.0.0.1:41234"));
+        assert!(is_loopback("http://localhost:8787/"));
+        assert!(is_loopback("http://[::1]:9"));
+        assert!(!is_loopback("https://agents.bigdata.com"));
+        assert!(!is_loopback("https://api.x.ai"));
     }
 
     #[test]
