@@ -13,7 +13,7 @@ use crate::agent::client::{ApiKey, RawSink, StreamOptions, is_loopback};
 use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::demo::{Fault, ServerConfig};
-use crate::local::store::{SavedSession, SessionMeta, SessionStore, TurnMeta};
+use crate::local::store::{SavedSession, SessionMeta, SessionStore, TurnMeta, TurnStatus};
 use crate::local::timestamp::unix_seconds;
 use crate::model::session::Session;
 use crate::wire::provider::Provider;
@@ -457,22 +457,24 @@ pub fn restore_turns(saved: &SavedSession) -> Vec<Turn> {
 
 /// How a saved turn ended, as the app shows it.
 fn saved_conn(meta: &TurnMeta, session: &Session) -> ConnState {
-    match meta.status.as_str() {
-        "complete" => ConnState::Complete,
-        "error" => ConnState::Error(
+    match &meta.status {
+        TurnStatus::Complete => ConnState::Complete,
+        TurnStatus::Error => ConnState::Error(
             session
                 .error
                 .clone()
                 .unwrap_or_else(|| "the agent reported an error".into()),
         ),
-        "http_error" => ConnState::Error("the agent answered with an HTTP error".into()),
-        "connect_error" => ConnState::Error("could not connect to the agent".into()),
-        "cut" => ConnState::Cut("the connection was cut before completion".into()),
-        "stalled" => ConnState::Stalled(0),
-        "cancelled" => ConnState::Cancelled,
-        "incomplete" => ConnState::Cut("the stream closed before completion".into()),
-        "streaming" => ConnState::Cut("interrupted: the app stopped while it streamed".into()),
-        other => ConnState::Cut(format!("saved as {other}")),
+        TurnStatus::HttpError => ConnState::Error("the agent answered with an HTTP error".into()),
+        TurnStatus::ConnectError => ConnState::Error("could not connect to the agent".into()),
+        TurnStatus::Cut => ConnState::Cut("the connection was cut before completion".into()),
+        TurnStatus::Stalled => ConnState::Stalled(0),
+        TurnStatus::Cancelled => ConnState::Cancelled,
+        TurnStatus::Incomplete => ConnState::Cut("the stream closed before completion".into()),
+        TurnStatus::Streaming => {
+            ConnState::Cut("interrupted: the app stopped while it streamed".into())
+        }
+        TurnStatus::Other(other) => ConnState::Cut(format!("saved as {other}")),
     }
 }
 
@@ -507,7 +509,7 @@ mod tests {
             ended_at: Some("2026-11-23T02:07:00Z".into()),
             from_checkpoint_id: None,
             checkpoint_id: None,
-            status: "complete".into(),
+            status: TurnStatus::Complete,
             stream_file: "turn-001.sse".into(),
         };
         assert_eq!(turn_duration(&meta), Some(Duration::from_secs(45)));
