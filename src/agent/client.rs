@@ -200,7 +200,7 @@ impl AgentClient {
     pub fn new(base_url: &str, api_key: Option<ApiKey>) -> Self {
         let base_url = base_url.trim().trim_end_matches('/').to_owned();
         let mut builder = reqwest::Client::builder()
-            .use_rustls_tls()
+            .tls_backend_rustls()
             .connect_timeout(Duration::from_secs(15))
             .user_agent(concat!("research-tui/", env!("CARGO_PKG_VERSION")));
         if is_loopback(&base_url) {
