@@ -114,7 +114,7 @@ impl AgentClient {
     pub fn new(base_url: &str, api_key: Option<ApiKey>) -> Self {
         let base_url = base_url.trim().trim_end_matches('/').to_owned();
         let mut builder = reqwest::Client::builder()
-            .use_rustls_tls()
+            .tls_backend_rustls()
             .connect_timeout(Duration::from_secs(15))
             // An agent API does not redirect: following one would send the key to another origin.
             .redirect(reqwest::redirect::Policy::none())
@@ -501,8 +501,9 @@ impl BodyReader {
     }
 }
 
-/// `http://127.0.0.1:…`, `http://localhost:…`, `http://[::1]:…`.
-fn is_loopback(base_url: &str) -> bool {
+/// `http://127.0.0.1:…`, `http://localhost:…`, `http://[::1]:…`: an agent on this machine (the demo
+/// agent; a saved session recorded against it).
+pub fn is_loopback(base_url: &str) -> bool {
     let Ok(url) = reqwest::Url::parse(base_url) else {
         return false;
     };

@@ -7,6 +7,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use etcetera::BaseStrategy;
+use etcetera::base_strategy::Xdg;
 use serde::Deserialize;
 
 use crate::agent::client::ApiKey;
@@ -16,13 +18,24 @@ pub const DEFAULT_BASE_URL: &str = "https://agents.bigdata.com";
 pub const API_KEY_ENV: &str = "BIGDATA_API_KEY";
 pub const BASE_URL_ENV: &str = "BIGDATA_AGENTS_URL";
 
-/// What `config.toml` may hold.
+/// What `config.toml` may hold, read by [`read_file_config`] for the key loader and the TUI's theme
+/// alike. Other keys in the file are ignored.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct FileConfig {
-    api_key: Option<String>,
-    base_url: Option<String>,
-    theme: Option<String>,
+pub struct FileConfig {
+    /// Held redacted from the moment it is read; a blank key counts as none.
+    #[serde(deserialize_with = "nonblank_key")]
+    pub api_key: Option<ApiKey>,
+    pub base_url: Option<String>,
+    pub theme: Option<String>,
+}
+
+fn nonblank_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ApiKey>, D::Error> {
+    let key = Option::<String>::deserialize(d)?;
+    Ok(key
+        .map(|k| k.trim().to_owned())
+        .filter(|k| !k.is_empty())
+        .map(ApiKey::new))
 }
 
 /// Where the key came from (shown to the user, never the key itself).
@@ -64,6 +77,27 @@ pub enum ConfigError {
         path: PathBuf,
         reason: String,
     },
+    /// Not TOML (or a setting of the wrong type). Never quotes the file, which may hold the key.
+    InvalidToml {
+        path: PathBuf,
+        near_byte: Option<usize>,
+    },
+}
+
+impl ConfigError {
+    /// What is wrong with the file, without its path.
+    pub fn problem(&self) -> String {
+        match self {
+            ConfigError::KeyFileTooOpen { mode, .. } => {
+                format!("mode {:o}: other users can read it", mode & 0o777)
+            }
+            ConfigError::Unreadable { reason, .. } => reason.clone(),
+            ConfigError::InvalidToml { near_byte, .. } => match near_byte {
+                Some(byte) => format!("invalid TOML near byte {byte}"),
+                None => "invalid TOML".to_owned(),
+            },
+        }
+    }
 }
 
 impl fmt::Display for ConfigError {
@@ -76,8 +110,8 @@ impl fmt::Display for ConfigError {
                 mode & 0o777,
                 path.display()
             ),
-            ConfigError::Unreadable { path, reason } => {
-                write!(f, "cannot read {}: {reason}", path.display())
+            ConfigError::Unreadable { path, .. } | ConfigError::InvalidToml { path, .. } => {
+                write!(f, "cannot read {}: {}", path.display(), self.problem())
             }
         }
     }
@@ -85,38 +119,37 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// `$XDG_<kind>_HOME/research-tui`, else `~/<fallback>/research-tui`.
-fn xdg_dir(var: &str, fallback: &str) -> PathBuf {
-    let base = std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .unwrap_or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(std::env::temp_dir)
-                .join(fallback)
-        });
-    base.join("research-tui")
+/// `$XDG_<kind>_HOME/research-tui` when that variable is an absolute path, else the XDG default under
+/// the home directory (`~/.config`, `~/.local/share`, `~/.cache`), on every platform. With no home
+/// directory at all: the temp dir.
+fn app_dir(kind: fn(&Xdg) -> PathBuf) -> PathBuf {
+    Xdg::new()
+        .map_or_else(|_| std::env::temp_dir(), |xdg| kind(&xdg))
+        .join("research-tui")
 }
 
 pub fn config_dir() -> PathBuf {
-    xdg_dir("XDG_CONFIG_HOME", ".config")
+    app_dir(Xdg::config_dir)
 }
 
 pub fn data_dir() -> PathBuf {
-    xdg_dir("XDG_DATA_HOME", ".local/share")
+    app_dir(Xdg::data_dir)
 }
 
 pub fn cache_dir() -> PathBuf {
-    xdg_dir("XDG_CACHE_HOME", ".cache")
+    app_dir(Xdg::cache_dir)
+}
+
+/// `config.toml` in [`config_dir`].
+pub fn config_file() -> PathBuf {
+    config_dir().join("config.toml")
 }
 
 impl Config {
     /// Load from the environment and the config file. `base_url_flag` (from `--base-url`) wins over
     /// `BIGDATA_AGENTS_URL`, which wins over the file and the default.
     pub fn load(base_url_flag: Option<&str>) -> Result<Config, ConfigError> {
-        Self::load_from(&config_dir().join("config.toml"), base_url_flag)
+        Self::load_from(&config_file(), base_url_flag)
     }
 
     pub fn load_from(path: &Path, base_url_flag: Option<&str>) -> Result<Config, ConfigError> {
@@ -131,10 +164,10 @@ impl Config {
         };
         let (api_key, key_source) = match env_key {
             Some(key) => (Some(ApiKey::new(key.trim())), Some(KeySource::Environment)),
-            None => match file.api_key.filter(|k| !k.trim().is_empty()) {
+            None => match file.api_key {
                 Some(key) => {
                     check_private(path)?;
-                    (Some(ApiKey::new(key.trim())), Some(KeySource::ConfigFile))
+                    (Some(key), Some(KeySource::ConfigFile))
                 }
                 None => (None, None),
             },
@@ -194,7 +227,9 @@ pub fn live_target(
     })
 }
 
-fn read_file_config(path: &Path) -> Result<FileConfig, ConfigError> {
+/// Read `config.toml`; a missing file is all defaults. Neither the key's privacy nor the environment
+/// is checked here: [`Config::load_from`] does that before it uses a key from the file.
+pub fn read_file_config(path: &Path) -> Result<FileConfig, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
@@ -205,18 +240,11 @@ fn read_file_config(path: &Path) -> Result<FileConfig, ConfigError> {
             });
         }
     };
-    toml::from_str(&text).map_err(|e| ConfigError::Unreadable {
+    // Not toml's message: it quotes the offending line, which could be the key itself.
+    toml::from_str(&text).map_err(|e: toml::de::Error| ConfigError::InvalidToml {
         path: path.to_owned(),
-        // toml's message quotes the offending line, which could be the key itself.
-        reason: format!("invalid TOML{}", line_hint(&e)),
+        near_byte: e.span().map(|span| span.start),
     })
-}
-
-fn line_hint(error: &toml::de::Error) -> String {
-    error
-        .span()
-        .map(|span| format!(" near byte {}", span.start))
-        .unwrap_or_default()
 }
 
 #[cfg(unix)]
@@ -311,6 +339,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = write_config(dir.path(), "theme = \"dark\"\n", 0o644);
         assert!(Config::load_from(&path, None).is_ok());
+    }
+
+    #[test]
+    fn the_file_is_read_into_one_struct_with_the_key_trimmed_and_redacted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "api_key = \" sk-secret-123 \"\ntheme = \"light\"\n").unwrap();
+        let file = read_file_config(&path).unwrap();
+        assert_eq!(file.api_key.as_ref().unwrap().expose(), "sk-secret-123");
+        assert_eq!(file.theme.as_deref(), Some("light"));
+        assert!(!format!("{file:?}").contains("sk-secret"));
+        std::fs::write(&path, "api_key = \"  \"\n").unwrap();
+        assert!(read_file_config(&path).unwrap().api_key.is_none());
+        std::fs::write(&path, "theme = [").unwrap();
+        let message = read_file_config(&path).unwrap_err().to_string();
+        let expected = format!("cannot read {}: invalid TOML near byte ", path.display());
+        assert!(message.starts_with(&expected), "{message}");
+        let missing = read_file_config(&dir.path().join("missing.toml")).unwrap();
+        assert!(missing.api_key.is_none() && missing.theme.is_none());
     }
 
     #[test]

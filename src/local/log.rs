@@ -46,7 +46,7 @@ pub fn init(path: &Path) -> std::io::Result<()> {
 pub fn log(message: &str) {
     let Ok(mut slot) = LOG.lock() else { return };
     if let Some(file) = slot.as_mut() {
-        let stamp = crate::local::store::rfc3339(SystemTime::now());
+        let stamp = crate::local::timestamp::rfc3339(SystemTime::now());
         let _ = writeln!(file, "{stamp} {}", sanitize_line(message));
     }
 }

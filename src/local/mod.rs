@@ -1,5 +1,7 @@
-//! Files on this machine: configuration and the API key, saved sessions, and the diagnostic log.
+//! Files on this machine: configuration and the API key, saved sessions, the diagnostic log, and
+//! the timestamps they carry.
 
 pub mod config;
 pub mod log;
 pub mod store;
+pub mod timestamp;

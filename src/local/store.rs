@@ -10,13 +10,14 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
 use crate::agent::client::RawSink;
 use crate::agent::stream::StreamEnd;
 use crate::agent::turn::TurnRecorder;
+use crate::local::timestamp::{compact_stamp, rfc3339};
 use crate::model::session::Session;
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
@@ -47,9 +48,107 @@ pub struct TurnMeta {
     /// The checkpoint this turn continued from (a resume or a branch).
     pub from_checkpoint_id: Option<String>,
     pub checkpoint_id: Option<String>,
-    /// `streaming`, `complete`, `error`, `cut`, `stalled`, `http_error`, `connect_error`, `cancelled`.
-    pub status: String,
+    pub status: TurnStatus,
     pub stream_file: String,
+}
+
+/// How a saved turn ended: `status` in `meta.json`, saved as the word [`TurnStatus::as_str`] gives
+/// (the same words earlier versions wrote, so their sessions still load).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum TurnStatus {
+    /// Still streaming, or the app stopped while it streamed.
+    Streaming,
+    Complete,
+    /// The agent reported an error.
+    Error,
+    /// The stream closed before completion.
+    Incomplete,
+    Cut,
+    Stalled,
+    HttpError,
+    ConnectError,
+    Cancelled,
+    /// A word this version does not know (from another version), kept as it was.
+    Other(String),
+}
+
+impl TurnStatus {
+    /// How a stream that ended with `end` leaves its turn.
+    pub fn of(session: &Session, end: &StreamEnd) -> TurnStatus {
+        if session.error.is_some() {
+            return TurnStatus::Error;
+        }
+        if session.completion.is_some() {
+            return TurnStatus::Complete;
+        }
+        match end {
+            StreamEnd::Closed => TurnStatus::Incomplete,
+            StreamEnd::Cut { .. } => TurnStatus::Cut,
+            StreamEnd::Stalled { .. } => TurnStatus::Stalled,
+            StreamEnd::Http { .. } => TurnStatus::HttpError,
+            StreamEnd::Connect { .. } => TurnStatus::ConnectError,
+            StreamEnd::Cancelled => TurnStatus::Cancelled,
+        }
+    }
+
+    /// The word saved in `meta.json` (and shown in session lists).
+    pub fn as_str(&self) -> &str {
+        match self {
+            TurnStatus::Streaming => "streaming",
+            TurnStatus::Complete => "complete",
+            TurnStatus::Error => "error",
+            TurnStatus::Incomplete => "incomplete",
+            TurnStatus::Cut => "cut",
+            TurnStatus::Stalled => "stalled",
+            TurnStatus::HttpError => "http_error",
+            TurnStatus::ConnectError => "connect_error",
+            TurnStatus::Cancelled => "cancelled",
+            TurnStatus::Other(word) => word,
+        }
+    }
+}
+
+impl From<&str> for TurnStatus {
+    fn from(word: &str) -> Self {
+        use TurnStatus::*;
+        [
+            Streaming,
+            Complete,
+            Error,
+            Incomplete,
+            Cut,
+            Stalled,
+            HttpError,
+            ConnectError,
+            Cancelled,
+        ]
+        .into_iter()
+        .find(|known| known.as_str() == word)
+        .unwrap_or_else(|| Other(word.to_owned()))
+    }
+}
+
+/// A status equals the word it is saved as.
+impl PartialEq<&str> for TurnStatus {
+    fn eq(&self, word: &&str) -> bool {
+        self.as_str() == *word
+    }
+}
+
+impl From<String> for TurnStatus {
+    fn from(word: String) -> Self {
+        TurnStatus::from(word.as_str())
+    }
+}
+
+impl From<TurnStatus> for String {
+    fn from(status: TurnStatus) -> Self {
+        match status {
+            TurnStatus::Other(word) => word,
+            known => known.as_str().to_owned(),
+        }
+    }
 }
 
 impl SessionMeta {
@@ -207,7 +306,7 @@ impl SavedSession {
             ended_at: None,
             from_checkpoint_id: from_checkpoint_id.map(str::to_owned),
             checkpoint_id: None,
-            status: "streaming".into(),
+            status: TurnStatus::Streaming,
             stream_file,
         });
         self.meta.updated_at = now;
@@ -255,7 +354,7 @@ impl SavedSession {
         if let Some(turn) = self.meta.turns.get_mut(index) {
             turn.ended_at = Some(now.clone());
             turn.checkpoint_id = session.checkpoint_id().map(str::to_owned);
-            turn.status = turn_status(session, end).into();
+            turn.status = TurnStatus::of(session, end);
         }
         self.meta.updated_at = now;
         self.write_meta()
@@ -351,73 +450,10 @@ pub fn list_cli(json: bool) -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
-/// The status word saved for a turn.
-pub fn turn_status(session: &Session, end: &StreamEnd) -> &'static str {
-    if session.error.is_some() {
-        return "error";
-    }
-    if session.completion.is_some() {
-        return "complete";
-    }
-    match end {
-        StreamEnd::Closed => "incomplete",
-        StreamEnd::Cut { .. } => "cut",
-        StreamEnd::Stalled { .. } => "stalled",
-        StreamEnd::Http { .. } => "http_error",
-        StreamEnd::Connect { .. } => "connect_error",
-        StreamEnd::Cancelled => "cancelled",
-    }
-}
-
-/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-fn parts(time: SystemTime) -> (i64, u32, u32, u64, u64, u64) {
-    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    let rem = secs % 86_400;
-    (y, m, d, rem / 3_600, rem % 3_600 / 60, rem % 60)
-}
-
-/// `2026-11-23T02:06:15Z`.
-pub fn rfc3339(time: SystemTime) -> String {
-    let (y, m, d, hh, mm, ss) = parts(time);
-    format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
-}
-
-/// `20261123-020615`, sortable and safe in file names.
-pub fn compact_stamp(time: SystemTime) -> String {
-    let (y, m, d, hh, mm, ss) = parts(time);
-    format!("{y:04}{m:02}{d:02}-{hh:02}{mm:02}{ss:02}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::event::AgentEvent;
-    use std::time::Duration;
-
-    #[test]
-    fn timestamps_are_utc_calendar_dates() {
-        let t = UNIX_EPOCH + Duration::from_secs(1_795_399_575);
-        assert_eq!(rfc3339(t), "2026-11-23T02:06:15Z");
-        assert_eq!(compact_stamp(t), "20261123-020615");
-        assert_eq!(
-            rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
-            "2000-02-29T00:00:00Z"
-        );
-    }
 
     #[test]
     fn a_session_keeps_raw_bytes_and_meta_and_replays_its_turns() {
@@ -455,6 +491,37 @@ mod tests {
         assert_eq!(turns[0].1.checkpoint_id(), Some("ck-1"));
         assert!(store.find(None, Some("c-9")).is_some());
         assert!(store.find(Some("nope"), None).is_none());
+    }
+
+    #[test]
+    fn turn_statuses_are_saved_as_the_same_words_and_unknown_ones_are_kept() {
+        let words = [
+            "streaming",
+            "complete",
+            "error",
+            "incomplete",
+            "cut",
+            "stalled",
+            "http_error",
+            "connect_error",
+            "cancelled",
+            "paused",
+        ];
+        for word in words {
+            let status: TurnStatus = serde_json::from_str(&format!("\"{word}\"")).unwrap();
+            assert_eq!(status.as_str(), word);
+            assert_eq!(
+                serde_json::to_string(&status).unwrap(),
+                format!("\"{word}\"")
+            );
+        }
+        let known = serde_json::from_str::<TurnStatus>("\"http_error\"").unwrap();
+        assert_eq!(known, TurnStatus::HttpError);
+        assert_eq!(TurnStatus::from("connect_error"), TurnStatus::ConnectError);
+        assert_eq!(TurnStatus::Cancelled, "cancelled");
+        assert!(serde_json::from_str::<TurnStatus>("3").is_err());
+        let unknown = serde_json::from_str::<TurnStatus>("\"paused\"").unwrap();
+        assert_eq!(unknown, TurnStatus::Other("paused".into()));
     }
 
     #[test]

@@ -10,12 +10,15 @@
 use std::io;
 use std::time::Duration;
 
-use crate::agent::client::{ApiKey, RawSink, StreamOptions};
+use crate::agent::client::{ApiKey, RawSink, StreamOptions, is_loopback};
 use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
 use crate::agent::turn::{TurnDriver, TurnTarget};
 use crate::demo::{Fault, ServerConfig};
-use crate::local::store::{SavedSession, SavedTurn, SessionMeta, SessionStore, TurnMeta};
+use crate::local::store::{
+    SavedSession, SavedTurn, SessionMeta, SessionStore, TurnMeta, TurnStatus,
+};
+use crate::local::timestamp::unix_seconds;
 use crate::model::session::Session;
 use crate::wire::provider::Provider;
 
@@ -98,25 +101,6 @@ impl Default for Settings {
             options: StreamOptions::default(),
         }
     }
-}
-
-/// A loopback address: a session recorded against the demo agent (`http://127.0.0.1:PORT`).
-pub fn is_demo_url(base_url: &str) -> bool {
-    let rest = base_url
-        .strip_prefix("http://")
-        .or_else(|| base_url.strip_prefix("https://"))
-        .unwrap_or(base_url);
-    let host = rest.split('/').next().unwrap_or("");
-    let host = if let Some(v6) = host.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        host.rsplit_once(':').map_or(host, |(h, _)| h)
-    };
-    host == "localhost"
-        || host == "::1"
-        || host
-            .parse::<std::net::Ipv4Addr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The API key for `provider` from where `ask` reads it: Bigdata.com from the shared config
@@ -381,7 +365,7 @@ impl Conversation {
         let provider =
             <Provider as clap::ValueEnum>::from_str(&saved.meta.provider, true).unwrap_or_default();
         let mut warning = None;
-        if self.force_demo || is_demo_url(&saved.meta.base_url) {
+        if self.force_demo || is_loopback(&saved.meta.base_url) {
             let reuse = self
                 .agent
                 .as_ref()
@@ -507,22 +491,24 @@ pub fn restore_turns(saved: &SavedSession) -> Vec<Turn> {
 
 /// How a saved turn ended, as the app shows it.
 fn saved_conn(meta: &TurnMeta, session: &Session) -> ConnState {
-    match meta.status.as_str() {
-        "complete" => ConnState::Complete,
-        "error" => ConnState::Error(
+    match &meta.status {
+        TurnStatus::Complete => ConnState::Complete,
+        TurnStatus::Error => ConnState::Error(
             session
                 .error
                 .clone()
                 .unwrap_or_else(|| "the agent reported an error".into()),
         ),
-        "http_error" => ConnState::Error("the agent answered with an HTTP error".into()),
-        "connect_error" => ConnState::Error("could not connect to the agent".into()),
-        "cut" => ConnState::Cut("the connection was cut before completion".into()),
-        "stalled" => ConnState::Stalled(0),
-        "cancelled" => ConnState::Cancelled,
-        "incomplete" => ConnState::Cut("the stream closed before completion".into()),
-        "streaming" => ConnState::Cut("interrupted: the app stopped while it streamed".into()),
-        other => ConnState::Cut(format!("saved as {other}")),
+        TurnStatus::HttpError => ConnState::Error("the agent answered with an HTTP error".into()),
+        TurnStatus::ConnectError => ConnState::Error("could not connect to the agent".into()),
+        TurnStatus::Cut => ConnState::Cut("the connection was cut before completion".into()),
+        TurnStatus::Stalled => ConnState::Stalled(0),
+        TurnStatus::Cancelled => ConnState::Cancelled,
+        TurnStatus::Incomplete => ConnState::Cut("the stream closed before completion".into()),
+        TurnStatus::Streaming => {
+            ConnState::Cut("interrupted: the app stopped while it streamed".into())
+        }
+        TurnStatus::Other(other) => ConnState::Cut(format!("saved as {other}")),
     }
 }
 
@@ -533,33 +519,17 @@ fn turn_duration(meta: &TurnMeta) -> Option<Duration> {
     Some(Duration::from_secs(end.checked_sub(start)?))
 }
 
-/// `2026-11-23T02:06:15Z` → seconds since 1970.
-fn unix_seconds(stamp: &str) -> Option<u64> {
-    let number = |range: std::ops::Range<usize>| stamp.get(range)?.parse::<i64>().ok();
-    let (y, m, d) = (number(0..4)?, number(5..7)?, number(8..10)?);
-    let (hh, mm, ss) = (number(11..13)?, number(14..16)?, number(17..19)?);
-    // Howard Hinnant's days_from_civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    u64::try_from(days * 86_400 + hh * 3_600 + mm * 60 + ss).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn loopback_base_urls_are_demo_sessions() {
-        assert!(is_demo_url("http://127.0.0.1:41234"));
-        assert!(is_demo_url("http://localhost:8787/"));
-        assert!(is_demo_url("http://[::1]:9"));
-        assert!(!is_demo_url("https://agents.bigdata.com"));
-        assert!(!is_demo_url("https://api.x.ai"));
+        assert!(is_loopback("http://127.0.0.1:41234"));
+        assert!(is_loopback("http://localhost:8787/"));
+        assert!(is_loopback("http://[::1]:9"));
+        assert!(!is_loopback("https://agents.bigdata.com"));
+        assert!(!is_loopback("https://api.x.ai"));
     }
 
     #[test]
@@ -573,7 +543,7 @@ mod tests {
             ended_at: Some("2026-11-23T02:07:00Z".into()),
             from_checkpoint_id: None,
             checkpoint_id: None,
-            status: "complete".into(),
+            status: TurnStatus::Complete,
             stream_file: "turn-001.sse".into(),
         };
         assert_eq!(turn_duration(&meta), Some(Duration::from_secs(45)));

@@ -1,10 +1,12 @@
 //! Side effects the app asks for: exporting the conversation to Markdown, opening a URL in the
-//! browser (detached), and copying through OSC 52.
+//! browser (detached), and copying to the clipboard through the terminal (OSC 52).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
+
+use crossterm::clipboard::CopyToClipboard;
 
 use super::app::Turn;
 use crate::model::citations::Attribution;
@@ -46,35 +48,12 @@ pub fn conversation_markdown(turns: &[Turn]) -> String {
     out
 }
 
-/// `YYYYmmdd-HHMMSS` (UTC) for a Unix time.
-pub fn timestamp(unix_secs: u64) -> String {
-    let days = (unix_secs / 86_400) as i64;
-    let secs = unix_secs % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
-}
-
 /// Write the export into `dir` under a fresh name; returns the path.
 pub fn export_to(dir: &Path, turns: &[Turn]) -> io::Result<PathBuf> {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let stem = format!("research-tui-export-{}", timestamp(now));
+    let stem = format!(
+        "research-tui-export-{}",
+        crate::local::timestamp::compact_stamp(SystemTime::now())
+    );
     let text = conversation_markdown(turns);
     for n in 1..100 {
         let name = if n == 1 {
@@ -102,24 +81,13 @@ pub fn export_to(dir: &Path, turns: &[Turn]) -> io::Result<PathBuf> {
 /// Export into the current directory, else `$XDG_DATA_HOME/research-tui` (or
 /// `~/.local/share/research-tui`).
 pub fn export(turns: &[Turn]) -> io::Result<PathBuf> {
-    let cwd = std::env::current_dir();
-    let first = match &cwd {
-        Ok(dir) => export_to(dir, turns),
-        Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
-    };
-    match first {
-        Ok(path) => Ok(path),
-        Err(first_error) => {
-            let data = std::env::var_os("XDG_DATA_HOME")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-                .ok_or(first_error)?;
-            let dir = data.join("research-tui");
+    std::env::current_dir()
+        .and_then(|dir| export_to(&dir, turns))
+        .or_else(|_| {
+            let dir = crate::local::config::data_dir();
             std::fs::create_dir_all(&dir)?;
             export_to(&dir, turns)
-        }
-    }
+        })
 }
 
 /// Only web URLs are handed to the browser opener.
@@ -162,31 +130,10 @@ pub fn open_url(url: &str, on_failure: impl FnOnce(String) + Send + 'static) -> 
     Ok(())
 }
 
-/// Standard base64 (RFC 4648, with padding).
-pub fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// The OSC 52 sequence that puts `text` on the system clipboard (the payload is base64, so safe).
-pub fn osc52(text: &str) -> String {
-    format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))
+/// Put `text` on the system clipboard through the terminal: one OSC 52 sequence (its payload is
+/// base64, so the text cannot inject escapes), flushed.
+pub fn copy_to_clipboard(out: &mut impl Write, text: &str) -> io::Result<()> {
+    crossterm::execute!(out, CopyToClipboard::to_clipboard_from(text))
 }
 
 #[cfg(test)]
@@ -194,7 +141,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn base64_matches_rfc_4648_vectors() {
+    fn copying_writes_one_osc_52_sequence_with_rfc_4648_base64() {
         for (input, expected) in [
             ("", ""),
             ("f", "Zg=="),
@@ -203,17 +150,14 @@ mod tests {
             ("foob", "Zm9vYg=="),
             ("fooba", "Zm9vYmE="),
             ("foobar", "Zm9vYmFy"),
+            ("hi", "aGk="),
         ] {
-            assert_eq!(base64(input.as_bytes()), expected);
+            let mut out = Vec::new();
+            copy_to_clipboard(&mut out, input).unwrap();
+            // ESC ] 52 ; c ; <base64> ST: crossterm ends the OSC with the string terminator
+            // (ESC backslash), which terminals take like the BEL this used to write.
+            assert_eq!(out, format!("\x1b]52;c;{expected}\x1b\\").as_bytes());
         }
-        assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
-    }
-
-    #[test]
-    fn timestamps_are_utc_calendar_dates() {
-        assert_eq!(timestamp(0), "19700101-000000");
-        assert_eq!(timestamp(1_779_900_000), "20260527-164000");
-        assert_eq!(timestamp(951_782_400), "20000229-000000");
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub mod export;
 pub mod screen;
 pub mod theme;
 
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -424,10 +424,7 @@ async fn run_effect(
             }
         }
         Effect::Copy(url) => {
-            let backend = terminal.backend_mut();
-            let result = backend
-                .write_all(export::osc52(&url).as_bytes())
-                .and_then(|()| backend.flush());
+            let result = export::copy_to_clipboard(terminal.backend_mut(), &url);
             match result {
                 Ok(()) => app.set_message("copied the URL (OSC 52)", Severity::Info),
                 Err(e) => app.set_message(format!("copy failed: {e}"), Severity::Error),

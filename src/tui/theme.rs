@@ -1,11 +1,13 @@
 //! Color themes: TOML files with named colors for roles, compiled in; `NO_COLOR` keeps modifiers only.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::Path;
 use std::str::FromStr;
 
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
+
+use crate::local::config::{ConfigError, FileConfig, config_file, read_file_config};
 
 /// The built-in themes, by name.
 pub const BUILTIN: [(&str, &str); 3] = [
@@ -241,58 +243,27 @@ impl Theme {
     }
 }
 
-/// Where the config file lives: `$XDG_CONFIG_HOME/research-tui/config.toml`, else
-/// `~/.config/research-tui/config.toml`.
-pub fn config_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|home| PathBuf::from(home).join(".config"))
-        })?;
-    Some(base.join("research-tui").join("config.toml"))
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Config {
-    pub theme: Option<String>,
-}
-
 /// Read the config file, if there is one. A broken file is reported, not fatal.
-pub fn read_config() -> (Config, Option<String>) {
-    match config_path() {
-        Some(path) => read_config_from(&path),
-        None => (Config::default(), None),
-    }
+pub fn read_config() -> (FileConfig, Option<String>) {
+    read_config_from(&config_file())
 }
 
-/// Read a config file (other settings in it are ignored here). Missing: defaults, no warning.
-pub fn read_config_from(path: &std::path::Path) -> (Config, Option<String>) {
-    match std::fs::read_to_string(path) {
-        Ok(text) => match toml::from_str(&text) {
-            Ok(config) => (config, None),
-            // Not the parser's message: it quotes the offending line, which could hold the API key.
-            Err(e) => (
-                Config::default(),
-                Some(format!(
-                    "ignoring {}: invalid TOML{}",
-                    path.display(),
-                    e.span()
-                        .map(|span| format!(" near byte {}", span.start))
-                        .unwrap_or_default()
-                )),
-            ),
-        },
-        Err(_) => (Config::default(), None),
+/// Read a config file for its theme (the key in it is not used here, so its mode does not matter).
+/// Missing or unreadable: defaults, no warning.
+pub fn read_config_from(path: &Path) -> (FileConfig, Option<String>) {
+    match read_file_config(path) {
+        Ok(config) => (config, None),
+        Err(error @ ConfigError::InvalidToml { .. }) => (
+            FileConfig::default(),
+            Some(format!("ignoring {}: {}", path.display(), error.problem())),
+        ),
+        Err(_) => (FileConfig::default(), None),
     }
 }
 
 /// Pick the theme: `--theme` first, then the config file, then dark; `NO_COLOR` strips colors.
 /// Returns the theme and a warning to show (unknown name, bad config).
-pub fn select(cli: Option<&str>, config: &Config, no_color: bool) -> (Theme, Option<String>) {
+pub fn select(cli: Option<&str>, config: &FileConfig, no_color: bool) -> (Theme, Option<String>) {
     let wanted = cli.or(config.theme.as_deref());
     let mut warning = None;
     let theme = match wanted {
@@ -358,8 +329,9 @@ mod tests {
 
     #[test]
     fn selection_prefers_the_flag_then_the_config_and_no_color_strips_colors() {
-        let config = Config {
+        let config = FileConfig {
             theme: Some("light".into()),
+            ..FileConfig::default()
         };
         assert_eq!(select(None, &config, false).0.name, "light");
         assert_eq!(
@@ -369,7 +341,7 @@ mod tests {
         let (theme, warning) = select(Some("neon"), &config, false);
         assert_eq!(theme.name, "dark");
         assert!(warning.unwrap().contains("neon"));
-        let plain = select(None, &Config::default(), true).0;
+        let plain = select(None, &FileConfig::default(), true).0;
         assert_eq!(plain.text(), Style::new());
         assert_eq!(
             plain.highlight(),

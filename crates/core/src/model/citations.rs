@@ -13,15 +13,7 @@ use crate::model::session::Session;
 
 /// A date shown in labels (`Apr 05, 2026`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Date {
-    pub year: u16,
-    pub month: u8,
-    pub day: u8,
-}
-
-const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
+pub struct Date(jiff::civil::Date);
 
 impl Date {
     /// The first 10 characters of `ts` when they are a real calendar date `YYYY-MM-DD`.
@@ -33,42 +25,26 @@ impl Date {
     /// assert!(Date::from_timestamp("2026-02-29").is_none());
     /// ```
     pub fn from_timestamp(ts: &str) -> Option<Date> {
-        let head = ts.get(..10)?.as_bytes();
-        let digits = |range: Range<usize>| -> Option<u32> {
-            head[range].iter().try_fold(0u32, |acc, b| {
-                b.is_ascii_digit().then(|| acc * 10 + u32::from(b - b'0'))
-            })
-        };
-        if head[4] != b'-' || head[7] != b'-' {
-            return None;
-        }
-        let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-        let days_in_month = match month {
-            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-            4 | 6 | 9 | 11 => 30,
-            2 if leap => 29,
-            2 => 28,
-            _ => return None,
-        };
-        (year >= 1 && day >= 1 && day <= days_in_month).then_some(Date {
-            year: year as u16,
-            month: month as u8,
-            day: day as u8,
-        })
+        let head = ts.get(..10)?;
+        // Exactly `YYYY-MM-DD`: jiff's parser alone also takes other ISO 8601 shapes (a signed year,
+        // `20260415T1`), which are not the dates these fields carry.
+        let shaped = head.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            _ => b.is_ascii_digit(),
+        });
+        let date: jiff::civil::Date = head.parse().ok().filter(|_| shaped)?;
+        // Year 0000 parses as ISO 8601 but is no one's publication date.
+        (date.year() >= 1).then_some(Date(date))
     }
 
+    /// `2026-04-05`.
     pub fn iso(&self) -> String {
-        format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
+        self.0.to_string()
     }
 
+    /// `Apr 05, 2026`.
     pub fn display(&self) -> String {
-        format!(
-            "{} {:02}, {:04}",
-            MONTHS[usize::from(self.month) - 1],
-            self.day,
-            self.year
-        )
+        self.0.strftime("%b %d, %Y").to_string()
     }
 }
 
@@ -505,6 +481,28 @@ mod tests {
         assert!(Date::from_timestamp("2026-13-01").is_none());
         assert!(Date::from_timestamp("2026-4-15").is_none());
         assert!(Date::from_timestamp("20260415").is_none());
+        assert!(Date::from_timestamp("20260415T1").is_none());
+        assert!(Date::from_timestamp("+002-04-15").is_none());
+        assert!(Date::from_timestamp("2026-04-1 ").is_none());
+    }
+
+    #[test]
+    fn dates_print_zero_padded() {
+        let months = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        for (i, name) in months.iter().enumerate() {
+            let date = Date::from_timestamp(&format!("2026-{:02}-01", i + 1)).unwrap();
+            assert_eq!(date.display(), format!("{name} 01, 2026"));
+        }
+        let date = Date::from_timestamp("0005-03-07").unwrap();
+        assert_eq!(date.iso(), "0005-03-07");
+        assert_eq!(date.display(), "Mar 07, 0005");
+        let date = Date::from_timestamp("2026-12-31T23:59:59+05:00").unwrap();
+        assert_eq!(
+            (date.iso().as_str(), date.display().as_str()),
+            ("2026-12-31", "Dec 31, 2026")
+        );
     }
 
     #[test]
