@@ -484,7 +484,7 @@ fn tiny_and_odd_sizes_do_not_panic() {
 /// of rendering the finished answer in one go, for every recording and a few widths.
 #[test]
 fn incremental_rendering_matches_a_fresh_render_for_every_recording() {
-    use research_tui::tui::answer_view::AnswerView;
+    use research_tui::tui::text::AnswerView;
     let theme = Theme::default();
     for path in [
         EARNINGS,

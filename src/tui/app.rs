@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui_textarea::{TextArea, WrapMode};
 
-use super::answer_view::{Annotations, AnswerView};
+use super::text::{Annotations, AnswerView};
 use super::theme::Theme;
 use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
 use crate::local::store::SessionMeta;
@@ -126,7 +126,7 @@ pub struct Turn {
     resolved_key: (usize, usize, bool),
     /// The structured output's rows, the width they were wrapped for and whether the output had
     /// arrived (it does not change after that, so a frame does not pretty-print and wrap it again).
-    pub structured_rows: Option<(usize, bool, Vec<super::answer_view::RLine>)>,
+    pub structured_rows: Option<(usize, bool, Vec<super::text::RLine>)>,
 }
 
 impl Turn {
@@ -1062,7 +1062,7 @@ impl App {
                     self.set_message(
                         format!(
                             "{} is a custom document (your own data): no web page to open",
-                            super::screen::clean(url.trim())
+                            super::text::clean(url.trim())
                         ),
                         Severity::Info,
                     );

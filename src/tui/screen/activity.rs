@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::{clean, keep_visible, pane_block, piece, plain_lines, title, truncate};
 use crate::model::event::Role;
 use crate::model::session::{Activity, Session};
-use crate::tui::answer_view::{Piece, RLine, wrap};
 use crate::tui::app::{App, Focus};
+use crate::tui::text::{Piece, RLine, wrap};
 use crate::tui::theme::Theme;
 
 /// A short summary of tool arguments: the query when there is one, else `key=value` pairs.

@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 
 use super::{clean, pane_block, piece, plain_lines, title, wrap_text};
 use crate::render::sanitize::sanitize;
-use crate::tui::answer_view::{Decorations, RLine, merge_ranges, to_line, wrap_chars};
+use crate::tui::text::{Decorations, RLine, merge_ranges, to_line, wrap_chars};
 use unicode_width::UnicodeWidthStr;
 
 use crate::tui::app::{App, ConnState, Focus, Turn};

@@ -10,17 +10,15 @@ pub mod prompt;
 pub mod sources;
 pub mod status;
 
+use super::app::{App, Focus};
+use super::text::{Piece, PieceKind, RLine};
+pub use super::text::{clean, truncate};
+use super::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Padding, Paragraph};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
-
-use super::answer_view::{Piece, PieceKind, RLine};
-use super::app::{App, Focus};
-use super::theme::Theme;
-use crate::render::sanitize::sanitize_line;
 
 /// Below this width the layout is one pane at a time with tabs.
 pub const NARROW_BELOW: u16 = 100;
@@ -136,37 +134,7 @@ pub fn title<'a>(name: &str, extra: Option<String>, focused: bool, theme: &Theme
     Line::from(spans)
 }
 
-/// Clean one-line untrusted text: control characters replaced, newlines and tabs become spaces.
-pub fn clean(text: &str) -> String {
-    let line = sanitize_line(text);
-    line.chars()
-        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-        .collect()
-}
-
-/// Cut `text` to `width` columns, ending with `…` when cut.
-pub fn truncate(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_owned();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in text.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw + 1 > width {
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    out.push('…');
-    out
-}
-
-/// A text piece for [`super::answer_view::wrap`].
+/// A text piece for [`super::text::wrap`].
 pub fn piece(text: impl Into<String>, style: Style) -> Piece {
     Piece {
         text: text.into(),
@@ -185,7 +153,7 @@ pub fn wrap_text(
     first: Vec<Piece>,
     cont: Vec<Piece>,
 ) -> Vec<RLine> {
-    super::answer_view::wrap(&[piece(text, style)], width, &first, &cont)
+    super::text::wrap(&[piece(text, style)], width, &first, &cont)
 }
 
 /// Rendered rows to ratatui lines (no highlights).

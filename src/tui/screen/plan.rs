@@ -6,8 +6,8 @@ use ratatui::widgets::Paragraph;
 
 use super::{clean, pane_block, piece, plain_lines, title, wrap_text};
 use crate::model::event::StepStatus;
-use crate::tui::answer_view::RLine;
 use crate::tui::app::{App, Focus};
+use crate::tui::text::RLine;
 use crate::tui::theme::Theme;
 
 /// The rows.

@@ -9,8 +9,8 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
 use super::{clean, piece, plain_lines, truncate, wrap_text};
 use crate::local::store::SessionMeta;
-use crate::tui::answer_view::{Piece, RLine, wrap};
 use crate::tui::app::{App, Popup, SidebarItem};
+use crate::tui::text::{Piece, RLine, wrap};
 use crate::tui::theme::Theme;
 use crate::wire::provider::Provider;
 

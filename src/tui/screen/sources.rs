@@ -9,8 +9,8 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::{clean, keep_visible, pane_block, piece, plain_lines, title, truncate};
-use crate::tui::answer_view::RLine;
 use crate::tui::app::{App, Focus, SidebarItem, Turn};
+use crate::tui::text::RLine;
 use crate::tui::theme::Theme;
 
 /// One row of the sidebar, before formatting.
