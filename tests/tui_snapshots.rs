@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use research_tui::agent::stream::{StreamEnd, StreamUpdate};
-use research_tui::tui::app::{App, AppConfig, Effect, Focus, Mode};
+use research_tui::tui::state::{App, AppConfig, Effect, Focus, Mode};
 use research_tui::tui::screen;
 use research_tui::tui::theme::Theme;
 use research_tui::wire::provider::EventPipeline;
@@ -708,7 +708,7 @@ fn the_session_picker_refuses_to_replace_a_running_stream() {
 
 #[test]
 fn a_branched_conversation_marks_the_selected_turn_and_where_the_next_question_goes() {
-    use research_tui::tui::app::Continuation;
+    use research_tui::tui::state::Continuation;
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     let follow = app.continuation();

@@ -4,15 +4,16 @@
 //! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
 //! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
 
-pub mod app;
 pub mod cli;
 pub mod conversation;
 pub mod export;
 pub mod screen;
+pub mod state;
 pub mod text;
 pub mod theme;
 
-/// The old path of [`text`], for code not moved yet.
+/// The old paths of [`state`] and [`text`], for code not moved yet.
+pub use state as app;
 pub use text as answer_view;
 
 use std::io::{self, Write};
