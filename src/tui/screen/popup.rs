@@ -1,4 +1,4 @@
-//! Overlays: the help listing every key, and a source's detail (label, headline, publisher, date, URL,
+//! Overlays: the help listing every key (from the key table), and a source's detail (label, headline, publisher, date, URL,
 //! the audit's search query, the chunks or extract text, and every span it supports).
 
 use ratatui::Frame;
@@ -10,50 +10,10 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 use super::{clean, piece, plain_lines, truncate, wrap_text};
 use crate::local::store::SessionMeta;
 use crate::tui::app::{App, Popup, SidebarItem};
+use crate::tui::state::keymap::KEYMAP;
 use crate::tui::text::{Piece, RLine, wrap};
 use crate::tui::theme::Theme;
 use crate::wire::provider::Provider;
-
-/// Every key, for the help overlay (and the README).
-pub const KEYS: &[(&str, &str)] = &[
-    (
-        "Tab / Shift-Tab",
-        "cycle focus through the panes and the prompt (narrow: the tabs)",
-    ),
-    ("c a p t i", "focus Sources, Answer, Plan, Activity, Prompt"),
-    ("j k ↑ ↓", "move the selection or scroll"),
-    ("PgUp PgDn", "page up / down"),
-    ("g G", "top / bottom (G follows the answer again)"),
-    (
-        "Enter",
-        "Sources: open the detail · Activity: expand the item",
-    ),
-    ("n N", "next / previous span of the selected source"),
-    ("o", "open the selected source's URL in the browser"),
-    ("y", "copy the selected source's URL (OSC 52)"),
-    ("e", "export the conversation to Markdown"),
-    (
-        "[ ]",
-        "select an earlier / later turn: the answer scrolls to it, plan, activity and sources follow; a question asked then branches from its checkpoint",
-    ),
-    (
-        "r",
-        "retry a cut, stalled or failed turn: the same question and ids, as a new turn",
-    ),
-    (
-        "s",
-        "saved sessions: j/k choose, Enter opens one in place of this conversation",
-    ),
-    ("Enter (prompt)", "send a follow-up question"),
-    ("Alt-Enter Ctrl-J", "new line in the prompt"),
-    (
-        "Esc",
-        "close a popup · leave the prompt · clear the selection",
-    ),
-    ("Ctrl-C", "cancel the running stream; again to quit"),
-    ("q", "quit (when not typing)"),
-    ("?", "this help"),
-];
 
 /// A centred rectangle `percent_x` × `percent_y` of `area`, at least `min_w` × `min_h`.
 fn centered(area: Rect, percent_x: u16, percent_y: u16, min_w: u16, min_h: u16) -> Rect {
@@ -185,20 +145,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
 }
 
 fn help_rows(width: usize, theme: &Theme) -> Vec<RLine> {
-    let key_w = KEYS
+    let key_w = KEYMAP
         .iter()
-        .map(|(k, _)| k.chars().count())
+        .map(|entry| entry.keys.chars().count())
         .max()
         .unwrap_or(0)
         + 2;
     let mut rows = Vec::new();
-    for (key, what) in KEYS {
+    for entry in KEYMAP {
         let first = vec![piece(
-            format!("{key:<key_w$}"),
+            format!("{:<key_w$}", entry.keys),
             theme.accent().add_modifier(Modifier::BOLD),
         )];
         let cont = vec![piece(" ".repeat(key_w), Style::new())];
-        rows.extend(wrap_text(what, theme.text(), width, first, cont));
+        rows.extend(wrap_text(entry.help, theme.text(), width, first, cont));
     }
     rows.push(RLine::blank());
     rows.push(RLine {
