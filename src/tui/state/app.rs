@@ -63,7 +63,7 @@ pub struct App {
     pub source_selected: Option<usize>,
     /// The span `n`/`N` jumped to: index into the current turn's citations.
     pub focus_span: Option<usize>,
-    /// Scroll the answer to this raw byte of the current turn on the next draw.
+    /// Scroll the answer to this raw byte of the current turn when the next frame is prepared (it knows the rows).
     pub scroll_to_byte: Option<usize>,
     pub popup: Option<Popup>,
     pub prompt: TextArea<'static>,
@@ -73,14 +73,12 @@ pub struct App {
     pub tick: u64,
     /// Fixed elapsed time (snapshot tests).
     pub fixed_elapsed: Option<Duration>,
-    /// The last layout was the narrow one.
+    /// The last frame was laid out narrow (one pane at a time: ← → switch tabs).
     pub narrow: bool,
     /// The turn picked with `[`/`]` (`None`: the latest).
     pub viewed_turn: Option<usize>,
-    /// Scroll the answer to this turn's question on the next draw.
+    /// Scroll the answer to this turn's question when the next frame is prepared (it knows the rows).
     pub scroll_to_turn: Option<usize>,
-    /// Rendered activity rows, reused between frames.
-    pub activity_cache: crate::tui::screen::activity::ActivityCache,
     /// Who answers (how source URLs open); `None` when a replay's provider is unknown.
     pub provider: Option<Provider>,
     /// The API base relative source URLs (Zeta Alpha) open against.
@@ -127,7 +125,6 @@ impl App {
             tick: 0,
             fixed_elapsed: None,
             narrow: false,
-            activity_cache: Default::default(),
             viewed_turn: None,
             scroll_to_turn: None,
             provider: None,
@@ -199,7 +196,6 @@ impl App {
         self.source_selected = None;
         self.focus_span = None;
         self.popup = None;
-        self.activity_cache = Default::default();
         self.activity_scroll = Scroll::default();
         self.answer_scroll = Scroll::default();
         self.sources_scroll.top = 0;

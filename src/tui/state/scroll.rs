@@ -6,7 +6,7 @@ pub struct Scroll {
     /// First row shown (when not following).
     pub top: usize,
     pub follow: bool,
-    /// From the last draw: rows in total and rows visible.
+    /// From the last frame: rows in total and rows visible.
     pub total: usize,
     pub viewport: usize,
 }

@@ -2,13 +2,14 @@
 //! it, how the stream is doing ([`ConnState`]), what the request continued ([`Continuation`]), and the
 //! sources sidebar's entries ([`SidebarItem`]).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::model::citations::Attribution;
 use crate::model::event::AgentEvent;
 use crate::model::session::Session;
-use crate::tui::text::{Annotations, AnswerView, RLine};
+use crate::tui::text::{Annotations, AnswerView};
 
 /// The connection state of one turn's stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,10 +101,13 @@ pub struct Turn {
     /// This turn asks turn `n`'s question again (`r`).
     pub retry_of: Option<usize>,
     resolved_key: (usize, usize, bool),
-    /// The structured output's rows, the width they were wrapped for and whether the output had
-    /// arrived (it does not change after that, so a frame does not pretty-print and wrap it again).
-    pub structured_rows: Option<(usize, bool, Vec<RLine>)>,
+    /// Unique among the turns of this run: caches on the screen's side know a turn by it (an index
+    /// is reused when a saved session replaces the conversation).
+    pub id: u64,
 }
+
+/// The next [`Turn::id`].
+static NEXT_TURN_ID: AtomicU64 = AtomicU64::new(0);
 
 impl Turn {
     pub fn new(question: Option<String>) -> Turn {
@@ -124,7 +128,7 @@ impl Turn {
             retry_at: None,
             retry_of: None,
             resolved_key: (0, 0, false),
-            structured_rows: None,
+            id: NEXT_TURN_ID.fetch_add(1, Ordering::Relaxed),
         }
     }
 
