@@ -10,8 +10,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use research_tui::agent::stream::StreamUpdate;
 use research_tui::model::event::{AgentEvent, Reference, SourceDoc};
-use research_tui::tui::app::{App, AppConfig, Mode};
 use research_tui::tui::screen;
+use research_tui::tui::state::{App, AppConfig, Mode};
 use research_tui::tui::theme::Theme;
 
 const WIDTH: u16 = 140;

@@ -7,8 +7,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use research_tui::agent::stream::{StreamEnd, StreamUpdate};
-use research_tui::tui::app::{App, AppConfig, Effect, Focus, Mode};
 use research_tui::tui::screen;
+use research_tui::tui::state::{App, AppConfig, Effect, Focus, Mode};
 use research_tui::tui::theme::Theme;
 use research_tui::wire::provider::EventPipeline;
 use research_tui::wire::recording::parse_frames;
@@ -484,7 +484,7 @@ fn tiny_and_odd_sizes_do_not_panic() {
 /// of rendering the finished answer in one go, for every recording and a few widths.
 #[test]
 fn incremental_rendering_matches_a_fresh_render_for_every_recording() {
-    use research_tui::tui::answer_view::AnswerView;
+    use research_tui::tui::text::AnswerView;
     let theme = Theme::default();
     for path in [
         EARNINGS,
@@ -581,7 +581,7 @@ fn play_from(
     app: &mut App,
     path: &str,
     question: &str,
-    cont: research_tui::tui::app::Continuation,
+    cont: research_tui::tui::state::Continuation,
 ) {
     let bytes = std::fs::read(path).unwrap();
     app.begin_turn_with(Some(question.to_owned()), cont);
@@ -708,7 +708,7 @@ fn the_session_picker_refuses_to_replace_a_running_stream() {
 
 #[test]
 fn a_branched_conversation_marks_the_selected_turn_and_where_the_next_question_goes() {
-    use research_tui::tui::app::Continuation;
+    use research_tui::tui::state::Continuation;
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     let follow = app.continuation();

@@ -11,7 +11,7 @@ use crate::local::store::{SavedSession, SessionStore};
 use crate::wire::provider::Provider;
 
 use super::TuiOptions;
-use super::app::Continuation;
+use super::state::Continuation;
 
 /// Options of the interactive app (no subcommand).
 #[derive(Debug, clap::Args)]

@@ -22,7 +22,7 @@ use crate::local::timestamp::unix_seconds;
 use crate::model::session::Session;
 use crate::wire::provider::Provider;
 
-use super::app::{App, ConnState, Continuation, Mode, Severity, Turn};
+use super::state::{App, ConnState, Continuation, Mode, Severity, Turn};
 
 /// Who answers.
 pub struct Agent {

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use crossterm::clipboard::CopyToClipboard;
 
-use super::app::Turn;
+use super::state::Turn;
 use crate::model::citations::Attribution;
 use crate::render::sanitize::sanitize_line;
 

@@ -4,12 +4,12 @@
 //! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
 //! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
 
-pub mod answer_view;
-pub mod app;
 pub mod cli;
 pub mod conversation;
 pub mod export;
 pub mod screen;
+pub mod state;
+pub mod text;
 pub mod theme;
 
 use std::io;
@@ -32,8 +32,8 @@ use crate::agent::client::{ApiKey, StreamOptions};
 use crate::agent::live;
 use crate::agent::replay::{Speed, replay};
 use crate::wire::provider::Provider;
-use app::{Action, App, AppConfig, Continuation, Effect, Focus, Mode, Severity};
 use conversation::{Agent, Conversation, LiveConfig, Settings};
+use state::{Action, App, AppConfig, Continuation, Effect, Focus, Mode, Severity};
 
 /// The demo's first question.
 pub const DEMO_QUESTION: &str =
@@ -307,6 +307,8 @@ async fn event_loop(
     let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<Note>();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // The screen's caches live next to the app, not in it.
+    let mut view = screen::View::new();
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut quit_at: Option<tokio::time::Instant> = None;
@@ -316,7 +318,7 @@ async fn event_loop(
             break;
         }
         if dirty && last_draw.elapsed() >= FRAME {
-            terminal.draw(|frame| screen::draw(frame, app))?;
+            terminal.draw(|frame| view.draw(frame, app))?;
             last_draw = Instant::now();
             dirty = false;
         }

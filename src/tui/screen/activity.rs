@@ -1,17 +1,22 @@
 //! The activity log: thinking (folded to one line; Enter expands), tool calls with an argument
 //! summary, audit results, tool errors and retries; sub-agent rows are indented with their role.
 
+use std::collections::HashSet;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::widgets::Paragraph;
 use serde_json::Value;
+use unicode_width::UnicodeWidthStr;
 
-use super::{clean, keep_visible, pane_block, piece, plain_lines, title, truncate};
+use super::{
+    clean, keep_visible, pane_block, pane_inner, piece, plain_lines, select_row, title, truncate,
+};
 use crate::model::event::Role;
 use crate::model::session::{Activity, Session};
-use crate::tui::answer_view::{Piece, RLine, wrap};
-use crate::tui::app::{App, Focus};
+use crate::tui::state::{App, Focus, Turn};
+use crate::tui::text::{Piece, RLine, wrap};
 use crate::tui::theme::Theme;
 
 /// A short summary of tool arguments: the query when there is one, else `key=value` pairs.
@@ -82,164 +87,196 @@ fn item_rows(
     width: usize,
     theme: &Theme,
 ) -> Vec<RLine> {
-    let one = |mut pieces: Vec<Piece>| -> Vec<RLine> {
-        // One row, cut to the width.
-        let used: usize = pieces
-            .iter()
-            .map(|p| unicode_width::UnicodeWidthStr::width(p.text.as_str()))
-            .sum();
-        if used > width
-            && let Some(last) = pieces.last_mut()
-        {
-            let last_w = unicode_width::UnicodeWidthStr::width(last.text.as_str());
-            let keep = width.saturating_sub(used - last_w);
-            last.text = truncate(&last.text, keep);
-        }
-        vec![RLine { pieces }]
-    };
     match item {
-        Activity::Thinking { role, text, .. } => {
-            let mut head = role_prefix(role, theme);
-            if expanded {
-                head.push(piece("▾ thinking", theme.muted()));
-                let mut rows = vec![RLine { pieces: head }];
-                let indent = vec![piece("    ", theme.muted())];
-                for line in text.lines() {
-                    rows.extend(wrap(
-                        &[piece(
-                            clean(line),
-                            theme.muted().add_modifier(ratatui::style::Modifier::ITALIC),
-                        )],
-                        width,
-                        &indent,
-                        &indent,
-                    ));
-                }
-                rows
-            } else {
-                head.push(piece("▸ ", theme.muted()));
-                let folded = clean(self::head(text.trim_start(), width).trim_end());
-                head.push(piece(
-                    folded,
-                    theme.muted().add_modifier(ratatui::style::Modifier::ITALIC),
-                ));
-                one(head)
-            }
-        }
+        Activity::Thinking { role, text, .. } => thinking_rows(role, text, expanded, width, theme),
         Activity::ToolCall {
             role,
             tool_name,
             arguments,
-        } => {
-            let mut row = role_prefix(role, theme);
-            row.push(piece("⚙ ", theme.accent()));
-            row.push(piece(
-                clean(tool_name),
-                theme.text().add_modifier(ratatui::style::Modifier::BOLD),
-            ));
-            if expanded {
-                // The full arguments, pretty-printed.
-                let mut rows = vec![RLine { pieces: row }];
-                let pretty = serde_json::to_string_pretty(arguments).unwrap_or_default();
-                for line in pretty.lines() {
-                    let indent = line.len() - line.trim_start().len();
-                    let first = vec![piece(" ".repeat(4 + indent), theme.muted())];
-                    let cont = vec![piece(" ".repeat(6 + indent), theme.muted())];
-                    rows.extend(wrap(
-                        &[piece(clean(line.trim_start()), theme.code())],
-                        width,
-                        &first,
-                        &cont,
-                    ));
-                }
-                return rows;
-            }
-            let summary = summarize_args(arguments);
-            if !summary.is_empty() {
-                row.push(piece(format!(" {}", clean(&summary)), theme.text()));
-            }
-            one(row)
-        }
+        } => tool_call_rows(role, tool_name, arguments, expanded, width, theme),
         Activity::Audit { role, trace } => {
             let mut row = role_prefix(role, theme);
             row.push(piece("  ⌕ ", theme.muted()));
-            if let Some(trace) = session.audits.get(*trace) {
-                let what = match (&trace.query, &trace.title) {
-                    (Some(q), _) => format!("\"{}\"", clean(q)),
-                    (None, Some(t)) => clean(t),
-                    (None, None) => clean(&trace.audit_type),
-                };
-                if let Some(n) = trace.result_count {
-                    row.push(piece(
-                        format!("{n} result{} ", if n == 1 { "" } else { "s" }),
-                        theme.success(),
-                    ));
-                }
-                if expanded {
-                    // The whole query or title, wrapped.
-                    let indent = vec![piece("      ", theme.muted())];
-                    let mut rows = vec![RLine { pieces: row }];
-                    rows.extend(wrap(&[piece(what, theme.muted())], width, &indent, &indent));
-                    return rows;
-                }
-                row.push(piece(what, theme.muted()));
+            let Some(trace) = session.audits.get(*trace) else {
+                return one_row(row, width);
+            };
+            let what = match (&trace.query, &trace.title) {
+                (Some(q), _) => format!("\"{}\"", clean(q)),
+                (None, Some(t)) => clean(t),
+                (None, None) => clean(&trace.audit_type),
+            };
+            if let Some(n) = trace.result_count {
+                row.push(piece(
+                    format!("{n} result{} ", if n == 1 { "" } else { "s" }),
+                    theme.success(),
+                ));
             }
-            one(row)
+            if expanded {
+                // The whole query or title, wrapped.
+                let indent = vec![piece("      ", theme.muted())];
+                let mut rows = vec![RLine { pieces: row }];
+                rows.extend(wrap(&[piece(what, theme.muted())], width, &indent, &indent));
+                return rows;
+            }
+            row.push(piece(what, theme.muted()));
+            one_row(row, width)
         }
-        Activity::ToolError { tool_name, error } => {
-            let first = vec![piece("✖ ", theme.error())];
-            let cont = vec![piece("  ", theme.error())];
-            wrap(
-                &[
-                    piece(format!("{}: ", clean(tool_name)), theme.error()),
-                    piece(clean(error), theme.error()),
-                ],
-                width,
-                &first,
-                &cont,
-            )
-        }
-        Activity::Retry { message } => {
-            let first = vec![piece("↻ ", theme.warning())];
-            let cont = vec![piece("  ", theme.warning())];
-            wrap(
-                &[piece(format!("retry: {}", clean(message)), theme.warning())],
-                width,
-                &first,
-                &cont,
-            )
-        }
+        Activity::ToolError { tool_name, error } => flagged_rows(
+            "✖ ",
+            theme.error(),
+            vec![
+                piece(format!("{}: ", clean(tool_name)), theme.error()),
+                piece(clean(error), theme.error()),
+            ],
+            width,
+        ),
+        Activity::Retry { message } => flagged_rows(
+            "↻ ",
+            theme.warning(),
+            vec![piece(format!("retry: {}", clean(message)), theme.warning())],
+            width,
+        ),
         Activity::Chart { index } => {
             let title = session
                 .charts
                 .get(*index)
                 .and_then(|c| c.title.clone())
                 .unwrap_or_else(|| "chart".into());
-            one(vec![
-                piece("▦ ", theme.accent()),
-                piece(format!("chart: {}", clean(&title)), theme.text()),
-            ])
-        }
-        Activity::Error { message } => {
-            let first = vec![piece("✖ ", theme.error())];
-            let cont = vec![piece("  ", theme.error())];
-            wrap(
-                &[piece(format!("error: {}", clean(message)), theme.error())],
+            one_row(
+                vec![
+                    piece("▦ ", theme.accent()),
+                    piece(format!("chart: {}", clean(&title)), theme.text()),
+                ],
                 width,
-                &first,
-                &cont,
             )
         }
+        Activity::Error { message } => flagged_rows(
+            "✖ ",
+            theme.error(),
+            vec![piece(format!("error: {}", clean(message)), theme.error())],
+            width,
+        ),
     }
 }
 
-/// Rows of each activity item, kept between frames: an item is re-rendered only when the width, its
-/// expansion or (for thinking, which grows) its text length changed.
+/// Thinking: folded to the start of one row, or (expanded) every line of it wrapped.
+fn thinking_rows(
+    role: &Role,
+    text: &str,
+    expanded: bool,
+    width: usize,
+    theme: &Theme,
+) -> Vec<RLine> {
+    let style = theme.muted().add_modifier(Modifier::ITALIC);
+    let mut head = role_prefix(role, theme);
+    if !expanded {
+        head.push(piece("▸ ", theme.muted()));
+        let folded = clean(self::head(text.trim_start(), width).trim_end());
+        head.push(piece(folded, style));
+        return one_row(head, width);
+    }
+    head.push(piece("▾ thinking", theme.muted()));
+    let mut rows = vec![RLine { pieces: head }];
+    let indent = vec![piece("    ", theme.muted())];
+    for line in text.lines() {
+        rows.extend(wrap(&[piece(clean(line), style)], width, &indent, &indent));
+    }
+    rows
+}
+
+/// A tool call: its name and an argument summary, or (expanded) the arguments pretty-printed.
+fn tool_call_rows(
+    role: &Role,
+    tool_name: &str,
+    arguments: &Value,
+    expanded: bool,
+    width: usize,
+    theme: &Theme,
+) -> Vec<RLine> {
+    let mut row = role_prefix(role, theme);
+    row.push(piece("⚙ ", theme.accent()));
+    row.push(piece(
+        clean(tool_name),
+        theme.text().add_modifier(Modifier::BOLD),
+    ));
+    if !expanded {
+        let summary = summarize_args(arguments);
+        if !summary.is_empty() {
+            row.push(piece(format!(" {}", clean(&summary)), theme.text()));
+        }
+        return one_row(row, width);
+    }
+    let mut rows = vec![RLine { pieces: row }];
+    let pretty = serde_json::to_string_pretty(arguments).unwrap_or_default();
+    for line in pretty.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let first = vec![piece(" ".repeat(4 + indent), theme.muted())];
+        let cont = vec![piece(" ".repeat(6 + indent), theme.muted())];
+        rows.extend(wrap(
+            &[piece(clean(line.trim_start()), theme.code())],
+            width,
+            &first,
+            &cont,
+        ));
+    }
+    rows
+}
+
+/// One row, its last piece cut to fit `width`.
+fn one_row(mut pieces: Vec<Piece>, width: usize) -> Vec<RLine> {
+    let used: usize = pieces.iter().map(|p| p.text.width()).sum();
+    if used > width
+        && let Some(last) = pieces.last_mut()
+    {
+        let last_w = last.text.width();
+        let keep = width.saturating_sub(used - last_w);
+        last.text = truncate(&last.text, keep);
+    }
+    vec![RLine { pieces }]
+}
+
+/// `pieces` wrapped after a `glyph` in `style`, continuation rows indented under it.
+fn flagged_rows(glyph: &str, style: Style, pieces: Vec<Piece>, width: usize) -> Vec<RLine> {
+    let first = vec![piece(glyph, style)];
+    let cont = vec![piece("  ", style)];
+    wrap(&pieces, width, &first, &cont)
+}
+
+/// Rows of each activity item, kept between frames: an item is re-rendered only when the turn, the
+/// width, its expansion or (for thinking, which grows) its text length changed.
 #[derive(Debug, Default)]
 pub struct ActivityCache {
-    turn: usize,
+    /// The [`Turn::id`] of the turn the rows belong to.
+    turn: Option<u64>,
     width: usize,
     items: Vec<((bool, usize), Vec<RLine>)>,
+}
+
+impl ActivityCache {
+    /// Bring the rows up to date with `turn`'s activity (`expanded` items unfolded) at `width`.
+    fn sync(&mut self, turn: &Turn, expanded: &HashSet<usize>, width: usize, theme: &Theme) {
+        if self.turn != Some(turn.id) || self.width != width {
+            *self = ActivityCache {
+                turn: Some(turn.id),
+                width,
+                items: Vec::new(),
+            };
+        }
+        let activity = &turn.session.activity;
+        self.items.truncate(activity.len());
+        for (i, item) in activity.iter().enumerate() {
+            let key = item_key(item, expanded.contains(&i));
+            if self.items.get(i).is_some_and(|(k, _)| *k == key) {
+                continue;
+            }
+            let rows = item_rows(&turn.session, item, key.0, width, theme);
+            if i < self.items.len() {
+                self.items[i] = (key, rows);
+            } else {
+                self.items.push((key, rows));
+            }
+        }
+    }
 }
 
 fn item_key(item: &Activity, expanded: bool) -> (bool, usize) {
@@ -262,55 +299,35 @@ fn head(text: &str, width: usize) -> &str {
     &text[..end]
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
-    let focused = app.focus == Focus::Activity;
-    let theme = app.theme.clone();
-    let count = app
-        .current()
-        .map(|t| t.session.activity.len())
-        .filter(|n| *n > 0)
-        .map(|n| n.to_string());
-    let block = pane_block(title("Activity", count, focused, &theme), focused, &theme);
-    let inner = block.inner(area);
-    let width = inner.width as usize;
+/// The activity pane this frame.
+#[derive(Debug)]
+pub enum ActivityFrame {
+    /// Nothing asked yet.
+    NoTurn,
+    /// The turn has no activity yet.
+    Empty,
+    /// The cached rows: where each item starts (and, last, where they end), the selected item and
+    /// the first row shown.
+    Rows {
+        starts: Vec<usize>,
+        selected: usize,
+        top: usize,
+    },
+}
+
+/// Bring the cached rows up to date and resolve the scroll: it follows the newest item unless one is
+/// selected, which then stays in view.
+pub fn prepare(app: &mut App, cache: &mut ActivityCache, area: Rect) -> ActivityFrame {
+    let inner = pane_inner(area);
     let viewport = inner.height as usize;
-    let turn_index = app.current_index();
-    let Some(turn) = app.turns.get(turn_index) else {
-        frame.render_widget(block, area);
-        return;
+    let Some(turn) = app.current() else {
+        return ActivityFrame::NoTurn;
     };
     let n = turn.session.activity.len();
     if n == 0 {
-        let text = if turn.conn.in_progress() {
-            format!("{} working…", app.spinner())
-        } else {
-            "No activity.".into()
-        };
-        frame.render_widget(Paragraph::new(text).style(theme.muted()).block(block), area);
-        return;
+        return ActivityFrame::Empty;
     }
-    // Bring the per-item cache up to date.
-    let cache = &mut app.activity_cache;
-    if cache.turn != turn_index || cache.width != width {
-        *cache = ActivityCache {
-            turn: turn_index,
-            width,
-            items: Vec::new(),
-        };
-    }
-    cache.items.truncate(n);
-    for (i, item) in turn.session.activity.iter().enumerate() {
-        let key = item_key(item, app.expanded.contains(&i));
-        if cache.items.get(i).is_some_and(|(k, _)| *k == key) {
-            continue;
-        }
-        let rows = item_rows(&turn.session, item, key.0, width, &theme);
-        if i < cache.items.len() {
-            cache.items[i] = (key, rows);
-        } else {
-            cache.items.push((key, rows));
-        }
-    }
+    cache.sync(turn, &app.expanded, inner.width as usize, &app.theme);
     // Where each item starts; the selected item's rows.
     let selected = app.activity_selected.unwrap_or(n - 1);
     let mut starts = Vec::with_capacity(n + 1);
@@ -328,6 +345,51 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         top = keep_visible(top, selected_range.0, selected_range.1, viewport);
         scroll.top = top;
     }
+    ActivityFrame::Rows {
+        starts,
+        selected,
+        top,
+    }
+}
+
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    cache: &ActivityCache,
+    prepared: &ActivityFrame,
+) {
+    let focused = app.focus == Focus::Activity;
+    let theme = &app.theme;
+    let count = app
+        .current()
+        .map(|t| t.session.activity.len())
+        .filter(|n| *n > 0)
+        .map(|n| n.to_string());
+    let block = pane_block(title("Activity", count, focused, theme), focused, theme);
+    let (starts, selected, top) = match prepared {
+        ActivityFrame::NoTurn => {
+            frame.render_widget(block, area);
+            return;
+        }
+        ActivityFrame::Empty => {
+            let text = if app.current().is_some_and(|t| t.conn.in_progress()) {
+                format!("{} working…", app.spinner())
+            } else {
+                "No activity.".into()
+            };
+            frame.render_widget(Paragraph::new(text).style(theme.muted()).block(block), area);
+            return;
+        }
+        ActivityFrame::Rows {
+            starts,
+            selected,
+            top,
+        } => (starts, *selected, *top),
+    };
+    let inner = block.inner(area);
+    let width = inner.width as usize;
+    let viewport = inner.height as usize;
     // Only the rows in view.
     let first = starts.partition_point(|&s| s <= top).saturating_sub(1);
     let mut visible: Vec<RLine> = Vec::with_capacity(viewport);
@@ -340,11 +402,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             if row >= top {
                 let mut r = r.clone();
                 if i == selected && focused {
-                    let pad = width.saturating_sub(r.width());
-                    r.pieces.push(piece(" ".repeat(pad), Style::new()));
-                    for p in &mut r.pieces {
-                        p.style = p.style.patch(theme.selection(true));
-                    }
+                    select_row(&mut r, width, theme.selection(true));
                 }
                 visible.push(r);
             }

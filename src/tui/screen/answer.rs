@@ -9,15 +9,16 @@ use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-use super::{clean, pane_block, piece, plain_lines, title, wrap_text};
+use super::{clean, pane_block, pane_inner, piece, plain_lines, title, wrap_text};
 use crate::render::sanitize::sanitize;
-use crate::tui::answer_view::{Decorations, RLine, merge_ranges, to_line, wrap_chars};
+use crate::tui::text::{Decorations, RLine, merge_ranges, to_line, wrap_chars};
 use unicode_width::UnicodeWidthStr;
 
-use crate::tui::app::{App, ConnState, Focus, Turn};
+use crate::tui::state::{App, ConnState, Focus, Turn};
 use crate::tui::theme::Theme;
 
 /// Small, cheap parts around an answer.
+#[derive(Debug)]
 enum Part {
     Rows(Vec<RLine>),
     Answer(usize),
@@ -106,22 +107,50 @@ fn placeholder(turn: &Turn, spinner: &str, theme: &Theme) -> Vec<RLine> {
     }]
 }
 
-fn trailer(turn: &mut Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<RLine> {
-    let arrived = turn.session.structured_output.is_some();
-    let mut rows = match &turn.structured_rows {
-        Some((cached_width, cached_arrived, rows))
-            if *cached_width == width && *cached_arrived == arrived =>
-        {
-            rows.clone()
+/// The structured output's rows of each turn, kept between frames: the output does not change once it
+/// has arrived, so a frame does not pretty-print and wrap it again.
+#[derive(Debug, Default)]
+pub struct StructuredCache {
+    /// By turn index.
+    turns: Vec<Option<StructuredRows>>,
+}
+
+/// One turn's structured output rows, and what they were made for.
+#[derive(Debug, Clone)]
+struct StructuredRows {
+    /// The [`Turn::id`].
+    turn: u64,
+    width: usize,
+    /// Whether the output had arrived.
+    arrived: bool,
+    rows: Vec<RLine>,
+}
+
+impl StructuredCache {
+    /// Turn `index`'s structured output rows at `width`.
+    fn rows(&mut self, index: usize, turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
+        let arrived = turn.session.structured_output.is_some();
+        if self.turns.len() <= index {
+            self.turns.resize(index + 1, None);
         }
-        _ => {
-            let rows = structured_rows(turn, width, theme);
-            turn.structured_rows = Some((width, arrived, rows.clone()));
-            rows
+        match &self.turns[index] {
+            Some(cached)
+                if cached.turn == turn.id && cached.width == width && cached.arrived == arrived =>
+            {
+                cached.rows.clone()
+            }
+            _ => {
+                let rows = structured_rows(turn, width, theme);
+                self.turns[index] = Some(StructuredRows {
+                    turn: turn.id,
+                    width,
+                    arrived,
+                    rows: rows.clone(),
+                });
+                rows
+            }
         }
-    };
-    rows.extend(ending_rows(turn, width, theme, can_ask));
-    rows
+    }
 }
 
 fn structured_rows(turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
@@ -198,23 +227,56 @@ fn ending_rows(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<R
     rows
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
-    let focused = app.focus == Focus::Answer;
-    let theme = app.theme.clone();
-    // Title first (scroll state from the last frame is good enough for the hint).
-    let mut extra = None;
-    if !app.answer_scroll.follow && app.answer_scroll.top < app.answer_scroll.max_top() {
-        extra = Some("↓ more · G follows".to_owned());
-    }
-    let block = pane_block(title("Answer", extra, focused, &theme), focused, &theme);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+/// What the answer pane shows this frame.
+#[derive(Debug)]
+pub struct AnswerFrame {
+    /// Scrolled up with more below: the title's hint (from the scroll state of the last frame, good
+    /// enough for a hint).
+    more_below: bool,
+    /// Nothing when the pane has no room.
+    body: Option<AnswerBody>,
+}
+
+#[derive(Debug)]
+struct AnswerBody {
+    /// `(turn index, part, rows)`, top to bottom.
+    parts: Vec<(usize, Part, usize)>,
+    total: usize,
+    /// The first row shown.
+    top: usize,
+}
+
+/// Bring every turn's rendering up to date for the pane's width, lay out the parts and resolve the
+/// scroll, carrying out `[`/`]`'s and `n`/`N`'s requests to bring a turn or a span into view.
+pub fn prepare(app: &mut App, structured: &mut StructuredCache, area: Rect) -> AnswerFrame {
+    let more_below =
+        !app.answer_scroll.follow && app.answer_scroll.top < app.answer_scroll.max_top();
+    let inner = pane_inner(area);
     let width = inner.width.max(1) as usize;
     let height = inner.height as usize;
     if height == 0 {
-        return;
+        return AnswerFrame {
+            more_below,
+            body: None,
+        };
     }
+    let parts = layout(app, structured, width);
+    let total: usize = parts.iter().map(|(_, _, h)| h).sum();
+    scroll_to_requests(app, &parts, total, height);
+    let top = app.answer_scroll.resolve(total, height);
+    AnswerFrame {
+        more_below,
+        body: Some(AnswerBody { parts, total, top }),
+    }
+}
 
+/// Every turn's parts (header, answer or placeholder, trailer), their renderings synced to `width`.
+fn layout(
+    app: &mut App,
+    structured: &mut StructuredCache,
+    width: usize,
+) -> Vec<(usize, Part, usize)> {
+    let theme = app.theme.clone();
     let spinner = app.spinner();
     let can_ask = app.can_ask;
     let mut parts: Vec<(usize, Part, usize)> = Vec::new();
@@ -240,7 +302,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         } else {
             parts.push((index, Part::Answer(index), turn.view.height()));
         }
-        let tail = trailer(turn, width, &theme, can_ask);
+        let mut tail = structured.rows(index, turn, width, &theme);
+        tail.extend(ending_rows(turn, width, &theme, can_ask));
         if !tail.is_empty() {
             let h = tail.len();
             parts.push((index, Part::Rows(tail), h));
@@ -257,13 +320,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         }];
         parts.push((0, Part::Rows(rows), 1));
     }
-    let total: usize = parts.iter().map(|(_, _, h)| h).sum();
-    let current = app.current_index();
+    parts
+}
 
-    // `[`/`]`: bring the picked turn's question to the top.
+/// `[`/`]` bring the picked turn's question to the top; `n`/`N` bring the span a third of the way
+/// down.
+fn scroll_to_requests(app: &mut App, parts: &[(usize, Part, usize)], total: usize, height: usize) {
+    let current = app.current_index();
     if let Some(target) = app.scroll_to_turn.take() {
         let mut offset = 0;
-        for (turn, _, h) in &parts {
+        for (turn, _, h) in parts {
             if *turn == target {
                 app.answer_scroll.total = total;
                 app.answer_scroll.viewport = height;
@@ -275,11 +341,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             offset += h;
         }
     }
-
-    // `n`/`N`: bring the span into view, a third of the way down.
     if let Some(byte) = app.scroll_to_byte.take() {
         let mut offset = 0;
-        for (turn, part, h) in &parts {
+        for (turn, part, h) in parts {
             if let (true, Part::Answer(_)) = (*turn == current, part)
                 && let Some(row) = app.turns[current].view.row_of_byte(byte)
             {
@@ -292,10 +356,75 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
             offset += h;
         }
     }
-    let top = app.answer_scroll.resolve(total, height);
+}
 
-    // Highlights for the selected source (the turn the panes show).
-    let highlights: Vec<Range<usize>> = match app.selected_item() {
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &AnswerFrame) {
+    let focused = app.focus == Focus::Answer;
+    let theme = &app.theme;
+    let extra = prepared.more_below.then(|| "↓ more · G follows".to_owned());
+    let block = pane_block(title("Answer", extra, focused, theme), focused, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(body) = &prepared.body else {
+        return;
+    };
+    let height = inner.height as usize;
+    let lines = visible_lines(app, body, height);
+    frame.render_widget(Paragraph::new(lines).style(theme.text()), inner);
+    if focused && body.total > height {
+        // A one-cell scroll position hint on the right border.
+        let pos = (body.top * (height.saturating_sub(1)))
+            .checked_div(app.answer_scroll.max_top())
+            .unwrap_or(0);
+        let x = area.x + area.width.saturating_sub(1);
+        let y = inner.y + pos.min(height - 1) as u16;
+        if let Some(cell) = frame.buffer_mut().cell_mut((x, y)) {
+            cell.set_symbol("┃")
+                .set_style(theme.accent().add_modifier(Modifier::BOLD));
+        }
+    }
+}
+
+/// The rows in view, the selected source's spans highlighted in the turn the panes show.
+fn visible_lines<'a>(app: &'a App, body: &'a AnswerBody, height: usize) -> Vec<Line<'a>> {
+    let current = app.current_index();
+    let (highlights, focus_range) = selected_spans(app);
+    let deco = Decorations {
+        highlights: &highlights,
+        focus: focus_range.as_ref(),
+        selected: app.selected_number(),
+    };
+    let none = Decorations::default();
+    let top = body.top;
+    let mut lines: Vec<Line<'_>> = Vec::with_capacity(height);
+    let mut offset = 0;
+    for (turn_index, part, h) in &body.parts {
+        let (start, end) = (offset, offset + h);
+        offset = end;
+        if end <= top || start >= top + height {
+            continue;
+        }
+        let skip = top.saturating_sub(start);
+        let take = (top + height).min(end) - (start + skip);
+        match part {
+            Part::Rows(rows) => {
+                lines.extend(plain_lines(&rows[skip..skip + take]));
+            }
+            Part::Answer(i) => {
+                let d = if *turn_index == current { &deco } else { &none };
+                for row in app.turns[*i].view.rows(skip, take) {
+                    lines.push(to_line(row, d, &app.theme));
+                }
+            }
+        }
+    }
+    lines
+}
+
+/// The raw byte ranges the selected source supports (merged), and the span `n`/`N` jumped to.
+fn selected_spans(app: &App) -> (Vec<Range<usize>>, Option<Range<usize>>) {
+    let current = app.current_index();
+    let highlights = match app.selected_item() {
         Some(item) => {
             let turn = &app.turns[current];
             merge_ranges(
@@ -312,48 +441,5 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         .focus_span
         .and_then(|i| app.turns.get(current)?.attribution.citations.get(i))
         .map(|c| c.bytes.clone());
-    let deco = Decorations {
-        highlights: &highlights,
-        focus: focus_range.as_ref(),
-        selected: app.selected_number(),
-    };
-    let none = Decorations::default();
-
-    let mut lines: Vec<Line<'_>> = Vec::with_capacity(height);
-    let mut offset = 0;
-    for (turn_index, part, h) in &parts {
-        let (start, end) = (offset, offset + h);
-        offset = end;
-        if end <= top || start >= top + height {
-            continue;
-        }
-        let skip = top.saturating_sub(start);
-        let take = (top + height).min(end) - (start + skip);
-        match part {
-            Part::Rows(rows) => {
-                lines.extend(plain_lines(&rows[skip..skip + take]));
-            }
-            Part::Answer(i) => {
-                let d = if *turn_index == current { &deco } else { &none };
-                for row in app.turns[*i].view.rows(skip, take) {
-                    lines.push(to_line(row, d, &theme));
-                }
-            }
-        }
-    }
-    frame.render_widget(Paragraph::new(lines).style(theme.text()), inner);
-    if focused && total > height {
-        // A one-cell scroll position hint on the right border.
-        let pos = if app.answer_scroll.max_top() == 0 {
-            0
-        } else {
-            top * (height.saturating_sub(1)) / app.answer_scroll.max_top()
-        };
-        let x = area.x + area.width.saturating_sub(1);
-        let y = inner.y + pos.min(height - 1) as u16;
-        if let Some(cell) = frame.buffer_mut().cell_mut((x, y)) {
-            cell.set_symbol("┃")
-                .set_style(theme.accent().add_modifier(Modifier::BOLD));
-        }
-    }
+    (highlights, focus_range)
 }

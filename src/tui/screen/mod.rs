@@ -1,129 +1,48 @@
-//! Drawing: one module per pane, all reading [`App`] state. Layout: wide (≥ 100 columns) shows Plan and
-//! Activity on the left, the Answer in the middle and Sources on the right; narrow shows one pane at a
-//! time under a row of tabs. The prompt and the status bar are always at the bottom.
+//! Drawing: one module per pane, plus the layout ([`layout`]) and overlays ([`popup`]). Each frame is
+//! two steps ([`view`]): `prepare` brings caches, the layout and scroll positions up to date (the only
+//! step that writes, to the app's scroll state and the screen's own [`View`]), then `render` draws
+//! from `&App` and `&View`.
 
 pub mod activity;
 pub mod answer;
+pub mod layout;
 pub mod plan;
 pub mod popup;
 pub mod prompt;
 pub mod sources;
 pub mod status;
+pub mod view;
 
-use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Padding, Paragraph};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use ratatui::widgets::{Block, BorderType, Padding};
 
-use super::answer_view::{Piece, PieceKind, RLine};
-use super::app::{App, Focus};
+use super::text::{Piece, PieceKind, RLine};
+pub use super::text::{clean, truncate};
 use super::theme::Theme;
-use crate::render::sanitize::sanitize_line;
+pub use layout::NARROW_BELOW;
+pub use view::{View, draw, prepare, render};
 
-/// Below this width the layout is one pane at a time with tabs.
-pub const NARROW_BELOW: u16 = 100;
-
-/// Draw the whole screen.
-pub fn draw(frame: &mut Frame, app: &mut App) {
-    let area = frame.area();
-    frame.render_widget(Block::new().style(app.theme.base()), area);
-    let narrow = area.width < NARROW_BELOW;
-    app.narrow = narrow;
-    let prompt_h = if area.height >= 12 { 3 } else { 1 };
-    let [main, prompt_area, status_area] = Layout::vertical([
-        Constraint::Fill(1),
-        Constraint::Length(prompt_h),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    if narrow {
-        let [tabs, pane] =
-            Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(main);
-        draw_tabs(frame, tabs, app);
-        match app.tab {
-            Focus::Plan => plan::draw(frame, pane, app),
-            Focus::Activity => activity::draw(frame, pane, app),
-            Focus::Sources => sources::draw(frame, pane, app),
-            Focus::Answer | Focus::Prompt => answer::draw(frame, pane, app),
-        }
-    } else {
-        let sources_w = if area.width >= 140 { 34 } else { 30 };
-        let [left, center, right] = Layout::horizontal([
-            Constraint::Percentage(28),
-            Constraint::Fill(1),
-            Constraint::Length(sources_w),
-        ])
-        .areas(main);
-        let plan_h = plan::desired_height(app, left.width)
-            .clamp(5, (left.height / 2).max(5))
-            .min(left.height);
-        let [plan_area, activity_area] =
-            Layout::vertical([Constraint::Length(plan_h), Constraint::Fill(1)]).areas(left);
-        plan::draw(frame, plan_area, app);
-        activity::draw(frame, activity_area, app);
-        answer::draw(frame, center, app);
-        sources::draw(frame, right, app);
-    }
-    prompt::draw(frame, prompt_area, app);
-    status::draw(frame, status_area, app);
-    popup::draw(frame, area, app);
+/// A pane's frame, before its title and focus: a border and a column of padding each side.
+fn pane_frame<'a>() -> Block<'a> {
+    Block::bordered().padding(Padding::horizontal(1))
 }
 
-fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
-    let theme = &app.theme;
-    let counts = |focus: Focus| -> String {
-        let Some(turn) = app.current() else {
-            return String::new();
-        };
-        match focus {
-            Focus::Plan => turn
-                .session
-                .plan
-                .as_ref()
-                .map(|p| {
-                    let done = p.steps.iter().filter(|s| s.status.is_settled()).count();
-                    format!(" {done}/{}", p.steps.len())
-                })
-                .unwrap_or_default(),
-            Focus::Activity => format!(" {}", turn.session.activity.len()),
-            Focus::Sources => format!(" {}", turn.attribution.numbered().count()),
-            _ => String::new(),
-        }
-    };
-    let mut spans = Vec::new();
-    for (i, focus) in [Focus::Answer, Focus::Plan, Focus::Activity, Focus::Sources]
-        .into_iter()
-        .enumerate()
-    {
-        if i > 0 {
-            spans.push(Span::styled(" │ ", theme.muted()));
-        }
-        let label = format!("{}{}", focus.title(), counts(focus));
-        let style = if app.tab == focus {
-            theme
-                .title(app.focus != Focus::Prompt)
-                .patch(theme.selection(true))
-        } else {
-            theme.muted()
-        };
-        spans.push(Span::styled(format!(" {label} "), style));
-    }
-    spans.push(Span::styled("  Tab/←→ switch", theme.muted()));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+/// Where a pane's rows go inside `area`.
+pub fn pane_inner(area: Rect) -> Rect {
+    pane_frame().inner(area)
 }
 
 /// A bordered pane with a title.
 pub fn pane_block<'a>(title: Line<'a>, focused: bool, theme: &Theme) -> Block<'a> {
-    Block::bordered()
+    pane_frame()
         .border_type(if focused {
             BorderType::Thick
         } else {
             BorderType::Rounded
         })
         .border_style(theme.border(focused))
-        .padding(Padding::horizontal(1))
         .title(title)
 }
 
@@ -136,37 +55,7 @@ pub fn title<'a>(name: &str, extra: Option<String>, focused: bool, theme: &Theme
     Line::from(spans)
 }
 
-/// Clean one-line untrusted text: control characters replaced, newlines and tabs become spaces.
-pub fn clean(text: &str) -> String {
-    let line = sanitize_line(text);
-    line.chars()
-        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-        .collect()
-}
-
-/// Cut `text` to `width` columns, ending with `…` when cut.
-pub fn truncate(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_owned();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in text.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw + 1 > width {
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    out.push('…');
-    out
-}
-
-/// A text piece for [`super::answer_view::wrap`].
+/// A text piece for [`super::text::wrap`].
 pub fn piece(text: impl Into<String>, style: Style) -> Piece {
     Piece {
         text: text.into(),
@@ -185,7 +74,7 @@ pub fn wrap_text(
     first: Vec<Piece>,
     cont: Vec<Piece>,
 ) -> Vec<RLine> {
-    super::answer_view::wrap(&[piece(text, style)], width, &first, &cont)
+    super::text::wrap(&[piece(text, style)], width, &first, &cont)
 }
 
 /// Rendered rows to ratatui lines (no highlights).
@@ -214,5 +103,14 @@ pub fn keep_visible(top: usize, first: usize, last: usize, viewport: usize) -> u
         (last + 1).saturating_sub(viewport).min(first)
     } else {
         top
+    }
+}
+
+/// Mark a selected row: padded to `width` and every piece restyled with `style`.
+pub fn select_row(row: &mut RLine, width: usize, style: Style) {
+    let pad = width.saturating_sub(row.width());
+    row.pieces.push(piece(" ".repeat(pad), Style::new()));
+    for p in &mut row.pieces {
+        p.style = p.style.patch(style);
     }
 }

@@ -4,10 +4,10 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::widgets::Paragraph;
 
-use super::{clean, pane_block, piece, plain_lines, title, wrap_text};
+use super::{clean, pane_block, pane_inner, piece, plain_lines, title, wrap_text};
 use crate::model::event::StepStatus;
-use crate::tui::answer_view::RLine;
-use crate::tui::app::{App, Focus};
+use crate::tui::state::{App, Focus};
+use crate::tui::text::RLine;
 use crate::tui::theme::Theme;
 
 /// The rows.
@@ -103,27 +103,40 @@ pub fn count(app: &App) -> Option<String> {
     Some(format!("{done}/{}", plan.steps.len()))
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
+/// The plan's rows and the first one shown, for this frame.
+#[derive(Debug)]
+pub struct PlanFrame {
+    rows: Vec<RLine>,
+    top: usize,
+}
+
+/// Lay out the rows and resolve the scroll: unless the user is scrolling the plan, the step in
+/// progress stays in view.
+pub fn prepare(app: &mut App, area: Rect) -> PlanFrame {
+    let focused = app.focus == Focus::Plan;
+    let inner = pane_inner(area);
+    let (rows, current) = rows_with_current(app, inner.width as usize);
+    let viewport = inner.height as usize;
+    let mut top = app.plan_scroll.resolve(rows.len(), viewport);
+    if !focused && let Some((first, last)) = current {
+        top = super::keep_visible(top, first, last, viewport);
+        app.plan_scroll.top = top;
+    }
+    PlanFrame { rows, top }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &PlanFrame) {
     let focused = app.focus == Focus::Plan;
     let block = pane_block(
         title("Plan", count(app), focused, &app.theme),
         focused,
         &app.theme,
     );
-    let inner = block.inner(area);
-    let (rows, current) = rows_with_current(app, inner.width as usize);
-    let viewport = inner.height as usize;
-    let mut top = app.plan_scroll.resolve(rows.len(), viewport);
-    // Unless the user is scrolling the plan, keep the step in progress in view.
-    if !focused && let Some((first, last)) = current {
-        top = super::keep_visible(top, first, last, viewport);
-        app.plan_scroll.top = top;
-    }
-    let lines = plain_lines(&rows);
+    let lines = plain_lines(&prepared.rows);
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)
-            .scroll((top.min(u16::MAX as usize) as u16, 0)),
+            .scroll((prepared.top.min(u16::MAX as usize) as u16, 0)),
         area,
     );
 }

@@ -7,7 +7,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
 use super::{clean, pane_block, title};
-use crate::tui::app::{App, Focus};
+use crate::tui::state::{App, Focus};
 
 /// Where the next question goes when that is not simply on from the newest turn: `↳ from turn 2 ·
 /// ckpt-…` (a branch), or `↳ resume ckpt-…` before the first question of a resumed conversation.
@@ -31,7 +31,9 @@ pub fn branch_text(app: &App) -> Option<String> {
     None
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
+/// Dress the editor for this frame: its title (with where the next question goes) and border when it
+/// has the room, its style and cursor. The editor is the app's state, so this happens before drawing.
+pub fn prepare(app: &mut App, area: Rect) {
     let focused = app.focus == Focus::Prompt;
     let theme = app.theme.clone();
     let hint = if focused {
@@ -58,5 +60,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     } else {
         Style::new()
     });
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(&app.prompt, area);
 }

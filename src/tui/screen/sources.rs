@@ -4,18 +4,20 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Modifier;
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::{clean, keep_visible, pane_block, piece, plain_lines, title, truncate};
-use crate::tui::answer_view::RLine;
-use crate::tui::app::{App, Focus, SidebarItem, Turn};
+use super::{
+    clean, keep_visible, pane_block, pane_inner, piece, plain_lines, select_row, title, truncate,
+};
+use crate::tui::state::{App, Focus, SidebarItem, Turn};
+use crate::tui::text::RLine;
 use crate::tui::theme::Theme;
 
 /// One row of the sidebar, before formatting.
 #[derive(Debug, Clone, Copy)]
-enum Row {
+pub enum Row {
     Blank,
     Header(&'static str),
     /// Line `1` or `2` of entry `index`.
@@ -121,20 +123,23 @@ fn item_line(turn: &Turn, item: SidebarItem, line: u8, width: usize, theme: &The
     }
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
+/// The sidebar's rows (not yet formatted) and the first one shown, for this frame.
+#[derive(Debug)]
+pub enum SourcesFrame {
+    /// Nothing asked yet.
+    NoTurn,
+    Rows {
+        rows: Vec<Row>,
+        top: usize,
+    },
+}
+
+/// Lay out the rows and resolve the scroll, keeping the selected entry in view.
+pub fn prepare(app: &mut App, area: Rect) -> SourcesFrame {
     let focused = app.focus == Focus::Sources;
-    let theme = app.theme.clone();
-    let numbered = app
-        .current()
-        .map_or(0, |t| t.attribution.numbered().count());
-    let extra = (numbered > 0).then(|| numbered.to_string());
-    let block = pane_block(title("Sources", extra, focused, &theme), focused, &theme);
-    let inner = block.inner(area);
-    let width = inner.width as usize;
-    let viewport = inner.height as usize;
+    let viewport = pane_inner(area).height as usize;
     let Some(turn) = app.current() else {
-        frame.render_widget(block, area);
-        return;
+        return SourcesFrame::NoTurn;
     };
     let items = &turn.sidebar;
     let mut rows = layout(turn, items);
@@ -148,8 +153,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         rows.push(Row::Blank);
         rows.push(Row::Note("Enter details · n/N spans · o open · y copy"));
     }
-    let selected = app.source_selected;
-    let selected_range = selected.and_then(|s| {
+    let selected_range = app.source_selected.and_then(|s| {
         let first = rows
             .iter()
             .position(|r| matches!(r, Row::Item(i, 1) if *i == s))?;
@@ -161,10 +165,28 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         top = keep_visible(top, first, last, viewport);
         scroll.top = top;
     }
-    let turn = app.current().expect("checked above");
+    SourcesFrame::Rows { rows, top }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &SourcesFrame) {
+    let focused = app.focus == Focus::Sources;
+    let theme = &app.theme;
+    let numbered = app
+        .current()
+        .map_or(0, |t| t.attribution.numbered().count());
+    let extra = (numbered > 0).then(|| numbered.to_string());
+    let block = pane_block(title("Sources", extra, focused, theme), focused, theme);
+    let inner = block.inner(area);
+    let width = inner.width as usize;
+    let viewport = inner.height as usize;
+    let (SourcesFrame::Rows { rows, top }, Some(turn)) = (prepared, app.current()) else {
+        frame.render_widget(block, area);
+        return;
+    };
+    let selected = app.source_selected;
     let visible: Vec<RLine> = rows
         .iter()
-        .skip(top)
+        .skip(*top)
         .take(viewport)
         .map(|row| match *row {
             Row::Blank => RLine::blank(),
@@ -175,14 +197,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
                 pieces: vec![piece(truncate(text, width), theme.muted())],
             },
             Row::Item(index, line) => {
-                let mut row = item_line(turn, turn.sidebar[index], line, width, &theme);
+                let mut row = item_line(turn, turn.sidebar[index], line, width, theme);
                 if selected == Some(index) {
-                    let style = theme.selection(focused);
-                    let pad = width.saturating_sub(row.width());
-                    row.pieces.push(piece(" ".repeat(pad), Style::new()));
-                    for p in &mut row.pieces {
-                        p.style = p.style.patch(style);
-                    }
+                    select_row(&mut row, width, theme.selection(focused));
                 }
                 row
             }

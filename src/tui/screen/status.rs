@@ -4,13 +4,13 @@ use std::time::Duration;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Modifier;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::{clean, truncate};
-use crate::tui::app::{App, ConnState, Severity, Turn};
+use crate::tui::state::{App, ConnState, Mode, Severity, Turn};
 
 pub fn format_elapsed(elapsed: Duration) -> String {
     let secs = elapsed.as_secs();
@@ -68,24 +68,11 @@ pub fn state_text(app: &App, turn: &Turn) -> String {
     }
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
     let width = area.width as usize;
-    let mut spans: Vec<Span<'_>> = Vec::new();
-    let badge = format!(" {} ", app.mode.label());
-    let badge_style = if theme.no_color {
-        ratatui::style::Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
-    } else {
-        ratatui::style::Style::new()
-            .fg(theme.highlight_fg)
-            .bg(match app.mode {
-                crate::tui::app::Mode::Live => theme.success,
-                _ => theme.accent,
-            })
-            .add_modifier(Modifier::BOLD)
-    };
-    let badge_w = badge.width();
-    spans.push(Span::styled(badge, badge_style));
+    let mut spans: Vec<Span<'_>> = vec![badge(app)];
+    let badge_w = spans[0].content.width();
     let Some(turn) = app.latest() else {
         let mut text = " ready · type a question (i)".to_owned();
         if let Some(checkpoint) = &app.resume.checkpoint_id {
@@ -115,62 +102,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
         truncate(&state, width.saturating_sub(badge_w + 12).max(12)),
         state_style.add_modifier(Modifier::BOLD),
     ));
-    let mut parts: Vec<(String, ratatui::style::Style)> = Vec::new();
-    match &turn.conn {
-        ConnState::Cut(_) | ConnState::Stalled(_) if !turn.session.answer.as_str().is_empty() => {
-            parts.push(("kept what arrived".to_owned(), theme.warning()));
-        }
-        _ => {}
-    }
-    parts.push((format_elapsed(app.elapsed()), theme.text()));
-    // Tokens and ids of the turn the panes show (a branch point picked with `[`/`]`).
-    let turn = app.current().unwrap_or(turn);
-    if let Some(completion) = &turn.session.completion
-        && completion.total_tokens() != (0, 0)
-    {
-        let (input, output) = completion.total_tokens();
-        parts.push((
-            format!(
-                "tokens {} in / {} out",
-                format_tokens(input),
-                format_tokens(output)
-            ),
-            theme.muted(),
-        ));
-    }
-    if app.turns.len() > 1 {
-        parts.push((
-            format!("turn {}/{}", app.current_index() + 1, app.turns.len()),
-            theme.muted(),
-        ));
-    }
-    if let Some(checkpoint) = turn.session.checkpoint_id() {
-        parts.push((format!("ckpt {}", clean(checkpoint)), theme.muted()));
-    }
-    let ids = &turn.session.ids;
-    if let Some(chat) = &ids.chat_id {
-        parts.push((format!("chat {}", clean(chat)), theme.muted()));
-    } else if let Some(execution) = &ids.execution_id {
-        parts.push((format!("exec {}", clean(execution)), theme.muted()));
-    }
-    let right = match &app.message {
-        Some((text, severity)) => {
-            let style = match severity {
-                Severity::Info => theme.accent(),
-                Severity::Warning => theme.warning(),
-                Severity::Error => theme.error(),
-            };
-            (clean(text), style)
-        }
-        None if app.can_ask && app.current().is_some_and(|t| t.retryable()) => {
-            ("r retry · ? help".to_owned(), theme.accent())
-        }
-        None => ("? help · q quit".to_owned(), theme.muted()),
-    };
+    let right = right_text(app);
     let used: usize = spans.iter().map(|s| s.content.width()).sum();
     let right_w = right.0.width().min(width.saturating_sub(used + 2));
+    // As many of the facts as fit between the state and the right-hand text.
     let mut budget = width.saturating_sub(used + right_w + 2);
-    for (text, style) in parts {
+    for (text, style) in facts(app, turn) {
         let piece = format!(" · {text}");
         let w = piece.width();
         if w <= budget {
@@ -188,6 +125,86 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &mut App) {
     spans.push(Span::raw(" ".repeat(gap)));
     spans.push(Span::styled(truncate(&right.0, right_w), right.1));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// DEMO, LIVE or REPLAY, in reverse.
+fn badge(app: &App) -> Span<'static> {
+    let theme = &app.theme;
+    let style = if theme.no_color {
+        Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+    } else {
+        Style::new()
+            .fg(theme.highlight_fg)
+            .bg(match app.mode {
+                Mode::Live => theme.success,
+                _ => theme.accent,
+            })
+            .add_modifier(Modifier::BOLD)
+    };
+    Span::styled(format!(" {} ", app.mode.label()), style)
+}
+
+/// What the bar says after the state, most important first: what was kept, the elapsed time, and
+/// the tokens, turn and ids of the turn the panes show (a branch point picked with `[`/`]`).
+fn facts(app: &App, latest: &Turn) -> Vec<(String, Style)> {
+    let theme = &app.theme;
+    let mut facts: Vec<(String, Style)> = Vec::new();
+    match &latest.conn {
+        ConnState::Cut(_) | ConnState::Stalled(_) if !latest.session.answer.as_str().is_empty() => {
+            facts.push(("kept what arrived".to_owned(), theme.warning()));
+        }
+        _ => {}
+    }
+    facts.push((format_elapsed(app.elapsed()), theme.text()));
+    let turn = app.current().unwrap_or(latest);
+    if let Some(completion) = &turn.session.completion
+        && completion.total_tokens() != (0, 0)
+    {
+        let (input, output) = completion.total_tokens();
+        facts.push((
+            format!(
+                "tokens {} in / {} out",
+                format_tokens(input),
+                format_tokens(output)
+            ),
+            theme.muted(),
+        ));
+    }
+    if app.turns.len() > 1 {
+        facts.push((
+            format!("turn {}/{}", app.current_index() + 1, app.turns.len()),
+            theme.muted(),
+        ));
+    }
+    if let Some(checkpoint) = turn.session.checkpoint_id() {
+        facts.push((format!("ckpt {}", clean(checkpoint)), theme.muted()));
+    }
+    let ids = &turn.session.ids;
+    if let Some(chat) = &ids.chat_id {
+        facts.push((format!("chat {}", clean(chat)), theme.muted()));
+    } else if let Some(execution) = &ids.execution_id {
+        facts.push((format!("exec {}", clean(execution)), theme.muted()));
+    }
+    facts
+}
+
+/// The right-hand text: the message, else a key hint.
+fn right_text(app: &App) -> (String, Style) {
+    let theme = &app.theme;
+    match &app.message {
+        Some((text, severity)) => {
+            let style = match severity {
+                Severity::Info => theme.accent(),
+                Severity::Warning => theme.warning(),
+                Severity::Error => theme.error(),
+            };
+            (clean(text), style)
+        }
+        None if app.can_ask && app.current().is_some_and(|t| t.retryable()) => {
+            ("r retry · ? help".to_owned(), theme.accent())
+        }
+        None => ("? help · q quit".to_owned(), theme.muted()),
+    }
 }
 
 #[cfg(test)]

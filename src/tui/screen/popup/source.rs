@@ -1,0 +1,351 @@
+//! A source's detail: label, headline, publisher, date, URL, the audit's search query, the chunks or
+//! extract text, and every span it supports (for a tool-level citation: the tool, audit and query).
+
+use ratatui::style::{Modifier, Style};
+
+use super::super::{clean, piece, wrap_text};
+use crate::model::citations::{Attribution, Citation, Source};
+use crate::tui::state::{App, SidebarItem, Turn};
+use crate::tui::text::{Piece, RLine, wrap};
+use crate::tui::theme::Theme;
+
+/// The popup's title and rows for a sidebar entry of the turn the panes show.
+pub(super) fn source_rows(
+    app: &App,
+    item: SidebarItem,
+    width: usize,
+    theme: &Theme,
+) -> (String, Vec<RLine>) {
+    let Some(turn) = app.current() else {
+        return ("Source".into(), Vec::new());
+    };
+    let a = &turn.attribution;
+    let citations = app.item_citations(item);
+    let (title, mut rows) = match item {
+        SidebarItem::Source(i) => {
+            let Some(source) = a.sources.get(i) else {
+                return ("Source".into(), Vec::new());
+            };
+            let title = if source.consulted_only {
+                clean(&source.label)
+            } else {
+                format!("[{}] {}", source.n, clean(&source.label))
+            };
+            let rows = document_rows(a, source, &citations, width, theme);
+            (title, rows)
+        }
+        SidebarItem::Tool(ci) => {
+            let Some(citation) = a.citations.get(ci) else {
+                return ("Tool data".into(), Vec::new());
+            };
+            let title = format!(
+                "Tool data: {}",
+                clean(citation.tool_name.as_deref().unwrap_or("tool"))
+            );
+            (title, tool_rows(turn, citation, width, theme))
+        }
+    };
+    rows.extend(span_rows(
+        a,
+        &citations,
+        turn.session.answer.as_str(),
+        width,
+        theme,
+    ));
+    (title, rows)
+}
+
+/// A document's headline, fields, the queries that found it, and its extracts.
+fn document_rows(
+    a: &Attribution,
+    source: &Source,
+    citations: &[usize],
+    width: usize,
+    theme: &Theme,
+) -> Vec<RLine> {
+    let mut rows = Vec::new();
+    if let Some(headline) = &source.headline {
+        rows.extend(wrap_text(
+            &clean(headline),
+            theme.heading(2),
+            width,
+            Vec::new(),
+            Vec::new(),
+        ));
+        rows.push(RLine::blank());
+    }
+    // Zeta Alpha's publisher is the title: not repeated.
+    if source.headline.as_deref().map(str::trim) != Some(source.publisher.trim()) {
+        field(&mut rows, "Publisher", &source.publisher, width, theme);
+    }
+    if let Some(date) = source.date {
+        field(&mut rows, "Date", &date.iso(), width, theme);
+    }
+    if let Some(url) = &source.url {
+        field(&mut rows, "URL", url, width, theme);
+    }
+    if let Some(kind) = &source.kind {
+        field(&mut rows, "Kind", kind, width, theme);
+    }
+    let mut queries: Vec<&str> = Vec::new();
+    for &ci in citations {
+        if let Some(q) = a.citations.get(ci).and_then(|c| c.query.as_deref())
+            && !queries.contains(&q)
+        {
+            queries.push(q);
+        }
+    }
+    for q in &queries {
+        field(&mut rows, "Query", &format!("\"{q}\""), width, theme);
+    }
+    if !source.doc.chunks.is_empty() {
+        section(&mut rows, "Extracts", theme);
+        rows.extend(chunk_rows(source, width, theme));
+    }
+    if source.doc.text.is_some() {
+        section(&mut rows, "Extract", theme);
+        rows.extend(extract_rows(
+            source.doc.text_pieces(),
+            source.headline.as_deref(),
+            width,
+            theme,
+        ));
+    }
+    if source.consulted_only {
+        section(&mut rows, "Consulted, not cited in the answer", theme);
+    }
+    rows
+}
+
+/// A document's chunks: number (or bullet), relevance, text.
+fn chunk_rows(source: &Source, width: usize, theme: &Theme) -> Vec<RLine> {
+    let mut rows = Vec::new();
+    for chunk in &source.doc.chunks {
+        let mut tag = String::from("• ");
+        if let Some(n) = chunk.cnum {
+            tag = format!("#{n} ");
+        }
+        let mut first = vec![piece(tag, theme.accent())];
+        if let Some(r) = chunk.relevance {
+            first.push(piece(format!("({r:.2}) "), theme.muted()));
+        }
+        rows.extend(wrap_text(
+            &clean(&chunk.text),
+            theme.text(),
+            width,
+            first,
+            vec![piece("   ", Style::new())],
+        ));
+    }
+    rows
+}
+
+/// A tool-level citation: the tool, its audit (and the audit's title) and the query.
+fn tool_rows(turn: &Turn, citation: &Citation, width: usize, theme: &Theme) -> Vec<RLine> {
+    let mut rows = Vec::new();
+    field(
+        &mut rows,
+        "Tool",
+        citation.tool_name.as_deref().unwrap_or("tool"),
+        width,
+        theme,
+    );
+    if let Some(audit) = &citation.audit_id {
+        field(&mut rows, "Audit id", audit, width, theme);
+        if let Some(t) = turn.session.audit(audit).and_then(|t| t.title.as_ref()) {
+            field(&mut rows, "Title", t, width, theme);
+        }
+    }
+    if let Some(q) = &citation.query {
+        field(&mut rows, "Query", &format!("\"{q}\""), width, theme);
+    }
+    rows
+}
+
+/// Every span the entry supports, numbered, as the answer says it.
+fn span_rows(
+    a: &Attribution,
+    citations: &[usize],
+    answer: &str,
+    width: usize,
+    theme: &Theme,
+) -> Vec<RLine> {
+    let mut rows = Vec::new();
+    if citations.is_empty() {
+        return rows;
+    }
+    section(
+        &mut rows,
+        &format!(
+            "Supports {} span{}",
+            citations.len(),
+            if citations.len() == 1 { "" } else { "s" }
+        ),
+        theme,
+    );
+    for (k, &ci) in citations.iter().enumerate() {
+        let Some(c) = a.citations.get(ci) else {
+            continue;
+        };
+        let first = vec![piece(format!("{:>2}. ", k + 1), theme.marker())];
+        let cont = vec![piece("    ", Style::new())];
+        rows.extend(wrap_text(
+            &format!("“{}”", clean(&cited_text(a, c, answer))),
+            theme.text().add_modifier(Modifier::ITALIC),
+            width,
+            first,
+            cont,
+        ));
+    }
+    rows
+}
+
+fn field(rows: &mut Vec<RLine>, name: &str, value: &str, width: usize, theme: &Theme) {
+    let label = format!("{name:<11}");
+    let first: Vec<Piece> = vec![piece(label, theme.muted())];
+    let cont: Vec<Piece> = vec![piece(" ".repeat(11), theme.muted())];
+    rows.extend(wrap_text(&clean(value), theme.text(), width, first, cont));
+}
+
+fn section(rows: &mut Vec<RLine>, name: &str, theme: &Theme) {
+    rows.push(RLine::blank());
+    rows.push(RLine {
+        pieces: vec![piece(name, theme.heading(3))],
+    });
+}
+
+/// What a citation supports, for people: its span, or — when the span is the provider's own marker
+/// (xAI's inline link, a Zeta Alpha anchor) — the sentence before the marker, other markers left out.
+fn cited_text(a: &Attribution, c: &Citation, answer: &str) -> String {
+    if !c.marker {
+        return c.text(answer).to_owned();
+    }
+    let sentence = sentence_before_marker(a, c, answer)
+        .replace("**", "")
+        .replace("__", "")
+        .replace('`', "");
+    let text = without_markdown_lead(sentence.trim());
+    if text.is_empty() {
+        c.text(answer).to_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
+/// The sentence a provider-written marker ends: back to the previous sentence end or marker.
+fn sentence_before_marker<'a>(a: &Attribution, c: &Citation, answer: &'a str) -> &'a str {
+    let end = c.bytes.start.min(answer.len());
+    // Markers right before this one (`[1][2]`) belong to the same sentence: step over them.
+    let mut cut = end;
+    loop {
+        let before = a
+            .citations
+            .iter()
+            .filter(|o| o.marker && o.bytes.end == cut && o.bytes.start < cut)
+            .map(|o| o.bytes.start)
+            .min();
+        match before {
+            Some(start) => cut = start,
+            None => break,
+        }
+    }
+    let previous_marker = a
+        .citations
+        .iter()
+        .filter(|o| o.marker && o.bytes.end <= cut)
+        .map(|o| o.bytes.end)
+        .max()
+        .unwrap_or(0);
+    let head = answer[..cut].trim_end();
+    let ends_sentence = |i: usize, ch: char| {
+        if ch == '\n' {
+            return true;
+        }
+        if !matches!(ch, '.' | '!' | '?') {
+            return false;
+        }
+        let rest = head[i + 1..].trim_start_matches(['*', '_']);
+        rest.starts_with(char::is_whitespace)
+    };
+    let start = head
+        .char_indices()
+        .rev()
+        .skip(1)
+        .take_while(|&(i, _)| i >= previous_marker)
+        .find(|&(i, ch)| ends_sentence(i, ch))
+        .map_or(previous_marker, |(i, ch)| i + ch.len_utf8())
+        .max(previous_marker)
+        .min(head.len());
+    &head[start..]
+}
+
+/// `text` without the list bullets or heading marks it starts with: Markdown, not what was said.
+fn without_markdown_lead(mut text: &str) -> &str {
+    loop {
+        let stripped = text
+            .strip_prefix("- ")
+            .or_else(|| text.strip_prefix("* "))
+            .or_else(|| text.strip_prefix("+ "))
+            .or_else(|| text.strip_prefix('#'))
+            .or_else(|| {
+                let digits =
+                    text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                (digits > 0)
+                    .then(|| text[digits..].strip_prefix(". "))
+                    .flatten()
+            });
+        match stripped {
+            Some(rest) => text = rest.trim_start(),
+            None => return text,
+        }
+    }
+}
+
+/// An extract's rows from its `(text, emphasised)` runs ([`SourceDoc::text_pieces`]), the
+/// emphasised ones (a key sentence) bold. A first line that repeats the headline (Zeta Alpha's
+/// extracts start with the document's title) is left out.
+///
+/// [`SourceDoc::text_pieces`]: crate::model::event::SourceDoc::text_pieces
+pub fn extract_rows(
+    runs: Vec<(&str, bool)>,
+    headline: Option<&str>,
+    width: usize,
+    theme: &Theme,
+) -> Vec<RLine> {
+    let bold = theme.text().add_modifier(Modifier::BOLD);
+    // Lines of (text, bold) runs.
+    let mut lines: Vec<Vec<(String, bool)>> = vec![Vec::new()];
+    for (run, is_bold) in runs {
+        for (k, part) in run.split('\n').enumerate() {
+            if k > 0 {
+                lines.push(Vec::new());
+            }
+            if !part.is_empty() {
+                lines
+                    .last_mut()
+                    .expect("one line at least")
+                    .push((clean(part), is_bold));
+            }
+        }
+    }
+    let first_is_headline = headline.is_some_and(|headline| {
+        let first: String = lines[0].iter().map(|(t, _)| t.as_str()).collect();
+        !first.trim().is_empty() && first.trim() == clean(headline).trim()
+    });
+    if first_is_headline && lines.len() > 1 {
+        lines.remove(0);
+    }
+    let mut rows = Vec::new();
+    for line in lines {
+        if line.iter().all(|(t, _)| t.trim().is_empty()) {
+            rows.push(RLine::blank());
+            continue;
+        }
+        let pieces: Vec<Piece> = line
+            .into_iter()
+            .map(|(t, is_bold)| piece(t, if is_bold { bold } else { theme.text() }))
+            .collect();
+        rows.extend(wrap(&pieces, width, &[], &[]));
+    }
+    rows
+}

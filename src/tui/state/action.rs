@@ -1,0 +1,85 @@
+//! What keys ask for ([`Action`]), what the event loop must carry out ([`Effect`]), the popups
+//! ([`Popup`]) and how loud a status message is ([`Severity`]).
+
+use crossterm::event::KeyEvent;
+
+use super::focus::Focus;
+use super::turn::SidebarItem;
+use crate::local::store::SessionMeta;
+
+/// What the user asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    Interrupt,
+    FocusNext,
+    FocusPrev,
+    Focus(Focus),
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Enter,
+    NextSpan,
+    PrevSpan,
+    OpenUrl,
+    CopyUrl,
+    Export,
+    Help,
+    Escape,
+    Submit,
+    /// A key for the prompt's editor.
+    Edit(KeyEvent),
+    Newline,
+    Paste(String),
+    /// Show an earlier (`false`) or later (`true`) turn in the panes.
+    Turn(bool),
+    /// The saved sessions picker.
+    Sessions,
+    /// Ask the selected (cut, stalled, failed) turn's question again as a new turn.
+    Retry,
+}
+
+/// A side effect for the event loop to carry out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    Quit,
+    /// Ask `question` as a follow-up in a new turn.
+    Ask(String),
+    /// Stop the running stream and record its turn as cancelled (the app already shows it so).
+    Cancel,
+    Open(String),
+    Copy(String),
+    Export,
+    /// List the saved sessions (then [`App::show_sessions`]).
+    ListSessions,
+    /// Replace the conversation with this saved session.
+    OpenSession(String),
+    /// Send turn `n`'s question again, with the same continuation, as a new turn.
+    Retry(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Popup {
+    Help {
+        scroll: usize,
+    },
+    Source {
+        item: SidebarItem,
+        scroll: usize,
+    },
+    /// Saved sessions, newest first.
+    Sessions {
+        list: Vec<SessionMeta>,
+        selected: usize,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}

@@ -1,0 +1,397 @@
+//! The application state ([`App`]): the turns, the focus, selections, scroll positions, the prompt, the
+//! popup and the status message, and what it is asked about them (the current turn, what the next
+//! question continues). No I/O and no drawing here.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use ratatui_textarea::{TextArea, WrapMode};
+
+use super::action::{Popup, Severity};
+use super::focus::Focus;
+use super::scroll::Scroll;
+use super::turn::{Continuation, SidebarItem, Turn};
+use crate::agent::stream::StreamUpdate;
+use crate::local::store::SessionMeta;
+use crate::tui::theme::Theme;
+use crate::wire::provider::Provider;
+
+/// Where the stream comes from (shown in the status bar).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Demo,
+    Live,
+    Replay,
+}
+
+impl Mode {
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::Demo => "DEMO",
+            Mode::Live => "LIVE",
+            Mode::Replay => "REPLAY",
+        }
+    }
+}
+
+/// Configuration the app starts with.
+#[derive(Debug, Clone)]
+pub struct AppConfig {
+    pub mode: Mode,
+    pub theme: Theme,
+    /// Whether follow-up questions can be sent (not for a replay).
+    pub can_ask: bool,
+}
+
+pub struct App {
+    pub mode: Mode,
+    pub theme: Theme,
+    pub can_ask: bool,
+    pub turns: Vec<Turn>,
+    /// A stream still feeds the newest turn (the conversation owns it): Ctrl-C cancels it rather
+    /// than quitting, even once an ERROR event ended the turn's progress.
+    pub stream_running: bool,
+    pub focus: Focus,
+    /// The pane shown in the narrow (tabbed) layout.
+    pub tab: Focus,
+    pub answer_scroll: Scroll,
+    pub plan_scroll: Scroll,
+    pub activity_scroll: Scroll,
+    pub sources_scroll: Scroll,
+    /// Selected activity row (index into the current turn's activity); `None` follows the newest.
+    pub activity_selected: Option<usize>,
+    pub expanded: HashSet<usize>,
+    /// Selected sidebar entry.
+    pub source_selected: Option<usize>,
+    /// The span `n`/`N` jumped to: index into the current turn's citations.
+    pub focus_span: Option<usize>,
+    /// Scroll the answer to this raw byte of the current turn when the next frame is prepared (it knows the rows).
+    pub scroll_to_byte: Option<usize>,
+    pub popup: Option<Popup>,
+    pub prompt: TextArea<'static>,
+    pub message: Option<(String, Severity)>,
+    pub quit: bool,
+    /// Spinner frame.
+    pub tick: u64,
+    /// Fixed elapsed time (snapshot tests).
+    pub fixed_elapsed: Option<Duration>,
+    /// The last frame was laid out narrow (one pane at a time: ← → switch tabs).
+    pub narrow: bool,
+    /// The turn picked with `[`/`]` (`None`: the latest).
+    pub viewed_turn: Option<usize>,
+    /// Scroll the answer to this turn's question when the next frame is prepared (it knows the rows).
+    pub scroll_to_turn: Option<usize>,
+    /// Who answers (how source URLs open); `None` when a replay's provider is unknown.
+    pub provider: Option<Provider>,
+    /// The API base relative source URLs (Zeta Alpha) open against.
+    pub api_base: Option<String>,
+    /// Tries per request (the status bar's `try 2/3`).
+    pub max_attempts: u32,
+    /// Where the first question continues from (`--resume`, `--chat-id`) while there is no turn.
+    pub resume: Continuation,
+    /// The saved session this conversation is written to.
+    pub session_id: Option<String>,
+}
+
+pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+impl App {
+    pub fn new(config: AppConfig) -> App {
+        let mut app = App {
+            mode: config.mode,
+            theme: config.theme,
+            can_ask: config.can_ask,
+            turns: Vec::new(),
+            stream_running: false,
+            focus: Focus::Answer,
+            tab: Focus::Answer,
+            answer_scroll: Scroll::default(),
+            plan_scroll: Scroll {
+                follow: false,
+                ..Scroll::default()
+            },
+            activity_scroll: Scroll::default(),
+            sources_scroll: Scroll {
+                follow: false,
+                ..Scroll::default()
+            },
+            activity_selected: None,
+            expanded: HashSet::new(),
+            source_selected: None,
+            focus_span: None,
+            scroll_to_byte: None,
+            popup: None,
+            prompt: TextArea::default(),
+            message: None,
+            quit: false,
+            tick: 0,
+            fixed_elapsed: None,
+            narrow: false,
+            viewed_turn: None,
+            scroll_to_turn: None,
+            provider: None,
+            api_base: None,
+            max_attempts: 3,
+            resume: Continuation::default(),
+            session_id: None,
+        };
+        app.reset_prompt();
+        app
+    }
+
+    pub(super) fn reset_prompt(&mut self) {
+        let mut prompt = TextArea::default();
+        prompt.set_wrap_mode(WrapMode::WordOrGlyph);
+        prompt.set_cursor_line_style(ratatui::style::Style::new());
+        prompt.set_placeholder_text(if self.can_ask {
+            "Ask a follow-up…  (Enter send · Alt-Enter/Ctrl-J newline)"
+        } else {
+            "Replay: follow-ups need a server (run without `replay`)"
+        });
+        prompt.set_placeholder_style(self.theme.muted());
+        self.prompt = prompt;
+    }
+
+    /// Start a new turn for `question` (the conversation starts its stream).
+    pub fn begin_turn(&mut self, question: Option<String>) {
+        self.begin_turn_with(question, Continuation::default());
+    }
+
+    /// Start a new turn for `question`, sent with `request`'s continuation.
+    pub fn begin_turn_with(&mut self, question: Option<String>, request: Continuation) {
+        let mut turn = Turn::new(question);
+        turn.request = request;
+        self.turns.push(turn);
+        self.viewed_turn = None;
+        self.activity_selected = None;
+        self.expanded.clear();
+        self.source_selected = None;
+        self.focus_span = None;
+        self.activity_scroll = Scroll::default();
+        self.sources_scroll.top = 0;
+        self.plan_scroll.top = 0;
+        self.answer_scroll.follow = true;
+        if self.focus == Focus::Prompt {
+            self.focus = Focus::Answer;
+            self.tab = Focus::Answer;
+        }
+    }
+
+    /// Replace the conversation with `turns` (a saved session opened): all shown at once, the prompt
+    /// focused for a follow-up from the last checkpoint.
+    pub fn load_turns(&mut self, turns: Vec<Turn>, session_id: Option<String>) {
+        self.stream_running = false;
+        self.turns = turns;
+        self.session_id = session_id;
+        self.resume = Continuation::default();
+        self.viewed_turn = None;
+        self.scroll_to_turn = None;
+        self.scroll_to_byte = None;
+        self.activity_selected = None;
+        self.expanded.clear();
+        self.source_selected = None;
+        self.focus_span = None;
+        self.popup = None;
+        self.activity_scroll = Scroll::default();
+        self.answer_scroll = Scroll::default();
+        self.sources_scroll.top = 0;
+        self.plan_scroll.top = 0;
+        self.focus = Focus::Prompt;
+        self.tab = Focus::Answer;
+        self.reset_prompt();
+    }
+
+    /// What the next question continues: the selected earlier turn (a branch from its checkpoint),
+    /// else the newest turn that completed (or has a checkpoint), else `--resume`/`--chat-id`.
+    pub fn continuation(&self) -> Continuation {
+        let last = self.turns.len().checked_sub(1);
+        let chat_id = || {
+            self.turns
+                .iter()
+                .rev()
+                .find_map(|t| t.chat_id())
+                .map(str::to_owned)
+                .or_else(|| self.resume.chat_id.clone())
+        };
+        let anchor = match self.viewed_turn.filter(|i| Some(*i) != last) {
+            // A branch: the selected turn, or where it started itself when it never finished.
+            Some(i) => match self.turns.get(i) {
+                Some(turn) if turn.is_anchor() => Some(i),
+                Some(turn) => {
+                    return Continuation {
+                        chat_id: turn.chat_id().map(str::to_owned).or_else(chat_id),
+                        ..turn.request.clone()
+                    };
+                }
+                None => None,
+            },
+            None => self.turns.iter().rposition(Turn::is_anchor),
+        };
+        match anchor {
+            Some(i) => {
+                let turn = &self.turns[i];
+                Continuation {
+                    chat_id: turn.chat_id().map(str::to_owned).or_else(chat_id),
+                    checkpoint_id: turn.checkpoint_id().map(str::to_owned),
+                    from_turn: Some(i),
+                }
+            }
+            // Nothing finished yet: continue what the conversation itself started from.
+            None => match self.turns.last() {
+                Some(turn) => Continuation {
+                    chat_id: chat_id(),
+                    ..turn.request.clone()
+                },
+                None => self.resume.clone(),
+            },
+        }
+    }
+
+    /// Earlier turns on the way to `from_turn`, oldest first, as `(question, answer)`: the history
+    /// Zeta Alpha takes with every request (a branch leaves out the turns of other branches).
+    pub fn history(&self, from_turn: Option<usize>) -> Vec<(String, String)> {
+        let mut chain = Vec::new();
+        let mut next = from_turn;
+        while let Some(i) = next {
+            let Some(turn) = self.turns.get(i) else { break };
+            if chain.len() > self.turns.len() {
+                break;
+            }
+            chain.push((
+                turn.question.clone().unwrap_or_default(),
+                turn.session.answer.as_str().to_owned(),
+            ));
+            next = turn.request.from_turn.filter(|p| *p < i);
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// The next question branches from an earlier turn (not the newest one): its index.
+    pub fn branch_from(&self) -> Option<usize> {
+        let last = self.turns.len().checked_sub(1)?;
+        self.viewed_turn
+            .filter(|i| *i != last)
+            .and_then(|_| self.continuation().from_turn)
+    }
+
+    /// Show the saved sessions picker.
+    pub fn show_sessions(&mut self, list: Vec<SessionMeta>) {
+        let selected = self
+            .session_id
+            .as_ref()
+            .and_then(|id| list.iter().position(|m| &m.id == id))
+            .unwrap_or(0);
+        self.popup = Some(Popup::Sessions { list, selected });
+    }
+
+    /// Index of the turn the panes show (plan, activity, sources, highlights): the latest unless the
+    /// user picked an earlier one with `[`.
+    pub fn current_index(&self) -> usize {
+        let last = self.turns.len().saturating_sub(1);
+        self.viewed_turn.map_or(last, |i| i.min(last))
+    }
+
+    /// The turn the panes show.
+    pub fn current(&self) -> Option<&Turn> {
+        self.turns.get(self.current_index())
+    }
+
+    /// The newest turn (the one a stream feeds).
+    pub fn latest(&self) -> Option<&Turn> {
+        self.turns.last()
+    }
+
+    /// A stream is running for the newest turn.
+    pub fn in_progress(&self) -> bool {
+        self.latest().is_some_and(|t| t.conn.in_progress())
+    }
+
+    /// Apply a stream update to the newest turn.
+    pub fn apply_update(&mut self, update: StreamUpdate) {
+        let ended = matches!(update, StreamUpdate::Ended(_));
+        if let Some(turn) = self.turns.last_mut() {
+            turn.apply_update(update);
+        }
+        if ended {
+            self.stream_running = false;
+        }
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.fixed_elapsed
+            .unwrap_or_else(|| self.latest().map_or(Duration::ZERO, Turn::elapsed))
+    }
+
+    pub fn spinner(&self) -> &'static str {
+        SPINNER[(self.tick % SPINNER.len() as u64) as usize]
+    }
+
+    pub fn set_message(&mut self, text: impl Into<String>, severity: Severity) {
+        self.message = Some((text.into(), severity));
+    }
+
+    /// The sidebar entries of the current turn, in display order.
+    pub fn sidebar_items(&self) -> &[SidebarItem] {
+        self.current().map_or(&[], |t| t.sidebar.as_slice())
+    }
+
+    pub fn selected_item(&self) -> Option<SidebarItem> {
+        let index = self.source_selected?;
+        self.sidebar_items().get(index).copied()
+    }
+
+    /// Citation indices (current turn) supported by a sidebar item, in answer order.
+    pub fn item_citations(&self, item: SidebarItem) -> Vec<usize> {
+        let Some(turn) = self.current() else {
+            return Vec::new();
+        };
+        let mut list = match item {
+            SidebarItem::Source(i) => turn
+                .attribution
+                .sources
+                .get(i)
+                .map(|s| s.citations.clone())
+                .unwrap_or_default(),
+            SidebarItem::Tool(i) => vec![i],
+        };
+        list.sort_by_key(|&i| {
+            turn.attribution
+                .citations
+                .get(i)
+                .map_or((0, 0), |c| (c.start, c.end))
+        });
+        list
+    }
+
+    /// The source number the selected item stands for.
+    pub fn selected_number(&self) -> Option<usize> {
+        match self.selected_item()? {
+            SidebarItem::Source(i) => {
+                let source = self.current()?.attribution.sources.get(i)?;
+                (!source.consulted_only).then_some(source.n)
+            }
+            SidebarItem::Tool(_) => None,
+        }
+    }
+
+    pub fn item_url(&self, item: SidebarItem) -> Option<String> {
+        match item {
+            SidebarItem::Source(i) => self.current()?.attribution.sources.get(i)?.url.clone(),
+            SidebarItem::Tool(_) => None,
+        }
+    }
+
+    /// The item `o`/`y` act on: the open popup's, else the selected one.
+    pub(super) fn url_target(&self) -> Option<SidebarItem> {
+        match &self.popup {
+            Some(Popup::Source { item, .. }) => Some(*item),
+            _ => self.selected_item(),
+        }
+    }
+
+    /// Something is animating (a spinner or the elapsed clock).
+    pub fn needs_tick(&self) -> bool {
+        self.in_progress()
+    }
+}

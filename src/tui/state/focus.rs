@@ -1,0 +1,55 @@
+//! Which pane has the keyboard ([`Focus`]) and the order Tab cycles through them.
+
+/// Panes that can have the focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Focus {
+    Plan,
+    Activity,
+    Answer,
+    Sources,
+    Prompt,
+}
+
+impl Focus {
+    pub const CYCLE: [Focus; 5] = [
+        Focus::Plan,
+        Focus::Activity,
+        Focus::Answer,
+        Focus::Sources,
+        Focus::Prompt,
+    ];
+
+    /// The narrow layout's order: its tabs, then the prompt.
+    pub const NARROW_CYCLE: [Focus; 5] = [
+        Focus::Answer,
+        Focus::Plan,
+        Focus::Activity,
+        Focus::Sources,
+        Focus::Prompt,
+    ];
+
+    pub(super) fn step(self, forward: bool, narrow: bool) -> Focus {
+        let cycle = if narrow {
+            &Focus::NARROW_CYCLE
+        } else {
+            &Focus::CYCLE
+        };
+        let i = cycle.iter().position(|f| *f == self).unwrap_or(0);
+        let n = cycle.len();
+        cycle[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Focus::Plan => "Plan",
+            Focus::Activity => "Activity",
+            Focus::Answer => "Answer",
+            Focus::Sources => "Sources",
+            Focus::Prompt => "Prompt",
+        }
+    }
+}

@@ -1,0 +1,564 @@
+//! The one key table: every key the app answers, where it works ([`Context`]), the [`Action`] it asks
+//! for, and the line of help that describes it. Key handling dispatches through [`KEYMAP`], the help
+//! overlay lists it, and a test keeps the README's key table the same as it.
+//!
+//! Bindings never overlap (a test checks): in any state at most one binding takes a given key, so the
+//! table's order is only the order of the help. A few bindings have a second key the help does not
+//! name, to keep it short (`/`, Space, Home/End, Ctrl-D/U, `h` `l` ← → in the narrow layout,
+//! Shift-Enter, and `q` or Enter closing a popup); the test lists them too.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::action::{Action, Popup};
+use super::app::App;
+use super::focus::Focus;
+
+/// The modifiers a key must be pressed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mods {
+    /// Any, or none.
+    Any,
+    /// Neither Ctrl nor Alt: letter commands are plain keys, so Ctrl-E or Alt-Q never export or quit
+    /// by accident (Shift is part of the character: `G`, `N`).
+    Plain,
+    /// Ctrl held (Alt and Shift do not matter).
+    Ctrl,
+    /// Alt or Shift held.
+    AltOrShift,
+    /// Neither Alt nor Shift held.
+    NoAltOrShift,
+}
+
+impl Mods {
+    fn allow(self, mods: KeyModifiers) -> bool {
+        let ctrl = mods.contains(KeyModifiers::CONTROL);
+        let alt = mods.contains(KeyModifiers::ALT);
+        let shift = mods.contains(KeyModifiers::SHIFT);
+        match self {
+            Mods::Any => true,
+            Mods::Plain => !ctrl && !alt,
+            Mods::Ctrl => ctrl,
+            Mods::AltOrShift => alt || shift,
+            Mods::NoAltOrShift => !alt && !shift,
+        }
+    }
+}
+
+/// A key and the modifiers it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: Mods,
+}
+
+impl Key {
+    pub fn matches(&self, key: &KeyEvent) -> bool {
+        key.code == self.code && self.mods.allow(key.modifiers)
+    }
+}
+
+/// Where a binding works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// Always.
+    Anywhere,
+    /// A popup is open: keys go to it, never to the panes or the prompt behind it.
+    Popup,
+    /// The saved sessions picker is open.
+    Picker,
+    /// The help or a source's detail is open.
+    Overlay,
+    /// The prompt has the focus (no popup): keys no binding takes are typed.
+    Prompt,
+    /// A pane has the focus (no popup).
+    Panes,
+    /// A pane has the focus in the narrow (tabbed) layout.
+    NarrowPanes,
+}
+
+impl Context {
+    /// Does the app's state put keys in this context?
+    pub fn holds(self, app: &App) -> bool {
+        let picker = matches!(app.popup, Some(Popup::Sessions { .. }));
+        let panes = app.popup.is_none() && app.focus != Focus::Prompt;
+        match self {
+            Context::Anywhere => true,
+            Context::Popup => app.popup.is_some(),
+            Context::Picker => picker,
+            Context::Overlay => app.popup.is_some() && !picker,
+            Context::Prompt => app.popup.is_none() && app.focus == Focus::Prompt,
+            Context::Panes => panes,
+            Context::NarrowPanes => panes && app.narrow,
+        }
+    }
+}
+
+/// Keys that ask for one action in one context.
+#[derive(Debug)]
+pub struct Binding {
+    pub context: Context,
+    pub keys: &'static [Key],
+    pub action: Action,
+}
+
+/// One line of the help: the keys as shown, what they do, and the bindings behind them.
+#[derive(Debug)]
+pub struct KeyHelp {
+    /// The keys as the help overlay and the README show them.
+    pub keys: &'static str,
+    /// What they do, in the help overlay (and the README unless `readme` says more).
+    pub help: &'static str,
+    /// The README's fuller description, when it says more than fits the overlay.
+    pub readme: Option<&'static str>,
+    pub bindings: &'static [Binding],
+}
+
+const fn plain(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: Mods::Plain,
+    }
+}
+
+const fn ctrl(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: Mods::Ctrl,
+    }
+}
+
+/// A key with any modifiers.
+const fn any(code: KeyCode) -> Key {
+    Key {
+        code,
+        mods: Mods::Any,
+    }
+}
+
+/// A character key with any modifiers (popups take those).
+const fn any_char(c: char) -> Key {
+    any(KeyCode::Char(c))
+}
+
+const fn bind(context: Context, keys: &'static [Key], action: Action) -> Binding {
+    Binding {
+        context,
+        keys,
+        action,
+    }
+}
+
+use Context::{Anywhere, NarrowPanes, Overlay, Panes, Picker, Popup as InPopup, Prompt};
+use KeyCode::{BackTab, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab, Up};
+
+/// Every key, in the order of the help.
+pub static KEYMAP: &[KeyHelp] = &[
+    KeyHelp {
+        keys: "Tab / Shift-Tab",
+        help: "cycle focus through the panes and the prompt (narrow: the tabs)",
+        readme: None,
+        bindings: &[
+            bind(Panes, &[any(Tab)], Action::FocusNext),
+            bind(Panes, &[any(BackTab)], Action::FocusPrev),
+            bind(Prompt, &[any(Tab)], Action::FocusNext),
+            bind(Prompt, &[any(BackTab)], Action::FocusPrev),
+            bind(NarrowPanes, &[any(Right), plain('l')], Action::FocusNext),
+            bind(NarrowPanes, &[any(Left), plain('h')], Action::FocusPrev),
+        ],
+    },
+    KeyHelp {
+        keys: "c a p t i",
+        help: "focus Sources, Answer, Plan, Activity, Prompt",
+        readme: None,
+        bindings: &[
+            bind(Panes, &[plain('c')], Action::Focus(Focus::Sources)),
+            bind(Panes, &[plain('a')], Action::Focus(Focus::Answer)),
+            bind(Panes, &[plain('p')], Action::Focus(Focus::Plan)),
+            bind(Panes, &[plain('t')], Action::Focus(Focus::Activity)),
+            bind(
+                Panes,
+                &[plain('i'), plain('/')],
+                Action::Focus(Focus::Prompt),
+            ),
+        ],
+    },
+    KeyHelp {
+        keys: "j k ↑ ↓",
+        help: "move the selection or scroll",
+        readme: None,
+        bindings: &[
+            bind(InPopup, &[any_char('j'), any(Down)], Action::Down),
+            bind(InPopup, &[any_char('k'), any(Up)], Action::Up),
+            bind(Panes, &[plain('j'), any(Down)], Action::Down),
+            bind(Panes, &[plain('k'), any(Up)], Action::Up),
+        ],
+    },
+    KeyHelp {
+        keys: "PgUp PgDn",
+        help: "page up / down",
+        readme: None,
+        bindings: &[
+            bind(InPopup, &[any(PageUp)], Action::PageUp),
+            bind(InPopup, &[any(PageDown), any_char(' ')], Action::PageDown),
+            bind(Panes, &[any(PageUp), ctrl('u')], Action::PageUp),
+            bind(
+                Panes,
+                &[any(PageDown), plain(' '), ctrl('d')],
+                Action::PageDown,
+            ),
+        ],
+    },
+    KeyHelp {
+        keys: "g G",
+        help: "top / bottom (G follows the answer again)",
+        readme: Some("top / bottom; `G` follows the streaming answer again"),
+        bindings: &[
+            bind(InPopup, &[any_char('g'), any(Home)], Action::Top),
+            bind(InPopup, &[any_char('G'), any(End)], Action::Bottom),
+            bind(Panes, &[plain('g'), any(Home)], Action::Top),
+            bind(Panes, &[plain('G'), any(End)], Action::Bottom),
+        ],
+    },
+    KeyHelp {
+        keys: "Enter",
+        help: "Sources: open the detail · Activity: expand the item",
+        readme: Some(
+            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports) · Activity: expand the item",
+        ),
+        bindings: &[
+            bind(Panes, &[any(Enter)], Action::Enter),
+            bind(Picker, &[any(Enter)], Action::Enter),
+        ],
+    },
+    KeyHelp {
+        keys: "n N",
+        help: "next / previous span of the selected source",
+        readme: Some(
+            "next / previous span of the selected source (scrolls to it and highlights it)",
+        ),
+        bindings: &[
+            bind(Panes, &[plain('n')], Action::NextSpan),
+            bind(Panes, &[plain('N')], Action::PrevSpan),
+        ],
+    },
+    KeyHelp {
+        keys: "o",
+        help: "open the selected source's URL in the browser",
+        readme: Some("open the selected source's URL in the browser (detached)"),
+        bindings: &[
+            bind(InPopup, &[any_char('o')], Action::OpenUrl),
+            bind(Panes, &[plain('o')], Action::OpenUrl),
+        ],
+    },
+    KeyHelp {
+        keys: "y",
+        help: "copy the selected source's URL (OSC 52)",
+        readme: None,
+        bindings: &[
+            bind(InPopup, &[any_char('y')], Action::CopyUrl),
+            bind(Panes, &[plain('y')], Action::CopyUrl),
+        ],
+    },
+    KeyHelp {
+        keys: "e",
+        help: "export the conversation to Markdown",
+        readme: Some(
+            "export the conversation to `research-tui-export-<timestamp>.md` in the current directory",
+        ),
+        bindings: &[bind(Panes, &[plain('e')], Action::Export)],
+    },
+    KeyHelp {
+        keys: "[ ]",
+        help: "select an earlier / later turn: the answer scrolls to it, plan, activity and sources follow; a question asked then branches from its checkpoint",
+        readme: Some(
+            "select an earlier / later turn: the answer scrolls to it (its rule is marked), the plan, activity and sources follow it, and a question asked then branches from its checkpoint (`↳ from turn 2 · ckpt-…` in the prompt's title)",
+        ),
+        bindings: &[
+            bind(Panes, &[plain('[')], Action::Turn(false)),
+            bind(Panes, &[plain(']')], Action::Turn(true)),
+        ],
+    },
+    KeyHelp {
+        keys: "r",
+        help: "retry a cut, stalled or failed turn: the same question and ids, as a new turn",
+        readme: None,
+        bindings: &[bind(Panes, &[plain('r')], Action::Retry)],
+    },
+    KeyHelp {
+        keys: "s",
+        help: "saved sessions: j/k choose, Enter opens one in place of this conversation",
+        readme: Some(
+            "saved sessions (newest first: date, turns, status, last checkpoint, first question); `j`/`k` choose, Enter opens one in place of this conversation",
+        ),
+        bindings: &[bind(Panes, &[plain('s')], Action::Sessions)],
+    },
+    KeyHelp {
+        keys: "Enter (prompt)",
+        help: "send a follow-up question",
+        readme: None,
+        bindings: &[bind(
+            Prompt,
+            &[Key {
+                code: Enter,
+                mods: Mods::NoAltOrShift,
+            }],
+            Action::Submit,
+        )],
+    },
+    KeyHelp {
+        keys: "Alt-Enter Ctrl-J",
+        help: "new line in the prompt",
+        readme: None,
+        bindings: &[bind(
+            Prompt,
+            &[
+                Key {
+                    code: Enter,
+                    mods: Mods::AltOrShift,
+                },
+                ctrl('j'),
+            ],
+            Action::Newline,
+        )],
+    },
+    KeyHelp {
+        keys: "Esc",
+        help: "close a popup · leave the prompt · clear the selection",
+        readme: None,
+        bindings: &[
+            bind(InPopup, &[any(Esc), any_char('q')], Action::Escape),
+            bind(Overlay, &[any(Enter)], Action::Escape),
+            bind(Prompt, &[any(Esc)], Action::Focus(Focus::Answer)),
+            bind(Panes, &[any(Esc)], Action::Escape),
+        ],
+    },
+    KeyHelp {
+        keys: "Ctrl-C",
+        help: "cancel the running stream; again to quit",
+        readme: None,
+        bindings: &[bind(Anywhere, &[ctrl('c')], Action::Interrupt)],
+    },
+    KeyHelp {
+        keys: "q",
+        help: "quit (when not typing)",
+        readme: None,
+        bindings: &[bind(Panes, &[plain('q')], Action::Quit)],
+    },
+    KeyHelp {
+        keys: "?",
+        help: "this help",
+        readme: Some("the help: every key"),
+        bindings: &[
+            bind(InPopup, &[any_char('?')], Action::Help),
+            bind(Panes, &[plain('?')], Action::Help),
+        ],
+    },
+];
+
+/// Every binding, in table order.
+pub fn bindings() -> impl Iterator<Item = &'static Binding> {
+    KEYMAP.iter().flat_map(|entry| entry.bindings)
+}
+
+/// The action `key` asks for in the app's current state: the binding that takes it, else (in the
+/// prompt) typing it. Key releases ask for nothing.
+pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let binding =
+        bindings().find(|b| b.context.holds(app) && b.keys.iter().any(|k| k.matches(&key)));
+    match binding {
+        Some(binding) => Some(binding.action.clone()),
+        None if Context::Prompt.holds(app) => Some(Action::Edit(key)),
+        None => None,
+    }
+}
+
+impl App {
+    /// Map a key to an action given the current state (see [`KEYMAP`]).
+    pub fn handle_key(&self, key: KeyEvent) -> Option<Action> {
+        action_for(self, key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::state::{AppConfig, Mode, SidebarItem};
+
+    /// An app in every state that changes what keys do: each popup or none, each focus, both layouts.
+    fn every_state() -> Vec<App> {
+        let popups = [
+            None,
+            Some(Popup::Help { scroll: 0 }),
+            Some(Popup::Source {
+                item: SidebarItem::Source(0),
+                scroll: 0,
+            }),
+            Some(Popup::Sessions {
+                list: Vec::new(),
+                selected: 0,
+            }),
+        ];
+        let mut apps = Vec::new();
+        for popup in &popups {
+            for focus in Focus::CYCLE {
+                for narrow in [false, true] {
+                    let mut app = App::new(AppConfig {
+                        mode: Mode::Demo,
+                        theme: Default::default(),
+                        can_ask: true,
+                    });
+                    app.popup = popup.clone();
+                    app.focus = focus;
+                    app.narrow = narrow;
+                    apps.push(app);
+                }
+            }
+        }
+        apps
+    }
+
+    /// Every ASCII character and the special keys the table knows, with every mix of Ctrl, Alt, Shift.
+    fn every_key() -> Vec<KeyEvent> {
+        let mut codes: Vec<KeyCode> = (b' '..=b'~').map(|b| KeyCode::Char(b as char)).collect();
+        codes.extend([
+            Enter, Esc, Tab, BackTab, Up, Down, Left, Right, PageUp, PageDown, Home, End,
+        ]);
+        let mut keys = Vec::new();
+        for code in codes {
+            for m in 0u8..8 {
+                let mut mods = KeyModifiers::NONE;
+                for (bit, flag) in [
+                    (1, KeyModifiers::CONTROL),
+                    (2, KeyModifiers::ALT),
+                    (4, KeyModifiers::SHIFT),
+                ] {
+                    if m & bit != 0 {
+                        mods |= flag;
+                    }
+                }
+                keys.push(KeyEvent::new(code, mods));
+            }
+        }
+        keys
+    }
+
+    #[test]
+    fn at_most_one_binding_takes_a_key_in_any_state() {
+        for app in every_state() {
+            for key in every_key() {
+                let taking: Vec<&Binding> = bindings()
+                    .filter(|b| b.context.holds(&app) && b.keys.iter().any(|k| k.matches(&key)))
+                    .collect();
+                assert!(
+                    taking.len() <= 1,
+                    "{key:?} with {:?}, focus {:?}: {taking:?}",
+                    app.popup,
+                    app.focus
+                );
+            }
+        }
+    }
+
+    /// How the help writes a key.
+    fn name(key: &Key) -> String {
+        match key.code {
+            KeyCode::Char(' ') => "Space".to_owned(),
+            KeyCode::Char(c) if key.mods == Mods::Ctrl => {
+                format!("Ctrl-{}", c.to_ascii_uppercase())
+            }
+            KeyCode::Char(c) => c.to_string(),
+            Enter if key.mods == Mods::AltOrShift => "Alt-Enter".to_owned(),
+            BackTab => "Shift-Tab".to_owned(),
+            Up => "↑".to_owned(),
+            Down => "↓".to_owned(),
+            Left => "←".to_owned(),
+            Right => "→".to_owned(),
+            PageUp => "PgUp".to_owned(),
+            PageDown => "PgDn".to_owned(),
+            other => other.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_help_names_every_key_but_a_few_alternates() {
+        let mut unnamed = Vec::new();
+        for entry in KEYMAP {
+            let named: Vec<&str> = entry.keys.split(' ').collect();
+            for binding in entry.bindings {
+                for key in binding.keys {
+                    if !named.contains(&name(key).as_str()) {
+                        unnamed.push(format!("{} ({:?})", name(key), binding.context));
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            unnamed,
+            [
+                "→ (NarrowPanes)",
+                "l (NarrowPanes)",
+                "← (NarrowPanes)",
+                "h (NarrowPanes)",
+                "/ (Panes)",
+                "Space (Popup)",
+                "Ctrl-U (Panes)",
+                "Space (Panes)",
+                "Ctrl-D (Panes)",
+                "Home (Popup)",
+                "End (Popup)",
+                "Home (Panes)",
+                "End (Panes)",
+                "q (Popup)",
+                "Enter (Overlay)",
+            ]
+        );
+    }
+
+    /// A key label for Markdown: character keys in backticks (`/` separates alternatives).
+    fn markdown_keys(keys: &str) -> String {
+        keys.split(' ')
+            .map(|token| {
+                let mut chars = token.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) if c.is_ascii_graphic() && c != '/' => format!("`{c}`"),
+                    _ => token.to_owned(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The README's key table rows, from the key table.
+    fn readme_rows() -> String {
+        KEYMAP
+            .iter()
+            .map(|entry| {
+                let what = entry.readme.unwrap_or(entry.help);
+                format!("| {} | {what} |\n", markdown_keys(entry.keys))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_readme_key_table_is_the_keymap() {
+        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
+        let app = &readme[readme
+            .find("\n## The app\n")
+            .expect("README has ## The app")..];
+        let table = &app[app.find("\n| Key | |\n|---|---|\n").expect("the key table") + 1..];
+        let rows: String = table
+            .lines()
+            .skip(2)
+            .take_while(|line| line.starts_with('|'))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        assert!(
+            rows == readme_rows(),
+            "README.md's key table (## The app) differs from the key table; its rows should be:\n{}",
+            readme_rows()
+        );
+    }
+}

@@ -1,0 +1,205 @@
+//! Moving around: selections and scroll positions in the focused pane or the open popup, Enter on the
+//! selected item, and jumping between the spans a source supports.
+
+use super::action::{Effect, Popup, Severity};
+use super::app::App;
+use super::focus::Focus;
+use super::scroll::Scroll;
+
+impl App {
+    fn scroll_for(&mut self, focus: Focus) -> &mut Scroll {
+        match focus {
+            Focus::Plan => &mut self.plan_scroll,
+            Focus::Activity => &mut self.activity_scroll,
+            Focus::Sources => &mut self.sources_scroll,
+            Focus::Answer | Focus::Prompt => &mut self.answer_scroll,
+        }
+    }
+
+    fn popup_scroll(&mut self) -> Option<&mut usize> {
+        match &mut self.popup {
+            Some(Popup::Help { scroll }) | Some(Popup::Source { scroll, .. }) => Some(scroll),
+            Some(Popup::Sessions { .. }) | None => None,
+        }
+    }
+
+    /// Move the sessions picker's selection; `false` when the picker is not open.
+    fn move_picker(&mut self, delta: isize, edge: Option<bool>) -> bool {
+        let Some(Popup::Sessions { list, selected }) = &mut self.popup else {
+            return false;
+        };
+        let last = list.len().saturating_sub(1);
+        *selected = match edge {
+            Some(true) => last,
+            Some(false) => 0,
+            None => selected.saturating_add_signed(delta).min(last),
+        };
+        true
+    }
+
+    pub(super) fn move_by(&mut self, delta: isize) {
+        if self.move_picker(delta, None) {
+            return;
+        }
+        if let Some(scroll) = self.popup_scroll() {
+            *scroll = scroll.saturating_add_signed(delta);
+            return;
+        }
+        match self.focus {
+            Focus::Activity => self.move_activity(delta),
+            Focus::Sources => self.move_source(delta),
+            focus => self.scroll_for(focus).by(delta),
+        }
+    }
+
+    pub(super) fn page(&mut self, direction: isize) {
+        if self.move_picker(direction * 5, None) {
+            return;
+        }
+        if let Some(scroll) = self.popup_scroll() {
+            *scroll = scroll.saturating_add_signed(direction * 10);
+            return;
+        }
+        let focus = self.focus;
+        let viewport = self.scroll_for(focus).viewport.max(2) as isize;
+        match focus {
+            Focus::Activity => self.move_activity(direction * (viewport - 1)),
+            Focus::Sources => self.move_source(direction * (viewport / 2).max(1)),
+            _ => self.scroll_for(focus).by(direction * (viewport - 1)),
+        }
+    }
+
+    pub(super) fn jump_to_edge(&mut self, bottom: bool) {
+        if self.move_picker(0, Some(bottom)) {
+            return;
+        }
+        if let Some(scroll) = self.popup_scroll() {
+            *scroll = if bottom { usize::MAX / 2 } else { 0 };
+            return;
+        }
+        match self.focus {
+            Focus::Activity => {
+                let n = self.current().map_or(0, |t| t.session.activity.len());
+                self.activity_selected = if bottom { None } else { (n > 0).then_some(0) };
+                self.activity_scroll.follow = bottom;
+                if !bottom {
+                    self.activity_scroll.top = 0;
+                }
+            }
+            Focus::Sources => {
+                let n = self.sidebar_items().len();
+                if n > 0 {
+                    self.source_selected = Some(if bottom { n - 1 } else { 0 });
+                    self.focus_span = None;
+                }
+            }
+            focus => {
+                let scroll = self.scroll_for(focus);
+                if bottom {
+                    scroll.to_bottom();
+                } else {
+                    scroll.to_top();
+                }
+            }
+        }
+    }
+
+    fn move_activity(&mut self, delta: isize) {
+        let n = self.current().map_or(0, |t| t.session.activity.len());
+        if n == 0 {
+            return;
+        }
+        let current = self.activity_selected.unwrap_or(n - 1);
+        let next = current.saturating_add_signed(delta).min(n - 1);
+        // Moving to the newest row follows new activity again.
+        self.activity_selected = if next == n - 1 && delta > 0 {
+            None
+        } else {
+            Some(next)
+        };
+    }
+
+    fn move_source(&mut self, delta: isize) {
+        let n = self.sidebar_items().len();
+        if n == 0 {
+            return;
+        }
+        let next = match self.source_selected {
+            Some(i) => i.saturating_add_signed(delta).min(n - 1),
+            None => 0,
+        };
+        if self.source_selected != Some(next) {
+            self.focus_span = None;
+        }
+        self.source_selected = Some(next);
+    }
+
+    pub(super) fn enter(&mut self) -> Option<Effect> {
+        if let Some(Popup::Sessions { list, selected }) = &self.popup {
+            let id = list.get(*selected).map(|m| m.id.clone());
+            if self.stream_running || self.in_progress() {
+                self.popup = None;
+                self.set_message(
+                    "a stream is running — Ctrl-C to cancel it first, then s",
+                    Severity::Warning,
+                );
+                return None;
+            }
+            self.popup = None;
+            return id.map(Effect::OpenSession);
+        }
+        match self.focus {
+            Focus::Sources => {
+                if let Some(item) = self.selected_item() {
+                    self.popup = Some(Popup::Source { item, scroll: 0 });
+                }
+            }
+            Focus::Activity => {
+                let n = self.current().map_or(0, |t| t.session.activity.len());
+                if n == 0 {
+                    return None;
+                }
+                let i = self.activity_selected.unwrap_or(n - 1);
+                if !self.expanded.remove(&i) {
+                    self.expanded.insert(i);
+                }
+                self.activity_selected = Some(i);
+            }
+            _ => {}
+        }
+        None
+    }
+
+    pub(super) fn jump_span(&mut self, forward: bool) {
+        let Some(item) = self.selected_item() else {
+            self.set_message("select a source first (c, then j/k)", Severity::Warning);
+            return;
+        };
+        let spans = self.item_citations(item);
+        if spans.is_empty() {
+            self.set_message("no spans in the answer for this source", Severity::Info);
+            return;
+        }
+        let position = self
+            .focus_span
+            .and_then(|current| spans.iter().position(|&c| c == current));
+        let k = match (position, forward) {
+            (None, true) => 0,
+            (None, false) => spans.len() - 1,
+            (Some(p), true) => (p + 1) % spans.len(),
+            (Some(p), false) => (p + spans.len() - 1) % spans.len(),
+        };
+        let citation = spans[k];
+        self.focus_span = Some(citation);
+        if let Some(c) = self
+            .current()
+            .and_then(|t| t.attribution.citations.get(citation))
+        {
+            self.scroll_to_byte = Some(c.bytes.start);
+        }
+        self.set_message(
+            format!("span {}/{} of the selected source", k + 1, spans.len()),
+            Severity::Info,
+        );
+    }
+}

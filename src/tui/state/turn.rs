@@ -1,0 +1,335 @@
+//! One question and its answer ([`Turn`]): the session its stream builds, the citations resolved from
+//! it, how the stream is doing ([`ConnState`]), what the request continued ([`Continuation`]), and the
+//! sources sidebar's entries ([`SidebarItem`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::agent::stream::{StreamEnd, StreamUpdate};
+use crate::model::citations::Attribution;
+use crate::model::event::AgentEvent;
+use crate::model::session::Session;
+use crate::tui::text::{Annotations, AnswerView};
+
+/// The connection state of one turn's stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConnState {
+    /// No stream (LIVE with nothing asked yet).
+    Idle,
+    Connecting {
+        attempt: u32,
+    },
+    /// Waiting `wait_ms` before try `attempt` (nothing had arrived yet).
+    Retrying {
+        attempt: u32,
+        wait_ms: u64,
+        reason: String,
+    },
+    Streaming,
+    Complete,
+    Error(String),
+    Cut(String),
+    Stalled(u64),
+    Cancelled,
+}
+
+impl ConnState {
+    pub fn label(&self) -> &'static str {
+        match self {
+            ConnState::Idle => "ready",
+            ConnState::Connecting { .. } => "connecting",
+            ConnState::Retrying { .. } => "retrying",
+            ConnState::Streaming => "streaming",
+            ConnState::Complete => "complete",
+            ConnState::Error(_) => "error",
+            ConnState::Cut(_) => "cut",
+            ConnState::Stalled(_) => "stalled",
+            ConnState::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn in_progress(&self) -> bool {
+        matches!(
+            self,
+            ConnState::Connecting { .. } | ConnState::Retrying { .. } | ConnState::Streaming
+        )
+    }
+
+    /// The stream ended before the answer was complete: `r` can ask the same question again.
+    pub fn can_retry(&self) -> bool {
+        matches!(
+            self,
+            ConnState::Cut(_) | ConnState::Stalled(_) | ConnState::Error(_) | ConnState::Cancelled
+        )
+    }
+}
+
+/// What a question continues: the conversation (`chat_id`) and the checkpoint it starts from, and the
+/// turn that checkpoint belongs to (`None` for a new conversation or an id from outside).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Continuation {
+    pub chat_id: Option<String>,
+    pub checkpoint_id: Option<String>,
+    pub from_turn: Option<usize>,
+}
+
+/// One question and its answer.
+#[derive(Debug)]
+pub struct Turn {
+    /// What was asked (unknown for a replayed recording).
+    pub question: Option<String>,
+    pub session: Session,
+    pub attribution: Attribution,
+    /// Citation markers and provider-written marker bytes to hide, for the answer view.
+    pub ann: Annotations,
+    /// Bumped whenever `ann` changes.
+    pub markers_version: u64,
+    /// Bumped when the answer is replaced rather than appended to.
+    pub generation: u64,
+    pub view: AnswerView,
+    pub conn: ConnState,
+    pub started: Instant,
+    pub ended: Option<Instant>,
+    /// Sidebar entries in display order (rebuilt with the attribution).
+    pub sidebar: Vec<SidebarItem>,
+    /// What the request that started this turn continued (`r` sends the same again).
+    pub request: Continuation,
+    /// The turn's index in the saved session, when it is saved.
+    pub saved_index: Option<usize>,
+    /// When the next try starts (while `Retrying`).
+    pub retry_at: Option<Instant>,
+    /// This turn asks turn `n`'s question again (`r`).
+    pub retry_of: Option<usize>,
+    resolved_key: (usize, usize, bool),
+    /// Unique among the turns of this run: caches on the screen's side know a turn by it (an index
+    /// is reused when a saved session replaces the conversation).
+    pub id: u64,
+}
+
+/// The next [`Turn::id`].
+static NEXT_TURN_ID: AtomicU64 = AtomicU64::new(0);
+
+impl Turn {
+    pub fn new(question: Option<String>) -> Turn {
+        Turn {
+            question,
+            session: Session::new(),
+            attribution: Attribution::default(),
+            ann: Annotations::default(),
+            markers_version: 0,
+            generation: 0,
+            view: AnswerView::new(),
+            conn: ConnState::Connecting { attempt: 1 },
+            started: Instant::now(),
+            ended: None,
+            sidebar: Vec::new(),
+            request: Continuation::default(),
+            saved_index: None,
+            retry_at: None,
+            retry_of: None,
+            resolved_key: (0, 0, false),
+            id: NEXT_TURN_ID.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// A finished turn rebuilt from a saved session: its events, how it ended, how long it took.
+    pub fn restored(
+        question: String,
+        session: Session,
+        conn: ConnState,
+        elapsed: Duration,
+        request: Continuation,
+    ) -> Turn {
+        let now = Instant::now();
+        let mut turn = Turn {
+            session,
+            conn,
+            started: now.checked_sub(elapsed).unwrap_or(now),
+            ended: Some(now),
+            request,
+            ..Turn::new(Some(question))
+        };
+        turn.refresh_attribution(true);
+        turn
+    }
+
+    /// `r` can ask this turn again: it did not finish and it has a question.
+    pub fn retryable(&self) -> bool {
+        self.conn.can_retry()
+            && self
+                .question
+                .as_deref()
+                .is_some_and(|q| !q.trim().is_empty())
+    }
+
+    /// A follow-up can continue from the end of this turn: it completed, or has a checkpoint.
+    pub fn is_anchor(&self) -> bool {
+        self.checkpoint_id().is_some() || self.conn == ConnState::Complete
+    }
+
+    /// The checkpoint this turn ended at.
+    pub fn checkpoint_id(&self) -> Option<&str> {
+        self.session.checkpoint_id()
+    }
+
+    /// The conversation this turn belongs to: the id the stream announced, else the one it was sent.
+    pub fn chat_id(&self) -> Option<&str> {
+        self.session
+            .ids
+            .chat_id
+            .as_deref()
+            .or(self.request.chat_id.as_deref())
+    }
+
+    /// Apply events and refresh the attribution when it may have changed.
+    pub fn apply_events(&mut self, events: Vec<AgentEvent>) {
+        // Anything but the frequent, reference-neutral events may change citations.
+        let mut force = false;
+        for event in events {
+            force |= !matches!(
+                event,
+                AgentEvent::AnswerDelta { .. }
+                    | AgentEvent::Thinking { .. }
+                    | AgentEvent::Plan(_)
+                    | AgentEvent::ToolCall { .. }
+                    | AgentEvent::Audit { .. }
+                    | AgentEvent::Conversation(_)
+                    | AgentEvent::Progress { .. }
+                    | AgentEvent::Unknown { .. }
+                    | AgentEvent::Malformed { .. }
+            );
+            if matches!(event, AgentEvent::AnswerReplace { .. }) {
+                self.generation += 1;
+            }
+            if matches!(event, AgentEvent::Error { .. }) {
+                self.conn = ConnState::Error(String::new());
+            }
+            self.session.apply(event);
+        }
+        if let ConnState::Error(message) = &mut self.conn
+            && message.is_empty()
+        {
+            *message = self.session.error.clone().unwrap_or_default();
+        }
+        if matches!(
+            self.conn,
+            ConnState::Connecting { .. } | ConnState::Retrying { .. }
+        ) {
+            self.conn = ConnState::Streaming;
+        }
+        self.refresh_attribution(force);
+    }
+
+    /// Re-resolve citations if references, answer length (with pending references) or finality changed.
+    pub fn refresh_attribution(&mut self, force: bool) {
+        let finished = self.session.is_finished() || !self.conn.in_progress();
+        let refs = self.session.references.len();
+        let len = self.session.answer.char_len();
+        let (old_refs, old_len, old_finished) = self.resolved_key;
+        let stale = force
+            || refs != old_refs
+            || finished != old_finished
+            || (len != old_len && self.attribution.pending_references > 0);
+        if !stale {
+            return;
+        }
+        self.resolved_key = (refs, len, finished);
+        self.attribution = Attribution::resolve(&self.session, finished);
+        self.sidebar = sidebar_of(&self.attribution);
+        let ann = Annotations {
+            markers: self.attribution.markers(),
+            hidden: self.attribution.marker_spans(),
+        };
+        if ann != self.ann {
+            self.ann = ann;
+            self.markers_version += 1;
+        }
+    }
+
+    /// The stream is over.
+    pub fn end(&mut self, end: StreamEnd) {
+        self.conn = match end {
+            StreamEnd::Closed => {
+                if let Some(error) = &self.session.error {
+                    ConnState::Error(error.clone())
+                } else if self.session.completion.is_some() {
+                    ConnState::Complete
+                } else {
+                    ConnState::Cut("the stream closed before completion".into())
+                }
+            }
+            StreamEnd::Cut { reason } => ConnState::Cut(reason),
+            StreamEnd::Stalled { idle_secs } => ConnState::Stalled(idle_secs),
+            StreamEnd::Http { .. } | StreamEnd::Connect { .. } => ConnState::Error(end.describe()),
+            StreamEnd::Cancelled => ConnState::Cancelled,
+        };
+        if self.ended.is_none() {
+            self.ended = Some(Instant::now());
+        }
+        self.refresh_attribution(true);
+    }
+
+    pub fn apply_update(&mut self, update: StreamUpdate) {
+        match update {
+            StreamUpdate::Connecting { attempt } => self.conn = ConnState::Connecting { attempt },
+            StreamUpdate::Retrying {
+                attempt,
+                wait_ms,
+                reason,
+            } => {
+                self.retry_at = Some(Instant::now() + Duration::from_millis(wait_ms));
+                self.conn = ConnState::Retrying {
+                    attempt,
+                    wait_ms,
+                    reason,
+                }
+            }
+            StreamUpdate::Connected => {
+                if !self.conn.in_progress() || matches!(self.conn, ConnState::Connecting { .. }) {
+                    self.conn = ConnState::Streaming;
+                }
+            }
+            StreamUpdate::Events(events) => self.apply_events(events),
+            StreamUpdate::Ended(end) => self.end(end),
+        }
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.ended.unwrap_or_else(Instant::now) - self.started
+    }
+}
+
+/// One entry of the sources sidebar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SidebarItem {
+    /// Index into `attribution.sources` (numbered or consulted-only).
+    Source(usize),
+    /// Index into `attribution.citations` of a tool-level citation.
+    Tool(usize),
+}
+
+/// Sidebar order: numbered sources, tool-level citations, then sources consulted but not cited.
+pub fn sidebar_of(a: &Attribution) -> Vec<SidebarItem> {
+    let mut items: Vec<SidebarItem> = a
+        .sources
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.consulted_only)
+        .map(|(i, _)| SidebarItem::Source(i))
+        .collect();
+    items.extend(
+        a.citations
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.source.is_none())
+            .map(|(i, _)| SidebarItem::Tool(i)),
+    );
+    items.extend(
+        a.sources
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.consulted_only)
+            .map(|(i, _)| SidebarItem::Source(i)),
+    );
+    items
+}

@@ -1,0 +1,264 @@
+//! Carrying out an [`Action`]: [`App::update`] changes the state and returns the [`Effect`] the event
+//! loop must carry out, if any.
+
+use super::action::{Action, Effect, Popup, Severity};
+use super::app::App;
+use super::focus::Focus;
+use crate::agent::stream::StreamEnd;
+use crate::render::sanitize::is_unsafe;
+use crate::tui::text::clean;
+
+impl App {
+    pub(super) fn set_focus(&mut self, focus: Focus) {
+        self.focus = focus;
+        if focus != Focus::Prompt {
+            self.tab = focus;
+        }
+        if focus == Focus::Sources && self.source_selected.is_none() {
+            let n = self.sidebar_items().len();
+            if n > 0 {
+                self.source_selected = Some(0);
+            }
+        }
+    }
+
+    /// Apply an action; returns a side effect for the loop, if any.
+    pub fn update(&mut self, action: Action) -> Option<Effect> {
+        // Any key clears a transient message.
+        if !matches!(action, Action::Edit(_) | Action::Paste(_)) {
+            self.message = None;
+        }
+        match action {
+            Action::Quit => {
+                self.quit = true;
+                return Some(Effect::Quit);
+            }
+            Action::Interrupt => {
+                if self.stream_running || self.in_progress() {
+                    self.cancel();
+                    return Some(Effect::Cancel);
+                }
+                self.quit = true;
+                return Some(Effect::Quit);
+            }
+            Action::FocusNext => self.set_focus(self.focus.step(true, self.narrow)),
+            Action::FocusPrev => self.set_focus(self.focus.step(false, self.narrow)),
+            Action::Focus(focus) => self.set_focus(focus),
+            Action::Help => self.toggle_help(),
+            Action::Escape => self.escape(),
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::PageUp => self.page(-1),
+            Action::PageDown => self.page(1),
+            Action::Top => self.jump_to_edge(false),
+            Action::Bottom => self.jump_to_edge(true),
+            Action::Enter => return self.enter(),
+            Action::NextSpan => self.jump_span(true),
+            Action::PrevSpan => self.jump_span(false),
+            Action::OpenUrl | Action::CopyUrl => return self.source_url(action == Action::OpenUrl),
+            Action::Export => return Some(Effect::Export),
+            Action::Turn(forward) => self.view_turn(forward),
+            Action::Sessions => return self.sessions(),
+            Action::Retry => return self.retry(),
+            Action::Submit => return self.submit(),
+            Action::Newline => self.prompt.insert_newline(),
+            Action::Edit(key) => {
+                self.prompt.input(key);
+            }
+            // A paste behind a popup, or where nothing can be asked, goes nowhere.
+            Action::Paste(_) if self.popup.is_some() || !self.can_ask => {}
+            Action::Paste(text) => self.paste(&text),
+        }
+        None
+    }
+
+    /// `?`: open the help, or close it.
+    fn toggle_help(&mut self) {
+        self.popup = match self.popup {
+            Some(Popup::Help { .. }) => None,
+            _ => Some(Popup::Help { scroll: 0 }),
+        };
+    }
+
+    /// Esc: close the popup, else drop the focused span, else (in Sources) the selection.
+    fn escape(&mut self) {
+        if self.popup.take().is_none()
+            && self.focus_span.take().is_none()
+            && self.focus == Focus::Sources
+        {
+            self.source_selected = None;
+        }
+    }
+
+    /// `o` (`open`) or `y`: the URL of the source the popup shows, else of the selected one.
+    fn source_url(&mut self, open: bool) -> Option<Effect> {
+        if matches!(self.popup, Some(Popup::Sessions { .. })) {
+            return None;
+        }
+        let Some(item) = self.url_target() else {
+            self.set_message("select a source first (c, then j/k)", Severity::Warning);
+            return None;
+        };
+        let Some(url) = self.item_url(item) else {
+            self.set_message("this source has no URL", Severity::Warning);
+            return None;
+        };
+        if url.trim().starts_with("custom://") {
+            self.set_message(
+                format!(
+                    "{} is a custom document (your own data): no web page to open",
+                    clean(url.trim())
+                ),
+                Severity::Info,
+            );
+            return None;
+        }
+        let resolved = self.open_url_of(&url);
+        if !open {
+            return Some(Effect::Copy(resolved.unwrap_or(url)));
+        }
+        match resolved {
+            Some(url) => Some(Effect::Open(url)),
+            None => {
+                self.set_message(
+                    "this source's URL does not open in a browser",
+                    Severity::Warning,
+                );
+                None
+            }
+        }
+    }
+
+    /// `s`: the saved sessions picker (closes it when open).
+    fn sessions(&mut self) -> Option<Effect> {
+        if matches!(self.popup, Some(Popup::Sessions { .. })) {
+            self.popup = None;
+            return None;
+        }
+        if !self.can_ask {
+            self.set_message(
+                "replay mode: saved sessions open with `research-tui open <ID>`",
+                Severity::Info,
+            );
+            return None;
+        }
+        Some(Effect::ListSessions)
+    }
+
+    /// Pasted text goes into the prompt (focusing it), control and unsafe characters left out.
+    fn paste(&mut self, text: &str) {
+        let clean: String = text
+            .replace("\r\n", "\n")
+            .chars()
+            .filter(|&c| c == '\n' || !(c.is_control() || is_unsafe(c)))
+            .collect();
+        self.prompt.insert_str(clean);
+        if self.focus != Focus::Prompt {
+            self.set_focus(Focus::Prompt);
+        }
+    }
+
+    fn view_turn(&mut self, forward: bool) {
+        let n = self.turns.len();
+        if n < 2 {
+            self.set_message("only one turn so far", Severity::Info);
+            return;
+        }
+        let current = self.current_index();
+        let next = if forward {
+            (current + 1).min(n - 1)
+        } else {
+            current.saturating_sub(1)
+        };
+        self.viewed_turn = (next != n - 1).then_some(next);
+        self.source_selected = None;
+        self.focus_span = None;
+        self.activity_selected = None;
+        self.expanded.clear();
+        self.sources_scroll.top = 0;
+        self.plan_scroll.top = 0;
+        self.scroll_to_turn = Some(next);
+        self.set_message(
+            format!("turn {}/{n} in the panes ([ ] switch)", next + 1),
+            Severity::Info,
+        );
+    }
+
+    /// Where a source URL opens: absolute as it is, relative against the API base (for providers
+    /// that write relative links), `custom://` nowhere.
+    pub fn open_url_of(&self, url: &str) -> Option<String> {
+        crate::wire::provider::open_url(self.provider, url, self.api_base.as_deref())
+    }
+
+    /// `r`: the selected turn (the newest unless `[`/`]` picked one) again, when it did not finish.
+    fn retry(&mut self) -> Option<Effect> {
+        let index = self.current_index();
+        let Some(turn) = self.turns.get(index) else {
+            self.set_message("nothing to retry yet", Severity::Info);
+            return None;
+        };
+        if !self.can_ask {
+            self.set_message("replay mode: nothing to retry against", Severity::Warning);
+            return None;
+        }
+        if self.in_progress() {
+            self.set_message(
+                "still answering — wait, or Ctrl-C to cancel first",
+                Severity::Warning,
+            );
+            return None;
+        }
+        if !turn.conn.can_retry() {
+            self.set_message(
+                format!(
+                    "turn {} is {}: ask a follow-up instead",
+                    index + 1,
+                    turn.conn.label()
+                ),
+                Severity::Info,
+            );
+            return None;
+        }
+        if turn.question.as_deref().is_none_or(|q| q.trim().is_empty()) {
+            self.set_message("this turn has no question to ask again", Severity::Warning);
+            return None;
+        }
+        Some(Effect::Retry(index))
+    }
+
+    /// Ctrl-C: the turn ends as cancelled; [`Effect::Cancel`] has the conversation stop its stream.
+    fn cancel(&mut self) {
+        self.stream_running = false;
+        if let Some(turn) = self.turns.last_mut()
+            && turn.conn.in_progress()
+        {
+            turn.end(StreamEnd::Cancelled);
+        }
+        self.set_message("cancelled — Ctrl-C again (or q) quits", Severity::Warning);
+    }
+
+    fn submit(&mut self) -> Option<Effect> {
+        let text = self.prompt.lines().join("\n");
+        let question = text.trim();
+        if question.is_empty() {
+            return None;
+        }
+        if !self.can_ask {
+            self.set_message(
+                "replay mode: follow-ups need a server (run `research-tui --demo`)",
+                Severity::Warning,
+            );
+            return None;
+        }
+        if self.in_progress() {
+            self.set_message(
+                "still answering — wait, or Ctrl-C to cancel first",
+                Severity::Warning,
+            );
+            return None;
+        }
+        let question = question.to_owned();
+        self.reset_prompt();
+        Some(Effect::Ask(question))
+    }
+}
