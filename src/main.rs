@@ -18,7 +18,7 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
-    tui: research_tui::tui::cli::TuiArgs,
+    tui: research_tui::cmd::app::TuiArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -48,11 +48,11 @@ enum Command {
         provider: Option<Provider>,
     },
     /// Run the built-in demo agent (Bigdata.com wire protocol, recorded sessions) on 127.0.0.1.
-    Serve(research_tui::demo::ServeArgs),
+    Serve(research_tui::cmd::serve::ServeArgs),
     /// Ask a question (or follow up, or resume a checkpoint) and print the answer: for scripts.
     Ask(Box<research_tui::cmd::ask::AskArgs>),
     /// Open a saved session in the interactive app, ready for a follow-up.
-    Open(research_tui::tui::cli::OpenArgs),
+    Open(research_tui::cmd::app::OpenArgs),
     /// List saved sessions, newest first.
     Sessions {
         /// One JSON object per line instead of a table.
@@ -69,26 +69,24 @@ fn main() -> ExitCode {
             format,
             provider,
         }) => research_tui::cmd::render::run_cli(&file, format, provider),
-        Some(Command::Serve(args)) => research_tui::demo::run_cli(args),
+        Some(Command::Serve(args)) => research_tui::cmd::serve::run_cli(args),
         Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args),
-        Some(Command::Sessions { json }) => research_tui::local::store::list_cli(json),
+        Some(Command::Sessions { json }) => research_tui::cmd::sessions::run_cli(json),
         Some(Command::Replay {
             file,
             speed,
             exit_when_done,
             provider,
-        }) => research_tui::tui::run_blocking(research_tui::tui::TuiOptions {
-            replay: Some(research_tui::tui::ReplayOptions {
+        }) => research_tui::cmd::app::replay(
+            research_tui::tui::ReplayOptions {
                 path: file,
                 speed,
                 provider,
-            }),
+            },
             exit_when_done,
-            theme: cli.tui.theme,
-            store: None,
-            ..Default::default()
-        }),
-        Some(Command::Open(args)) => research_tui::tui::cli::open(args, cli.tui.theme),
-        None => research_tui::tui::cli::run(cli.tui),
+            cli.tui.theme,
+        ),
+        Some(Command::Open(args)) => research_tui::cmd::app::open(args, cli.tui.theme),
+        None => research_tui::cmd::app::run(cli.tui),
     }
 }

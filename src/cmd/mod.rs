@@ -1,4 +1,9 @@
-//! The command-line commands other than the interactive app: one module per command.
+//! The commands, one module each: the interactive app (no subcommand, `open`, and `replay`'s
+//! options), `ask`, `render`, `serve` and `sessions`. Each parses nothing itself (clap does, in
+//! `main.rs`) and turns its arguments into calls on the layers below, ending in an exit code.
 
+pub mod app;
 pub mod ask;
 pub mod render;
+pub mod serve;
+pub mod sessions;

@@ -4,7 +4,6 @@
 //! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
 //! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
 
-pub mod cli;
 pub mod conversation;
 pub mod export;
 pub mod screen;

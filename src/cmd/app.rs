@@ -1,6 +1,7 @@
-//! The interactive app's command line: `research-tui [--provider P] [--demo] [--resume CKPT]
-//! [--chat-id ID] …` and `research-tui open <ID>`. Everything that can fail (an unknown session, a
-//! provider that does not match the saved session) fails here, before the terminal is touched.
+//! The interactive app's commands: `research-tui [--provider P] [--demo] [--resume CKPT]
+//! [--chat-id ID] …`, `research-tui open <ID>` and `research-tui replay <FILE>`. Everything that can
+//! fail (an unknown session, a provider that does not match the saved session) fails here, before
+//! the terminal is touched.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -10,8 +11,8 @@ use crate::agent::live;
 use crate::local::store::{SavedSession, SessionStore};
 use crate::wire::provider::Provider;
 
-use super::TuiOptions;
-use super::state::Continuation;
+use crate::tui::TuiOptions;
+use crate::tui::state::Continuation;
 
 /// Options of the interactive app (no subcommand).
 #[derive(Debug, clap::Args)]
@@ -122,7 +123,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
             Err(message) => return fail(1, message),
         }
     };
-    super::run_blocking(TuiOptions {
+    crate::tui::run_blocking(TuiOptions {
         // A saved session is opened on the agent that answered it, unless `--demo` says otherwise.
         demo: args.demo || (known.is_none() && api_key.is_none()),
         demo_speed: args.demo_speed,
@@ -164,7 +165,7 @@ pub fn open(args: OpenArgs, theme: Option<String>) -> ExitCode {
             return fail(1, format_args!("cannot open session {:?}: {e}", args.id));
         }
     };
-    super::run_blocking(TuiOptions {
+    crate::tui::run_blocking(TuiOptions {
         provider: saved_provider(&saved),
         demo_speed: args.demo_speed,
         theme,
@@ -188,4 +189,19 @@ fn live_target(
     crate::local::config::live_target(provider, base_url)
         .map(|target| (target.base_url, target.api_key))
         .map_err(|e| e.to_string())
+}
+
+/// `research-tui replay <FILE>`: play a recording in the app with its pacing (nothing is saved).
+pub fn replay(
+    replay: crate::tui::ReplayOptions,
+    exit_when_done: bool,
+    theme: Option<String>,
+) -> ExitCode {
+    crate::tui::run_blocking(TuiOptions {
+        replay: Some(replay),
+        exit_when_done,
+        theme,
+        store: None,
+        ..Default::default()
+    })
 }
