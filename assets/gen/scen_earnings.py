@@ -422,7 +422,7 @@ def build_follow_up(Recorder):
              filters=entity_filter("D8442A", start="2026-05-27", end="2026-05-28"))
     r.plan(statuses="CCCI")
     r.think("Now valuation and the next report date for AMD, to close the comparison.")
-    r.tool("tear_amd", "get_market_tearsheet", dict(AMD), "AMD market tearsheet", AMD_TEARSHEET, camel=True)
+    r.tool("tear_amd", "get_market_tearsheet", dict(AMD), "AMD market tearsheet", AMD_TEARSHEET)
     r.tool("cal_amd", "get_earnings_calendar", dict(AMD, start_date="2026-05-01", end_date="2026-09-30"),
            "AMD earnings calendar", AMD_CALENDAR)
     r.plan(statuses="CCCC")

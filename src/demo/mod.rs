@@ -9,7 +9,9 @@
 //! Each response gets fresh identifiers: a new conversation gets `chat-<16 hex>`, a follow-up keeps
 //! the request's `chat_id`, every COMPLETE carries a fresh `ckpt-<16 hex>` that the server remembers
 //! (a `from_checkpoint_id` it never issued is a 404), and workflow runs get fresh `execution_id` (unless
-//! resumed) and `request_id`. Faults ([`Fault`]) make it cut, stall or fail on purpose.
+//! resumed) and `request_id`. A conversation keeps the `persistence_mode` it started with (default
+//! `disabled`): a follow-up asking for the other one gets 400 `persistence_mode mismatch`, as the API
+//! answers. Faults ([`Fault`]) make it cut, stall or fail on purpose.
 //!
 //! `GET /_demo/requests` lists the last request bodies received (for tests). API keys are never stored:
 //! only whether one was sent.
@@ -174,7 +176,8 @@ impl AppState {
 /// What the server remembers between requests.
 #[derive(Default)]
 struct Book {
-    chats: HashSet<String>,
+    /// Chat id → the `persistence_mode` it started with.
+    chats: HashMap<String, String>,
     /// Checkpoint id → the chat it belongs to.
     checkpoints: HashMap<String, String>,
     executions: HashSet<String>,
@@ -283,6 +286,10 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         Ok(admitted) => admitted,
         Err(refusal) => return refusal.into_response(),
     };
+    let mode = request
+        .persistence_mode
+        .clone()
+        .unwrap_or_else(|| "disabled".into());
     let (chat_id, recording) = {
         let mut book = state.book();
         let (chat_id, recording) = match (&request.from_checkpoint_id, &request.chat_id) {
@@ -301,7 +308,16 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
             (None, Some(chat)) => (chat.clone(), recordings::FOLLOW_UP),
             (None, None) => (rng::id("chat"), pick_new(&request.message)),
         };
-        book.chats.insert(chat_id.clone());
+        // Fixed for a conversation's life; a chat first seen in a follow-up (one an earlier run
+        // started) takes the mode it asks for.
+        if book
+            .chats
+            .get(&chat_id)
+            .is_some_and(|started| *started != mode)
+        {
+            return error(StatusCode::BAD_REQUEST, "persistence_mode mismatch");
+        }
+        book.chats.entry(chat_id.clone()).or_insert(mode);
         (chat_id, recording)
     };
     let rewrite = Rewrite::Research {

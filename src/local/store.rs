@@ -79,6 +79,9 @@ impl TurnStatus {
         if session.error.is_some() {
             return TurnStatus::Error;
         }
+        if session.cancelled.is_some() {
+            return TurnStatus::Cancelled;
+        }
         if session.completion.is_some() {
             return TurnStatus::Complete;
         }

@@ -76,6 +76,8 @@ fn item_line(turn: &Turn, item: SidebarItem, line: u8, width: usize, theme: &The
             let mut used = pad;
             if !source.consulted_only {
                 let count = match source.citations.len() {
+                    // Cited by the answer as a whole: there is no span to count.
+                    0 if source.cited_without_position => "no position · ".to_owned(),
                     0 => "pending · ".to_owned(),
                     1 => "1 span · ".to_owned(),
                     k => format!("{k} spans · "),

@@ -194,7 +194,7 @@ impl Turn {
                     | AgentEvent::ToolCall { .. }
                     | AgentEvent::Audit { .. }
                     | AgentEvent::Conversation(_)
-                    | AgentEvent::Progress { .. }
+                    | AgentEvent::Received
                     | AgentEvent::Unknown { .. }
                     | AgentEvent::Malformed { .. }
             );

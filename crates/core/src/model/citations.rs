@@ -2,9 +2,14 @@
 //!
 //! Offsets are code points into the whole answer. A reference is valid iff both offsets are integers
 //! with `0 ≤ start ≤ end ≤ answer length` once the answer is complete; invalid ones are dropped,
-//! counted, and play no part in numbering. Sources are numbered by first appearance among valid
-//! sourced references, keyed by `id` > `url` > `action.url` > `hd` (never the audit id).
+//! counted, and play no part in numbering. A reference the provider gives without a position
+//! ([`Reference::unplaced`]) numbers its source like a valid one but cites no text. Sources are
+//! numbered by first appearance among valid and unplaced sourced references, keyed by `id` > `url` >
+//! `action.url` > `hd` (never the audit id), a URL without its `utm_*` tracking parameters.
+//!
+//! [`Reference::unplaced`]: crate::model::event::Reference::unplaced
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -63,7 +68,9 @@ pub struct Source {
     pub doc: SourceDoc,
     /// Indices into [`Attribution::citations`] of the spans it supports.
     pub citations: Vec<usize>,
-    /// Consulted but never cited at a position.
+    /// The answer cites it without a position (an unplaced reference names it).
+    pub cited_without_position: bool,
+    /// Consulted but never cited.
     pub consulted_only: bool,
 }
 
@@ -97,20 +104,67 @@ impl Source {
             label,
             doc: doc.clone(),
             citations: Vec::new(),
+            cited_without_position: false,
             consulted_only: false,
         }
     }
+
+    /// Numbered, but not one span of the answer is its citation: cited without a position only.
+    pub fn unplaced(&self) -> bool {
+        !self.consulted_only && self.citations.is_empty() && self.cited_without_position
+    }
 }
 
-/// The identity key: `id`, else `url`, else `action.url`, else `hd`. A source with none of them
-/// cannot be told apart from any other, so (like the reference client) it is not numbered and its
-/// citation is kept as a tool-level one.
-pub fn source_key(doc: &SourceDoc) -> Option<&str> {
-    [&doc.id, &doc.url, &doc.action_url, &doc.headline]
-        .into_iter()
-        .flatten()
-        .map(String::as_str)
-        .find(|key| !key.is_empty())
+/// The identity key: `id`, else `url`, else `action.url`, else `hd`; a URL without its `utm_*`
+/// tracking parameters ([`without_tracking`]), so a page cited with `?utm_source=openai` and found
+/// by a search without it is one source. A source with none of them cannot be told apart from any
+/// other, so (like the reference client) it is not numbered and its citation is kept as a
+/// tool-level one.
+pub fn source_key(doc: &SourceDoc) -> Option<Cow<'_, str>> {
+    fn non_empty(field: &Option<String>) -> Option<&str> {
+        field.as_deref().filter(|key| !key.is_empty())
+    }
+    if let Some(id) = non_empty(&doc.id) {
+        return Some(Cow::Borrowed(id));
+    }
+    if let Some(url) = non_empty(&doc.url).or_else(|| non_empty(&doc.action_url)) {
+        return Some(without_tracking(url));
+    }
+    non_empty(&doc.headline).map(Cow::Borrowed)
+}
+
+/// `url` without the `utm_*` query parameters that only say where a click came from; the others
+/// stay as written, in order.
+///
+/// ```
+/// use research_tui_core::model::citations::without_tracking;
+/// assert_eq!(without_tracking("https://a.com/x?utm_source=openai"), "https://a.com/x");
+/// assert_eq!(without_tracking("https://a.com/x?id=1&utm_medium=m#top"), "https://a.com/x?id=1#top");
+/// ```
+pub fn without_tracking(url: &str) -> Cow<'_, str> {
+    let (head, fragment) = url.split_at(url.find('#').unwrap_or(url.len()));
+    let Some((base, query)) = head.split_once('?') else {
+        return Cow::Borrowed(url);
+    };
+    let tracking = |param: &&str| {
+        let name = param.split('=').next().unwrap_or_default();
+        name.get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case("utm_"))
+    };
+    if !query.split('&').any(|param| tracking(&param)) {
+        return Cow::Borrowed(url);
+    }
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|param| !param.is_empty() && !tracking(param))
+        .collect();
+    let mut out = base.to_owned();
+    if !kept.is_empty() {
+        out.push('?');
+        out.push_str(&kept.join("&"));
+    }
+    out.push_str(fragment);
+    Cow::Owned(out)
 }
 
 /// A valid citation: a span of the answer and what supports it.
@@ -155,39 +209,29 @@ impl Attribution {
         let finished = finished || session.is_finished();
         let answer = &session.answer;
         let len = answer.char_len();
-        let mut attribution = Attribution::default();
-        let mut number_of: HashMap<&str, usize> = HashMap::new();
+        let mut numbering = Numbering::default();
         for reference in &session.references {
+            if reference.unplaced {
+                if let Some(n) = numbering.number(reference.source.as_ref()) {
+                    numbering.attribution.sources[n - 1].cited_without_position = true;
+                }
+                continue;
+            }
             let span = match (reference.start, reference.end) {
                 (Some(start), Some(end)) if start <= end => Some((start as usize, end as usize)),
                 _ => None,
             };
             let Some((start, end)) = span.filter(|&(_, end)| end <= len || !finished) else {
-                attribution.invalid_references += 1;
+                numbering.attribution.invalid_references += 1;
                 continue;
             };
-            let source = reference.source.as_ref().and_then(|doc| {
-                let key = source_key(doc)?;
-                let next = attribution.sources.len() + 1;
-                let n = *number_of.entry(key).or_insert(next);
-                if n == next {
-                    attribution
-                        .sources
-                        .push(Source::from_doc(n, key.to_owned(), doc));
-                }
-                Some(n)
-            });
+            let source = numbering.number(reference.source.as_ref());
             if end > len {
-                attribution.pending_references += 1;
+                numbering.attribution.pending_references += 1;
                 continue;
             }
             let bytes = answer.byte_of(start).unwrap_or(0)..answer.byte_of(end).unwrap_or(0);
-            if let Some(n) = source {
-                attribution.sources[n - 1]
-                    .citations
-                    .push(attribution.citations.len());
-            }
-            attribution.citations.push(Citation {
+            numbering.cite(Citation {
                 start,
                 end,
                 bytes,
@@ -203,21 +247,19 @@ impl Attribution {
             });
         }
         for doc in &session.consulted {
-            let Some(key) = source_key(doc) else { continue };
-            if number_of.contains_key(key) {
-                continue;
-            }
-            number_of.insert(key, 0);
-            let mut source = Source::from_doc(0, key.to_owned(), doc);
-            source.consulted_only = true;
-            attribution.sources.push(source);
+            numbering.consulted(doc);
         }
-        attribution
+        numbering.finish()
     }
 
     /// Numbered (cited) sources only.
     pub fn numbered(&self) -> impl Iterator<Item = &Source> {
         self.sources.iter().filter(|s| !s.consulted_only)
+    }
+
+    /// Numbered sources cited without a position only ([`Source::unplaced`]), in number order.
+    pub fn unplaced(&self) -> impl Iterator<Item = &Source> {
+        self.sources.iter().filter(|s| s.unplaced())
     }
 
     pub fn tool_citations(&self) -> impl Iterator<Item = &Citation> {
@@ -277,324 +319,53 @@ impl Attribution {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::event::{AgentEvent, AuditTrace, Reference};
-    use serde_json::json;
+/// Sources numbered as their references arrive (see [`Attribution::resolve`]).
+#[derive(Default)]
+struct Numbering<'a> {
+    attribution: Attribution,
+    /// Source key → its number (0: consulted only).
+    number_of: HashMap<Cow<'a, str>, usize>,
+}
 
-    fn doc(id: Option<&str>, url: Option<&str>, hd: Option<&str>) -> SourceDoc {
-        SourceDoc {
-            id: id.map(Into::into),
-            url: url.map(Into::into),
-            headline: hd.map(Into::into),
-            ..Default::default()
+impl<'a> Numbering<'a> {
+    /// The number of the source `doc` is (a new one when it is new); `None` for a tool-level
+    /// reference or a document with no key.
+    fn number(&mut self, doc: Option<&'a SourceDoc>) -> Option<usize> {
+        let doc = doc?;
+        let key = source_key(doc)?;
+        let next = self.attribution.sources.len() + 1;
+        let sources = &mut self.attribution.sources;
+        let n = *self.number_of.entry(key).or_insert_with_key(|key| {
+            sources.push(Source::from_doc(next, key.clone().into_owned(), doc));
+            next
+        });
+        Some(n)
+    }
+
+    fn cite(&mut self, citation: Citation) {
+        let index = self.attribution.citations.len();
+        if let Some(n) = citation.source {
+            self.attribution.sources[n - 1].citations.push(index);
         }
+        self.attribution.citations.push(citation);
     }
 
-    fn reference(start: u64, end: u64, source: Option<SourceDoc>) -> Reference {
-        Reference {
-            start: Some(start),
-            end: Some(end),
-            tool_name: Some("search".into()),
-            audit_id: Some("audit-1".into()),
-            source,
-            marker: false,
+    /// A consulted document, listed after the numbered ones unless it is one of them.
+    fn consulted(&mut self, doc: &'a SourceDoc) {
+        let Some(key) = source_key(doc) else { return };
+        if self.number_of.contains_key(&key) {
+            return;
         }
+        let mut source = Source::from_doc(0, key.clone().into_owned(), doc);
+        source.consulted_only = true;
+        self.attribution.sources.push(source);
+        self.number_of.insert(key, 0);
     }
 
-    fn session(answer: &str, refs: Vec<Reference>) -> Session {
-        let mut session = Session::new();
-        session.apply(AgentEvent::AnswerDelta {
-            message_id: None,
-            text: answer.into(),
-        });
-        session.apply(AgentEvent::Grounding(refs));
-        session.apply(AgentEvent::Complete {
-            checkpoint_id: None,
-            consumption: vec![],
-        });
-        session
-    }
-
-    #[test]
-    fn offsets_after_emoji_count_code_points_not_bytes_or_utf16_units() {
-        let s = session(
-            "a😀b€c",
-            vec![reference(2, 3, Some(doc(Some("d"), None, None)))],
-        );
-        let attribution = Attribution::resolve(&s, true);
-        assert_eq!(attribution.citations[0].text(s.answer.as_str()), "b");
-        assert_eq!(attribution.citations[0].bytes, 5..6);
-    }
-
-    #[test]
-    fn offsets_after_cjk_and_combining_marks_are_code_points() {
-        let text = "東京e\u{301}: revenue rose";
-        let s = session(
-            text,
-            vec![reference(6, 13, Some(doc(Some("d"), None, None)))],
-        );
-        let attribution = Attribution::resolve(&s, true);
-        assert_eq!(attribution.citations[0].text(s.answer.as_str()), "revenue");
-    }
-
-    #[test]
-    fn invalid_references_are_dropped_counted_and_not_numbered() {
-        let mut bad = reference(0, 1, Some(doc(Some("bad-start"), None, None)));
-        bad.start = None;
-        let s = session(
-            "hello",
-            vec![
-                reference(3, 2, Some(doc(Some("reversed"), None, None))),
-                reference(0, 6, Some(doc(Some("past-end"), None, None))),
-                bad,
-                reference(0, 5, Some(doc(Some("good"), None, None))),
-            ],
-        );
-        let attribution = Attribution::resolve(&s, true);
-        assert_eq!(attribution.invalid_references, 3);
-        assert_eq!(attribution.sources.len(), 1);
-        assert_eq!(attribution.sources[0].n, 1);
-        assert_eq!(attribution.sources[0].key, "good");
-    }
-
-    #[test]
-    fn sources_dedupe_by_id_then_url_then_action_url_then_headline() {
-        let mut by_action_url = doc(None, None, Some("H2"));
-        by_action_url.action_url = Some("https://a".into());
-        let mut same_action_url = doc(None, None, Some("other"));
-        same_action_url.action_url = Some("https://a".into());
-        let s = session(
-            "0123456789",
-            vec![
-                reference(0, 1, Some(doc(Some("id1"), Some("https://x"), Some("H")))),
-                reference(1, 2, Some(doc(Some("id1"), Some("https://y"), Some("H9")))),
-                reference(2, 3, Some(doc(None, Some("https://x"), Some("H")))),
-                reference(3, 4, Some(doc(None, Some("https://x"), Some("Z")))),
-                reference(4, 5, Some(by_action_url)),
-                reference(5, 6, Some(same_action_url)),
-                reference(6, 7, Some(doc(None, None, Some("Only headline")))),
-                reference(7, 8, Some(doc(None, None, Some("Only headline")))),
-            ],
-        );
-        let attribution = Attribution::resolve(&s, true);
-        let keys: Vec<_> = attribution.sources.iter().map(|s| s.key.as_str()).collect();
-        assert_eq!(keys, ["id1", "https://x", "https://a", "Only headline"]);
-        let numbers: Vec<_> = attribution.citations.iter().map(|c| c.source).collect();
-        assert_eq!(
-            numbers,
-            [
-                Some(1),
-                Some(1),
-                Some(2),
-                Some(2),
-                Some(3),
-                Some(3),
-                Some(4),
-                Some(4)
-            ]
-        );
-    }
-
-    #[test]
-    fn the_same_audit_id_does_not_merge_different_documents() {
-        let s = session(
-            "abcd",
-            vec![
-                reference(0, 1, Some(doc(Some("a"), None, None))),
-                reference(1, 2, Some(doc(Some("b"), None, None))),
-            ],
-        );
-        assert_eq!(Attribution::resolve(&s, true).sources.len(), 2);
-    }
-
-    #[test]
-    fn tool_level_references_are_kept_but_never_numbered() {
-        let s = session(
-            "abcd",
-            vec![
-                reference(0, 2, None),
-                reference(2, 4, Some(doc(Some("a"), None, None))),
-            ],
-        );
-        let attribution = Attribution::resolve(&s, true);
-        assert_eq!(attribution.citations.len(), 2);
-        assert_eq!(attribution.citations[0].source, None);
-        assert_eq!(attribution.citations[1].source, Some(1));
-        assert_eq!(attribution.tool_citations().count(), 1);
-    }
-
-    #[test]
-    fn labels_use_publisher_and_a_real_calendar_date() {
-        let mut bigdata = doc(Some("1"), None, None);
-        bigdata.src_name = Some("SEC EDGAR".into());
-        bigdata.ts = Some("2026-04-15T00:00:00Z".into());
-        let mut external = doc(Some("2"), None, None);
-        external.action_name = Some("Reuters".into());
-        external.action_ts = Some("2026-04-05".into());
-        external.action_url = Some("https://r".into());
-        let mut bad_date = doc(Some("3"), None, None);
-        bad_date.ts = Some("2026-02-30T00:00:00Z".into());
-        let s = session(
-            "abc",
-            vec![
-                reference(0, 1, Some(bigdata)),
-                reference(1, 2, Some(external)),
-                reference(2, 3, Some(bad_date)),
-            ],
-        );
-        let attribution = Attribution::resolve(&s, true);
-        let labels: Vec<_> = attribution
-            .sources
-            .iter()
-            .map(|s| s.label.as_str())
-            .collect();
-        assert_eq!(
-            labels,
-            [
-                "SEC EDGAR - Apr 15, 2026",
-                "Reuters - Apr 05, 2026",
-                "Unknown source"
-            ]
-        );
-        assert_eq!(attribution.sources[1].url.as_deref(), Some("https://r"));
-        assert_eq!(attribution.sources[1].date.unwrap().iso(), "2026-04-05");
-    }
-
-    #[test]
-    fn a_malformed_ts_means_no_date_even_when_the_action_has_one() {
-        let mut d = doc(Some("1"), None, None);
-        d.src_name = Some("Wire".into());
-        d.ts = Some("yesterday".into());
-        d.action_ts = Some("2026-04-05".into());
-        let s = session("abc", vec![reference(0, 1, Some(d))]);
-        assert_eq!(Attribution::resolve(&s, true).sources[0].label, "Wire");
-    }
-
-    #[test]
-    fn calendar_validation_knows_leap_years() {
-        assert!(Date::from_timestamp("0000-01-01").is_none());
-        assert!(Date::from_timestamp("2024-02-29").is_some());
-        assert!(Date::from_timestamp("2100-02-29").is_none());
-        assert!(Date::from_timestamp("2000-02-29").is_some());
-        assert!(Date::from_timestamp("2026-13-01").is_none());
-        assert!(Date::from_timestamp("2026-4-15").is_none());
-        assert!(Date::from_timestamp("20260415").is_none());
-        assert!(Date::from_timestamp("20260415T1").is_none());
-        assert!(Date::from_timestamp("+002-04-15").is_none());
-        assert!(Date::from_timestamp("2026-04-1 ").is_none());
-    }
-
-    #[test]
-    fn dates_print_zero_padded() {
-        let months = [
-            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-        ];
-        for (i, name) in months.iter().enumerate() {
-            let date = Date::from_timestamp(&format!("2026-{:02}-01", i + 1)).unwrap();
-            assert_eq!(date.display(), format!("{name} 01, 2026"));
-        }
-        let date = Date::from_timestamp("0005-03-07").unwrap();
-        assert_eq!(date.iso(), "0005-03-07");
-        assert_eq!(date.display(), "Mar 07, 0005");
-        let date = Date::from_timestamp("2026-12-31T23:59:59+05:00").unwrap();
-        assert_eq!(
-            (date.iso().as_str(), date.display().as_str()),
-            ("2026-12-31", "Dec 31, 2026")
-        );
-    }
-
-    #[test]
-    fn citations_carry_the_query_of_their_audit_trace() {
-        let mut s = Session::new();
-        s.apply(AgentEvent::Audit {
-            role: None,
-            traces: vec![AuditTrace {
-                audit_type: "SearchAuditV1".into(),
-                tool_id: Some("audit-1".into()),
-                query: Some("NVIDIA Q2".into()),
-                title: None,
-                result_count: Some(1),
-                raw: json!({}),
-            }],
-        });
-        s.apply(AgentEvent::AnswerDelta {
-            message_id: None,
-            text: "ab".into(),
-        });
-        let mut orphan = reference(1, 2, None);
-        orphan.audit_id = Some("nowhere".into());
-        s.apply(AgentEvent::Grounding(vec![reference(0, 1, None), orphan]));
-        let attribution = Attribution::resolve(&s, true);
-        assert_eq!(attribution.citations[0].query.as_deref(), Some("NVIDIA Q2"));
-        assert_eq!(attribution.citations[1].query, None);
-    }
-
-    #[test]
-    fn while_streaming_references_past_the_end_are_pending_and_keep_numbers() {
-        let mut s = Session::new();
-        s.apply(AgentEvent::Grounding(vec![
-            reference(4, 8, Some(doc(Some("late"), None, None))),
-            reference(0, 2, Some(doc(Some("early"), None, None))),
-        ]));
-        s.apply(AgentEvent::AnswerDelta {
-            message_id: None,
-            text: "abc".into(),
-        });
-        let streaming = Attribution::resolve(&s, false);
-        assert_eq!(streaming.pending_references, 1);
-        assert_eq!(streaming.sources[1].key, "early");
-        assert_eq!(streaming.citations[0].source, Some(2));
-    }
-
-    #[test]
-    fn marker_spans_are_the_sorted_disjoint_byte_ranges_of_provider_markers() {
-        let marker = |start, end, id: &str| Reference {
-            marker: true,
-            ..reference(start, end, Some(doc(Some(id), None, None)))
-        };
-        let s = session(
-            "😀a[[1]](u)[[2]](v) b<sup>1</sup>",
-            vec![
-                marker(2, 10, "u"),
-                marker(10, 18, "v"),
-                reference(0, 2, Some(doc(Some("plain"), None, None))),
-                marker(20, 32, "u"),
-                marker(20, 32, "w"),
-            ],
-        );
-        let attribution = Attribution::resolve(&s, true);
-        let answer = s.answer.as_str();
-        let spans: Vec<&str> = attribution
-            .marker_spans()
-            .into_iter()
-            .map(|r| &answer[r])
-            .collect();
-        assert_eq!(spans, ["[[1]](u)[[2]](v)", "<sup>1</sup>"]);
-        assert_eq!(
-            attribution.markers(),
-            vec![
-                (5, vec![3]),
-                (13, vec![1]),
-                (21, vec![2]),
-                (answer.len(), vec![1, 4])
-            ]
-        );
-    }
-
-    #[test]
-    fn several_markers_at_one_offset_are_ascending_without_repeats() {
-        let s = session(
-            "abcd",
-            vec![
-                reference(0, 2, Some(doc(Some("x"), None, None))),
-                reference(1, 4, Some(doc(Some("y"), None, None))),
-                reference(0, 4, Some(doc(Some("x"), None, None))),
-                reference(1, 4, Some(doc(Some("y"), None, None))),
-            ],
-        );
-        let markers = Attribution::resolve(&s, true).markers();
-        assert_eq!(markers, vec![(2, vec![1]), (4, vec![1, 2])]);
+    fn finish(self) -> Attribution {
+        self.attribution
     }
 }
+
+#[cfg(test)]
+mod tests;

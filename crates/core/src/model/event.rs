@@ -131,6 +131,10 @@ pub struct Reference {
     /// link `[[1]](url)`, a Zeta Alpha `anchor_text` such as `<sup>1</sup>`), not the supported text:
     /// displays show `[n]` in its place instead of after it.
     pub marker: bool,
+    /// The provider cites `source` without saying where (an xAI `url_citation` with no offsets):
+    /// the source is numbered and listed like any cited one, but no text is its span, so `start`
+    /// and `end` are not read and the reference is never invalid.
+    pub unplaced: bool,
 }
 
 /// One entry of an AUDIT message.
@@ -217,15 +221,19 @@ pub enum AgentEvent {
     Error {
         message: String,
     },
+    /// The provider ended the stream because the run was cancelled (not by us): no completion,
+    /// and no error either. `reason` is the provider's word for it.
+    Cancelled {
+        reason: String,
+    },
     Complete {
         checkpoint_id: Option<String>,
         consumption: Vec<Consumption>,
     },
-    /// A known message that changes nothing the session shows (xAI `response.in_progress`, a Zeta
-    /// Alpha `stream_status` that does not end the stream): counted, nothing else.
-    Progress {
-        kind: String,
-    },
+    /// One payload arrived (an SSE event with data other than `[DONE]`, or a line too long to
+    /// read): what [`crate::model::session::Stats::events`] counts. The byte pipeline sends
+    /// exactly one per payload, whatever the dialect makes of it; dialects never send it.
+    Received,
     /// A well-formed message of a type this version does not know.
     Unknown {
         kind: String,

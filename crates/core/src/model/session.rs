@@ -161,7 +161,8 @@ pub struct StructuredOutput {
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// Every payload received (including unknown and malformed ones).
+    /// Every payload received (including unknown and malformed ones), each once: the
+    /// [`AgentEvent::Received`] notices.
     pub events: usize,
     pub malformed: usize,
     pub unknown: usize,
@@ -171,6 +172,8 @@ pub struct Stats {
 pub enum Status {
     Complete,
     Error,
+    /// The provider ended the run as cancelled ([`AgentEvent::Cancelled`]).
+    Cancelled,
     Incomplete,
 }
 
@@ -179,6 +182,7 @@ impl Status {
         match self {
             Status::Complete => "complete",
             Status::Error => "error",
+            Status::Cancelled => "cancelled",
             Status::Incomplete => "incomplete",
         }
     }
@@ -204,6 +208,8 @@ pub struct Session {
     pub tool_errors: Vec<(String, String)>,
     pub retries: Vec<String>,
     pub error: Option<String>,
+    /// The provider's reason when it ended the run as cancelled.
+    pub cancelled: Option<String>,
     pub completion: Option<Completion>,
     /// Sub-agent roles in order of first appearance.
     pub roles: Vec<String>,
@@ -226,20 +232,10 @@ impl Session {
     pub fn apply(&mut self, event: AgentEvent) {
         self.revision += 1;
         match event {
-            AgentEvent::Conversation(ids) => {
-                self.ids = ids;
-                return;
-            }
+            AgentEvent::Conversation(ids) => self.ids = ids,
+            AgentEvent::Received => self.stats.events += 1,
             AgentEvent::Malformed { .. } => self.stats.malformed += 1,
             AgentEvent::Unknown { .. } => self.stats.unknown += 1,
-            _ => {}
-        }
-        self.stats.events += 1;
-        match event {
-            AgentEvent::Conversation(_)
-            | AgentEvent::Malformed { .. }
-            | AgentEvent::Unknown { .. }
-            | AgentEvent::Progress { .. } => {}
             AgentEvent::Plan(plan) => self.plan = Some(plan),
             AgentEvent::Thinking {
                 message_id,
@@ -315,6 +311,7 @@ impl Session {
                 });
                 self.error = Some(message);
             }
+            AgentEvent::Cancelled { reason } => self.cancelled = Some(reason),
             AgentEvent::Complete {
                 checkpoint_id,
                 consumption,
@@ -376,6 +373,8 @@ impl Session {
     pub fn status(&self) -> Status {
         if self.error.is_some() {
             Status::Error
+        } else if self.cancelled.is_some() {
+            Status::Cancelled
         } else if self.completion.is_some() {
             Status::Complete
         } else {
@@ -383,9 +382,9 @@ impl Session {
         }
     }
 
-    /// The answer will not grow any more (completed or failed).
+    /// The answer will not grow any more (completed, failed or cancelled).
     pub fn is_finished(&self) -> bool {
-        self.error.is_some() || self.completion.is_some()
+        self.error.is_some() || self.cancelled.is_some() || self.completion.is_some()
     }
 
     pub fn checkpoint_id(&self) -> Option<&str> {
@@ -503,19 +502,33 @@ mod tests {
         );
         session.apply(AgentEvent::GroundingReplace(Vec::new()));
         assert!(session.references.is_empty());
-        assert_eq!(session.stats.events, 4);
+        assert_eq!(session.stats.events, 0, "only Received counts a payload");
     }
 
     #[test]
-    fn progress_notices_are_counted_and_change_nothing_else() {
+    fn each_received_notice_counts_one_payload_and_changes_nothing_else() {
         let mut session = Session::new();
-        session.apply(AgentEvent::Progress {
-            kind: "response.in_progress".into(),
-        });
-        assert_eq!(session.stats.events, 1);
-        assert_eq!(session.stats.unknown, 0);
+        session.apply_all([
+            AgentEvent::Received,
+            AgentEvent::Received,
+            AgentEvent::Unknown { kind: "x".into() },
+            AgentEvent::Malformed { reason: "y".into() },
+        ]);
+        assert_eq!(session.stats.events, 2);
+        assert_eq!((session.stats.unknown, session.stats.malformed), (1, 1));
         assert!(session.activity.is_empty() && session.answer.as_str().is_empty());
         assert_eq!(session.status(), Status::Incomplete);
+    }
+
+    #[test]
+    fn a_run_the_provider_cancelled_is_finished_and_cancelled_not_complete() {
+        let mut session = Session::new();
+        session.apply(AgentEvent::Cancelled {
+            reason: "cancelled".into(),
+        });
+        assert!(session.is_finished());
+        assert_eq!(session.status(), Status::Cancelled);
+        assert_eq!(session.status().as_str(), "cancelled");
     }
 
     #[test]

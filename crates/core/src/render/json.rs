@@ -48,6 +48,9 @@ struct SourceOut<'a> {
     date: Option<String>,
     url: Option<&'a str>,
     label: &'a str,
+    /// Only when true: the answer cites it, but no span of it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    without_position: bool,
 }
 
 #[derive(Serialize)]
@@ -126,6 +129,7 @@ fn document<'a>(session: &'a Session, attribution: &'a Attribution) -> Document<
                 date: source.date.map(|d| d.iso()),
                 url: source.url.as_deref(),
                 label: &source.label,
+                without_position: source.unplaced(),
             })
             .collect(),
         citations: attribution

@@ -1,4 +1,6 @@
 //! `--format markdown`: the answer with `[^n]` footnote markers and a footnote list of sources.
+//! Sources the answer cites without a position get their `[^n]` on one line after the answer, so
+//! every footnote is referenced (Markdown renderers drop footnotes nothing refers to).
 
 use std::fmt::Write;
 
@@ -10,6 +12,15 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
     let mut out = super::annotate(session.answer.as_str(), attribution, sanitize, |n, out| {
         let _ = write!(out, "[^{n}]");
     });
+    let mut unplaced = attribution.unplaced().peekable();
+    if unplaced.peek().is_some() {
+        blank_line_after(&mut out);
+        out.push_str("*Cited without a position:*");
+        for source in unplaced {
+            let _ = write!(out, " [^{}]", source.n);
+        }
+        out.push('\n');
+    }
     let mut sources = attribution.numbered().peekable();
     if sources.peek().is_some() {
         blank_line_after(&mut out);

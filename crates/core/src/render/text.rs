@@ -29,6 +29,9 @@ pub fn trailer(session: &Session, attribution: &Attribution) -> String {
             if let Some(headline) = source.headline.as_ref().filter(|h| **h != source.label) {
                 let _ = write!(out, " — {}", sanitize_line(headline));
             }
+            if source.unplaced() {
+                out.push_str(" (cited without a position)");
+            }
             out.push('\n');
             if let Some(url) = &source.url {
                 let _ = writeln!(out, "      {}", sanitize_line(url));
@@ -78,6 +81,13 @@ pub fn trailer(session: &Session, attribution: &Attribution) -> String {
     }
     if let Some(error) = &session.error {
         let _ = writeln!(out, "\nError: {}", sanitize_line(error));
+    }
+    if let Some(reason) = &session.cancelled {
+        let _ = writeln!(
+            out,
+            "\nCancelled by the provider: {}",
+            sanitize_line(reason)
+        );
     }
     if let Some(checkpoint) = session.checkpoint_id() {
         let _ = writeln!(out, "\nCheckpoint: {}", sanitize_line(checkpoint));

@@ -1,6 +1,10 @@
 //! The byte-level pipeline every input source (HTTP, file, stdin) goes through — bytes → SSE
 //! decoder → a provider's dialect → neutral events — and [`AutoDialect`], which holds events back
 //! until one of them identifies the provider.
+//!
+//! The pipeline, not the dialects, counts payloads: one [`AgentEvent::Received`] for every SSE
+//! event whose data is not empty or `[DONE]`, and for every line too long to read, however many
+//! events (or none) the dialect makes of it.
 
 use super::{Dialect, Provider};
 use crate::model::event::AgentEvent;
@@ -107,7 +111,7 @@ impl EventPipeline {
         let chunk = self.redactor.feed(chunk);
         let result = self.sse.feed(&chunk, &mut self.scratch);
         for event in self.scratch.drain(..) {
-            self.dialect.decode(event, out);
+            decode(self.dialect.as_mut(), event, out);
         }
         note_error(&result, out);
         result
@@ -131,12 +135,12 @@ impl EventPipeline {
         note_error(&fed, out);
         let pending = self.sse.finish(&mut self.scratch);
         for event in self.scratch.drain(..) {
-            self.dialect.decode(event, out);
+            decode(self.dialect.as_mut(), event, out);
         }
         if let Some(event) = pending.pending
             && is_complete_json(&event.data)
         {
-            self.dialect.decode(event, out);
+            decode(self.dialect.as_mut(), event, out);
         }
         self.dialect.finish(clean, out);
         let result = pending.error.map_or(Ok(()), Err);
@@ -145,8 +149,19 @@ impl EventPipeline {
     }
 }
 
+/// Count the payload, then let the dialect read it.
+fn decode(dialect: &mut dyn Dialect, event: SseEvent, out: &mut Vec<AgentEvent>) {
+    let data = event.data.trim();
+    if !data.is_empty() && data != "[DONE]" {
+        out.push(AgentEvent::Received);
+    }
+    dialect.decode(event, out);
+}
+
+/// A line too long to read was a payload too: counted, and malformed.
 fn note_error(result: &Result<(), SseError>, out: &mut Vec<AgentEvent>) {
     if let Err(e) = result {
+        out.push(AgentEvent::Received);
         out.push(AgentEvent::Malformed {
             reason: e.to_string(),
         });
@@ -186,6 +201,9 @@ mod tests {
         pipeline.feed(b"data: {\"x\":1}\n\n", &mut out).unwrap();
         pipeline.finish(&mut out).unwrap();
         assert_eq!(pipeline.provider(), Some(Provider::Bigdata));
-        assert!(matches!(out[..], [AgentEvent::Malformed { .. }]));
+        assert!(matches!(
+            out[..],
+            [AgentEvent::Received, AgentEvent::Malformed { .. }]
+        ));
     }
 }

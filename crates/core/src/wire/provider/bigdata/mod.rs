@@ -293,6 +293,7 @@ fn decode_reference(reference: Value) -> Option<Reference> {
         ),
         source,
         marker: false,
+        unplaced: false,
     })
 }
 

@@ -231,6 +231,7 @@ impl ReferenceWire {
                 .or(self.action_audits_id_camel),
             source: self.source.map(SourceWire::into_doc),
             marker: false,
+            unplaced: false,
         }
     }
 }

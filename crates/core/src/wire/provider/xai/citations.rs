@@ -1,44 +1,42 @@
-//! xAI citations: `url_citation` annotations whose span is the inline link `[[N]](url)` the model
-//! wrote into the answer (corrected to the literal link when the span misses it), held back until
-//! their text has arrived; empty spans and search results never cited are consulted sources.
+//! Responses API citations: `url_citation` annotations, held back until their text has arrived.
+//!
+//! - A span inside its text cites exactly that span, whatever the text (OpenAI's Markdown links
+//!   `([site](url))`, Azure's `[Title](url)`). xAI's inline citations are the one case with a
+//!   known shape: the title is the citation number and the span is the link `[[N]](url)`, the
+//!   provider's own marker ([`Reference::marker`]). So where the answer holds the literal
+//!   `[[N]](url)` for the annotation's URL and the span is not on it (its offsets are off), the span
+//!   moves to the nearest such link, and a numbered annotation whose link is nowhere is invalid.
+//! - No offsets, or 0/0 with the URL as title (xAI): the source is cited without a position
+//!   ([`Reference::unplaced`]). Any other empty span, and search results never cited, are
+//!   consulted sources.
+//!
+//! [`Reference::marker`]: crate::model::event::Reference::marker
+//! [`Reference::unplaced`]: crate::model::event::Reference::unplaced
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::{PendingCitation, XaiDialect};
+use super::{PartKey, XaiDialect};
 use crate::model::event::{AgentEvent, Reference, SourceDoc};
 
-impl XaiDialect {
-    /// Text and annotations of a finished `message` output item.
-    pub(super) fn message_annotations(
-        &mut self,
-        output_index: u64,
-        item: &Map<String, Value>,
-        out: &mut Vec<AgentEvent>,
-    ) {
-        let Some(content) = item.get("content").and_then(Value::as_array) else {
-            return;
-        };
-        for (content_index, part) in content.iter().enumerate() {
-            let key = (output_index, content_index as u64);
-            if !self.part_of.contains_key(&key)
-                && let Some(text) = part.get("text").and_then(Value::as_str)
-            {
-                // The text never arrived as deltas: take it whole.
-                let id = item.get("id").and_then(Value::as_str).map(str::to_owned);
-                self.push_text(key, id, text, out);
-            }
-            if let Some(&i) = self.part_of.get(&key) {
-                self.parts[i].done = true;
-            }
-            if let Some(annotations) = part.get("annotations").and_then(Value::as_array) {
-                for annotation in annotations {
-                    self.annotation(key, annotation, out);
-                }
-            }
-            self.flush_pending(Some(key), false, out);
-        }
-    }
+/// A positioned `url_citation` waiting for the text its span points into.
+#[derive(Debug, Clone)]
+pub(super) struct PendingCitation {
+    part: PartKey,
+    start: usize,
+    end: usize,
+    url: String,
+    title: Option<String>,
+}
 
+/// A reference already sent; positioned ones keep offsets relative to their part, so that they can
+/// be sent again when an earlier text is rewritten.
+#[derive(Debug, Clone)]
+pub(super) struct Cited {
+    part: Option<usize>,
+    reference: Reference,
+}
+
+impl XaiDialect {
     pub(super) fn consult(
         &mut self,
         docs: impl IntoIterator<Item = SourceDoc>,
@@ -59,7 +57,7 @@ impl XaiDialect {
 
     pub(super) fn annotation(
         &mut self,
-        part: (u64, u64),
+        part: PartKey,
         annotation: &Value,
         out: &mut Vec<AgentEvent>,
     ) {
@@ -95,6 +93,10 @@ impl XaiDialect {
             return;
         }
         match (start, end) {
+            (None, _) | (_, None) => self.cite_unplaced(url, title.as_deref(), out),
+            (Some(0), Some(0)) if title.as_deref() == Some(url) => {
+                self.cite_unplaced(url, title.as_deref(), out)
+            }
             (Some(start), Some(end)) if start == end => {
                 self.consult([source_doc(url, title.as_deref())], out);
             }
@@ -106,11 +108,7 @@ impl XaiDialect {
                     url: url.to_owned(),
                     title,
                 };
-                let ready = self
-                    .part_of
-                    .get(&part)
-                    .is_some_and(|&i| self.parts[i].done || self.parts[i].len >= citation.end);
-                if ready {
+                if self.is_ready(&citation) {
                     self.cite(&citation, out);
                 } else {
                     self.pending.push(citation);
@@ -120,11 +118,18 @@ impl XaiDialect {
         }
     }
 
+    /// Its text has arrived (or will not grow any more).
+    fn is_ready(&self, citation: &PendingCitation) -> bool {
+        self.part_of
+            .get(&citation.part)
+            .is_some_and(|&i| self.parts[i].done || self.parts[i].len >= citation.end)
+    }
+
     /// Resolve held-back citations of `part` (all parts when `None`); `force` resolves those whose
     /// text is still short (the stream is over).
     pub(super) fn flush_pending(
         &mut self,
-        part: Option<(u64, u64)>,
+        part: Option<&PartKey>,
         force: bool,
         out: &mut Vec<AgentEvent>,
     ) {
@@ -133,68 +138,130 @@ impl XaiDialect {
         }
         let (ready, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
             .into_iter()
-            .partition(|c| {
-                part.is_none_or(|p| p == c.part)
-                    && (force
-                        || self
-                            .part_of
-                            .get(&c.part)
-                            .is_some_and(|&i| self.parts[i].done || self.parts[i].len >= c.end))
-            });
+            .partition(|c| part.is_none_or(|p| *p == c.part) && (force || self.is_ready(c)));
         self.pending = waiting;
         for citation in ready {
             self.cite(&citation, out);
         }
     }
 
-    /// Check the span and emit the marker reference (or its replacement, or an invalid one).
-    pub(super) fn cite(&mut self, c: &PendingCitation, out: &mut Vec<AgentEvent>) {
-        let span = self.part_of.get(&c.part).and_then(|&i| {
-            let part = &self.parts[i];
-            let local = if is_link_span(&part.text, c.start, c.end, &c.url) {
-                Some((c.start, c.end))
-            } else {
-                let claimed: Vec<(usize, usize)> = self
-                    .claimed
-                    .iter()
-                    .filter(|(s, e)| *s >= part.start && *e <= part.start + part.len)
-                    .map(|(s, e)| (s - part.start, e - part.start))
-                    .collect();
-                find_link(&part.text, &c.url, c.title.as_deref(), c.start, &claimed)
-            };
-            local.map(|(s, e)| (part.start + s, part.start + e))
+    /// Place the span and send the reference (or an invalid one when it cannot be placed).
+    fn cite(&mut self, c: &PendingCitation, out: &mut Vec<AgentEvent>) {
+        let placed = self.part_of.get(&c.part).and_then(|&index| {
+            let part = &self.parts[index];
+            let claimed: Vec<(usize, usize)> = self
+                .claimed
+                .iter()
+                .filter(|(p, _, _)| *p == index)
+                .map(|&(_, s, e)| (s, e))
+                .collect();
+            let (start, end, marker) = place(&part.text, part.len, c, &claimed)?;
+            Some((index, start, end, marker))
         });
-        let doc = source_doc(&c.url, c.title.as_deref());
-        match span {
-            Some(span) if self.claimed.contains(&span) => {}
-            Some((start, end)) => {
-                self.claimed.insert((start, end));
-                out.push(AgentEvent::Grounding(vec![Reference {
-                    start: Some(start as u64),
-                    end: Some(end as u64),
-                    tool_name: None,
-                    audit_id: None,
-                    source: Some(doc),
-                    marker: true,
-                }]));
-            }
-            None => self.uncitable(&c.url, c.title.as_deref(), out),
+        let Some((index, start, end, marker)) = placed else {
+            self.uncitable(&c.url, c.title.as_deref(), out);
+            return;
+        };
+        if !self.claimed.insert((index, start, end)) {
+            return;
+        }
+        let local = Reference {
+            start: Some(start as u64),
+            end: Some(end as u64),
+            source: Some(source_doc(&c.url, c.title.as_deref())),
+            marker,
+            ..Reference::default()
+        };
+        let cited = Cited {
+            part: Some(index),
+            reference: local,
+        };
+        out.push(AgentEvent::Grounding(vec![self.absolute(&cited)]));
+        self.cited.push(cited);
+    }
+
+    /// The source of an annotation without a position: numbered and listed, no span.
+    fn cite_unplaced(&mut self, url: &str, title: Option<&str>, out: &mut Vec<AgentEvent>) {
+        self.send_unpositioned(
+            Reference {
+                source: Some(source_doc(url, title)),
+                unplaced: true,
+                ..Reference::default()
+            },
+            out,
+        );
+    }
+
+    /// An annotation whose span cannot be placed: an invalid reference (counted) whose source
+    /// still shows as consulted.
+    pub(super) fn uncitable(&mut self, url: &str, title: Option<&str>, out: &mut Vec<AgentEvent>) {
+        self.send_unpositioned(
+            Reference {
+                source: Some(source_doc(url, title)),
+                marker: true,
+                ..Reference::default()
+            },
+            out,
+        );
+        self.consult([source_doc(url, title)], out);
+    }
+
+    fn send_unpositioned(&mut self, reference: Reference, out: &mut Vec<AgentEvent>) {
+        out.push(AgentEvent::Grounding(vec![reference.clone()]));
+        self.cited.push(Cited {
+            part: None,
+            reference,
+        });
+    }
+
+    /// A reference with offsets in the whole answer.
+    fn absolute(&self, cited: &Cited) -> Reference {
+        let Some(part) = cited.part else {
+            return cited.reference.clone();
+        };
+        let base = self.parts[part].start as u64;
+        Reference {
+            start: cited.reference.start.map(|s| s + base),
+            end: cited.reference.end.map(|e| e + base),
+            ..cited.reference.clone()
         }
     }
 
-    /// An annotation whose link is nowhere in the text: an invalid reference (counted) whose source
-    /// still shows as consulted.
-    pub(super) fn uncitable(&mut self, url: &str, title: Option<&str>, out: &mut Vec<AgentEvent>) {
-        out.push(AgentEvent::Grounding(vec![Reference {
-            source: Some(source_doc(url, title)),
-            marker: true,
-            ..Reference::default()
-        }]));
-        self.consult([source_doc(url, title)], out);
+    /// Every reference again, after an answer text was rewritten.
+    pub(super) fn resend_citations(&mut self, out: &mut Vec<AgentEvent>) {
+        if self.cited.is_empty() {
+            return;
+        }
+        let all = self.cited.iter().map(|c| self.absolute(c)).collect();
+        out.push(AgentEvent::GroundingReplace(all));
     }
 }
 
-/// A cited or consulted web page. `title` is the display number xAI gives (`"1"`) unless it is text.
+/// Where a citation's span lies in its part's `text` (`len` code points): `(start, end, marker)`.
+/// Inside the text, exactly its span, unless the text holds the literal `[[N]](url)` for its URL
+/// and the span is not on one (then the nearest unclaimed such link). An xAI inline citation (its
+/// title a number) is only ever such a link; none anywhere, or a span past the end, places nothing.
+fn place(
+    text: &str,
+    len: usize,
+    c: &PendingCitation,
+    claimed: &[(usize, usize)],
+) -> Option<(usize, usize, bool)> {
+    if c.end <= len && is_link_span(text, c.start, c.end, &c.url) {
+        return Some((c.start, c.end, true));
+    }
+    if let Some((start, end)) = find_link(text, &c.url, c.title.as_deref(), c.start, claimed) {
+        return Some((start, end, true));
+    }
+    let inline_number = c
+        .title
+        .as_deref()
+        .is_some_and(|t| !t.is_empty() && t.chars().all(|ch| ch.is_ascii_digit()));
+    (c.end <= len && !inline_number).then_some((c.start, c.end, false))
+}
+
+/// A cited or consulted web page. `title` is its headline unless it is only the display number
+/// xAI gives (`"1"`) or the URL itself.
 pub fn source_doc(url: &str, title: Option<&str>) -> SourceDoc {
     let host = host_of(url);
     let is_x = host
@@ -205,7 +272,7 @@ pub fn source_doc(url: &str, title: Option<&str>) -> SourceDoc {
         url: Some(url.to_owned()),
         headline: title
             .map(str::trim)
-            .filter(|t| !t.is_empty() && !t.chars().all(|c| c.is_ascii_digit()))
+            .filter(|t| !t.is_empty() && *t != url && !t.chars().all(|c| c.is_ascii_digit()))
             .map(str::to_owned),
         src_name: host,
         ..SourceDoc::default()

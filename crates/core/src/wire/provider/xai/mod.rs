@@ -1,26 +1,29 @@
-//! xAI Responses API streams (`POST /v1/responses`, `stream: true`): `event: response.*` with
-//! `data: {"type": "response.*", "sequence_number": n, …}`.
+//! Responses API streams (`POST /v1/responses`, `stream: true`): `event: response.*` with
+//! `data: {"type": "response.*", "sequence_number": n, …}`. xAI speaks it; so do OpenAI and Azure
+//! OpenAI, whose providers reuse this dialect ([`XaiDialect::for_provider`]).
 //!
-//! - `response.output_text.delta` → answer chunks; `response.reasoning_summary_text.delta` → thinking.
-//! - `web_search_call` items and custom tool calls (`x_keyword_search`, `x_semantic_search`, …) → a
-//!   tool call when the item is added, and a trace with the query and the result count when it is done.
-//! - `url_citation` annotations (`citations.rs`): the span covers the inline link `[[N]](url)` the
-//!   model wrote into the answer, so the reference is a *marker* ([`Reference::marker`]). A span
-//!   that does not start with `[[` and end with `)` (or links another URL) is replaced by the literal
-//!   link found in the text.
-//!   An empty span (inline citations off) and search results never cited are consulted sources.
-//!   Annotations arrive after the text and again, all of them, in `response.completed`: each distinct
-//!   annotation counts once.
+//! - Output items are matched by their `id`, never by their position: `response.completed` may list
+//!   them in another order than the `output_index` values seen while streaming.
+//! - Answer text: every `output_text` of every `message` item, in order of first appearance,
+//!   separated by a blank line (`text.rs`). Deltas are shown as they arrive; the final text
+//!   (`response.output_text.done`, the item in `output_item.done` or `response.completed`) replaces
+//!   the streamed one only if it differs.
+//! - `url_citation` annotations (`citations.rs`): a span inside its text cites exactly that span;
+//!   one without offsets, or 0/0 with the URL as title, cites its source without a position. Each
+//!   distinct annotation counts once however often it is repeated.
+//! - Tool calls and reasoning (`tools.rs`): each web search action (`search` with its query,
+//!   `open_page`, `find_in_page`) and each custom tool call (xAI's `x_keyword_search`,
+//!   `view_x_video`, …, whose `input` is a JSON string of arguments) shows once its arguments are
+//!   known; web search items that never say anything are left out. Reasoning summaries are thinking.
 //! - `response.created` gives the response id (the conversation's `chat_id`); `response.completed`
 //!   completes with it as the checkpoint (what a follow-up sends as `previous_response_id`) and the
 //!   token usage.
-//!
-//! [`Reference::marker`]: crate::model::event::Reference::marker
 
 mod citations;
 pub mod request;
 #[cfg(test)]
 mod tests;
+mod text;
 mod tools;
 
 use std::collections::{HashMap, HashSet};
@@ -33,57 +36,46 @@ use crate::wire::provider::{Dialect, Provider};
 use crate::wire::sse::SseEvent;
 
 pub use citations::source_doc;
-use tools::tool_of;
+use citations::{Cited, PendingCitation};
+use text::Part;
+use tools::{ToolItem, tool_of};
 
 /// The production API.
 pub const DEFAULT_BASE_URL: &str = "https://api.x.ai";
 /// The model asked for when none is configured.
 pub const DEFAULT_MODEL: &str = "grok-4";
 
-/// One output text (an `output_index`/`content_index` pair) and where it starts in the answer.
-#[derive(Debug, Default)]
-struct Part {
-    /// Code point offset of the part in the whole answer.
-    start: usize,
-    text: String,
-    /// Length in code points.
-    len: usize,
-    /// `response.output_text.done` arrived: the text is final.
-    done: bool,
-}
+/// Which output text an event is about: its item's `id` and its `content_index`.
+type PartKey = (String, u64);
 
-/// A `url_citation` waiting for the text its span points into.
-#[derive(Debug, Clone)]
-struct PendingCitation {
-    part: (u64, u64),
-    start: usize,
-    end: usize,
-    url: String,
-    title: Option<String>,
-}
-
-#[derive(Debug, Default)]
-struct ToolItem {
-    name: Option<String>,
-    announced: bool,
-    traced: bool,
-}
-
-#[derive(Debug, Default)]
+/// The Responses API dialect (named for the first provider that used it).
+#[derive(Debug)]
 pub struct XaiDialect {
+    provider: Provider,
     response_id: Option<String>,
     model: Option<String>,
+    /// Output texts in order of first appearance; the answer is them joined by blank lines.
     parts: Vec<Part>,
-    part_of: HashMap<(u64, u64), usize>,
-    /// Code points of answer text emitted so far.
-    answer_len: usize,
+    part_of: HashMap<PartKey, usize>,
+    /// `output_index` → item id, for events that name only the index.
+    item_at: HashMap<u64, String>,
     seen_annotations: HashSet<String>,
-    /// Absolute code point spans already cited.
-    claimed: HashSet<(usize, usize)>,
+    /// Every reference sent so far, so that a rewritten text can send them all again.
+    cited: Vec<Cited>,
+    /// `(part, start, end)` spans already cited.
+    claimed: HashSet<(usize, usize, usize)>,
     pending: Vec<PendingCitation>,
     tools: HashMap<String, ToolItem>,
+    /// Reasoning items whose summary text has been shown.
+    reasoned: HashSet<String>,
     consulted: HashSet<String>,
     completed: bool,
+}
+
+impl Default for XaiDialect {
+    fn default() -> Self {
+        Self::for_provider(Provider::Xai)
+    }
 }
 
 impl Dialect for XaiDialect {
@@ -100,8 +92,7 @@ impl Dialect for XaiDialect {
                 });
                 return;
             }
-            Err(e) if event.event == "error" => {
-                let _ = e;
+            Err(_) if event.event == "error" => {
                 out.push(AgentEvent::Error {
                     message: data.to_owned(),
                 });
@@ -124,12 +115,7 @@ impl Dialect for XaiDialect {
                 return;
             }
         };
-        let before = out.len();
         self.decode_object(&kind, object, out);
-        if out.len() == before {
-            // Known, and nothing to show: still one payload received.
-            out.push(AgentEvent::Progress { kind });
-        }
     }
 
     fn finish(&mut self, _clean: bool, out: &mut Vec<AgentEvent>) {
@@ -137,11 +123,32 @@ impl Dialect for XaiDialect {
     }
 
     fn provider(&self) -> Option<Provider> {
-        Some(Provider::Xai)
+        Some(self.provider)
     }
 }
 
 impl XaiDialect {
+    /// The dialect for a provider that speaks the Responses API (xAI, OpenAI, Azure OpenAI): the
+    /// provider it reports, and whose name labels the token usage when the model is not known.
+    pub fn for_provider(provider: Provider) -> Self {
+        XaiDialect {
+            provider,
+            response_id: None,
+            model: None,
+            parts: Vec::new(),
+            part_of: HashMap::new(),
+            item_at: HashMap::new(),
+            seen_annotations: HashSet::new(),
+            cited: Vec::new(),
+            claimed: HashSet::new(),
+            pending: Vec::new(),
+            tools: HashMap::new(),
+            reasoned: HashSet::new(),
+            consulted: HashSet::new(),
+            completed: false,
+        }
+    }
+
     fn decode_object(
         &mut self,
         kind: &str,
@@ -156,13 +163,12 @@ impl XaiDialect {
             }
             "response.output_item.added" => {
                 if let Some(Value::Object(item)) = obj.remove("item") {
-                    self.item_added(item, out);
+                    self.item_added(index_of(&obj, "output_index"), item, out);
                 }
             }
             "response.output_item.done" => {
-                let output_index = part_key(&obj).0;
                 if let Some(Value::Object(item)) = obj.remove("item") {
-                    self.item_done(output_index, item, out);
+                    self.item_done(Some(index_of(&obj, "output_index")), &item, out);
                 }
             }
             "response.custom_tool_call_input.done" | "response.function_call_arguments.done" => {
@@ -170,29 +176,32 @@ impl XaiDialect {
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
                 let text = text(obj.remove("delta"));
-                if !text.is_empty() {
-                    out.push(AgentEvent::Thinking {
-                        message_id: string(&obj, "item_id"),
-                        role: None,
-                        text,
-                    });
-                }
+                self.reasoning_delta(string(&obj, "item_id"), text, out);
             }
+            "response.reasoning_summary_part.added" => self.reasoning_part_added(&obj, out),
             "response.output_text.delta" => {
                 let delta = text(obj.remove("delta"));
-                self.push_text(part_key(&obj), string(&obj, "item_id"), &delta, out);
+                let key = self.part_key(&obj);
+                self.push_text(key, &delta, out);
             }
             "response.output_text.annotation.added" => {
                 if let Some(annotation) = obj.get("annotation") {
-                    self.annotation(part_key(&obj), annotation, out);
+                    let key = self.part_key(&obj);
+                    self.annotation(key, annotation, out);
                 }
             }
             "response.output_text.done" => {
-                let key = part_key(&obj);
-                if let Some(&i) = self.part_of.get(&key) {
-                    self.parts[i].done = true;
+                let key = self.part_key(&obj);
+                if let Some(text) = obj.get("text").and_then(Value::as_str) {
+                    self.final_text(key.clone(), text, out);
                 }
-                self.flush_pending(Some(key), false, out);
+                self.flush_pending(Some(&key), false, out);
+            }
+            "response.content_part.done" => {
+                let key = self.part_key(&obj);
+                if let Some(part) = obj.get("part") {
+                    self.final_part(key, part, out);
+                }
             }
             "response.completed" => {
                 let response = obj.remove("response").unwrap_or(Value::Null);
@@ -201,10 +210,8 @@ impl XaiDialect {
             "response.failed" | "response.incomplete" | "error" => self.failed(kind, obj, out),
             // Progress notices that carry nothing the session shows.
             "response.content_part.added"
-            | "response.content_part.done"
             | "response.custom_tool_call_input.delta"
             | "response.function_call_arguments.delta"
-            | "response.reasoning_summary_part.added"
             | "response.reasoning_summary_part.done"
             | "response.reasoning_summary_text.done"
             | "response.reasoning_text.done" => {}
@@ -213,6 +220,16 @@ impl XaiDialect {
                 kind: other.to_owned(),
             }),
         }
+    }
+
+    /// The output text an event is about: its `item_id` (else the item added at its
+    /// `output_index`) and its `content_index`.
+    fn part_key(&self, obj: &Map<String, Value>) -> PartKey {
+        let output_index = index_of(obj, "output_index");
+        let item = string(obj, "item_id")
+            .or_else(|| self.item_at.get(&output_index).cloned())
+            .unwrap_or_else(|| format!("#{output_index}"));
+        (item, index_of(obj, "content_index"))
     }
 
     /// `response.failed`, `response.incomplete` or `error`: the session ends with an error (the
@@ -260,58 +277,12 @@ impl XaiDialect {
         }
     }
 
-    fn push_text(
-        &mut self,
-        key: (u64, u64),
-        item_id: Option<String>,
-        delta: &str,
-        out: &mut Vec<AgentEvent>,
-    ) {
-        if delta.is_empty() {
-            return;
-        }
-        let index = match self.part_of.get(&key) {
-            Some(&index) => index,
-            None => {
-                // A second output text starts a new paragraph of the answer.
-                if self.answer_len > 0 {
-                    out.push(AgentEvent::AnswerDelta {
-                        message_id: item_id.clone(),
-                        text: "\n\n".into(),
-                    });
-                    self.answer_len += 2;
-                }
-                self.parts.push(Part {
-                    start: self.answer_len,
-                    ..Part::default()
-                });
-                self.part_of.insert(key, self.parts.len() - 1);
-                self.parts.len() - 1
-            }
-        };
-        let part = &mut self.parts[index];
-        let added = delta.chars().count();
-        part.text.push_str(delta);
-        part.len += added;
-        self.answer_len += added;
-        out.push(AgentEvent::AnswerDelta {
-            message_id: item_id,
-            text: delta.to_owned(),
-        });
-    }
-
     fn completed(&mut self, response: Value, out: &mut Vec<AgentEvent>) {
         self.note_response(&response, out);
         if let Some(output) = response.get("output").and_then(Value::as_array) {
-            for (output_index, item) in output.iter().enumerate() {
-                let Some(item) = item.as_object() else {
-                    continue;
-                };
-                match item.get("type").and_then(Value::as_str) {
-                    Some("message") => self.message_annotations(output_index as u64, item, out),
-                    _ if tool_of(item).is_some() => self.trace_tool(item.clone(), out),
-                    _ => {}
-                }
+            for item in output.iter().filter_map(Value::as_object) {
+                // By id: the final list's order says nothing about where items streamed.
+                self.item_done(None, item, out);
             }
         }
         // The SDK's "all citations": every URL the agent encountered.
@@ -335,7 +306,10 @@ impl XaiDialect {
             .map(|usage| {
                 let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64);
                 vec![Consumption {
-                    kind: self.model.clone().unwrap_or_else(|| "xai".into()),
+                    kind: self
+                        .model
+                        .clone()
+                        .unwrap_or_else(|| self.provider.as_str().to_owned()),
                     input_tokens: count("/input_tokens").unwrap_or(0),
                     output_tokens: count("/output_tokens").unwrap_or(0),
                     cached_tokens: count("/input_tokens_details/cached_tokens")
@@ -350,12 +324,26 @@ impl XaiDialect {
             consumption,
         });
     }
+
+    /// An output item is complete (`output_item.done`, or listed in `response.completed`).
+    fn item_done(
+        &mut self,
+        output_index: Option<u64>,
+        item: &Map<String, Value>,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        match item.get("type").and_then(Value::as_str) {
+            Some("message") => self.message_done(output_index, item, out),
+            Some("reasoning") => self.reasoning_done(item, out),
+            _ if tool_of(item).is_some() => self.tool_done(item, out),
+            _ => {}
+        }
+    }
 }
 
-/// The `(output_index, content_index)` an event's text belongs to.
-fn part_key(obj: &Map<String, Value>) -> (u64, u64) {
-    let index = |key: &str| obj.get(key).and_then(Value::as_u64).unwrap_or(0);
-    (index("output_index"), index("content_index"))
+/// `output_index`, `content_index`: 0 when absent.
+fn index_of(obj: &Map<String, Value>, key: &str) -> u64 {
+    obj.get(key).and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// `web_search_call.searching`, `x_search_call.completed`, `mcp_call.in_progress`, …
@@ -402,8 +390,8 @@ pub fn names_event(event: &SseEvent) -> bool {
     event.event.starts_with("response.")
 }
 
-/// A `type` starting with `response.`, or a `sequence_number` (an early `error`): only xAI sends
-/// these.
+/// A `type` starting with `response.`, or a `sequence_number` (an early `error`): only the
+/// Responses API sends these.
 pub fn payload_shape(object: &Map<String, Value>) -> Shape {
     let typed = object
         .get("type")

@@ -271,3 +271,211 @@ fn hosts_drop_www_and_x_posts_are_their_own_kind() {
     assert_eq!(post.kind.as_deref(), Some("X"));
     assert_eq!(post.headline, None);
 }
+
+#[test]
+fn a_span_inside_its_text_is_cited_exactly_whatever_its_text() {
+    let text = "Petco disclosed a lapse. ([techcrunch.com](https://t.co/p?utm_source=openai))";
+    let session = run(vec![
+        delta(text),
+        annotation(
+            "https://t.co/p?utm_source=openai",
+            25,
+            77,
+            "Petco | TechCrunch",
+        ),
+    ]);
+    assert_eq!(
+        cited(&session),
+        [(
+            "([techcrunch.com](https://t.co/p?utm_source=openai))".to_owned(),
+            Some(1)
+        )]
+    );
+    assert!(
+        !session.references[0].marker,
+        "the text stays; [1] follows it"
+    );
+    let source = &Attribution::resolve(&session, true).sources[0];
+    assert_eq!(source.headline.as_deref(), Some("Petco | TechCrunch"));
+    assert_eq!(
+        source.url.as_deref(),
+        Some("https://t.co/p?utm_source=openai")
+    );
+}
+
+fn unplaced(url: &str, title: Option<&str>, zero: bool) -> SseEvent {
+    let mut annotation = json!({"type": "url_citation", "url": url});
+    if let Some(title) = title {
+        annotation["title"] = json!(title);
+    }
+    if zero {
+        annotation["start_index"] = json!(0);
+        annotation["end_index"] = json!(0);
+    }
+    frame(
+        "response.output_text.annotation.added",
+        json!({"type": "response.output_text.annotation.added", "item_id": "msg_1",
+               "output_index": 1, "content_index": 0, "annotation": annotation}),
+    )
+}
+
+#[test]
+fn annotations_without_offsets_or_zero_with_the_url_as_title_cite_without_a_position() {
+    let session = run(vec![
+        delta("**xAI**"),
+        unplaced("https://x.ai/", Some("https://x.ai/"), true),
+        unplaced("https://x.com/i/status/1", None, false),
+        unplaced("https://x.ai/", Some("https://x.ai/"), true),
+    ]);
+    let attribution = Attribution::resolve(&session, true);
+    assert_eq!(attribution.invalid_references, 0);
+    assert!(attribution.citations.is_empty());
+    let numbered: Vec<_> = attribution
+        .numbered()
+        .map(|s| (s.n, s.url.as_deref().unwrap(), s.unplaced()))
+        .collect();
+    assert_eq!(
+        numbered,
+        [
+            (1, "https://x.ai/", true),
+            (2, "https://x.com/i/status/1", true)
+        ]
+    );
+    assert_eq!(
+        attribution.sources[0].headline, None,
+        "a URL is no headline"
+    );
+}
+
+fn message_item(id: &str, text: &str) -> Value {
+    json!({"type": "message", "id": id, "role": "assistant",
+           "content": [{"type": "output_text", "text": text, "annotations": []}]})
+}
+
+#[test]
+fn the_final_text_replaces_the_streamed_one_matched_by_item_id_never_by_position() {
+    let item_delta = |id: &str, index: u64, text: &str| {
+        frame(
+            "response.output_text.delta",
+            json!({"type": "response.output_text.delta", "item_id": id, "output_index": index,
+                   "content_index": 0, "delta": text}),
+        )
+    };
+    let session = run(vec![
+        item_delta("msg_a", 0, "Got"),
+        item_delta("msg_b", 2, "Here"),
+        annotation_on("msg_b", 2, "https://b.example", 0, 4),
+        frame(
+            "response.completed",
+            json!({"type": "response.completed", "response": {"id": "r", "output": [
+                message_item("msg_a", "Got it."),
+                message_item("msg_b", "Here"),
+            ]}}),
+        ),
+    ]);
+    assert_eq!(session.answer.as_str(), "Got it.\n\nHere");
+    assert_eq!(cited(&session), [("Here".to_owned(), Some(1))]);
+}
+
+fn annotation_on(item: &str, index: u64, url: &str, start: usize, end: usize) -> SseEvent {
+    frame(
+        "response.output_text.annotation.added",
+        json!({"type": "response.output_text.annotation.added", "item_id": item,
+               "output_index": index, "content_index": 0,
+               "annotation": {"type": "url_citation", "url": url, "start_index": start,
+                              "end_index": end, "title": "B"}}),
+    )
+}
+
+fn item_done(item: Value) -> SseEvent {
+    frame(
+        "response.output_item.done",
+        json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+    )
+}
+
+#[test]
+fn web_search_actions_show_what_they_did_and_empty_ones_are_left_out() {
+    let session = run(vec![
+        item_done(
+            json!({"type": "web_search_call", "id": "ws_0", "status": "completed",
+                         "action": {"type": "search", "query": "", "sources": []}}),
+        ),
+        item_done(
+            json!({"type": "web_search_call", "id": "ws_1", "status": "completed",
+                         "action": {"type": "open_page", "url": "https://a.example/x"}}),
+        ),
+        item_done(
+            json!({"type": "web_search_call", "id": "ws_2", "status": "completed",
+                         "action": {"type": "find_in_page", "pattern": "vercel",
+                                    "url": "https://a.example/x"}}),
+        ),
+        item_done(
+            json!({"type": "custom_tool_call", "id": "ctc_1", "name": "view_x_video",
+                         "input": "{\"video_url\":\"https://v.example/1.mp4\"}"}),
+        ),
+    ]);
+    let calls: Vec<(String, Value)> = session
+        .activity
+        .iter()
+        .filter_map(|a| match a {
+            crate::model::session::Activity::ToolCall {
+                tool_name,
+                arguments,
+                ..
+            } => Some((tool_name.clone(), arguments.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (
+                "open_page".to_owned(),
+                json!({"url": "https://a.example/x"})
+            ),
+            (
+                "find_in_page".to_owned(),
+                json!({"pattern": "vercel", "url": "https://a.example/x"})
+            ),
+            (
+                "view_x_video".to_owned(),
+                json!({"video_url": "https://v.example/1.mp4"})
+            ),
+        ]
+    );
+    assert!(session.audits.is_empty(), "no query, no results: no trace");
+}
+
+#[test]
+fn reasoning_summary_parts_of_one_item_are_paragraphs_of_one_thought() {
+    let part = |index: u64| {
+        frame(
+            "response.reasoning_summary_part.added",
+            json!({"type": "response.reasoning_summary_part.added", "item_id": "rs_1",
+                   "output_index": 0, "summary_index": index}),
+        )
+    };
+    let text = |t: &str| {
+        frame(
+            "response.reasoning_summary_text.delta",
+            json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_1",
+                   "output_index": 0, "delta": t}),
+        )
+    };
+    let session = run(vec![part(0), text("**One**"), part(1), text("**Two**")]);
+    assert!(matches!(
+        &session.activity[..],
+        [crate::model::session::Activity::Thinking { text, .. }] if text == "**One**\n\n**Two**"
+    ));
+}
+
+#[test]
+fn another_provider_speaking_the_responses_api_reuses_the_dialect() {
+    assert_eq!(XaiDialect::default().provider(), Some(Provider::Xai));
+    assert_eq!(
+        XaiDialect::for_provider(Provider::Zeta).provider(),
+        Some(Provider::Zeta),
+        "whichever provider constructs it"
+    );
+}

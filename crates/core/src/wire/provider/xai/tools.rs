@@ -1,5 +1,12 @@
-//! xAI tool calls: `web_search_call`, `x_search_call` and custom or function tool calls announced
-//! when their output item is added, and traced (query, result count) when it is done.
+//! Responses API tool calls and reasoning.
+//!
+//! A tool call shows once its arguments are known: a web search action when its item is done
+//! (`search` → `web_search` with its query, `open_page` with its URL, `find_in_page` with its
+//! pattern and URL), a custom tool call (xAI's `x_keyword_search`, `view_x_video`, …) when its
+//! `input`, a JSON string of arguments, is complete. A search with a query or results is also
+//! traced (query, result count). A web search item with no query, URL or sources (xAI sends such
+//! items alongside X searches) is left out entirely. Reasoning summaries are thinking, one block per
+//! reasoning item, its summary parts separated by a blank line.
 
 use serde_json::{Map, Value, json};
 
@@ -7,18 +14,99 @@ use super::XaiDialect;
 use super::citations::source_doc;
 use crate::model::event::{AgentEvent, AuditTrace};
 
+/// What has been shown of one tool call.
+#[derive(Debug, Default)]
+pub(super) struct ToolItem {
+    name: Option<String>,
+    announced: bool,
+    traced: bool,
+}
+
 impl XaiDialect {
-    pub(super) fn item_added(&mut self, item: Map<String, Value>, out: &mut Vec<AgentEvent>) {
+    pub(super) fn item_added(
+        &mut self,
+        output_index: u64,
+        item: Map<String, Value>,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        if item.get("type").and_then(Value::as_str) == Some("message") {
+            self.message_added(output_index, &item);
+            return;
+        }
         let Some((id, name)) = tool_of(&item) else {
             return;
         };
-        let entry = self.tools.entry(id).or_default();
-        entry.name.get_or_insert_with(|| name.clone());
+        self.tools.entry(id.clone()).or_default().name = Some(name);
+        if let Some((name, arguments)) = call_of(&item) {
+            self.announce(&id, name, arguments, out);
+        }
+    }
+
+    /// A custom tool's input (or a function's arguments) is complete: show the call with it.
+    pub(super) fn tool_input_done(&mut self, obj: &Map<String, Value>, out: &mut Vec<AgentEvent>) {
+        let Some(id) = super::string(obj, "item_id") else {
+            return;
+        };
+        let mut item = Map::new();
+        item.insert("id".into(), Value::from(id.clone()));
+        item.insert("type".into(), Value::from("custom_tool_call"));
+        let name =
+            super::string(obj, "name").or_else(|| self.tools.get(&id).and_then(|t| t.name.clone()));
+        if let Some(name) = name {
+            item.insert("name".into(), Value::from(name));
+        }
+        let input = obj.get("input").or_else(|| obj.get("arguments"));
+        item.insert("input".into(), input.cloned().unwrap_or(Value::Null));
+        self.tool_done(&item, out);
+    }
+
+    /// A tool call finished: show it if that has not happened, then trace its query and results.
+    pub(super) fn tool_done(&mut self, item: &Map<String, Value>, out: &mut Vec<AgentEvent>) {
+        let Some((id, tool)) = tool_of(item) else {
+            return;
+        };
+        let entry = self.tools.entry(id.clone()).or_default();
+        if entry.traced {
+            return;
+        }
+        let call = call_of(item);
+        let sources = sources_of(item);
+        if call.is_none() && sources.as_ref().is_none_or(Vec::is_empty) && is_web_search(item) {
+            // Nothing to say: an empty web search item.
+            return;
+        }
+        entry.traced = true;
+        let (name, arguments) = call.unwrap_or_else(|| (tool, json!({})));
+        let query = arguments
+            .get("query")
+            .and_then(Value::as_str)
+            .filter(|q| !q.is_empty())
+            .map(str::to_owned);
+        self.announce(&id, name.clone(), arguments, out);
+        if query.is_some() || sources.is_some() {
+            out.push(AgentEvent::Audit {
+                role: None,
+                traces: vec![AuditTrace {
+                    audit_type: name,
+                    tool_id: Some(id),
+                    query,
+                    title: None,
+                    result_count: sources.as_ref().map(Vec::len),
+                    raw: Value::Object(item.clone()),
+                }],
+            });
+        }
+        if let Some(urls) = sources {
+            self.consult(urls.iter().map(|url| source_doc(url, None)), out);
+        }
+    }
+
+    fn announce(&mut self, id: &str, name: String, arguments: Value, out: &mut Vec<AgentEvent>) {
+        let entry = self.tools.entry(id.to_owned()).or_default();
         if entry.announced {
             return;
         }
         entry.announced = true;
-        let arguments = tool_arguments(&item).unwrap_or_else(|| json!({}));
         out.push(AgentEvent::ToolCall {
             role: None,
             tool_name: name,
@@ -26,111 +114,57 @@ impl XaiDialect {
         });
     }
 
-    pub(super) fn item_done(
+    /// Summary text of a reasoning item as it streams.
+    pub(super) fn reasoning_delta(
         &mut self,
-        output_index: u64,
-        item: Map<String, Value>,
+        item_id: Option<String>,
+        text: String,
         out: &mut Vec<AgentEvent>,
     ) {
-        match item.get("type").and_then(Value::as_str) {
-            Some("message") => self.message_annotations(output_index, &item, out),
-            _ if tool_of(&item).is_some() => self.trace_tool(item, out),
-            _ => {}
-        }
-    }
-
-    /// A custom tool's input (or a function's arguments) is complete: trace the call with it.
-    pub(super) fn tool_input_done(&mut self, obj: &Map<String, Value>, out: &mut Vec<AgentEvent>) {
-        let Some(id) = super::string(obj, "item_id") else {
-            return;
-        };
-        let input = obj
-            .get("input")
-            .or_else(|| obj.get("arguments"))
-            .cloned()
-            .unwrap_or(Value::Null);
-        let name = obj
-            .get("name")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .or_else(|| self.tools.get(&id).and_then(|t| t.name.clone()));
-        let mut item = Map::new();
-        item.insert("id".into(), Value::from(id));
-        item.insert("type".into(), Value::from("custom_tool_call"));
-        if let Some(name) = name {
-            item.insert("name".into(), Value::from(name));
-        }
-        item.insert("input".into(), input);
-        self.trace_tool(item, out);
-    }
-
-    /// A tool call finished: announce it if that never happened, then trace its query and results.
-    pub(super) fn trace_tool(&mut self, item: Map<String, Value>, out: &mut Vec<AgentEvent>) {
-        let Some((id, name)) = tool_of(&item).or_else(|| {
-            let id = item.get("id").and_then(Value::as_str)?;
-            Some((id.to_owned(), "tool".to_owned()))
-        }) else {
-            return;
-        };
-        let entry = self.tools.entry(id.clone()).or_default();
-        if entry.traced {
+        if text.is_empty() {
             return;
         }
-        entry.traced = true;
-        let arguments = tool_arguments(&item);
-        if !entry.announced {
-            entry.announced = true;
-            out.push(AgentEvent::ToolCall {
-                role: None,
-                tool_name: name.clone(),
-                arguments: arguments.clone().unwrap_or_else(|| json!({})),
-            });
+        if let Some(id) = &item_id {
+            self.reasoned.insert(id.clone());
         }
-        let action = item.get("action");
-        let sources: Option<Vec<String>> = action
-            .and_then(|a| a.get("sources"))
-            .and_then(Value::as_array)
-            .map(|sources| {
-                sources
-                    .iter()
-                    .filter_map(|s| match s {
-                        Value::String(url) => Some(url.clone()),
-                        other => other.get("url").and_then(Value::as_str).map(str::to_owned),
-                    })
-                    .filter(|url| !url.is_empty())
-                    .collect()
-            });
-        let query = action
-            .and_then(|a| a.get("query"))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .or_else(|| {
-                let args = arguments.as_ref()?;
-                ["query", "keywords", "q", "search_query"]
-                    .iter()
-                    .find_map(|key| args.get(*key).and_then(Value::as_str))
-                    .map(str::to_owned)
-            })
-            .filter(|q| !q.is_empty());
-        let title = action
-            .and_then(|a| a.get("url"))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .or_else(|| (query.is_none()).then(|| name.clone()));
-        out.push(AgentEvent::Audit {
+        out.push(AgentEvent::Thinking {
+            message_id: item_id,
             role: None,
-            traces: vec![AuditTrace {
-                audit_type: name,
-                tool_id: Some(id),
-                query,
-                title,
-                result_count: sources.as_ref().map(Vec::len),
-                raw: Value::Object(item),
-            }],
+            text,
         });
-        if let Some(urls) = sources {
-            self.consult(urls.into_iter().map(|url| source_doc(&url, None)), out);
+    }
+
+    /// A second (third, …) summary part of the same reasoning item starts a new paragraph.
+    pub(super) fn reasoning_part_added(
+        &mut self,
+        obj: &Map<String, Value>,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        if let Some(id) = super::string(obj, "item_id")
+            && super::index_of(obj, "summary_index") > 0
+            && self.reasoned.contains(&id)
+        {
+            self.reasoning_delta(Some(id), "\n\n".into(), out);
         }
+    }
+
+    /// A finished reasoning item whose summary never streamed: its summary parts, whole.
+    pub(super) fn reasoning_done(&mut self, item: &Map<String, Value>, out: &mut Vec<AgentEvent>) {
+        let Some(id) = super::string(item, "id") else {
+            return;
+        };
+        if self.reasoned.contains(&id) {
+            return;
+        }
+        let parts: Vec<&str> = item
+            .get("summary")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .filter(|text| !text.is_empty())
+            .collect();
+        self.reasoning_delta(Some(id), parts.join("\n\n"), out);
     }
 }
 
@@ -144,7 +178,8 @@ pub(super) fn tool_of(item: &Map<String, Value>) -> Option<(String, String)> {
     let id = item
         .get("id")
         .or_else(|| item.get("call_id"))
-        .and_then(Value::as_str)?
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())?
         .to_owned();
     let name = item
         .get("name")
@@ -160,25 +195,55 @@ pub(super) fn tool_of(item: &Map<String, Value>) -> Option<(String, String)> {
     Some((id, name))
 }
 
-/// A tool call's arguments: the web search action, or the custom tool's input (JSON text parsed).
-fn tool_arguments(item: &Map<String, Value>) -> Option<Value> {
-    if let Some(action) = item.get("action").filter(|a| a.is_object()) {
-        let mut action = action.clone();
-        if let Some(object) = action.as_object_mut() {
-            // The results are traced separately; the call's arguments are what was asked.
-            object.remove("sources");
-        }
-        return Some(action);
+fn is_web_search(item: &Map<String, Value>) -> bool {
+    item.get("type").and_then(Value::as_str) == Some("web_search_call")
+}
+
+/// What a tool call shows, once there is something to show: its name and arguments. A web search
+/// action is named for what it does (`web_search`, `open_page`, `find_in_page`); a custom tool's
+/// `input` (or a function's `arguments`) is parsed when it is JSON text.
+fn call_of(item: &Map<String, Value>) -> Option<(String, Value)> {
+    let (_, name) = tool_of(item)?;
+    if let Some(action) = item.get("action").and_then(Value::as_object) {
+        let field = |key: &str| {
+            action
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|v| !v.is_empty())
+        };
+        return match action.get("type").and_then(Value::as_str) {
+            Some("open_page") => Some(("open_page".into(), json!({ "url": field("url")? }))),
+            Some("find_in_page") => Some((
+                "find_in_page".into(),
+                json!({ "pattern": field("pattern")?, "url": field("url")? }),
+            )),
+            _ => Some((name, json!({ "query": field("query")? }))),
+        };
     }
-    match item.get("input").or_else(|| item.get("arguments"))? {
-        Value::String(text) if text.trim().is_empty() => None,
-        Value::String(text) => Some(
-            serde_json::from_str::<Value>(text)
-                .ok()
-                .filter(Value::is_object)
-                .unwrap_or_else(|| json!({ "input": text })),
-        ),
-        Value::Null => None,
-        other => Some(other.clone()),
-    }
+    let arguments = match item.get("input").or_else(|| item.get("arguments"))? {
+        Value::String(text) if text.trim().is_empty() => return None,
+        Value::String(text) => serde_json::from_str::<Value>(text)
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or_else(|| json!({ "input": text })),
+        Value::Object(object) if object.is_empty() => return None,
+        Value::Null => return None,
+        other => other.clone(),
+    };
+    Some((name, arguments))
+}
+
+/// The result URLs of a web search action, when it lists them.
+fn sources_of(item: &Map<String, Value>) -> Option<Vec<String>> {
+    let sources = item.get("action")?.get("sources")?.as_array()?;
+    Some(
+        sources
+            .iter()
+            .filter_map(|s| match s {
+                Value::String(url) => Some(url.clone()),
+                other => other.get("url").and_then(Value::as_str).map(str::to_owned),
+            })
+            .filter(|url| !url.is_empty())
+            .collect(),
+    )
 }

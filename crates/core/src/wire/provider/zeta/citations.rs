@@ -6,12 +6,15 @@ use serde_json::Value;
 use super::string;
 use crate::model::event::{Reference, SourceDoc, TextRun};
 
-/// Citations of one message: every occurrence of each evidence's `anchor_text` in `content` (longer
+/// Citations of one message: each occurrence of an evidence's `anchor_text` in `content` (longer
 /// anchors first, never overlapping), ordered by position, with code point offsets relative to the
-/// content. Evidences whose anchor is nowhere in the content come back as sources without a place.
+/// content, is exactly one citation. Zeta Alpha's server writes one evidence per occurrence, in
+/// order, so the k-th occurrence of an anchor cites the k-th evidence carrying it (an anchor with
+/// fewer evidences than occurrences cites its last one again). Evidences whose anchor is nowhere in
+/// the content come back as sources without a place.
 pub(super) fn cite(content: &str, evidences: &[Value]) -> (Vec<Reference>, Vec<SourceDoc>) {
-    // anchor → the documents it stands for, in evidence order.
-    let mut anchors: Vec<(String, Vec<SourceDoc>)> = Vec::new();
+    // anchor → its evidences' documents, in evidence order.
+    let mut anchors: Vec<(&str, Vec<SourceDoc>)> = Vec::new();
     let mut unplaced = Vec::new();
     for evidence in evidences {
         let Some(doc) = evidence_doc(evidence) else {
@@ -25,13 +28,9 @@ pub(super) fn cite(content: &str, evidences: &[Value]) -> (Vec<Reference>, Vec<S
             unplaced.push(doc);
             continue;
         }
-        match anchors.iter_mut().find(|(a, _)| a == anchor) {
-            Some((_, docs)) => {
-                if !docs.contains(&doc) {
-                    docs.push(doc);
-                }
-            }
-            None => anchors.push((anchor.to_owned(), vec![doc])),
+        match anchors.iter_mut().find(|(a, _)| *a == anchor) {
+            Some((_, docs)) => docs.push(doc),
+            None => anchors.push((anchor, vec![doc])),
         }
     }
     let mut order: Vec<usize> = (0..anchors.len()).collect();
@@ -39,8 +38,8 @@ pub(super) fn cite(content: &str, evidences: &[Value]) -> (Vec<Reference>, Vec<S
     // (byte range, anchor index)
     let mut found: Vec<(usize, usize, usize)> = Vec::new();
     for i in order {
-        let anchor = &anchors[i].0;
-        for (at, _) in content.match_indices(anchor.as_str()) {
+        let anchor = anchors[i].0;
+        for (at, _) in content.match_indices(anchor) {
             let end = at + anchor.len();
             if found.iter().any(|&(s, e, _)| at < e && s < end) {
                 continue;
@@ -49,23 +48,24 @@ pub(super) fn cite(content: &str, evidences: &[Value]) -> (Vec<Reference>, Vec<S
         }
     }
     found.sort_unstable();
-    let mut references = Vec::new();
+    let mut seen = vec![0usize; anchors.len()];
+    let mut references = Vec::with_capacity(found.len());
     let (mut byte, mut cp) = (0usize, 0usize);
     for (start, end, i) in found {
         cp += content[byte..start].chars().count();
         let start_cp = cp;
         cp += content[start..end].chars().count();
         byte = end;
-        for doc in &anchors[i].1 {
-            references.push(Reference {
-                start: Some(start_cp as u64),
-                end: Some(cp as u64),
-                tool_name: None,
-                audit_id: None,
-                source: Some(doc.clone()),
-                marker: true,
-            });
-        }
+        let docs = &anchors[i].1;
+        let doc = &docs[seen[i].min(docs.len() - 1)];
+        seen[i] += 1;
+        references.push(Reference {
+            start: Some(start_cp as u64),
+            end: Some(cp as u64),
+            source: Some(doc.clone()),
+            marker: true,
+            ..Reference::default()
+        });
     }
     (references, unplaced)
 }

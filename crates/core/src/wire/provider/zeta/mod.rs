@@ -11,8 +11,11 @@
 //!   one set of evidences per message; the answer is the messages' contents in order, separated by
 //!   a blank line, and each message's anchors are looked for in its own content only.
 //! - `content_parts` of type `tool` show as tool calls, and as traces when their status changes.
-//! - `error` ends with an error; `stream_status` is informational unless it says the stream is done
-//!   (or failed). A stream that ends cleanly after a message is complete; one cut mid-way is not.
+//! - `error` ends with an error. The server ends a re-attached stream with `stream_status`
+//!   `{"reason": …}`: `done` completes, `errored` fails, `cancelled` is a cancelled run, `dead` (its
+//!   producer died) and `gone` (the conversation moved on) end it incomplete. Any other status is
+//!   informational. A stream that ends cleanly after a message is complete; one cut mid-way is not.
+//! - A message's `reasoning_summary` (the whole summary so far) is thinking, shown as it grows.
 
 mod citations;
 pub mod request;
@@ -45,6 +48,8 @@ struct Message {
     tools: Vec<ToolState>,
     /// Evidence URLs already reported as consulted (anchor not in the content).
     consulted: HashSet<String>,
+    /// The `reasoning_summary` shown so far.
+    reasoning: String,
 }
 
 #[derive(Debug, Default)]
@@ -66,17 +71,7 @@ pub struct ZetaDialect {
 
 impl Dialect for ZetaDialect {
     fn decode(&mut self, event: SseEvent, out: &mut Vec<AgentEvent>) {
-        let before = out.len();
-        let kind = if event.event.is_empty() {
-            "message".to_owned()
-        } else {
-            event.event.clone()
-        };
         self.decode_event(event, out);
-        if out.len() == before {
-            // A status, or a message identical to the last one: still one payload received.
-            out.push(AgentEvent::Progress { kind });
-        }
     }
 
     fn finish(&mut self, clean: bool, out: &mut Vec<AgentEvent>) {
@@ -142,9 +137,10 @@ impl ZetaDialect {
         });
     }
 
+    /// `stream_status`: a terminal reason ends the stream; anything else is informational.
     fn stream_status(&mut self, data: &str, out: &mut Vec<AgentEvent>) {
         let status = match serde_json::from_str::<Value>(data) {
-            Ok(Value::Object(object)) => ["status", "state", "stream_status"]
+            Ok(Value::Object(object)) => ["reason", "status", "state", "stream_status"]
                 .iter()
                 .find_map(|key| object.get(*key).and_then(Value::as_str))
                 .unwrap_or_default()
@@ -156,34 +152,21 @@ impl ZetaDialect {
         if self.ended {
             return;
         }
-        const DONE: [&str; 10] = [
-            "done",
-            "complete",
-            "completed",
-            "finished",
-            "end",
-            "ended",
-            "closed",
-            "stopped",
-            "success",
-            "succeeded",
-        ];
-        const FAILED: [&str; 7] = [
-            "error",
-            "failed",
-            "failure",
-            "cancelled",
-            "canceled",
-            "aborted",
-            "timeout",
-        ];
-        if DONE.contains(&status.as_str()) {
-            self.complete(out);
-        } else if FAILED.contains(&status.as_str()) {
-            self.ended = true;
-            out.push(AgentEvent::Error {
-                message: format!("the stream ended with status `{status}`"),
-            });
+        match Ending::of(&status) {
+            Some(Ending::Complete) => self.complete(out),
+            Some(Ending::Failed) => {
+                self.ended = true;
+                out.push(AgentEvent::Error {
+                    message: format!("the stream ended with status `{status}`"),
+                });
+            }
+            Some(Ending::Cancelled) => {
+                self.ended = true;
+                out.push(AgentEvent::Cancelled { reason: status });
+            }
+            // The answer so far is all there is, and it is not complete.
+            Some(Ending::Abandoned) => self.ended = true,
+            None => {}
         }
     }
 
@@ -235,6 +218,9 @@ impl ZetaDialect {
                 .collect(),
         };
         self.tools(index, &parts, out);
+        if let Some(Value::String(summary)) = object.remove("reasoning_summary") {
+            self.reasoning(index, summary, out);
+        }
         let evidences = match object.remove("evidences") {
             Some(Value::Array(evidences)) => evidences,
             _ => Vec::new(),
@@ -255,6 +241,24 @@ impl ZetaDialect {
             out.push(AgentEvent::Consulted(fresh));
         }
         self.publish(out);
+    }
+
+    /// The message's whole reasoning summary so far: what is new of it is thinking.
+    fn reasoning(&mut self, index: usize, summary: String, out: &mut Vec<AgentEvent>) {
+        let message = &mut self.messages[index];
+        let text = match summary.strip_prefix(message.reasoning.as_str()) {
+            Some(grown) => grown.to_owned(),
+            // Rewritten rather than grown: the new version follows as its own paragraph.
+            None => format!("\n\n{summary}"),
+        };
+        message.reasoning = summary;
+        if !text.is_empty() {
+            out.push(AgentEvent::Thinking {
+                message_id: message.id.clone(),
+                role: None,
+                text,
+            });
+        }
     }
 
     fn new_message(&mut self, id: Option<String>) -> usize {
@@ -296,6 +300,30 @@ impl ZetaDialect {
             out.push(AgentEvent::GroundingReplace(references.clone()));
             self.references = references;
         }
+    }
+}
+
+/// How a `stream_status` ends the stream.
+enum Ending {
+    Complete,
+    Failed,
+    Cancelled,
+    /// The producer died (`dead`) or the turn is no longer the conversation's (`gone`).
+    Abandoned,
+}
+
+impl Ending {
+    /// The server's terminal reasons (`done`, `errored`, `dead`, `gone`), and the words other
+    /// versions or proxies may use for the same ends.
+    fn of(status: &str) -> Option<Ending> {
+        Some(match status {
+            "done" | "complete" | "completed" | "finished" | "end" | "ended" | "closed"
+            | "stopped" | "success" | "succeeded" => Ending::Complete,
+            "errored" | "error" | "failed" | "failure" | "timeout" => Ending::Failed,
+            "cancelled" | "canceled" | "aborted" => Ending::Cancelled,
+            "dead" | "gone" => Ending::Abandoned,
+            _ => return None,
+        })
     }
 }
 

@@ -246,3 +246,84 @@ fn the_key_sentence_of_an_extract_is_a_bold_run() {
     assert!(doc.text.unwrap().contains("<b>Key sentence.</b>"));
     assert_eq!(bold_runs("</b>x<b></b>"), [("</b>x", false)]);
 }
+
+#[test]
+fn one_evidence_per_occurrence_gives_each_occurrence_exactly_one_citation() {
+    // Zeta Alpha's server: a source cited twice yields two evidences with the same anchor, each
+    // with the extract of its own occurrence.
+    let extract = |url: &str, text: &str| json!({"document_hit_url": url, "anchor_text": "[[1]]", "text_extract": text});
+    let session = run(
+        vec![message(
+            "m1",
+            "Trees help [[1]]; long contexts lose the middle [[2]]; trees again [[1]].",
+            json!([
+                extract("/d/raptor", "RAPTOR builds a tree"),
+                {"document_hit_url": "/d/lost", "anchor_text": "[[2]]", "text_extract": "middle"},
+                extract("/d/raptor", "20% gain on QuALITY"),
+            ]),
+        )],
+        true,
+    );
+    assert_eq!(
+        cited(&session),
+        [
+            ("[[1]]".to_owned(), Some(1)),
+            ("[[2]]".to_owned(), Some(2)),
+            ("[[1]]".to_owned(), Some(1))
+        ]
+    );
+    let refs = &session.references;
+    let extract_of = |i: usize| refs[i].source.as_ref().unwrap().text.as_deref().unwrap();
+    assert_eq!(
+        (extract_of(0), extract_of(2)),
+        ("RAPTOR builds a tree", "20% gain on QuALITY")
+    );
+}
+
+fn status(reason: &str) -> SseEvent {
+    SseEvent {
+        event: "stream_status".into(),
+        data: json!({ "reason": reason }).to_string(),
+        id: String::new(),
+    }
+}
+
+#[test]
+fn a_terminal_stream_status_ends_the_session_as_the_server_says() {
+    let end_with = |reason: &str| {
+        run(
+            vec![message("m1", "Partial", Value::Null), status(reason)],
+            true,
+        )
+    };
+    assert_eq!(end_with("done").status(), Status::Complete);
+    let errored = end_with("errored");
+    assert_eq!(errored.status(), Status::Error);
+    assert!(errored.error.as_deref().unwrap().contains("errored"));
+    assert_eq!(end_with("cancelled").status(), Status::Cancelled);
+    for abandoned in ["dead", "gone"] {
+        let session = end_with(abandoned);
+        assert_eq!(session.status(), Status::Incomplete, "{abandoned}");
+        assert!(!session.is_finished());
+    }
+}
+
+#[test]
+fn a_tool_part_shows_its_params_and_a_reasoning_summary_grows_as_thinking() {
+    let frame = |summary: &str| SseEvent {
+        event: "new_message".into(),
+        data:
+            json!({"sender": "bot", "content": "", "message_id": "m1", "reasoning_summary": summary,
+                     "content_parts": [{"type": "tool", "tool": {"tool_call_id": "c1",
+                        "name": "search_documents", "params": {"query": "long documents"},
+                        "display_text": "Searching documents", "status": "running"}}]})
+            .to_string(),
+        id: "m1:0".into(),
+    };
+    let session = run(vec![frame("Looking"), frame("Looking for papers.")], true);
+    assert!(matches!(
+        &session.activity[..],
+        [Activity::ToolCall { arguments, .. }, Activity::Thinking { text, .. }]
+            if arguments == &json!({"query": "long documents"}) && text == "Looking for papers."
+    ));
+}

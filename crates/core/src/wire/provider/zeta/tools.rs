@@ -29,7 +29,7 @@ impl ZetaDialect {
             let is_new = k >= states.len();
             if is_new {
                 states.push(ToolState::default());
-                let arguments = ["arguments", "input", "parameters"]
+                let arguments = ["params", "arguments", "input", "parameters"]
                     .iter()
                     .find_map(|key| tool.get(*key).filter(|v| !v.is_null()).cloned())
                     .unwrap_or_else(|| match &display {

@@ -1,0 +1,154 @@
+//! The demo agent's Bigdata.com side against the API's documented behaviour: a conversation keeps
+//! its `persistence_mode` for its whole life (a follow-up asking for the other mode gets 400
+//! `persistence_mode mismatch`), and every grounding reference of its recordings names an AUDIT
+//! trace. Real HTTP on 127.0.0.1, through the app's own client.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use research_tui::agent::client::{AgentClient, ResearchRequest, StreamOptions};
+use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::demo::{self, ServerConfig};
+use research_tui::model::session::{Session, Status};
+use serde_json::Value;
+
+async fn start() -> SocketAddr {
+    let config = ServerConfig {
+        speed: 200.0,
+        ..ServerConfig::default()
+    };
+    demo::spawn(config, 0).await.expect("demo server starts").0
+}
+
+/// The session and how the stream ended.
+async fn research(addr: SocketAddr, request: ResearchRequest) -> (Session, StreamEnd) {
+    let client = AgentClient::new(&format!("http://{addr}/"), None);
+    let mut handle = client.research(request, StreamOptions::default());
+    let mut session = Session::new();
+    loop {
+        let update = tokio::time::timeout(Duration::from_secs(30), handle.updates.recv())
+            .await
+            .expect("the stream ends within 30 s")
+            .expect("Ended comes before the channel closes");
+        match update {
+            StreamUpdate::Events(events) => session.apply_all(events),
+            StreamUpdate::Ended(end) => return (session, end),
+            _ => {}
+        }
+    }
+}
+
+fn ask(persistence_mode: Option<&str>) -> ResearchRequest {
+    ResearchRequest {
+        persistence_mode: persistence_mode.map(str::to_owned),
+        ..ResearchRequest::new("Break down NVIDIA's latest quarter")
+    }
+}
+
+fn assert_mismatch(end: &StreamEnd) {
+    match end {
+        StreamEnd::Http { status, message } => {
+            assert_eq!(*status, 400);
+            assert!(message.contains("persistence_mode mismatch"), "{message}");
+        }
+        other => panic!("expected HTTP 400, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_follow_up_in_another_persistence_mode_is_refused_and_the_same_mode_continues() {
+    let addr = start().await;
+    let (first, _) = research(addr, ask(Some("enabled"))).await;
+    assert_eq!(first.status(), Status::Complete);
+    let chat_id = first.ids.chat_id.clone().unwrap();
+    let checkpoint = first.checkpoint_id().unwrap().to_owned();
+
+    // No mode means the default, `disabled`: not the conversation's.
+    let (_, end) = research(
+        addr,
+        ResearchRequest {
+            chat_id: Some(chat_id.clone()),
+            ..ask(None)
+        },
+    )
+    .await;
+    assert_mismatch(&end);
+    let (_, end) = research(
+        addr,
+        ResearchRequest {
+            from_checkpoint_id: Some(checkpoint),
+            ..ask(Some("disabled"))
+        },
+    )
+    .await;
+    assert_mismatch(&end);
+
+    let (follow_up, _) = research(
+        addr,
+        ResearchRequest {
+            chat_id: Some(chat_id.clone()),
+            ..ask(Some("enabled"))
+        },
+    )
+    .await;
+    assert_eq!(follow_up.status(), Status::Complete);
+    assert_eq!(follow_up.ids.chat_id.as_deref(), Some(chat_id.as_str()));
+}
+
+#[tokio::test]
+async fn a_new_conversation_without_a_mode_is_disabled_and_refuses_enabled_follow_ups() {
+    let addr = start().await;
+    let (first, _) = research(addr, ask(None)).await;
+    let chat_id = first.ids.chat_id.clone().unwrap();
+    let (_, end) = research(
+        addr,
+        ResearchRequest {
+            chat_id: Some(chat_id),
+            ..ask(Some("enabled"))
+        },
+    )
+    .await;
+    assert_mismatch(&end);
+}
+
+#[test]
+fn every_grounding_reference_of_the_demo_recordings_names_an_audit_trace_of_its_stream() {
+    let dir = format!("{}/assets/recordings/bigdata", env!("CARGO_MANIFEST_DIR"));
+    for name in [
+        "earnings-deep-dive.sse",
+        "sector-comparison.sse",
+        "follow-up.sse",
+        "workflow-earnings-brief.sse",
+    ] {
+        let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+        let messages: Vec<Value> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .map(|data| serde_json::from_str::<Value>(data).unwrap())
+            .map(|event| {
+                let body = event.get("message").or_else(|| event.get("delta"));
+                body.cloned().unwrap()
+            })
+            .collect();
+        // As the grounding guide links them: `audit_id` on a reference, `tool_id` on a trace.
+        let traces: Vec<&str> = messages
+            .iter()
+            .filter(|m| m["type"] == "AUDIT")
+            .flat_map(|m| m["audit_traces"].as_array().unwrap())
+            .filter_map(|t| t["tool_id"].as_str())
+            .collect();
+        let references: Vec<&str> = messages
+            .iter()
+            .filter(|m| m["type"] == "GROUNDING")
+            .flat_map(|m| m["references"].as_array().unwrap())
+            .filter_map(|r| r["audit_id"].as_str())
+            .collect();
+        assert!(!references.is_empty(), "{name}");
+        for audit_id in references {
+            assert!(
+                traces.contains(&audit_id),
+                "{name}: {audit_id} names no trace"
+            );
+        }
+    }
+}
