@@ -46,10 +46,12 @@ pub struct AskArgs {
     /// Research effort.
     #[arg(long, value_enum, default_value_t = Effort::Standard)]
     pub effort: Effort,
-    /// Model: `base` or `pro` for Bigdata.com; a model name for xAI (default grok-4).
+    /// Model: `base` or `pro` for Bigdata.com; a model name for xAI (default grok-4), OpenAI
+    /// (default o4-mini-deep-research) or Perplexity (default sonar-pro).
     #[arg(long)]
     pub model: Option<String>,
-    /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY) or Zeta Alpha (ZETA_ALPHA_API_KEY).
+    /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY), Zeta Alpha (ZETA_ALPHA_API_KEY),
+    /// OpenAI (OPENAI_API_KEY) or Perplexity (PERPLEXITY_API_KEY).
     #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
     pub provider: Provider,
     /// Zeta Alpha: the tenant.
@@ -106,7 +108,7 @@ pub struct AskArgs {
 enum Plan {
     Research(ResearchRequest),
     Workflow(WorkflowRequest),
-    /// xAI or Zeta Alpha: the question and what ties it to earlier turns.
+    /// Another provider: the question and what ties it to earlier turns.
     Other(live::Ask),
 }
 
@@ -380,6 +382,18 @@ fn begin_saved_turn(
         .ok()
 }
 
+/// Ctrl-C stopped a stream whose run lives on the server (OpenAI deep research): cancel the run
+/// there too, or it goes on, billed, with nobody listening. Says on stderr how that went.
+async fn cancel_on_server(driver: &mut TurnDriver<SavedTurn>) {
+    let Some(run) = driver.take_cancelled_run() else {
+        return;
+    };
+    match run.cancel().await {
+        Ok(id) => eprintln!("research-tui: cancelled the run {id} on the server"),
+        Err(e) => eprintln!("research-tui: warning: the run may go on on the server: {e}"),
+    }
+}
+
 /// Follow the turn to its end: retries (and on a terminal, progress) to stderr, the answer to stdout
 /// as it grows (`text`), failures to save as warnings. Ctrl-C cancels it.
 async fn follow_turn(
@@ -399,6 +413,7 @@ async fn follow_turn(
             update = driver.next_update() => update,
             _ = tokio::signal::ctrl_c() => {
                 report_saved_end(driver.cancel(&session), saved_as.as_deref());
+                cancel_on_server(&mut driver).await;
                 return (session, StreamEnd::Cancelled);
             }
         };

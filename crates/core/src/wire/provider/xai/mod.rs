@@ -84,6 +84,8 @@ pub struct XaiDialect {
     tools: HashMap<String, ToolItem>,
     consulted: HashSet<String>,
     completed: bool,
+    /// Another provider speaking the same Responses API (OpenAI); `None` is xAI.
+    speaker: Option<Provider>,
 }
 
 impl Dialect for XaiDialect {
@@ -137,11 +139,19 @@ impl Dialect for XaiDialect {
     }
 
     fn provider(&self) -> Option<Provider> {
-        Some(Provider::Xai)
+        Some(self.speaker.unwrap_or(Provider::Xai))
     }
 }
 
 impl XaiDialect {
+    /// The Responses dialect for `provider` (xAI, or OpenAI whose API it mirrors).
+    pub fn for_provider(provider: Provider) -> Self {
+        Self {
+            speaker: (provider != Provider::Xai).then_some(provider),
+            ..Self::default()
+        }
+    }
+
     fn decode_object(
         &mut self,
         kind: &str,
