@@ -507,6 +507,24 @@ fn print_result(
     ExitCode::from(code)
 }
 
+/// `answer[range]` without the provider marker `spans` in it (our `[n]` stands in for each).
+fn push_visible(
+    text: &mut String,
+    answer: &str,
+    range: std::ops::Range<usize>,
+    spans: &[std::ops::Range<usize>],
+) {
+    let mut from = range.start;
+    for span in spans
+        .iter()
+        .filter(|s| s.start >= range.start && s.end <= range.end)
+    {
+        text.push_str(&answer[from..span.start]);
+        from = span.end;
+    }
+    text.push_str(&answer[from..range.end]);
+}
+
 /// Prints the answer's new text as it grows, with `[n]` after each cited span whose reference is
 /// known by the time the text passes its end (GROUNDING usually precedes the text it cites).
 struct AnswerPrinter {
@@ -516,8 +534,11 @@ struct AnswerPrinter {
     shown: HashSet<(usize, usize)>,
     /// The answer is resent whole (it may be rewritten): print it once, at the end.
     deferred: bool,
-    /// Markers from the last resolution, and what it was based on.
+    /// Markers from the last resolution (all, and those added after cited text), the provider's
+    /// own marker spans, and what it was based on.
     markers: Vec<(usize, Vec<usize>)>,
+    added: Vec<(usize, Vec<usize>)>,
+    spans: Vec<std::ops::Range<usize>>,
     resolved_for: Option<(usize, u64)>,
     pending: usize,
 }
@@ -529,6 +550,8 @@ impl AnswerPrinter {
             shown: HashSet::new(),
             deferred: false,
             markers: Vec::new(),
+            added: Vec::new(),
+            spans: Vec::new(),
             resolved_for: None,
             pending: 0,
         }
@@ -547,13 +570,30 @@ impl AnswerPrinter {
         }
         let mut text = String::with_capacity(new.len() + 16);
         let mut from = self.printed;
-        // Markers the provider wrote into the text (xAI's inline links) print as they are.
+        // Markers the provider wrote into the text print as our `[n]` when the reference came with
+        // them (Perplexity's `[4]`); those already printed (xAI's inline links, annotated after
+        // the text) stay as they are.
         self.refresh_markers(session);
+        let printed = self.printed;
+        let fresh =
+            |span: &std::ops::Range<usize>| span.start >= printed && span.end <= answer.len();
+        let spans: Vec<_> = self
+            .spans
+            .iter()
+            .filter(|span| fresh(span))
+            .cloned()
+            .collect();
         for (pos, numbers) in &self.markers {
             if *pos < self.printed || *pos > answer.len() {
                 continue;
             }
-            text.push_str(&answer[from..*pos]);
+            let written = spans.iter().any(|span| span.end == *pos);
+            let added = self.added.iter().any(|(p, _)| p == pos);
+            if !written && !added {
+                // A provider marker printed before its reference arrived.
+                continue;
+            }
+            push_visible(&mut text, answer, from..*pos, &spans);
             from = *pos;
             for &n in numbers {
                 if self.shown.insert((*pos, n)) {
@@ -561,7 +601,7 @@ impl AnswerPrinter {
                 }
             }
         }
-        text.push_str(&answer[from..]);
+        push_visible(&mut text, answer, from..answer.len(), &spans);
         self.printed = answer.len();
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(sanitize(&text).as_bytes());
@@ -575,7 +615,9 @@ impl AnswerPrinter {
             return;
         }
         let attribution = Attribution::resolve(session, false);
-        self.markers = attribution.added_markers();
+        self.markers = attribution.markers();
+        self.added = attribution.added_markers();
+        self.spans = attribution.marker_spans();
         self.pending = attribution.pending_references;
         self.resolved_for = Some(basis);
     }

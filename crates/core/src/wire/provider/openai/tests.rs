@@ -19,8 +19,10 @@ fn created(model: &str) -> SseEvent {
 }
 
 fn delta(sequence: u64, text: &str) -> SseEvent {
-    event(json!({"type": "response.output_text.delta", "sequence_number": sequence,
-        "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": text}))
+    event(
+        json!({"type": "response.output_text.delta", "sequence_number": sequence,
+        "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": text}),
+    )
 }
 
 #[test]

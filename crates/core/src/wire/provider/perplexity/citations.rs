@@ -1,7 +1,8 @@
 //! Perplexity citations: `[n]` markers in the answer, 1-based into the `citations` URLs and the
-//! `search_results` (same order) that ride on the chunks. Markers are found as the answer grows (one
-//! split across chunks waits for its `]`); a marker whose entry has not arrived yet waits for it, and
-//! at the end one past the lists is an invalid reference.
+//! `search_results` (same order) that ride on the chunks. Markers are found as the answer grows; the
+//! text of one split across chunks (`[` + `4]`) is held back until its `]` arrives, so a marker
+//! reaches the session whole, together with its reference. A marker whose entry has not arrived yet
+//! waits for it, and at the end one past the lists is an invalid reference.
 
 use std::collections::HashSet;
 
@@ -24,6 +25,8 @@ pub(super) struct Markers {
     scanned: usize,
     /// Code points of `answer[..scanned]`.
     scanned_chars: usize,
+    /// Bytes of `answer` handed out to be shown.
+    shown: usize,
     waiting: Vec<Found>,
     urls: Vec<String>,
     results: Vec<Value>,
@@ -32,8 +35,9 @@ pub(super) struct Markers {
 }
 
 impl Markers {
-    /// Answer text arrived: find the markers it completes.
-    pub fn grow(&mut self, text: &str) {
+    /// Answer text arrived: find the markers it completes. Returns the text to show now: all but
+    /// a possible marker at the end.
+    pub fn grow(&mut self, text: &str) -> String {
         self.answer.push_str(text);
         let rest = &self.answer[self.scanned..];
         let mut chars = self.scanned_chars;
@@ -77,6 +81,19 @@ impl Markers {
         }
         self.scanned += at;
         self.scanned_chars = chars;
+        self.release(self.scanned)
+    }
+
+    /// The answer ended: the text still held back (a `[12` it ended with is text, not a marker).
+    pub fn release_rest(&mut self) -> String {
+        self.scanned = self.answer.len();
+        self.release(self.scanned)
+    }
+
+    fn release(&mut self, to: usize) -> String {
+        let text = self.answer[self.shown..to].to_owned();
+        self.shown = to;
+        text
     }
 
     /// A chunk's source lists (each chunk repeats them whole): the latest win. Search results are
@@ -105,10 +122,6 @@ impl Markers {
     /// Cite every marker whose entry is known; at the `end`, the rest are invalid and every listed
     /// URL not cited is consulted.
     pub fn settle(&mut self, end: bool, out: &mut Vec<AgentEvent>) {
-        if end && self.scanned < self.answer.len() {
-            // A `[12` the answer ended with is text, not a marker.
-            self.scanned = self.answer.len();
-        }
         let mut references = Vec::new();
         let mut still = Vec::new();
         for found in std::mem::take(&mut self.waiting) {
@@ -174,6 +187,7 @@ impl Markers {
             .or(result_at.filter(|r| r.get("url").is_none()));
         Some(SourceDoc {
             kind: Some("WEB".into()),
+            src_name: host(&url),
             headline: text(result, "title"),
             ts: text(result, "date").or_else(|| text(result, "last_updated")),
             text: text(result, "snippet"),
@@ -181,6 +195,14 @@ impl Markers {
             ..SourceDoc::default()
         })
     }
+}
+
+/// `example.com` for `https://www.example.com/a`: the publisher, as the other providers name it.
+fn host(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let host = rest.split(['/', '?', '#']).next()?;
+    let host = host.rsplit('@').next()?.trim_start_matches("www.");
+    (!host.is_empty()).then(|| host.to_owned())
 }
 
 fn text(result: Option<&Value>, key: &str) -> Option<String> {

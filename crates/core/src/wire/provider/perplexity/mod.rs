@@ -75,9 +75,7 @@ impl Dialect for PerplexityDialect {
     }
 
     fn finish(&mut self, _clean: bool, out: &mut Vec<AgentEvent>) {
-        let split = self.think.finish();
-        self.emit(split, out);
-        self.markers.settle(true, out);
+        self.end_content(out);
     }
 
     fn provider(&self) -> Option<Provider> {
@@ -154,13 +152,26 @@ impl PerplexityDialect {
                 text: split.thinking,
             });
         }
-        if !split.answer.is_empty() {
-            self.markers.grow(&split.answer);
+        let shown = self.markers.grow(&split.answer);
+        self.show(shown, out);
+    }
+
+    fn show(&mut self, text: String, out: &mut Vec<AgentEvent>) {
+        if !text.is_empty() {
             out.push(AgentEvent::AnswerDelta {
                 message_id: self.completion_id.clone(),
-                text: split.answer,
+                text,
             });
         }
+    }
+
+    /// The content is over: what was held back is shown, every marker settled.
+    fn end_content(&mut self, out: &mut Vec<AgentEvent>) {
+        let split = self.think.finish();
+        self.emit(split, out);
+        let rest = self.markers.release_rest();
+        self.show(rest, out);
+        self.markers.settle(true, out);
     }
 
     /// A `finish_reason` arrived: the answer is whole; complete once, with the usage.
@@ -169,9 +180,7 @@ impl PerplexityDialect {
             return;
         }
         self.completed = true;
-        let split = self.think.finish();
-        self.emit(split, out);
-        self.markers.settle(true, out);
+        self.end_content(out);
         let consumption = self
             .usage
             .as_ref()

@@ -102,7 +102,10 @@ pub fn build(ask: &Ask, options: &ProviderOptions) -> WireRequest {
         .history
         .iter()
         .flat_map(|(question, answer)| {
-            [Message::new("user", question), Message::new("assistant", answer)]
+            [
+                Message::new("user", question),
+                Message::new("assistant", answer),
+            ]
         })
         .collect();
     messages.push(Message::new("user", &ask.question));

@@ -75,5 +75,8 @@ fn a_marker_past_the_sources_is_invalid_and_uncited_sources_are_consulted() {
 
 #[test]
 fn chat_completion_chunks_are_perplexitys() {
-    assert_eq!(Provider::detect(&chunk("x", None)), Some(Provider::Perplexity));
+    assert_eq!(
+        Provider::detect(&chunk("x", None)),
+        Some(Provider::Perplexity)
+    );
 }

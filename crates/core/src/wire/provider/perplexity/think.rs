@@ -148,9 +148,15 @@ mod tests {
 
     #[test]
     fn content_without_think_is_all_answer_and_an_unclosed_think_is_all_thinking() {
-        assert_eq!(run(&["<b>Bold</b> ", "text"]), (String::new(), "<b>Bold</b> text".into()));
+        assert_eq!(
+            run(&["<b>Bold</b> ", "text"]),
+            (String::new(), "<b>Bold</b> text".into())
+        );
         assert_eq!(run(&["<thi"]), (String::new(), "<thi".into()));
-        assert_eq!(run(&["<think>still ", "going</th"]), ("still going</th".into(), String::new()));
+        assert_eq!(
+            run(&["<think>still ", "going</th"]),
+            ("still going</th".into(), String::new())
+        );
         assert_eq!(run(&["é<think>"]), (String::new(), "é<think>".into()));
     }
 }
