@@ -336,7 +336,13 @@ fn ask_with_the_demo_answers_in_every_format_for_both_providers() {
         let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
         assert_eq!(doc["status"], "complete", "{provider}");
         assert!(doc["checkpoint_id"].is_string(), "{provider}: {doc}");
-        assert!(!doc["sources"].as_array().unwrap().is_empty(), "{provider}");
+        // Cited sources, or (OpenAI's link spans, until the Responses dialect resolves any span)
+        // the same URLs as consulted ones.
+        let listed = |key: &str| doc[key].as_array().map_or(0, Vec::len);
+        assert!(
+            listed("sources") + listed("consulted_sources") >= 4,
+            "{provider}: {doc}"
+        );
         let answer = doc["answer"].as_str().unwrap();
         assert!(!answer.contains("<think>"), "{provider}");
         let first_line = answer.lines().next().unwrap();

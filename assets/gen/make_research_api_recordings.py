@@ -352,7 +352,7 @@ def perplexity_recording(spec):
         assert 1 <= n <= len(citations), n
     content = answer if spec["think"] is None else "<think>\n%s\n</think>\n\n%s" % (spec["think"], answer)
     if spec["think"] is None:
-        pieces = chunk_text(content, rng, [2, 3, 4, 5], 0.1)
+        pieces = chunk_text(content, rng, [1, 2, 3], 0.1)
     else:
         # The wire splits tags anywhere: both tags are split across chunks here.
         pieces = ["<thi", "nk>"] + chunk_text(content[len("<think>"):], rng, [2, 3, 4, 5], 0.1)

@@ -519,6 +519,11 @@ fn push_visible(
         .iter()
         .filter(|s| s.start >= range.start && s.end <= range.end)
     {
+        if span.start < from {
+            // Overlaps the one before: already left out.
+            from = from.max(span.end);
+            continue;
+        }
         text.push_str(&answer[from..span.start]);
         from = span.end;
     }
@@ -617,7 +622,15 @@ impl AnswerPrinter {
         let attribution = Attribution::resolve(session, false);
         self.markers = attribution.markers();
         self.added = attribution.added_markers();
-        self.spans = attribution.marker_spans();
+        // Each marker on its own (adjacent ones, `[1][4]`, are not merged): our `[n]` replaces each.
+        self.spans = attribution
+            .citations
+            .iter()
+            .filter(|c| c.marker && c.bytes.start < c.bytes.end)
+            .map(|c| c.bytes.clone())
+            .collect();
+        self.spans.sort_unstable_by_key(|r| (r.start, r.end));
+        self.spans.dedup();
         self.pending = attribution.pending_references;
         self.resolved_for = Some(basis);
     }
