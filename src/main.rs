@@ -47,7 +47,7 @@ enum Command {
         #[arg(long, value_enum)]
         provider: Option<Provider>,
     },
-    /// Run the built-in demo agent (Bigdata.com wire protocol, recorded sessions) on 127.0.0.1.
+    /// Run the built-in demo agent (every provider's wire protocol, recorded sessions) on 127.0.0.1.
     Serve(research_tui::cmd::serve::ServeArgs),
     /// Ask a question (or follow up, or resume a checkpoint) and print the answer: for scripts.
     Ask(Box<research_tui::cmd::ask::AskArgs>),

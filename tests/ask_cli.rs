@@ -436,7 +436,7 @@ async fn xai_and_zeta_answers_come_through_the_same_outputs_and_follow_ups_chain
 #[test]
 fn streamed_text_output_matches_render_of_the_same_stream_for_every_provider() {
     let dir = tempfile::tempdir().unwrap();
-    for provider in ["bigdata", "xai", "zeta"] {
+    for provider in ["bigdata", "xai", "zeta", "perplexity"] {
         let record = dir.path().join(format!("{provider}.sse"));
         let output = Command::new(env!("CARGO_BIN_EXE_research-tui"))
             .args([

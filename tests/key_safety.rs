@@ -83,6 +83,8 @@ fn ask(provider: &str, base_url: &str, extra: &[&str]) -> Run {
     let key_var = match provider {
         "xai" => "XAI_API_KEY",
         "zeta" => "ZETA_ALPHA_API_KEY",
+        "openai" => "OPENAI_API_KEY",
+        "perplexity" => "PERPLEXITY_API_KEY",
         _ => "BIGDATA_API_KEY",
     };
     let output = Command::new(env!("CARGO_BIN_EXE_research-tui"))
@@ -143,7 +145,7 @@ impl Run {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redirect_to_another_host_never_carries_the_key_for_any_provider() {
-    for provider in ["bigdata", "xai", "zeta"] {
+    for provider in ["bigdata", "xai", "zeta", "openai", "perplexity"] {
         let answer = "data: {\"chat_id\":\"c\",\"message\":{\"type\":\"COMPLETE\"}}\n\n";
         let ok = http("200 OK", &[("content-type", "text/event-stream")], answer);
         let (elsewhere, seen_elsewhere) = hostile("127.0.0.2", ok).await;

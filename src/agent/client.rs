@@ -21,6 +21,7 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::agent::resume::{self, RunTracker, ServerRun};
 use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
 use crate::model::event::AgentEvent;
 use crate::render::sanitize::sanitize_line;
@@ -147,6 +148,7 @@ impl AgentClient {
         options: StreamOptions,
         sink: Option<RawSink>,
     ) -> StreamHandle {
+        let server_run = ServerRun::for_request(self, provider, &request);
         let call = Call {
             client: self.clone(),
             endpoint: request.endpoint,
@@ -155,8 +157,31 @@ impl AgentClient {
             options,
             sink,
             provider,
+            server_run: server_run.clone(),
         };
-        StreamHandle::spawn(move |tx| call.run(tx))
+        StreamHandle::spawn(move |tx| call.run(tx)).with_server_run(server_run)
+    }
+
+    /// `method {base}{path}` with the key in the provider's header, marked sensitive (the resume
+    /// and cancel requests of a server-side run; the streaming request too).
+    pub(crate) fn authorized(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+    ) -> Result<reqwest::RequestBuilder, String> {
+        let request = self
+            .http
+            .request(method, format!("{}{path}", self.base_url))
+            .header(ACCEPT, "text/event-stream");
+        let Some(key) = &self.api_key else {
+            return Ok(request);
+        };
+        let header = self.key_header;
+        let mut value = HeaderValue::from_str(&header.value(key.expose())).map_err(|_| {
+            "the API key contains characters not allowed in an HTTP header".to_owned()
+        })?;
+        value.set_sensitive(true);
+        Ok(request.header(header.name(), value))
     }
 
     pub fn base_url(&self) -> &str {
@@ -194,7 +219,7 @@ impl AgentClient {
     }
 
     /// `text` on one sanitised line, with the API key (or any 8+ character start of it) as `***`.
-    fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         self.secret().redact_message(&sanitize_line(text))
     }
 
@@ -215,6 +240,8 @@ struct Call {
     options: StreamOptions,
     sink: Option<RawSink>,
     provider: Provider,
+    /// The run on the server this stream follows, when it outlives the connection.
+    server_run: Option<ServerRun>,
 }
 
 /// Receives every byte of a response body the moment it arrives, flushed at once, so a crash or a
@@ -285,26 +312,15 @@ impl Call {
 
     /// The request, its key in the provider's header (marked sensitive).
     fn request(&self) -> Result<reqwest::RequestBuilder, Outcome> {
-        let request = self
-            .client
-            .http
-            .post(&self.url)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "text/event-stream")
-            .body(self.body.clone());
-        let Some(key) = &self.client.api_key else {
-            return Ok(request);
-        };
-        let header = self.client.key_header;
-        match HeaderValue::from_str(&header.value(key.expose())) {
-            Ok(mut value) => {
-                value.set_sensitive(true);
-                Ok(request.header(header.name(), value))
-            }
-            Err(_) => Err(Outcome::Final(StreamEnd::Connect {
-                message: "the API key contains characters not allowed in an HTTP header".into(),
-            })),
-        }
+        let path = &self.url[self.client.base_url.len()..];
+        self.client
+            .authorized(reqwest::Method::POST, path)
+            .map(|request| {
+                request
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(self.body.clone())
+            })
+            .map_err(|message| Outcome::Final(StreamEnd::Connect { message }))
     }
 
     /// Send the request: a `200` response whose body is the stream, or how this try ended.
@@ -393,16 +409,26 @@ impl Call {
             events: Vec::new(),
             seen_event: false,
             terminal: false,
+            tracker: self.server_run.as_ref().map(ServerRun::tracker),
         };
         let end = loop {
             match tokio::time::timeout(idle, response.chunk()).await {
-                Err(_) => break StreamEnd::Stalled { idle_secs },
+                Err(_) => {
+                    if let Some(next) = self.resume(&mut reader, "stalled", tx).await {
+                        response = next;
+                        continue;
+                    }
+                    break StreamEnd::Stalled { idle_secs };
+                }
                 Ok(Ok(Some(chunk))) => {
                     if let Some(sink) = &self.sink
                         && let Ok(mut sink) = sink.lock()
                     {
                         // A full disk must not stop the stream; the session file is best effort.
                         let _ = sink.write_all(&chunk).and_then(|()| sink.flush());
+                    }
+                    if let Some(tracker) = &mut reader.tracker {
+                        tracker.feed(&chunk);
                     }
                     // An overlong line is counted as malformed by the pipeline; the stream goes on.
                     let _ = reader.pipeline.feed(&chunk, &mut reader.events);
@@ -415,6 +441,10 @@ impl Call {
                     }
                 }
                 Ok(Ok(None)) => {
+                    if let Some(next) = self.resume(&mut reader, "the stream closed", tx).await {
+                        response = next;
+                        continue;
+                    }
                     reader.finish();
                     if !reader.flush(tx) {
                         return Outcome::Gone;
@@ -424,6 +454,10 @@ impl Call {
                     };
                 }
                 Ok(Err(e)) => {
+                    if let Some(next) = self.resume(&mut reader, &error_chain(&e), tx).await {
+                        response = next;
+                        continue;
+                    }
                     reader.finish_cut();
                     if !reader.flush(tx) {
                         return Outcome::Gone;
@@ -450,6 +484,32 @@ impl Call {
         }
     }
 
+    /// The connection ended (`reason`) before the run did: for a run on the server, its stream
+    /// again after what arrived (the line it broke off ended first, in the pipeline and the sink).
+    async fn resume(
+        &self,
+        reader: &mut BodyReader,
+        reason: &str,
+        tx: &UnboundedSender<StreamUpdate>,
+    ) -> Option<reqwest::Response> {
+        if reader.terminal {
+            return None;
+        }
+        let tracker = reader.tracker.as_mut()?;
+        let next = resume::reconnect(tracker, self.options, reason, tx).await?;
+        let separator = tracker.separator();
+        tracker.feed(separator);
+        if !separator.is_empty() {
+            if let Some(sink) = &self.sink
+                && let Ok(mut sink) = sink.lock()
+            {
+                let _ = sink.write_all(separator).and_then(|()| sink.flush());
+            }
+            let _ = reader.pipeline.feed(separator, &mut reader.events);
+        }
+        Some(next)
+    }
+
     fn redact_end(&self, end: StreamEnd) -> StreamEnd {
         let redact = |text: String| self.client.redact(&text);
         match end {
@@ -474,6 +534,8 @@ struct BodyReader {
     seen_event: bool,
     /// A COMPLETE or ERROR arrived.
     terminal: bool,
+    /// Follows a run on the server, to resume its stream ([`resume`]).
+    tracker: Option<RunTracker>,
 }
 
 impl BodyReader {
@@ -519,7 +581,7 @@ pub fn is_loopback(base_url: &str) -> bool {
 
 /// Backoff before try `failed + 1`: `base × 2^(failed−1)`, plus up to a quarter more of jitter,
 /// capped at [`MAX_BACKOFF`].
-fn backoff(base: Duration, failed: u32) -> Duration {
+pub(crate) fn backoff(base: Duration, failed: u32) -> Duration {
     let exponent = failed.saturating_sub(1).min(20);
     let delay = base.saturating_mul(1 << exponent).min(MAX_BACKOFF);
     let quarter = u64::try_from(delay.as_millis() / 4).unwrap_or(0);

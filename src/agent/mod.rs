@@ -1,10 +1,11 @@
 //! Talking to agents: the HTTP client, the stream task every source feeds, starting a live turn with
-//! any provider, driving one turn (stream, raw bytes, saving) for `ask` and the TUI alike, and
-//! replaying recordings as if they were live.
+//! any provider, driving one turn (stream, raw bytes, saving) for `ask` and the TUI alike, resuming
+//! and cancelling runs that live on the server, and replaying recordings as if they were live.
 
 pub mod client;
 pub mod live;
 pub mod replay;
+pub mod resume;
 pub(crate) mod rng;
 pub mod stream;
 pub mod turn;

@@ -2,6 +2,7 @@
 //! how the stream ended. Every input (HTTP, replay) speaks this over a channel; the TUI and `ask`
 //! consume it. Nothing here touches the terminal.
 
+use crate::agent::resume::ServerRun;
 use crate::model::event::AgentEvent;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +58,8 @@ impl StreamEnd {
 pub struct StreamHandle {
     pub updates: tokio::sync::mpsc::UnboundedReceiver<StreamUpdate>,
     task: tokio::task::JoinHandle<()>,
+    /// The run on the server this stream follows, when it outlives the connection.
+    server_run: Option<ServerRun>,
 }
 
 impl StreamHandle {
@@ -68,7 +71,23 @@ impl StreamHandle {
     {
         let (tx, updates) = tokio::sync::mpsc::unbounded_channel();
         let task = tokio::spawn(task(tx));
-        Self { updates, task }
+        Self {
+            updates,
+            task,
+            server_run: None,
+        }
+    }
+
+    /// This stream follows `run` on the server.
+    pub fn with_server_run(mut self, run: Option<ServerRun>) -> Self {
+        self.server_run = run;
+        self
+    }
+
+    /// The run on the server this stream follows, if any (stopping the stream does not stop it:
+    /// [`ServerRun::cancel`] does).
+    pub fn server_run(&self) -> Option<&ServerRun> {
+        self.server_run.as_ref()
     }
 
     /// Stop the task; no further updates arrive. The caller records the end as cancelled.

@@ -1,7 +1,8 @@
 //! One turn, driven the same way by `ask` and the TUI: start its stream with the raw bytes teed to
 //! every sink (the saved turn's file, `--record FILE`), apply each update to the caller's session,
 //! and save what changed — progress as events arrive, how the turn ended — through a
-//! [`TurnRecorder`]. Cancelling stops the stream and saves the turn as cancelled.
+//! [`TurnRecorder`]. Cancelling stops the stream and saves the turn as cancelled; a run that lives
+//! on the server is handed back to be cancelled there ([`TurnDriver::take_cancelled_run`]).
 //!
 //! The recorder is a trait so this layer does not depend on where turns are saved (the session
 //! store implements it); save errors go back to the caller, which reports them its own way.
@@ -10,6 +11,7 @@ use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
 use crate::agent::client::RawSink;
+use crate::agent::resume::ServerRun;
 use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
 use crate::model::session::Session;
 
@@ -47,6 +49,8 @@ impl TurnTarget for Session {
 pub struct TurnDriver<R> {
     stream: Option<StreamHandle>,
     recorder: Option<R>,
+    /// The server-side run of a stream cancelled here, not yet cancelled on the server.
+    cancelled_run: Option<ServerRun>,
 }
 
 impl<R: TurnRecorder> TurnDriver<R> {
@@ -60,6 +64,7 @@ impl<R: TurnRecorder> TurnDriver<R> {
         Self {
             stream: Some(start(tee(sinks))),
             recorder,
+            cancelled_run: None,
         }
     }
 
@@ -127,10 +132,19 @@ impl<R: TurnRecorder> TurnDriver<R> {
             return Ok(());
         };
         stream.cancel();
+        self.cancelled_run = stream.server_run().cloned();
         match (&mut self.recorder, target.session()) {
             (Some(recorder), Some(session)) => recorder.end(session, &StreamEnd::Cancelled),
             _ => Ok(()),
         }
+    }
+}
+
+impl<R> TurnDriver<R> {
+    /// After [`TurnDriver::cancel`]: the run that goes on on the server, for the caller to cancel
+    /// there ([`ServerRun::cancel`]); `None` when the stream had none or the turn had ended.
+    pub fn take_cancelled_run(&mut self) -> Option<ServerRun> {
+        self.cancelled_run.take()
     }
 }
 

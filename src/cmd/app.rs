@@ -23,8 +23,10 @@ pub struct TuiArgs {
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
     #[arg(long, global = true)]
     pub theme: Option<String>,
-    /// Which agent: Bigdata.com (default; BIGDATA_API_KEY or the config file), xAI (XAI_API_KEY)
-    /// or Zeta Alpha (ZETA_ALPHA_API_KEY).
+    /// Which agent: Bigdata.com (default; BIGDATA_API_KEY or the config file), xAI (XAI_API_KEY),
+    /// Zeta Alpha (ZETA_ALPHA_API_KEY), OpenAI (OPENAI_API_KEY; deep research runs in the
+    /// background, resumes after a drop, and Ctrl-C cancels it on the server) or Perplexity
+    /// (PERPLEXITY_API_KEY).
     #[arg(long, value_enum)]
     pub provider: Option<Provider>,
     /// The agent's base URL (LIVE mode; Bigdata.com default: BIGDATA_AGENTS_URL, the config file, or
@@ -43,7 +45,8 @@ pub struct TuiArgs {
     /// Seconds without data before a stream counts as stalled.
     #[arg(long, value_name = "SECS", default_value_t = 90)]
     pub idle_timeout: u64,
-    /// xAI: the model (default grok-4).
+    /// The model: xAI (default grok-4), OpenAI (default o4-mini-deep-research), Perplexity
+    /// (default sonar-pro).
     #[arg(long)]
     pub model: Option<String>,
     /// Zeta Alpha: the tenant.

@@ -46,10 +46,12 @@ pub struct AskArgs {
     /// Research effort.
     #[arg(long, value_enum, default_value_t = Effort::Standard)]
     pub effort: Effort,
-    /// Model: `base` or `pro` for Bigdata.com; a model name for xAI (default grok-4).
+    /// Model: `base` or `pro` for Bigdata.com; a model name for xAI (default grok-4), OpenAI
+    /// (default o4-mini-deep-research) or Perplexity (default sonar-pro).
     #[arg(long)]
     pub model: Option<String>,
-    /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY) or Zeta Alpha (ZETA_ALPHA_API_KEY).
+    /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY), Zeta Alpha (ZETA_ALPHA_API_KEY),
+    /// OpenAI (OPENAI_API_KEY) or Perplexity (PERPLEXITY_API_KEY).
     #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
     pub provider: Provider,
     /// Zeta Alpha: the tenant.
@@ -106,7 +108,7 @@ pub struct AskArgs {
 enum Plan {
     Research(ResearchRequest),
     Workflow(WorkflowRequest),
-    /// xAI or Zeta Alpha: the question and what ties it to earlier turns.
+    /// Another provider: the question and what ties it to earlier turns.
     Other(live::Ask),
 }
 
@@ -380,6 +382,18 @@ fn begin_saved_turn(
         .ok()
 }
 
+/// Ctrl-C stopped a stream whose run lives on the server (OpenAI deep research): cancel the run
+/// there too, or it goes on, billed, with nobody listening. Says on stderr how that went.
+async fn cancel_on_server(driver: &mut TurnDriver<SavedTurn>) {
+    let Some(run) = driver.take_cancelled_run() else {
+        return;
+    };
+    match run.cancel().await {
+        Ok(id) => eprintln!("research-tui: cancelled the run {id} on the server"),
+        Err(e) => eprintln!("research-tui: warning: the run may go on on the server: {e}"),
+    }
+}
+
 /// Follow the turn to its end: retries (and on a terminal, progress) to stderr, the answer to stdout
 /// as it grows (`text`), failures to save as warnings. Ctrl-C cancels it.
 async fn follow_turn(
@@ -399,6 +413,7 @@ async fn follow_turn(
             update = driver.next_update() => update,
             _ = tokio::signal::ctrl_c() => {
                 report_saved_end(driver.cancel(&session), saved_as.as_deref());
+                cancel_on_server(&mut driver).await;
                 return (session, StreamEnd::Cancelled);
             }
         };
@@ -492,6 +507,29 @@ fn print_result(
     ExitCode::from(code)
 }
 
+/// `answer[range]` without the provider marker `spans` in it (our `[n]` stands in for each).
+fn push_visible(
+    text: &mut String,
+    answer: &str,
+    range: std::ops::Range<usize>,
+    spans: &[std::ops::Range<usize>],
+) {
+    let mut from = range.start;
+    for span in spans
+        .iter()
+        .filter(|s| s.start >= range.start && s.end <= range.end)
+    {
+        if span.start < from {
+            // Overlaps the one before: already left out.
+            from = from.max(span.end);
+            continue;
+        }
+        text.push_str(&answer[from..span.start]);
+        from = span.end;
+    }
+    text.push_str(&answer[from..range.end]);
+}
+
 /// Prints the answer's new text as it grows, with `[n]` after each cited span whose reference is
 /// known by the time the text passes its end (GROUNDING usually precedes the text it cites).
 struct AnswerPrinter {
@@ -501,8 +539,11 @@ struct AnswerPrinter {
     shown: HashSet<(usize, usize)>,
     /// The answer is resent whole (it may be rewritten): print it once, at the end.
     deferred: bool,
-    /// Markers from the last resolution, and what it was based on.
+    /// Markers from the last resolution (all, and those added after cited text), the provider's
+    /// own marker spans, and what it was based on.
     markers: Vec<(usize, Vec<usize>)>,
+    added: Vec<(usize, Vec<usize>)>,
+    spans: Vec<std::ops::Range<usize>>,
     resolved_for: Option<(usize, u64)>,
     pending: usize,
 }
@@ -514,6 +555,8 @@ impl AnswerPrinter {
             shown: HashSet::new(),
             deferred: false,
             markers: Vec::new(),
+            added: Vec::new(),
+            spans: Vec::new(),
             resolved_for: None,
             pending: 0,
         }
@@ -532,13 +575,30 @@ impl AnswerPrinter {
         }
         let mut text = String::with_capacity(new.len() + 16);
         let mut from = self.printed;
-        // Markers the provider wrote into the text (xAI's inline links) print as they are.
+        // Markers the provider wrote into the text print as our `[n]` when the reference came with
+        // them (Perplexity's `[4]`); those already printed (xAI's inline links, annotated after
+        // the text) stay as they are.
         self.refresh_markers(session);
+        let printed = self.printed;
+        let fresh =
+            |span: &std::ops::Range<usize>| span.start >= printed && span.end <= answer.len();
+        let spans: Vec<_> = self
+            .spans
+            .iter()
+            .filter(|span| fresh(span))
+            .cloned()
+            .collect();
         for (pos, numbers) in &self.markers {
             if *pos < self.printed || *pos > answer.len() {
                 continue;
             }
-            text.push_str(&answer[from..*pos]);
+            let written = spans.iter().any(|span| span.end == *pos);
+            let added = self.added.iter().any(|(p, _)| p == pos);
+            if !written && !added {
+                // A provider marker printed before its reference arrived.
+                continue;
+            }
+            push_visible(&mut text, answer, from..*pos, &spans);
             from = *pos;
             for &n in numbers {
                 if self.shown.insert((*pos, n)) {
@@ -546,7 +606,7 @@ impl AnswerPrinter {
                 }
             }
         }
-        text.push_str(&answer[from..]);
+        push_visible(&mut text, answer, from..answer.len(), &spans);
         self.printed = answer.len();
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(sanitize(&text).as_bytes());
@@ -560,7 +620,17 @@ impl AnswerPrinter {
             return;
         }
         let attribution = Attribution::resolve(session, false);
-        self.markers = attribution.added_markers();
+        self.markers = attribution.markers();
+        self.added = attribution.added_markers();
+        // Each marker on its own (adjacent ones, `[1][4]`, are not merged): our `[n]` replaces each.
+        self.spans = attribution
+            .citations
+            .iter()
+            .filter(|c| c.marker && c.bytes.start < c.bytes.end)
+            .map(|c| c.bytes.clone())
+            .collect();
+        self.spans.sort_unstable_by_key(|r| (r.start, r.end));
+        self.spans.dedup();
         self.pending = attribution.pending_references;
         self.resolved_for = Some(basis);
     }

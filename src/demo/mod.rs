@@ -1,10 +1,12 @@
 //! The built-in demo agent: a real local HTTP server that speaks the Bigdata.com wire protocol
 //! (`POST /v1/research-agent`, `POST /v1/workflow/execute`) and answers by streaming recorded sessions
 //! with their original pacing, so the app and its tests run against real sockets without an API key.
-//! It also speaks xAI's Responses API (`POST /v1/responses`: a `previous_response_id` gets the
-//! follow-up, every response a fresh `resp-…` id) and Zeta Alpha's chat stream
-//! (`POST /v0/service/chat/stream`: a `session_id` gets the follow-up in that session, otherwise a
-//! fresh `sess-…`).
+//! It also speaks xAI's Responses API (`POST /v1/responses` with a Grok model or none: a
+//! `previous_response_id` gets the follow-up, every response a fresh `resp-…` id), OpenAI's
+//! (`POST /v1/responses` with any other model, plus the background run's resume and cancel routes:
+//! [`runs`]), Zeta Alpha's chat stream (`POST /v0/service/chat/stream`: a `session_id` gets the
+//! follow-up in that session, otherwise a fresh `sess-…`) and Perplexity's chat completions
+//! (`POST /chat/completions`: earlier turns in `messages` get the follow-up).
 //!
 //! Each response gets fresh identifiers: a new conversation gets `chat-<16 hex>`, a follow-up keeps
 //! the request's `chat_id`, every COMPLETE carries a fresh `ckpt-<16 hex>` that the server remembers
@@ -18,6 +20,7 @@
 
 mod playback;
 mod recordings;
+mod runs;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -40,6 +43,7 @@ use crate::wire::provider::bigdata::request::{
     RESEARCH, ResearchRequest, WORKFLOW, WorkflowRequest,
 };
 use crate::wire::provider::error_body::{ErrorBody, Problem};
+use crate::wire::provider::perplexity::request::{CHAT_COMPLETIONS, ChatCompletionRequest};
 use crate::wire::provider::xai::request::{RESPONSES, ResponsesRequest};
 use crate::wire::provider::zeta::request::{CHAT_STREAM, ChatRequest};
 use playback::{Rewrite, stream_response};
@@ -181,6 +185,8 @@ struct Book {
     /// Checkpoint id → the chat it belongs to.
     checkpoints: HashMap<String, String>,
     executions: HashSet<String>,
+    /// OpenAI responses created, by id.
+    runs: HashMap<String, runs::DemoRun>,
     requests: VecDeque<Value>,
 }
 
@@ -188,8 +194,11 @@ fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route(RESEARCH.path, post(research_agent))
         .route(WORKFLOW.path, post(workflow_execute))
-        .route(RESPONSES.path, post(xai_responses))
+        .route(RESPONSES.path, post(responses))
+        .route(&runs::run_path(""), get(runs::retrieve))
+        .route(&runs::run_path("/cancel"), post(runs::cancel))
         .route(CHAT_STREAM.path, post(zeta_chat_stream))
+        .route(CHAT_COMPLETIONS.path, post(perplexity_chat))
         .route("/_demo/requests", get(recent_requests))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "Not Found") })
         .with_state(state)
@@ -206,7 +215,7 @@ async fn research_agent(
     body: Bytes,
 ) -> Response {
     let response = research_response(&state, &headers, &body);
-    log_request(&state, RESEARCH.path, &headers, &body, &response);
+    log_request(&state, "POST", RESEARCH.path, &headers, &body, &response);
     response
 }
 
@@ -216,17 +225,39 @@ async fn workflow_execute(
     body: Bytes,
 ) -> Response {
     let response = workflow_response(&state, &headers, &body);
-    log_request(&state, WORKFLOW.path, &headers, &body, &response);
+    log_request(&state, "POST", WORKFLOW.path, &headers, &body, &response);
     response
 }
 
-async fn xai_responses(
+/// xAI's and OpenAI's shared path: the model the body names picks the provider.
+async fn responses(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let response = xai_response(&state, &headers, &body);
-    log_request(&state, RESPONSES.path, &headers, &body, &response);
+    let response = if runs::is_openai(&body) {
+        runs::create(&state, &headers, &body)
+    } else {
+        xai_response(&state, &headers, &body)
+    };
+    log_request(&state, "POST", RESPONSES.path, &headers, &body, &response);
+    response
+}
+
+async fn perplexity_chat(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let response = perplexity_response(&state, &headers, &body);
+    log_request(
+        &state,
+        "POST",
+        CHAT_COMPLETIONS.path,
+        &headers,
+        &body,
+        &response,
+    );
     response
 }
 
@@ -240,7 +271,7 @@ async fn zeta_chat_stream(
     let path = uri
         .path_and_query()
         .map_or(CHAT_STREAM.path, |p| p.as_str());
-    log_request(&state, path, &headers, &body, &response);
+    log_request(&state, "POST", path, &headers, &body, &response);
     response
 }
 
@@ -255,9 +286,27 @@ fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Resp
     } else {
         recordings::XAI_RESEARCH
     };
-    let rewrite = Rewrite::Xai {
+    let rewrite = Rewrite::Responses {
         response_id: rng::id("resp"),
         previous_response_id: request.previous_response_id,
+    };
+    stream_response(state, state.recordings.get(recording), rewrite, fault)
+}
+
+/// Perplexity: a new conversation gets the reasoning recording, one with earlier turns the
+/// follow-up; every completion a fresh id.
+fn perplexity_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
+    let (fault, request) = match admit(state, headers, body, ChatCompletionRequest::parse) {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let recording = if request.is_follow_up() {
+        recordings::PERPLEXITY_FOLLOW_UP
+    } else {
+        recordings::PERPLEXITY_RESEARCH
+    };
+    let rewrite = Rewrite::Perplexity {
+        completion_id: rng::id("cmpl"),
     };
     stream_response(state, state.recordings.get(recording), rewrite, fault)
 }
@@ -412,6 +461,7 @@ fn fault_for(state: &AppState, headers: &HeaderMap) -> Result<Option<Fault>, Str
 
 fn log_request(
     state: &AppState,
+    method: &str,
     path: &str,
     headers: &HeaderMap,
     body: &[u8],
@@ -423,7 +473,7 @@ fn log_request(
         .iter()
         .any(|name| headers.contains_key(*name));
     let entry = json!({
-        "method": "POST",
+        "method": method,
         "path": path,
         "status": response.status().as_u16(),
         "api_key_present": key_present,

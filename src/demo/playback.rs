@@ -24,13 +24,15 @@ pub enum Rewrite {
         execution_id: String,
         request_id: String,
     },
-    /// xAI: the `response` object of `response.created` … `response.completed`.
-    Xai {
+    /// xAI and OpenAI: the `response` object of `response.created` … `response.completed`.
+    Responses {
         response_id: String,
         previous_response_id: Option<String>,
     },
     /// Zeta Alpha: every message's `session_id`.
     Zeta { session_id: String },
+    /// Perplexity: every chunk's completion `id`.
+    Perplexity { completion_id: String },
 }
 
 impl Rewrite {
@@ -58,7 +60,7 @@ impl Rewrite {
                 envelope.insert("request_id".into(), Value::from(request_id.as_str()));
                 envelope.insert("execution_id".into(), Value::from(execution_id.as_str()));
             }
-            Rewrite::Xai {
+            Rewrite::Responses {
                 response_id,
                 previous_response_id,
             } => {
@@ -70,6 +72,11 @@ impl Rewrite {
                             .as_deref()
                             .map_or(Value::Null, Value::from),
                     );
+                }
+            }
+            Rewrite::Perplexity { completion_id } => {
+                if envelope.contains_key("choices") {
+                    envelope.insert("id".into(), Value::from(completion_id.as_str()));
                 }
             }
             Rewrite::Zeta { session_id } => {
@@ -84,7 +91,10 @@ impl Rewrite {
     fn chat_id(&self) -> Option<&str> {
         match self {
             Rewrite::Research { chat_id, .. } => Some(chat_id),
-            Rewrite::Workflow { .. } | Rewrite::Xai { .. } | Rewrite::Zeta { .. } => None,
+            Rewrite::Workflow { .. }
+            | Rewrite::Responses { .. }
+            | Rewrite::Zeta { .. }
+            | Rewrite::Perplexity { .. } => None,
         }
     }
 }

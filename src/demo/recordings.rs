@@ -24,15 +24,32 @@ pub const XAI_FOLLOW_UP: &str = "energy-density-follow-up.sse";
 /// sends `session_id`.
 pub const ZETA_RESEARCH: &str = "rag-long-documents.sse";
 pub const ZETA_FOLLOW_UP: &str = "scientific-pdfs-follow-up.sse";
+/// OpenAI Responses API sessions (`POST /v1/responses`): a background deep research run, and a
+/// follow-up that sends `previous_response_id`.
+pub const OPENAI_RESEARCH: &str = "sodium-ion-grid-storage.sse";
+pub const OPENAI_FOLLOW_UP: &str = "sodium-ion-follow-up.sse";
+/// Perplexity chat completions (`POST /chat/completions`): a reasoning model's answer opening with
+/// `<think>`, and a follow-up that resends the conversation.
+pub const PERPLEXITY_RESEARCH: &str = "eu-ai-act-gpai.sse";
+pub const PERPLEXITY_FOLLOW_UP: &str = "eu-ai-act-follow-up.sse";
 
 /// The names every recordings directory must provide.
 pub const REQUIRED: [&str; 4] = [EARNINGS, SECTOR, FOLLOW_UP, WORKFLOW];
 
 /// Other providers' recordings: a recordings directory may replace them; when it does not, the
 /// built-in ones play.
-pub const OPTIONAL: [&str; 4] = [XAI_RESEARCH, XAI_FOLLOW_UP, ZETA_RESEARCH, ZETA_FOLLOW_UP];
+pub const OPTIONAL: [&str; 8] = [
+    XAI_RESEARCH,
+    XAI_FOLLOW_UP,
+    ZETA_RESEARCH,
+    ZETA_FOLLOW_UP,
+    OPENAI_RESEARCH,
+    OPENAI_FOLLOW_UP,
+    PERPLEXITY_RESEARCH,
+    PERPLEXITY_FOLLOW_UP,
+];
 
-const BUILTIN: [(&str, &str); 8] = [
+const BUILTIN: [(&str, &str); 12] = [
     (
         EARNINGS,
         include_str!("../../assets/recordings/bigdata/earnings-deep-dive.sse"),
@@ -64,6 +81,22 @@ const BUILTIN: [(&str, &str); 8] = [
     (
         ZETA_FOLLOW_UP,
         include_str!("../../assets/recordings/zeta/scientific-pdfs-follow-up.sse"),
+    ),
+    (
+        OPENAI_RESEARCH,
+        include_str!("../../assets/recordings/openai/sodium-ion-grid-storage.sse"),
+    ),
+    (
+        OPENAI_FOLLOW_UP,
+        include_str!("../../assets/recordings/openai/sodium-ion-follow-up.sse"),
+    ),
+    (
+        PERPLEXITY_RESEARCH,
+        include_str!("../../assets/recordings/perplexity/eu-ai-act-gpai.sse"),
+    ),
+    (
+        PERPLEXITY_FOLLOW_UP,
+        include_str!("../../assets/recordings/perplexity/eu-ai-act-follow-up.sse"),
     ),
 ];
 
@@ -257,12 +290,16 @@ mod tests {
     }
 
     #[test]
-    fn xai_and_zeta_recordings_have_answer_frames_and_keep_their_event_lines() {
+    fn other_providers_recordings_have_answer_frames_and_keep_their_event_lines() {
         let recordings = Recordings::builtin();
         for name in OPTIONAL {
             let frames = recordings.get(name);
             assert!(frames.len() > 20, "{name}");
             assert!(frames.iter().any(|f| f.is_answer), "{name} has no answer");
+            if [PERPLEXITY_RESEARCH, PERPLEXITY_FOLLOW_UP].contains(&name) {
+                // Perplexity sends plain `data:` lines.
+                continue;
+            }
             let first = &frames[0].parts;
             assert!(
                 matches!(&first[0], Part::Raw(line) if line.starts_with(b"event: ")),

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use crate::agent::client::{ApiKey, RawSink, StreamOptions, is_loopback};
 use crate::agent::live;
+use crate::agent::resume::ServerRun;
 use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
 use crate::agent::turn::{TurnDriver, TurnTarget};
 use crate::demo::{Fault, ServerConfig};
@@ -312,12 +313,16 @@ impl Conversation {
         }
     }
 
-    /// The user cancelled the running stream (the app already ended the turn): stop it and record it.
+    /// The user cancelled the running stream (the app already ended the turn): stop it, record it,
+    /// and cancel its run on the server when it has one (OpenAI deep research).
     pub fn cancelled(&mut self, app: &mut App) {
         let Some(turn) = &mut self.turn else {
             return;
         };
         let saved = turn.cancel(&NewestTurn(app));
+        if let Some(run) = turn.take_cancelled_run() {
+            cancel_on_server(app, run);
+        }
         self.reclaim_saved();
         if let Err(e) = saved {
             warn_unsaved(app, &e);
@@ -454,6 +459,27 @@ impl TurnTarget for NewestTurn<'_> {
     fn session(&self) -> Option<&Session> {
         self.0.turns.last().map(|turn| &turn.session)
     }
+}
+
+/// Cancel `run` on the server in the background (the app goes on at once); the outcome goes to
+/// the log.
+fn cancel_on_server(app: &mut App, run: ServerRun) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    if let Some(id) = run.run_id() {
+        app.set_message(
+            format!("cancelled; cancelling the run {id} on the server too"),
+            Severity::Info,
+        );
+    }
+    runtime.spawn(async move {
+        let outcome = match run.cancel().await {
+            Ok(id) => format!("cancelled the run {id} on the server"),
+            Err(e) => format!("the run may go on on the server: {e}"),
+        };
+        crate::local::log::log(&outcome);
+    });
 }
 
 fn warn_unsaved(app: &mut App, e: &io::Error) {

@@ -2,14 +2,17 @@
 //! (one type per wire message, shared by the client that sends it and the demo server that reads
 //! it), and the table that holds everything else the app knows about it ([`spec`]).
 //!
-//! Three providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]) and Zeta Alpha chat
-//! ([`zeta`]). When the provider is not known in advance, [`AutoDialect`] holds events back until
-//! one of them identifies the provider ([`Provider::detect`]), then hands everything to that
-//! dialect.
+//! Five providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]), Zeta Alpha chat
+//! ([`zeta`]), OpenAI Responses with deep research ([`openai`], which speaks xAI's dialect) and
+//! Perplexity Sonar chat completions ([`perplexity`]). When the provider is not known in advance,
+//! [`AutoDialect`] holds events back until one of them identifies the provider
+//! ([`Provider::detect`]), then hands everything to that dialect.
 
 pub mod bigdata;
 pub mod error_body;
 mod fields;
+pub mod openai;
+pub mod perplexity;
 mod pipeline;
 pub mod request;
 pub mod spec;
@@ -51,29 +54,41 @@ pub enum Provider {
     Xai,
     /// Zeta Alpha chat stream (`/v0/service/chat/stream`).
     Zeta,
+    /// OpenAI Responses API (`/v1/responses`) with web search, deep research in the background.
+    #[cfg_attr(feature = "clap", value(name = "openai"))]
+    OpenAI,
+    /// Perplexity Sonar chat completions (`/chat/completions`).
+    Perplexity,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 3] = [Provider::Bigdata, Provider::Xai, Provider::Zeta];
+    pub const ALL: [Provider; 5] = [
+        Provider::Bigdata,
+        Provider::Xai,
+        Provider::Zeta,
+        Provider::OpenAI,
+        Provider::Perplexity,
+    ];
 
     pub fn dialect(self) -> Box<dyn Dialect> {
         (self.spec().dialect)()
     }
 
-    /// The flag spelling: `bigdata`, `xai`, `zeta`.
+    /// The flag spelling: `bigdata`, `xai`, `zeta`, `openai`, `perplexity`.
     pub fn as_str(self) -> &'static str {
         self.spec().name
     }
 
-    /// For people: `Bigdata.com`, `xAI`, `Zeta Alpha`.
+    /// For people: `Bigdata.com`, `xAI`, `Zeta Alpha`, `OpenAI`, `Perplexity`.
     pub fn label(self) -> &'static str {
         self.spec().label
     }
 
-    /// The provider one SSE event identifies, if it does: first by its event name (xAI's
-    /// `response.*`, Zeta Alpha's `new_message`, …), then by the shape of its JSON object, a
-    /// provider's own shape before one another's payload could also have (Bigdata.com's `message`
-    /// or `delta` object). See each provider's `names_event` and `payload_shape`.
+    /// The provider one SSE event identifies, if it does: first by its event name (xAI's and
+    /// OpenAI's `response.*`, told apart by the model the response names; Zeta Alpha's
+    /// `new_message`, …), then by the shape of its JSON object, a provider's own shape before one
+    /// another's payload could also have (Bigdata.com's `message` or `delta` object). See each
+    /// provider's `names_event` and `payload_shape`, and [`openai::detect`].
     pub fn detect(event: &SseEvent) -> Option<Provider> {
         if let Some(spec) = SPECS.iter().find(|spec| (spec.detect.event)(event)) {
             return Some(spec.provider);

@@ -2,13 +2,13 @@
 //! it — its names, where it lives and how it takes its key, its endpoints and request builder, how
 //! its conversations continue, how its streams are recognised and decoded, and what its demo asks.
 //! [`Provider`] is the key and [`Provider::spec`] its row, so nothing outside `wire::provider`
-//! needs to `match` on a provider. Adding one is a folder next to `bigdata/`, `xai/` and `zeta/`
-//! (dialect, request types) plus a variant and a row here.
+//! needs to `match` on a provider. Adding one is a folder next to `bigdata/`, `xai/`, `zeta/`,
+//! `openai/` and `perplexity/` (dialect, request types) plus a variant and a row here.
 
 use serde_json::{Map, Value};
 
 use super::request::{Ask, Endpoint, ProviderOptions, WireRequest};
-use super::{Dialect, Provider, bigdata, xai, zeta};
+use super::{Dialect, Provider, bigdata, openai, perplexity, xai, zeta};
 use crate::wire::sse::SseEvent;
 
 /// Everything about one provider. See [`SPECS`].
@@ -42,10 +42,12 @@ pub struct ProviderSpec {
     pub dialect: fn() -> Box<dyn Dialect>,
     /// Its sources may have URLs relative to the API base (they open against it).
     pub relative_links: bool,
+    /// Runs that outlive their connection: resumed after a drop, cancelled on the server.
+    pub runs: Option<Runs>,
 }
 
 /// The rows, in [`Provider`] order (`SPECS[p as usize]` is `p`'s row).
-pub static SPECS: [ProviderSpec; 3] = [
+pub static SPECS: [ProviderSpec; 5] = [
     ProviderSpec {
         provider: Provider::Bigdata,
         name: "bigdata",
@@ -68,6 +70,7 @@ pub static SPECS: [ProviderSpec; 3] = [
         carries_answer: bigdata::carries_answer,
         dialect: || Box::new(bigdata::BigdataDialect::default()),
         relative_links: false,
+        runs: None,
     },
     ProviderSpec {
         provider: Provider::Xai,
@@ -84,13 +87,15 @@ pub static SPECS: [ProviderSpec; 3] = [
             question: "Which solid-state battery makers are closest to mass production, and what are people on X saying about it?",
             tenant: None,
         },
+        // `response.*` is also OpenAI's: the model a response names tells them apart.
         detect: Detect {
-            event: xai::names_event,
-            payload: xai::payload_shape,
+            event: openai::detect::xai_names_event,
+            payload: openai::detect::xai_payload_shape,
         },
         carries_answer: xai::carries_answer,
         dialect: || Box::new(xai::XaiDialect::default()),
         relative_links: false,
+        runs: None,
     },
     ProviderSpec {
         provider: Provider::Zeta,
@@ -115,6 +120,60 @@ pub static SPECS: [ProviderSpec; 3] = [
         carries_answer: zeta::carries_answer,
         dialect: || Box::new(zeta::ZetaDialect::default()),
         relative_links: true,
+        runs: None,
+    },
+    ProviderSpec {
+        provider: Provider::OpenAI,
+        name: "openai",
+        label: "OpenAI",
+        base_url: openai::DEFAULT_BASE_URL,
+        api_key_env: "OPENAI_API_KEY",
+        shared_config: false,
+        auth: AuthHeader::Bearer,
+        endpoints: &[&openai::request::RESPONSES],
+        build_request: openai::request::build,
+        follow_up: FollowUp::PreviousResponse,
+        demo: Demo {
+            question: "How close is grid-scale sodium-ion storage to displacing lithium iron phosphate?",
+            tenant: None,
+        },
+        detect: Detect {
+            event: openai::detect::openai_names_event,
+            payload: openai::detect::openai_payload_shape,
+        },
+        carries_answer: xai::carries_answer,
+        dialect: || Box::new(openai::OpenAiDialect::default()),
+        relative_links: false,
+        runs: Some(Runs {
+            detached: openai::request::runs_in_background,
+            marks: openai::run_marks,
+            resume_path: openai::request::resume_path,
+            cancel_path: openai::request::cancel_path,
+        }),
+    },
+    ProviderSpec {
+        provider: Provider::Perplexity,
+        name: "perplexity",
+        label: "Perplexity",
+        base_url: perplexity::DEFAULT_BASE_URL,
+        api_key_env: "PERPLEXITY_API_KEY",
+        shared_config: false,
+        auth: AuthHeader::Bearer,
+        endpoints: &[&perplexity::request::CHAT_COMPLETIONS],
+        build_request: perplexity::request::build,
+        follow_up: FollowUp::History,
+        demo: Demo {
+            question: "What changed in the EU AI Act's obligations for general-purpose AI models in 2025?",
+            tenant: None,
+        },
+        detect: Detect {
+            event: |_| false,
+            payload: perplexity::payload_shape,
+        },
+        carries_answer: perplexity::carries_answer,
+        dialect: || Box::new(perplexity::PerplexityDialect::default()),
+        relative_links: false,
+        runs: None,
     },
 ];
 
@@ -143,7 +202,7 @@ pub enum AuthHeader {
     /// `X-API-KEY: key` (Bigdata.com).
     #[default]
     XApiKey,
-    /// `Authorization: Bearer key` (xAI).
+    /// `Authorization: Bearer key` (xAI, OpenAI, Perplexity).
     Bearer,
     /// `X-Auth: key` (Zeta Alpha).
     XAuth,
@@ -176,13 +235,38 @@ pub enum FollowUp {
     PreviousResponse,
     /// The `session_id` names it, and every request carries the whole conversation so far.
     SessionWithHistory,
+    /// Nothing on the server: every request carries the whole conversation so far.
+    History,
 }
 
 impl FollowUp {
     /// Whether requests carry the earlier turns ([`Ask::history`]).
     pub fn sends_history(self) -> bool {
-        self == FollowUp::SessionWithHistory
+        matches!(self, FollowUp::SessionWithHistory | FollowUp::History)
     }
+}
+
+/// A provider whose runs live on the server, independent of the connection that started them
+/// (OpenAI's background responses): a dropped stream is picked up where it broke, and a run the
+/// user stops is cancelled there too.
+pub struct Runs {
+    /// The request body asks for such a run (`background: true`).
+    pub detached: fn(&Value) -> bool,
+    /// What one SSE payload says about the run: its id, its sequence number.
+    pub marks: fn(&str) -> RunMarks,
+    /// `GET` path that streams the run again after sequence number `after` (run id, after).
+    pub resume_path: fn(&str, u64) -> String,
+    /// `POST` path that cancels the run.
+    pub cancel_path: fn(&str) -> String,
+}
+
+/// What one payload of a run's stream says about the run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunMarks {
+    /// The run's id (`response.id` of `response.created`, …).
+    pub run_id: Option<String>,
+    /// The event's place in the run's stream (`sequence_number`).
+    pub sequence_number: Option<u64>,
 }
 
 /// What the built-in demo does with this provider.

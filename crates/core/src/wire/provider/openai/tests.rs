@@ -1,0 +1,112 @@
+use serde_json::json;
+
+use super::*;
+use crate::model::session::Session;
+use crate::wire::provider::request::{Ask, ProviderOptions};
+use crate::wire::provider::testing::run;
+
+fn event(data: serde_json::Value) -> SseEvent {
+    SseEvent {
+        event: data["type"].as_str().unwrap_or_default().to_owned(),
+        data: data.to_string(),
+        id: String::new(),
+    }
+}
+
+fn created(model: &str) -> SseEvent {
+    event(json!({"type": "response.created", "sequence_number": 0,
+        "response": {"id": "resp_1", "object": "response", "model": model, "status": "queued"}}))
+}
+
+fn delta(sequence: u64, text: &str) -> SseEvent {
+    event(
+        json!({"type": "response.output_text.delta", "sequence_number": sequence,
+        "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": text}),
+    )
+}
+
+#[test]
+fn events_sent_again_by_a_resumed_stream_are_taken_once() {
+    let events = vec![
+        created("o3-deep-research-2025-06-26"),
+        delta(1, "Sodium"),
+        delta(2, "-ion"),
+        // The stream broke after 2 and was resumed from 1: 2 comes again.
+        delta(2, "-ion"),
+        delta(3, " wins."),
+    ];
+    let session: Session = run(&mut OpenAiDialect::default(), events, true);
+    assert_eq!(session.answer.as_str(), "Sodium-ion wins.");
+    assert_eq!(session.ids.chat_id.as_deref(), Some("resp_1"));
+}
+
+#[test]
+fn the_model_a_response_names_tells_openai_from_xai() {
+    let openai = created("o4-mini-deep-research");
+    let xai = created("grok-4");
+    assert_eq!(Provider::detect(&openai), Some(Provider::OpenAI));
+    assert_eq!(Provider::detect(&xai), Some(Provider::Xai));
+    // Without the event line, by the payload alone.
+    let bare = SseEvent {
+        event: String::new(),
+        ..created("gpt-5")
+    };
+    assert_eq!(Provider::detect(&bare), Some(Provider::OpenAI));
+    // A delta names no model: xAI, as before OpenAI was a provider.
+    assert_eq!(Provider::detect(&delta(1, "x")), Some(Provider::Xai));
+    assert_eq!(OpenAiDialect::default().provider(), Some(Provider::OpenAI));
+}
+
+#[test]
+fn run_marks_read_the_run_id_and_the_sequence_number() {
+    let marks = run_marks(&created("o3").data);
+    assert_eq!(marks.run_id.as_deref(), Some("resp_1"));
+    assert_eq!(marks.sequence_number, Some(0));
+    assert_eq!(run_marks(&delta(7, "x").data).sequence_number, Some(7));
+    assert_eq!(run_marks("[DONE]"), RunMarks::default());
+}
+
+#[test]
+fn deep_research_runs_in_the_background_with_web_search_preview_and_reasoning_summaries() {
+    let ask = Ask {
+        checkpoint_id: Some("resp_prev".into()),
+        ..Ask::new("Why?")
+    };
+    let request = request::build(&ask, &ProviderOptions::default());
+    assert_eq!(request.path, "/v1/responses");
+    assert_eq!(
+        request.body,
+        json!({"model": "o4-mini-deep-research", "stream": true, "background": true,
+               "input": [{"role": "user", "content": "Why?"}],
+               "tools": [{"type": "web_search_preview"}], "reasoning": {"summary": "auto"},
+               "previous_response_id": "resp_prev"})
+    );
+    assert!(request::runs_in_background(&request.body));
+    let parsed = request::ResponsesRequest::parse(&request.body_bytes()).unwrap();
+    assert!(parsed.background);
+    assert_eq!(parsed.question(), "Why?");
+
+    let options = ProviderOptions {
+        model: Some("gpt-4.1".into()),
+        ..ProviderOptions::default()
+    };
+    let request = request::build(&Ask::new("Now?"), &options);
+    assert_eq!(
+        request.body,
+        json!({"model": "gpt-4.1", "stream": true, "input": [{"role": "user", "content": "Now?"}],
+               "tools": [{"type": "web_search"}]})
+    );
+    assert!(!request::runs_in_background(&request.body));
+}
+
+#[test]
+fn resume_and_cancel_paths_name_the_run() {
+    assert_eq!(
+        request::resume_path("resp_ab12", 41),
+        "/v1/responses/resp_ab12?stream=true&starting_after=41"
+    );
+    assert_eq!(
+        request::cancel_path("resp/../x"),
+        "/v1/responses/resp%2F..%2Fx/cancel"
+    );
+}
