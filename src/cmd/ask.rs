@@ -3,7 +3,8 @@
 //! Streams the answer to stdout as it arrives (`text`), or prints the core's Markdown/JSON at the
 //! end. Progress goes to stderr when stderr is a terminal. Every run is saved as a session on disk.
 //! Exit codes: 0 complete · 2 usage · 3 HTTP error before the stream · 4 ERROR event · 5 the stream
-//! was cut or stalled before COMPLETE · 1 anything else.
+//! was cut or stalled before COMPLETE · 1 anything else (a complete answer that could not be saved
+//! too).
 
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
@@ -292,6 +293,9 @@ async fn ask(
         sinks.push(sink);
         turn
     });
+    let mut saving = Saving {
+        failed: recorder.is_none(),
+    };
 
     let options = StreamOptions {
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
@@ -318,8 +322,14 @@ async fn ask(
 
     let progress = std::io::stderr().is_terminal();
     let mut printer = AnswerPrinter::new();
-    let (session, end) = follow_turn(driver, args.format, progress, &mut printer).await;
-    print_result(args.format, &mut printer, &session, &end)
+    let (session, end) =
+        follow_turn(driver, args.format, progress, &mut printer, &mut saving).await;
+    let code = print_result(args.format, &mut printer, &session, &end);
+    if saving.failed && code == EXIT_COMPLETE {
+        eprintln!("research-tui: the answer is complete, but it was not saved (see above)");
+        return ExitCode::from(EXIT_OTHER);
+    }
+    ExitCode::from(code)
 }
 
 /// The agent's base URL and key, and the built-in demo agent's task when `--demo` started one here.
@@ -363,8 +373,8 @@ fn record_sink(args: &AskArgs) -> Result<Vec<RawSink>, ExitCode> {
     }
 }
 
-/// A new turn in `saved` for this question, and the sink its raw bytes go to; a warning and `None`
-/// when the run cannot be saved (it goes on unsaved).
+/// A new turn in `saved` for this question, and the sink its raw bytes go to; an error on stderr and
+/// `None` when the run cannot be saved (it goes on, and fails at the end).
 fn begin_saved_turn(
     saved: std::io::Result<SavedSession>,
     args: &AskArgs,
@@ -372,21 +382,38 @@ fn begin_saved_turn(
 ) -> Option<(SavedTurn, RawSink)> {
     let begun = saved.and_then(|mut saved| {
         saved.set_options(provider_options)?;
-        let (index, sink) = saved.begin_turn(&args.question, args.resume.as_deref())?;
-        Ok((SavedTurn { saved, index }, sink))
+        let writer = saved.begin_turn(&args.question, args.resume.as_deref())?;
+        Ok(SavedTurn::new(saved, writer))
     });
     begun
-        .inspect_err(|e| eprintln!("research-tui: warning: the session will not be saved: {e}"))
+        .inspect_err(|e| eprintln!("research-tui: error: this run cannot be saved: {e}"))
         .ok()
 }
 
+/// Whether saving the run failed at some point (each failure is reported when it happens).
+struct Saving {
+    failed: bool,
+}
+
+impl Saving {
+    /// Report a failure to save, if `saved` is one; whether every save so far went through.
+    fn report(&mut self, saved: std::io::Result<()>) -> bool {
+        if let Err(e) = saved {
+            eprintln!("research-tui: error: could not save the session: {e}");
+            self.failed = true;
+        }
+        !self.failed
+    }
+}
+
 /// Follow the turn to its end: retries (and on a terminal, progress) to stderr, the answer to stdout
-/// as it grows (`text`), failures to save as warnings. Ctrl-C cancels it.
+/// as it grows (`text`), failures to save as errors (in `saving`). Ctrl-C cancels it.
 async fn follow_turn(
     mut driver: TurnDriver<SavedTurn>,
     format: Format,
     progress: bool,
     printer: &mut AnswerPrinter,
+    saving: &mut Saving,
 ) -> (Session, StreamEnd) {
     // Named on stderr once the end is saved, when stderr is a terminal.
     let saved_as = driver
@@ -398,7 +425,7 @@ async fn follow_turn(
         let update = tokio::select! {
             update = driver.next_update() => update,
             _ = tokio::signal::ctrl_c() => {
-                report_saved_end(driver.cancel(&session), saved_as.as_deref());
+                report_saved_end(saving, driver.cancel(&session), saved_as.as_deref());
                 return (session, StreamEnd::Cancelled);
             }
         };
@@ -426,32 +453,23 @@ async fn follow_turn(
         let events = matches!(update, StreamUpdate::Events(_));
         let saved = driver.apply(update, &mut session);
         if let Some(end) = end {
-            report_saved_end(saved, saved_as.as_deref());
+            report_saved_end(saving, saved, saved_as.as_deref());
             return (session, end);
         }
-        if let Err(e) = saved {
-            warn_unsaved(&e);
-        }
+        saving.report(saved);
         if events && format == Format::Text {
             printer.print_new(&session);
         }
     }
 }
 
-/// How saving the turn's end went: a warning, or the session it was saved as (`saved_as`).
-fn report_saved_end(saved: std::io::Result<()>, saved_as: Option<&str>) {
-    match saved {
-        Err(e) => warn_unsaved(&e),
-        Ok(()) => {
-            if let Some(id) = saved_as {
-                eprintln!("research-tui: saved as session {id}");
-            }
-        }
+/// How saving the turn's end went: an error, or the session it was saved as (`saved_as`).
+fn report_saved_end(saving: &mut Saving, saved: std::io::Result<()>, saved_as: Option<&str>) {
+    if saving.report(saved)
+        && let Some(id) = saved_as
+    {
+        eprintln!("research-tui: saved as session {id}");
     }
-}
-
-fn warn_unsaved(e: &std::io::Error) {
-    eprintln!("research-tui: warning: could not update the saved session: {e}");
 }
 
 /// Print the result in `format` (the rest of a streamed answer, or the whole document), and why the
@@ -461,7 +479,7 @@ fn print_result(
     printer: &mut AnswerPrinter,
     session: &Session,
     end: &StreamEnd,
-) -> ExitCode {
+) -> u8 {
     let code = exit_code(session, end);
     match format {
         Format::Text => printer.finish(session),
@@ -489,7 +507,7 @@ fn print_result(
     if code != EXIT_COMPLETE {
         eprintln!("research-tui: {}", failure_line(session, end));
     }
-    ExitCode::from(code)
+    code
 }
 
 /// Prints the answer's new text as it grows, with `[n]` after each cited span whose reference is

@@ -3,5 +3,6 @@
 
 pub mod config;
 pub mod log;
+pub mod session_files;
 pub mod store;
 pub mod timestamp;

@@ -202,7 +202,7 @@ impl Conversation {
             Ok(Some((turn, sink))) => (Some(turn), vec![sink]),
             Ok(None) => (None, Vec::new()),
             Err(e) => {
-                app.set_message(format!("this turn is not saved: {e}"), Severity::Warning);
+                app.set_message(format!("this turn is not saved: {e}"), Severity::Error);
                 (None, Vec::new())
             }
         };
@@ -275,9 +275,9 @@ impl Conversation {
             self.saved = Some(saved);
         }
         let saved = self.saved.as_mut().expect("created above");
-        let (index, sink) = saved.begin_turn(&ask.question, ask.checkpoint_id.as_deref())?;
+        let writer = saved.begin_turn(&ask.question, ask.checkpoint_id.as_deref())?;
         let saved = self.saved.take().expect("created above");
-        Ok(Some((SavedTurn { saved, index }, sink)))
+        Ok(Some(SavedTurn::new(saved, writer)))
     }
 
     /// The running turn's next update (never, while no turn runs).
@@ -459,7 +459,7 @@ impl TurnTarget for NewestTurn<'_> {
 fn warn_unsaved(app: &mut App, e: &io::Error) {
     app.set_message(
         format!("could not update the saved session: {e}"),
-        Severity::Warning,
+        Severity::Error,
     );
 }
 
@@ -545,6 +545,7 @@ mod tests {
             checkpoint_id: None,
             status: TurnStatus::Complete,
             stream_file: "turn-001.sse".into(),
+            reason: None,
         };
         assert_eq!(turn_duration(&meta), Some(Duration::from_secs(45)));
     }
