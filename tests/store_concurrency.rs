@@ -4,8 +4,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use research_tui::demo::{ServerConfig, spawn};
+use research_tui::local::store::SessionStore;
+use research_tui::tui::conversation::restore_turns;
+use research_tui::tui::state::ConnState;
 use serde_json::Value;
 
 struct Env {
@@ -62,8 +66,13 @@ impl Env {
             .collect()
     }
 
+    /// The store `ask` saves into, as the app reads it.
+    fn store(&self) -> SessionStore {
+        SessionStore::new(self.dir.path().join("data/research-tui/sessions"))
+    }
+
     fn session_dir(&self, id: &str) -> PathBuf {
-        self.dir.path().join("data/research-tui/sessions").join(id)
+        self.store().root().join(id)
     }
 }
 
@@ -179,4 +188,52 @@ async fn a_run_that_cannot_be_saved_says_so_and_fails() {
     assert!(text.contains("not saved"), "{text}");
     // The answer itself still arrives.
     assert!(String::from_utf8_lossy(&output.stdout).contains("NVIDIA"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writer_killed_mid_stream_leaves_its_turn_cut_in_sessions_the_picker_and_open() {
+    // Slow playback: the answer takes several seconds, so the kill lands mid-stream.
+    let env = server(0.5).await;
+    let mut child = env.ask("What did NVIDIA report?", &[]);
+    let store = env.store();
+    let started = tokio::task::block_in_place(|| {
+        wait_for(Duration::from_secs(30), || {
+            store.list().first().is_some_and(|meta| {
+                let dir = env.session_dir(&meta.id);
+                meta.status() == "streaming"
+                    && std::fs::metadata(dir.join(&meta.turns[0].stream_file))
+                        .is_ok_and(|m| m.len() > 0)
+            })
+        })
+    });
+    assert!(started, "the stream never started");
+    // While its writer lives, the turn is streaming, not cut.
+    assert_eq!(env.sessions()[0]["turns"][0]["status"], "streaming");
+
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let sessions = env.sessions();
+    let turn = &sessions[0]["turns"][0];
+    assert_eq!(turn["status"], "cut", "{turn}");
+    let reason = turn["reason"].as_str().unwrap();
+    assert!(reason.contains("interrupted"), "{reason}");
+    // The app's picker lists the same, and opening the session shows the turn cut, with why.
+    assert_eq!(store.list()[0].status(), "cut");
+    let saved = store.load(sessions[0]["id"].as_str().unwrap()).unwrap();
+    let turns = restore_turns(&saved);
+    assert_eq!(turns[0].conn, ConnState::Cut(reason.to_owned()));
+    assert!(turns[0].session.stats.events > 0, "what arrived is kept");
+}
+
+/// Wait until `check` holds (polling), at most `limit`.
+fn wait_for(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
 }

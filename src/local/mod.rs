@@ -6,3 +6,4 @@ pub mod log;
 pub mod session_files;
 pub mod store;
 pub mod timestamp;
+pub mod turn_status;

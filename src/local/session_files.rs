@@ -7,14 +7,17 @@
 //!   so a reader sees the old or the new file, never half of one.
 //! - `turn-NNN.sse`, each created new (never opened for appending), so a turn file holds exactly
 //!   one stream: a writer that finds the number taken takes the next one.
+//! - `.turn-NNN.sse.lock`, the turn lock: held by the turn's writer for as long as it streams. A
+//!   turn saved as `streaming` whose lock nobody holds was left by a writer that died (SIGKILL, a
+//!   crash, a full disk): it reads as cut.
 //!
-//! The lock is the operating system's file lock (`flock` on Unix, `LockFileEx` on Windows), which it
-//! releases when the process dies, so nothing stays locked after a crash; the lock file is empty and
-//! separate from the data, so readers never wait for it.
+//! The locks are the operating system's file locks (`flock` on Unix, `LockFileEx` on Windows), which
+//! it releases when the process dies, so nothing stays locked after a crash; the lock files are
+//! empty and separate from the data, so readers never wait for a lock.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The session lock's file name.
@@ -39,6 +42,62 @@ impl SessionLock {
             .open(dir.join(SESSION_LOCK))?;
         file.lock()?;
         Ok(SessionLock { _file: file })
+    }
+}
+
+/// A turn's lock, held by its writer while the turn streams. Dropping it removes the lock file and
+/// lets go of the lock.
+#[derive(Debug)]
+pub struct TurnLock {
+    path: PathBuf,
+    _file: File,
+}
+
+impl TurnLock {
+    /// Take the lock of turn file `stream_file` in `dir` (its writer just created that file).
+    pub fn acquire(dir: &Path, stream_file: &str) -> io::Result<TurnLock> {
+        let path = turn_lock_path(dir, stream_file);
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)?;
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => {
+                io::Error::other(format!("{stream_file} is already being written"))
+            }
+            std::fs::TryLockError::Error(e) => e,
+        })?;
+        Ok(TurnLock { path, _file: file })
+    }
+}
+
+impl Drop for TurnLock {
+    fn drop(&mut self) {
+        // Removed while still locked: a reader that opened it before sees it held until the close.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn turn_lock_path(dir: &Path, stream_file: &str) -> PathBuf {
+    dir.join(format!(".{stream_file}.lock"))
+}
+
+/// Whether a live process still writes turn file `stream_file` in `dir` (it holds the turn's lock).
+/// When locks cannot be checked at all (a file system without them), the writer is taken to live:
+/// a turn is never called cut on a guess.
+pub fn writer_alive(dir: &Path, stream_file: &str) -> bool {
+    if !is_plain_name(stream_file) {
+        return false;
+    }
+    let file = match File::open(turn_lock_path(dir, stream_file)) {
+        Ok(file) => file,
+        Err(e) => return e.kind() != io::ErrorKind::NotFound,
+    };
+    match file.try_lock_shared() {
+        Ok(()) => false,
+        Err(std::fs::TryLockError::WouldBlock) => true,
+        Err(std::fs::TryLockError::Error(_)) => true,
     }
 }
 
@@ -136,6 +195,18 @@ impl Write for TurnFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turn_lock_marks_its_writer_alive_until_it_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!writer_alive(dir.path(), "turn-001.sse"));
+        let lock = TurnLock::acquire(dir.path(), "turn-001.sse").unwrap();
+        assert!(writer_alive(dir.path(), "turn-001.sse"));
+        assert!(TurnLock::acquire(dir.path(), "turn-001.sse").is_err());
+        drop(lock);
+        assert!(!writer_alive(dir.path(), "turn-001.sse"));
+        assert!(!dir.path().join(".turn-001.sse.lock").exists());
+    }
 
     #[test]
     fn turn_files_are_never_shared() {

@@ -7,7 +7,9 @@
 //!
 //! Any number of processes may write one session at once: every change to `meta.json` is made under
 //! the session's lock to the file as it is on disk, and every turn gets a file of its own
-//! ([`crate::local::session_files`]). A failure to save is returned, never swallowed.
+//! ([`crate::local::session_files`]). A failure to save is returned, never swallowed. A turn still
+//! `streaming` whose writer died (its turn lock is free) is read as cut, and saved so by the next
+//! writer of the session.
 
 use std::fs::File;
 use std::io;
@@ -21,9 +23,10 @@ use crate::agent::client::RawSink;
 use crate::agent::stream::StreamEnd;
 use crate::agent::turn::TurnRecorder;
 use crate::local::session_files::{
-    SessionLock, TurnFile, create_turn_file, is_plain_name, replace_file,
+    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, replace_file, writer_alive,
 };
 use crate::local::timestamp::{compact_stamp, rfc3339};
+pub use crate::local::turn_status::TurnStatus;
 use crate::model::session::Session;
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
@@ -57,107 +60,19 @@ pub struct TurnMeta {
     pub status: TurnStatus,
     pub stream_file: String,
     /// Why the turn did not end as its status word alone says, when the store knows more (its
-    /// stream could not be saved in full).
+    /// writer died while it streamed, or its stream could not be saved in full).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
-/// How a saved turn ended: `status` in `meta.json`, saved as the word [`TurnStatus::as_str`] gives
-/// (the same words earlier versions wrote, so their sessions still load).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "String", into = "String")]
-pub enum TurnStatus {
-    /// Still streaming, or the app stopped while it streamed.
-    Streaming,
-    Complete,
-    /// The agent reported an error.
-    Error,
-    /// The stream closed before completion.
-    Incomplete,
-    Cut,
-    Stalled,
-    HttpError,
-    ConnectError,
-    Cancelled,
-    /// A word this version does not know (from another version), kept as it was.
-    Other(String),
-}
-
-impl TurnStatus {
-    /// How a stream that ended with `end` leaves its turn.
-    pub fn of(session: &Session, end: &StreamEnd) -> TurnStatus {
-        if session.error.is_some() {
-            return TurnStatus::Error;
-        }
-        if session.completion.is_some() {
-            return TurnStatus::Complete;
-        }
-        match end {
-            StreamEnd::Closed => TurnStatus::Incomplete,
-            StreamEnd::Cut { .. } => TurnStatus::Cut,
-            StreamEnd::Stalled { .. } => TurnStatus::Stalled,
-            StreamEnd::Http { .. } => TurnStatus::HttpError,
-            StreamEnd::Connect { .. } => TurnStatus::ConnectError,
-            StreamEnd::Cancelled => TurnStatus::Cancelled,
-        }
-    }
-
-    /// The word saved in `meta.json` (and shown in session lists).
-    pub fn as_str(&self) -> &str {
-        match self {
-            TurnStatus::Streaming => "streaming",
-            TurnStatus::Complete => "complete",
-            TurnStatus::Error => "error",
-            TurnStatus::Incomplete => "incomplete",
-            TurnStatus::Cut => "cut",
-            TurnStatus::Stalled => "stalled",
-            TurnStatus::HttpError => "http_error",
-            TurnStatus::ConnectError => "connect_error",
-            TurnStatus::Cancelled => "cancelled",
-            TurnStatus::Other(word) => word,
-        }
-    }
-}
-
-impl From<&str> for TurnStatus {
-    fn from(word: &str) -> Self {
-        use TurnStatus::*;
-        [
-            Streaming,
-            Complete,
-            Error,
-            Incomplete,
-            Cut,
-            Stalled,
-            HttpError,
-            ConnectError,
-            Cancelled,
-        ]
-        .into_iter()
-        .find(|known| known.as_str() == word)
-        .unwrap_or_else(|| Other(word.to_owned()))
-    }
-}
-
-/// A status equals the word it is saved as.
-impl PartialEq<&str> for TurnStatus {
-    fn eq(&self, word: &&str) -> bool {
-        self.as_str() == *word
-    }
-}
-
-impl From<String> for TurnStatus {
-    fn from(word: String) -> Self {
-        TurnStatus::from(word.as_str())
-    }
-}
-
-impl From<TurnStatus> for String {
-    fn from(status: TurnStatus) -> Self {
-        match status {
-            TurnStatus::Other(word) => word,
-            known => known.as_str().to_owned(),
-        }
+impl TurnMeta {
+    /// The process that wrote this turn died while it streamed: what arrived is all there is.
+    fn mark_writer_died(&mut self) {
+        self.status = TurnStatus::Cut;
+        self.reason = Some(
+            "interrupted: the process saving it stopped while it streamed (killed, crashed or out of disk)"
+                .into(),
+        );
     }
 }
 
@@ -255,7 +170,7 @@ impl SessionStore {
             return Vec::new();
         };
         let mut sessions: Vec<SessionMeta> = entries
-            .filter_map(|entry| read_meta(&entry.ok()?.path()).ok())
+            .filter_map(|entry| read_settled_meta(&entry.ok()?.path()).ok())
             .collect();
         sessions.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
         sessions
@@ -269,7 +184,7 @@ impl SessionStore {
             ));
         }
         let dir = self.root.join(id);
-        let meta = read_meta(&dir)?;
+        let meta = read_settled_meta(&dir)?;
         Ok(SavedSession { dir, meta })
     }
 
@@ -292,6 +207,30 @@ fn read_meta(dir: &Path) -> io::Result<SessionMeta> {
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
+/// The meta of the session in `dir`, every turn whose writer died while it streamed marked cut.
+fn read_settled_meta(dir: &Path) -> io::Result<SessionMeta> {
+    let meta = read_meta(dir)?;
+    let dead: Vec<String> = meta
+        .turns
+        .iter()
+        .filter(|turn| turn.status == TurnStatus::Streaming)
+        .filter(|turn| !writer_alive(dir, &turn.stream_file))
+        .map(|turn| turn.stream_file.clone())
+        .collect();
+    if dead.is_empty() {
+        return Ok(meta);
+    }
+    // A writer saves the turn's end before it lets go of the turn lock: read the meta again, so a
+    // turn that ended between the first read and the lock check shows how it really ended.
+    let mut meta = read_meta(dir).unwrap_or(meta);
+    for turn in &mut meta.turns {
+        if turn.status == TurnStatus::Streaming && dead.contains(&turn.stream_file) {
+            turn.mark_writer_died();
+        }
+    }
+    Ok(meta)
+}
+
 /// Replace the meta of the session in `dir` (under its lock, unless the session is new).
 fn write_meta(dir: &Path, meta: &SessionMeta) -> io::Result<()> {
     let bytes = serde_json::to_vec_pretty(meta).map_err(io::Error::other)?;
@@ -311,14 +250,15 @@ impl SavedSession {
         &self.dir
     }
 
-    /// Change the meta: under the session lock, `change` is applied to the meta as it is on disk,
-    /// which is then replaced; `self.meta` becomes the result. Nothing is written when `change` fails.
+    /// Change the meta: under the session lock, `change` is applied to the meta as it is on disk
+    /// (turns of dead writers marked cut), which is then replaced; `self.meta` becomes the result.
+    /// Nothing is written when `change` fails.
     fn update_meta<R>(
         &mut self,
         change: impl FnOnce(&mut SessionMeta) -> io::Result<R>,
     ) -> io::Result<R> {
         let _lock = SessionLock::acquire(&self.dir)?;
-        let mut meta = read_meta(&self.dir)?;
+        let mut meta = read_settled_meta(&self.dir)?;
         let out = change(&mut meta)?;
         write_meta(&self.dir, &meta)?;
         self.meta = meta;
@@ -336,6 +276,8 @@ impl SavedSession {
         let begun = self.update_meta(|meta| {
             let (stream_file, file) = create_turn_file(&dir, meta.turns.len() + 1)?;
             created = Some(stream_file.clone());
+            // Held before the meta says `streaming`, so no reader ever takes this turn for dead.
+            let lock = TurnLock::acquire(&dir, &stream_file)?;
             let now = rfc3339(SystemTime::now());
             meta.turns.push(TurnMeta {
                 question: question.into(),
@@ -352,6 +294,7 @@ impl SavedSession {
                 index: meta.turns.len() - 1,
                 stream_file,
                 file: Arc::new(Mutex::new(TurnFile::new(file))),
+                lock: Some(lock),
             })
         });
         if let (Err(_), Some(stream_file)) = (&begun, created) {
@@ -457,12 +400,14 @@ fn adopt_ids(meta: &mut SessionMeta, session: &Session) {
     }
 }
 
-/// What a new turn's writer holds: the turn's place in the session and its stream file.
+/// What a new turn's writer holds: the turn's place in the session, its stream file, and the turn
+/// lock that tells readers its writer lives (until the end is saved).
 #[derive(Debug)]
 pub struct TurnWriter {
     index: usize,
     stream_file: String,
     file: Arc<Mutex<TurnFile>>,
+    lock: Option<TurnLock>,
 }
 
 impl TurnWriter {
@@ -503,8 +448,12 @@ impl TurnRecorder for SavedTurn {
     /// Save how the turn ended; an error also when its stream could not be saved in full.
     fn end(&mut self, session: &Session, end: &StreamEnd) -> io::Result<()> {
         let unsaved = self.writer.failure();
-        self.saved
-            .end_turn(&self.writer.stream_file, session, end, unsaved.as_deref())?;
+        let saved = self
+            .saved
+            .end_turn(&self.writer.stream_file, session, end, unsaved.as_deref());
+        // After the end is on disk (or could not be written: then the turn reads as cut).
+        self.writer.lock = None;
+        saved?;
         match unsaved {
             Some(failure) => Err(io::Error::other(format!(
                 "the stream could not be saved in full: {failure}"
@@ -562,37 +511,6 @@ mod tests {
         assert_eq!(turns[0].1.checkpoint_id(), Some("ck-1"));
         assert!(store.find(None, Some("c-9")).is_some());
         assert!(store.find(Some("nope"), None).is_none());
-    }
-
-    #[test]
-    fn turn_statuses_are_saved_as_the_same_words_and_unknown_ones_are_kept() {
-        let words = [
-            "streaming",
-            "complete",
-            "error",
-            "incomplete",
-            "cut",
-            "stalled",
-            "http_error",
-            "connect_error",
-            "cancelled",
-            "paused",
-        ];
-        for word in words {
-            let status: TurnStatus = serde_json::from_str(&format!("\"{word}\"")).unwrap();
-            assert_eq!(status.as_str(), word);
-            assert_eq!(
-                serde_json::to_string(&status).unwrap(),
-                format!("\"{word}\"")
-            );
-        }
-        let known = serde_json::from_str::<TurnStatus>("\"http_error\"").unwrap();
-        assert_eq!(known, TurnStatus::HttpError);
-        assert_eq!(TurnStatus::from("connect_error"), TurnStatus::ConnectError);
-        assert_eq!(TurnStatus::Cancelled, "cancelled");
-        assert!(serde_json::from_str::<TurnStatus>("3").is_err());
-        let unknown = serde_json::from_str::<TurnStatus>("\"paused\"").unwrap();
-        assert_eq!(unknown, TurnStatus::Other("paused".into()));
     }
 
     #[test]
@@ -693,5 +611,32 @@ mod tests {
                 .contains("No space left"),
             "{saved_turn:?}"
         );
+    }
+
+    #[test]
+    fn a_turn_whose_writer_died_reads_as_cut_and_the_next_writer_saves_it_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let mut saved = store.create("research-agent", "bigdata", "x").unwrap();
+        let id = saved.meta.id.clone();
+        let (turn, _sink) = SavedTurn::new(saved.clone(), saved.begin_turn("Q", None).unwrap());
+        // Its writer lives: streaming.
+        assert_eq!(store.list()[0].status(), "streaming");
+        // Its writer goes away without saving the end (as a killed process does).
+        drop(turn);
+        let listed = &store.list()[0].turns[0];
+        assert_eq!(listed.status, TurnStatus::Cut);
+        assert!(listed.reason.as_deref().unwrap().starts_with("interrupted"));
+        assert_eq!(
+            store.load(&id).unwrap().meta.turns[0].status,
+            TurnStatus::Cut
+        );
+        // Only read so far; the next change to the session writes it down.
+        assert!(read_meta(saved.dir()).unwrap().turns[0].status == TurnStatus::Streaming);
+        let mut other = store.load(&id).unwrap();
+        let _next = other.begin_turn("Q2", None).unwrap();
+        let on_disk = read_meta(saved.dir()).unwrap();
+        assert_eq!(on_disk.turns[0].status, TurnStatus::Cut);
+        assert_eq!(on_disk.turns[1].status, TurnStatus::Streaming);
     }
 }

@@ -491,6 +491,10 @@ pub fn restore_turns(saved: &SavedSession) -> Vec<Turn> {
 
 /// How a saved turn ended, as the app shows it.
 fn saved_conn(meta: &TurnMeta, session: &Session) -> ConnState {
+    if let Some(reason) = &meta.reason {
+        // What the store knows better than the status word: its writer died, or it is saved in part.
+        return ConnState::Cut(reason.clone());
+    }
     match &meta.status {
         TurnStatus::Complete => ConnState::Complete,
         TurnStatus::Error => ConnState::Error(
@@ -505,9 +509,11 @@ fn saved_conn(meta: &TurnMeta, session: &Session) -> ConnState {
         TurnStatus::Stalled => ConnState::Stalled(0),
         TurnStatus::Cancelled => ConnState::Cancelled,
         TurnStatus::Incomplete => ConnState::Cut("the stream closed before completion".into()),
-        TurnStatus::Streaming => {
-            ConnState::Cut("interrupted: the app stopped while it streamed".into())
-        }
+        // The store marks a turn whose writer died as cut: this one is still being written.
+        TurnStatus::Streaming => ConnState::Cut(
+            "still streaming in another process: this is what had arrived when it was opened"
+                .into(),
+        ),
         TurnStatus::Other(other) => ConnState::Cut(format!("saved as {other}")),
     }
 }
