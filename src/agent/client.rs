@@ -68,8 +68,12 @@ impl fmt::Display for ApiKey {
 /// Timeouts and retries for one stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamOptions {
-    /// No bytes for this long (waiting for the response, or between chunks) counts as a stall.
+    /// No data for this long counts as a stall: keep-alive comments and blank lines are not data,
+    /// so a stream that sends only those stalls too.
     pub idle_timeout: Duration,
+    /// The response headers must be complete within this long (or the idle timeout, if shorter),
+    /// however slowly they trickle in.
+    pub headers_timeout: Duration,
     /// Tries in all, including the first (at least 1).
     pub max_attempts: u32,
     /// The first backoff; doubled after each failure, capped at [`MAX_BACKOFF`], plus jitter.
@@ -80,6 +84,7 @@ impl Default for StreamOptions {
     fn default() -> Self {
         Self {
             idle_timeout: Duration::from_secs(90),
+            headers_timeout: Duration::from_secs(30),
             max_attempts: 3,
             retry_base: Duration::from_secs(1),
         }
@@ -309,15 +314,15 @@ impl Call {
 
     /// Send the request: a `200` response whose body is the stream, or how this try ended.
     async fn connect(&self) -> Result<reqwest::Response, Outcome> {
-        let idle = self.options.idle_timeout;
+        let wait = self.options.headers_timeout.min(self.options.idle_timeout);
         let request = self.request()?;
-        let response = match tokio::time::timeout(idle, request.send()).await {
+        let response = match tokio::time::timeout(wait, request.send()).await {
             Err(_) => {
                 return Err(Outcome::Retryable {
-                    reason: format!("no response within {} s", idle.as_secs_f64()),
+                    reason: format!("no response headers within {} s", wait.as_secs_f64()),
                     retry_after: None,
                     end: StreamEnd::Stalled {
-                        idle_secs: idle.as_secs(),
+                        idle_secs: wait.as_secs(),
                     },
                 });
             }
@@ -336,11 +341,32 @@ impl Call {
             }
             Ok(Ok(response)) => response,
         };
-        if response.status().as_u16() == 200 {
-            Ok(response)
-        } else {
-            Err(self.http_error(response).await)
+        if response.status().as_u16() != 200 {
+            return Err(self.http_error(response).await);
         }
+        match not_an_event_stream(response.headers()) {
+            None => Ok(response),
+            Some(what) => Err(self.wrong_body(response, what).await),
+        }
+    }
+
+    /// A `200` that is not an event stream (an HTML error page, a compressed body): what came back.
+    async fn wrong_body(&self, mut response: reqwest::Response, what: WrongBody) -> Outcome {
+        let mut message = format!("expected an event stream, got {}", what.described);
+        if what.readable {
+            let body = read_error_body(&mut response, self.options.idle_timeout).await;
+            let body = self
+                .client
+                .secret()
+                .redact_message(&String::from_utf8_lossy(&body));
+            if let Some(detail) = detail(body.as_bytes()).filter(|d| !d.is_empty()) {
+                message = format!("{message}: {detail}");
+            }
+        }
+        Outcome::Final(StreamEnd::Http {
+            status: 200,
+            message,
+        })
     }
 
     /// An error status: retried when it is 429 or 5xx (after `Retry-After`, when given).
@@ -388,6 +414,8 @@ impl Call {
     ) -> Outcome {
         let idle = self.options.idle_timeout;
         let idle_secs = idle.as_secs();
+        let mut keep_alive = KeepAlive::default();
+        let mut deadline = tokio::time::Instant::now() + idle;
         let mut reader = BodyReader {
             pipeline: EventPipeline::new(self.provider).with_secret(self.client.secret()),
             events: Vec::new(),
@@ -395,9 +423,12 @@ impl Call {
             terminal: false,
         };
         let end = loop {
-            match tokio::time::timeout(idle, response.chunk()).await {
+            match tokio::time::timeout_at(deadline, response.chunk()).await {
                 Err(_) => break StreamEnd::Stalled { idle_secs },
                 Ok(Ok(Some(chunk))) => {
+                    if keep_alive.carries_data(&chunk) {
+                        deadline = tokio::time::Instant::now() + idle;
+                    }
                     if let Some(sink) = &self.sink
                         && let Ok(mut sink) = sink.lock()
                     {
@@ -466,6 +497,87 @@ impl Call {
             other => other,
         }
     }
+}
+
+/// Tells a stream's data from its keep-alives: comment lines (`: ping`) and blank lines are not
+/// progress, so a stream that sends nothing else stalls after the idle timeout like a silent one.
+/// Follows line starts across chunks.
+#[derive(Default)]
+struct KeepAlive {
+    line: LineKind,
+}
+
+#[derive(Default, Clone, Copy)]
+enum LineKind {
+    /// At the start of a line (nothing of it seen yet).
+    #[default]
+    Start,
+    Comment,
+    Field,
+}
+
+impl KeepAlive {
+    /// Whether `chunk` holds any of a line that is not a comment.
+    fn carries_data(&mut self, chunk: &[u8]) -> bool {
+        let mut data = false;
+        for &byte in chunk {
+            self.line = match (self.line, byte) {
+                (_, b'\n' | b'\r') => LineKind::Start,
+                (LineKind::Start, b':') => LineKind::Comment,
+                (LineKind::Comment, _) => LineKind::Comment,
+                (LineKind::Start | LineKind::Field, _) => {
+                    data = true;
+                    LineKind::Field
+                }
+            };
+        }
+        data
+    }
+}
+
+/// What a `200` carried instead of an event stream.
+struct WrongBody {
+    /// `text/html`, `a gzip-compressed body`, …
+    described: String,
+    /// Text worth quoting (not compressed or binary).
+    readable: bool,
+}
+
+/// Why a `200` with these headers is not an event stream this client can read, if it is not: a
+/// content type other than `text/event-stream` (a missing one is taken on trust), or a compressed
+/// body (this client asks for none and decodes none).
+fn not_an_event_stream(headers: &reqwest::header::HeaderMap) -> Option<WrongBody> {
+    let header = |name| {
+        headers.get(name).map(|v| {
+            sanitize_line(&String::from_utf8_lossy(v.as_bytes()))
+                .trim()
+                .to_owned()
+        })
+    };
+    if let Some(encoding) = header(reqwest::header::CONTENT_ENCODING)
+        && !encoding.is_empty()
+        && !encoding.eq_ignore_ascii_case("identity")
+    {
+        return Some(WrongBody {
+            described: format!("a body compressed with {encoding} (Content-Encoding)"),
+            readable: false,
+        });
+    }
+    let content_type = header(CONTENT_TYPE)?;
+    let media_type = content_type.split(';').next().unwrap_or("").trim();
+    if media_type.eq_ignore_ascii_case("text/event-stream") {
+        return None;
+    }
+    let lower = media_type.to_ascii_lowercase();
+    Some(WrongBody {
+        readable: lower.starts_with("text/")
+            || ["json", "xml", "html"].iter().any(|t| lower.contains(t)),
+        described: if media_type.is_empty() {
+            "an empty content type".into()
+        } else {
+            media_type.to_owned()
+        },
+    })
 }
 
 struct BodyReader {
@@ -655,6 +767,52 @@ mod tests {
         assert_eq!(client.base_url(), "http://x");
         assert_eq!(client.redact("bad key sk-secret-123!"), "bad key ***!");
         assert!(!format!("{client:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn comments_and_blank_lines_are_keep_alives_across_chunks() {
+        let mut keep_alive = KeepAlive::default();
+        assert!(!keep_alive.carries_data(b": ping\r\n\r\n"));
+        assert!(!keep_alive.carries_data(b":"));
+        assert!(!keep_alive.carries_data(b" still the comment\n\n"));
+        assert!(keep_alive.carries_data(b"data: {}\n\n"));
+        assert!(!keep_alive.carries_data(b"\n"));
+        assert!(keep_alive.carries_data(b"da"));
+        assert!(keep_alive.carries_data(b"ta: x"));
+    }
+
+    #[test]
+    fn only_an_uncompressed_event_stream_is_read() {
+        use reqwest::header::{CONTENT_ENCODING, HeaderMap};
+        let headers = |pairs: &[(reqwest::header::HeaderName, &str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(name.clone(), value.parse().unwrap());
+            }
+            map
+        };
+        for fine in [
+            headers(&[(CONTENT_TYPE, "text/event-stream")]),
+            headers(&[(CONTENT_TYPE, "Text/Event-Stream; charset=utf-8")]),
+            headers(&[]),
+        ] {
+            assert!(not_an_event_stream(&fine).is_none());
+        }
+        let html = not_an_event_stream(&headers(&[(CONTENT_TYPE, "text/html; charset=utf-8")]));
+        assert!(
+            html.as_ref()
+                .is_some_and(|w| w.readable && w.described == "text/html")
+        );
+        let gzip = not_an_event_stream(&headers(&[
+            (CONTENT_TYPE, "text/event-stream"),
+            (CONTENT_ENCODING, "gzip"),
+        ]))
+        .unwrap();
+        assert!(!gzip.readable);
+        assert_eq!(
+            gzip.described,
+            "a body compressed with gzip (Content-Encoding)"
+        );
     }
 
     #[test]
