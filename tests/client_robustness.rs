@@ -242,3 +242,35 @@ async fn keep_alives_between_events_do_not_hide_a_stall_and_data_resets_the_cloc
         "took {elapsed:?}"
     );
 }
+
+#[test]
+fn an_invalid_base_url_is_a_usage_error_for_ask_and_the_app() {
+    for bad in [
+        "not a url",
+        "ftp://agents.example",
+        "http://",
+        "https://x.example/?q=1",
+    ] {
+        let output = ask(bad, &[]);
+        let text = stderr(&output);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "ask --base-url {bad:?}: {text}"
+        );
+        assert!(text.contains("--base-url takes an http(s) URL"), "{text}");
+        // The app checks it before it touches the terminal.
+        let app = Command::new(env!("CARGO_BIN_EXE_research-tui"))
+            .args(["--base-url", bad])
+            .env("BIGDATA_API_KEY", KEY)
+            .env("XDG_CONFIG_HOME", "/nonexistent")
+            .output()
+            .unwrap();
+        assert_eq!(
+            app.status.code(),
+            Some(2),
+            "app --base-url {bad:?}: {}",
+            stderr(&app)
+        );
+    }
+}

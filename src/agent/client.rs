@@ -629,6 +629,32 @@ pub fn is_loopback(base_url: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Why `base_url` cannot be an agent's base URL, if it cannot: it must be an `http` or `https` URL
+/// with a host, and no query or fragment (request paths are appended to it).
+pub fn check_base_url(base_url: &str) -> Result<(), String> {
+    let url = reqwest::Url::parse(base_url.trim()).map_err(|e| e.to_string())?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("the scheme is {}, not http or https", url.scheme()));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("it has no host".into());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("it has a query or fragment".into());
+    }
+    Ok(())
+}
+
+/// The usage error for a `--base-url` flag that [`check_base_url`] refuses.
+pub fn check_base_url_flag(base_url: &str) -> Result<(), String> {
+    check_base_url(base_url).map_err(|why| {
+        format!(
+            "--base-url takes an http(s) URL such as https://agents.bigdata.com, not {:?}: {why}",
+            sanitize_line(base_url)
+        )
+    })
+}
+
 /// Backoff before try `failed + 1`: `base × 2^(failed−1)`, plus up to a quarter more of jitter,
 /// capped at [`MAX_BACKOFF`].
 fn backoff(base: Duration, failed: u32) -> Duration {
@@ -813,6 +839,27 @@ mod tests {
             gzip.described,
             "a body compressed with gzip (Content-Encoding)"
         );
+    }
+
+    #[test]
+    fn base_urls_are_http_or_https_with_a_host() {
+        for fine in [
+            "https://agents.bigdata.com",
+            "http://127.0.0.1:8787/",
+            "https://proxy.example/agents",
+        ] {
+            assert_eq!(check_base_url(fine), Ok(()), "{fine}");
+        }
+        for bad in [
+            "not a url",
+            "ftp://x.com",
+            "file:///tmp",
+            "http://",
+            "https://x?y=1",
+            "",
+        ] {
+            assert!(check_base_url(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

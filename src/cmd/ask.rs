@@ -15,7 +15,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::agent::client::{AgentClient, ApiKey, RawSink, StreamOptions};
+use crate::agent::client::{
+    AgentClient, ApiKey, RawSink, StreamOptions, check_base_url, check_base_url_flag,
+};
 use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::agent::turn::TurnDriver;
@@ -143,11 +145,23 @@ pub fn run_cli(args: AskArgs) -> ExitCode {
 
 /// The base URL and key for a live request, or the exit to take.
 fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
+    if let Some(url) = &args.base_url
+        && let Err(message) = check_base_url_flag(url)
+    {
+        return Err(usage(message));
+    }
     let target = crate::local::config::live_target(args.provider, args.base_url.as_deref())
         .map_err(|e| {
             eprintln!("research-tui: {e}");
             ExitCode::from(EXIT_OTHER)
         })?;
+    if let Err(why) = check_base_url(&target.base_url) {
+        eprintln!(
+            "research-tui: the configured base URL {:?} cannot be used: {why} (BIGDATA_AGENTS_URL, or base_url in the config file)",
+            sanitize_line(&target.base_url)
+        );
+        return Err(ExitCode::from(EXIT_OTHER));
+    }
     match target.api_key {
         Some(key) => Ok((target.base_url, key)),
         None => Err(usage(format_args!(
