@@ -42,6 +42,7 @@ async fn run(base_url: &str) -> (Vec<StreamUpdate>, Duration) {
         idle_timeout: Duration::from_secs(10),
         max_attempts: 3,
         retry_base: Duration::from_millis(10),
+        ..StreamOptions::default()
     };
     let mut handle = AgentClient::new(base_url, None).research(ResearchRequest::new("q"), options);
     let mut updates = Vec::new();

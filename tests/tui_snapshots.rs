@@ -627,6 +627,7 @@ fn saved_meta(
                 checkpoint_id: (status == "complete").then(|| format!("ckpt-{id}-{i}")),
                 status: status.into(),
                 stream_file: format!("turn-{:03}.sse", i + 1),
+                reason: None,
             })
             .collect(),
     }

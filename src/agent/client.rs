@@ -21,6 +21,8 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::agent::http_checks::{KeepAlive, WrongBody, not_an_event_stream};
+pub use crate::agent::http_checks::{check_base_url, check_base_url_flag};
 use crate::agent::resume::{self, RunTracker, ServerRun};
 use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
 use crate::model::event::AgentEvent;
@@ -69,8 +71,12 @@ impl fmt::Display for ApiKey {
 /// Timeouts and retries for one stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamOptions {
-    /// No bytes for this long (waiting for the response, or between chunks) counts as a stall.
+    /// No data for this long counts as a stall: keep-alive comments and blank lines are not data,
+    /// so a stream that sends only those stalls too.
     pub idle_timeout: Duration,
+    /// The response headers must be complete within this long (or the idle timeout, if shorter),
+    /// however slowly they trickle in.
+    pub headers_timeout: Duration,
     /// Tries in all, including the first (at least 1).
     pub max_attempts: u32,
     /// The first backoff; doubled after each failure, capped at [`MAX_BACKOFF`], plus jitter.
@@ -81,6 +87,7 @@ impl Default for StreamOptions {
     fn default() -> Self {
         Self {
             idle_timeout: Duration::from_secs(90),
+            headers_timeout: Duration::from_secs(30),
             max_attempts: 3,
             retry_base: Duration::from_secs(1),
         }
@@ -325,15 +332,15 @@ impl Call {
 
     /// Send the request: a `200` response whose body is the stream, or how this try ended.
     async fn connect(&self) -> Result<reqwest::Response, Outcome> {
-        let idle = self.options.idle_timeout;
+        let wait = self.options.headers_timeout.min(self.options.idle_timeout);
         let request = self.request()?;
-        let response = match tokio::time::timeout(idle, request.send()).await {
+        let response = match tokio::time::timeout(wait, request.send()).await {
             Err(_) => {
                 return Err(Outcome::Retryable {
-                    reason: format!("no response within {} s", idle.as_secs_f64()),
+                    reason: format!("no response headers within {} s", wait.as_secs_f64()),
                     retry_after: None,
                     end: StreamEnd::Stalled {
-                        idle_secs: idle.as_secs(),
+                        idle_secs: wait.as_secs(),
                     },
                 });
             }
@@ -352,11 +359,32 @@ impl Call {
             }
             Ok(Ok(response)) => response,
         };
-        if response.status().as_u16() == 200 {
-            Ok(response)
-        } else {
-            Err(self.http_error(response).await)
+        if response.status().as_u16() != 200 {
+            return Err(self.http_error(response).await);
         }
+        match not_an_event_stream(response.headers()) {
+            None => Ok(response),
+            Some(what) => Err(self.wrong_body(response, what).await),
+        }
+    }
+
+    /// A `200` that is not an event stream (an HTML error page, a compressed body): what came back.
+    async fn wrong_body(&self, mut response: reqwest::Response, what: WrongBody) -> Outcome {
+        let mut message = format!("expected an event stream, got {}", what.described);
+        if what.readable {
+            let body = read_error_body(&mut response, self.options.idle_timeout).await;
+            let body = self
+                .client
+                .secret()
+                .redact_message(&String::from_utf8_lossy(&body));
+            if let Some(detail) = detail(body.as_bytes()).filter(|d| !d.is_empty()) {
+                message = format!("{message}: {detail}");
+            }
+        }
+        Outcome::Final(StreamEnd::Http {
+            status: 200,
+            message,
+        })
     }
 
     /// An error status: retried when it is 429 or 5xx (after `Retry-After`, when given).
@@ -404,6 +432,8 @@ impl Call {
     ) -> Outcome {
         let idle = self.options.idle_timeout;
         let idle_secs = idle.as_secs();
+        let mut keep_alive = KeepAlive::default();
+        let mut deadline = tokio::time::Instant::now() + idle;
         let mut reader = BodyReader {
             pipeline: EventPipeline::new(self.provider).with_secret(self.client.secret()),
             events: Vec::new(),
@@ -412,15 +442,19 @@ impl Call {
             tracker: self.server_run.as_ref().map(ServerRun::tracker),
         };
         let end = loop {
-            match tokio::time::timeout(idle, response.chunk()).await {
+            match tokio::time::timeout_at(deadline, response.chunk()).await {
                 Err(_) => {
                     if let Some(next) = self.resume(&mut reader, "stalled", tx).await {
                         response = next;
+                        deadline = tokio::time::Instant::now() + idle;
                         continue;
                     }
                     break StreamEnd::Stalled { idle_secs };
                 }
                 Ok(Ok(Some(chunk))) => {
+                    if keep_alive.carries_data(&chunk) {
+                        deadline = tokio::time::Instant::now() + idle;
+                    }
                     if let Some(sink) = &self.sink
                         && let Ok(mut sink) = sink.lock()
                     {
@@ -443,6 +477,7 @@ impl Call {
                 Ok(Ok(None)) => {
                     if let Some(next) = self.resume(&mut reader, "the stream closed", tx).await {
                         response = next;
+                        deadline = tokio::time::Instant::now() + idle;
                         continue;
                     }
                     reader.finish();
@@ -456,6 +491,7 @@ impl Call {
                 Ok(Err(e)) => {
                     if let Some(next) = self.resume(&mut reader, &error_chain(&e), tx).await {
                         response = next;
+                        deadline = tokio::time::Instant::now() + idle;
                         continue;
                     }
                     reader.finish_cut();

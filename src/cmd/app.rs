@@ -118,6 +118,11 @@ pub fn run(args: TuiArgs) -> ExitCode {
         .map(saved_provider)
         .or(args.provider)
         .unwrap_or_default();
+    if let Some(url) = &args.base_url
+        && let Err(message) = crate::agent::client::check_base_url_flag(url)
+    {
+        return fail(2, message);
+    }
     let (base_url, api_key) = if args.demo {
         (live::default_base_url(provider).to_owned(), None)
     } else {

@@ -3,7 +3,8 @@
 //! Streams the answer to stdout as it arrives (`text`), or prints the core's Markdown/JSON at the
 //! end. Progress goes to stderr when stderr is a terminal. Every run is saved as a session on disk.
 //! Exit codes: 0 complete · 2 usage · 3 HTTP error before the stream · 4 ERROR event · 5 the stream
-//! was cut or stalled before COMPLETE · 1 anything else.
+//! was cut or stalled before COMPLETE · 1 anything else (a complete answer that could not be saved
+//! too).
 
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
@@ -14,7 +15,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::agent::client::{AgentClient, ApiKey, RawSink, StreamOptions};
+use crate::agent::client::{
+    AgentClient, ApiKey, RawSink, StreamOptions, check_base_url, check_base_url_flag,
+};
 use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::agent::turn::TurnDriver;
@@ -144,11 +147,23 @@ pub fn run_cli(args: AskArgs) -> ExitCode {
 
 /// The base URL and key for a live request, or the exit to take.
 fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
+    if let Some(url) = &args.base_url
+        && let Err(message) = check_base_url_flag(url)
+    {
+        return Err(usage(message));
+    }
     let target = crate::local::config::live_target(args.provider, args.base_url.as_deref())
         .map_err(|e| {
             eprintln!("research-tui: {e}");
             ExitCode::from(EXIT_OTHER)
         })?;
+    if let Err(why) = check_base_url(&target.base_url) {
+        eprintln!(
+            "research-tui: the configured base URL {:?} cannot be used: {why} (BIGDATA_AGENTS_URL, or base_url in the config file)",
+            sanitize_line(&target.base_url)
+        );
+        return Err(ExitCode::from(EXIT_OTHER));
+    }
     match target.api_key {
         Some(key) => Ok((target.base_url, key)),
         None => Err(usage(format_args!(
@@ -294,6 +309,9 @@ async fn ask(
         sinks.push(sink);
         turn
     });
+    let mut saving = Saving {
+        failed: recorder.is_none(),
+    };
 
     let options = StreamOptions {
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
@@ -320,8 +338,14 @@ async fn ask(
 
     let progress = std::io::stderr().is_terminal();
     let mut printer = AnswerPrinter::new();
-    let (session, end) = follow_turn(driver, args.format, progress, &mut printer).await;
-    print_result(args.format, &mut printer, &session, &end)
+    let (session, end) =
+        follow_turn(driver, args.format, progress, &mut printer, &mut saving).await;
+    let code = print_result(args.format, &mut printer, &session, &end);
+    if saving.failed && code == EXIT_COMPLETE {
+        eprintln!("research-tui: the answer is complete, but it was not saved (see above)");
+        return ExitCode::from(EXIT_OTHER);
+    }
+    ExitCode::from(code)
 }
 
 /// The agent's base URL and key, and the built-in demo agent's task when `--demo` started one here.
@@ -365,8 +389,8 @@ fn record_sink(args: &AskArgs) -> Result<Vec<RawSink>, ExitCode> {
     }
 }
 
-/// A new turn in `saved` for this question, and the sink its raw bytes go to; a warning and `None`
-/// when the run cannot be saved (it goes on unsaved).
+/// A new turn in `saved` for this question, and the sink its raw bytes go to; an error on stderr and
+/// `None` when the run cannot be saved (it goes on, and fails at the end).
 fn begin_saved_turn(
     saved: std::io::Result<SavedSession>,
     args: &AskArgs,
@@ -374,11 +398,11 @@ fn begin_saved_turn(
 ) -> Option<(SavedTurn, RawSink)> {
     let begun = saved.and_then(|mut saved| {
         saved.set_options(provider_options)?;
-        let (index, sink) = saved.begin_turn(&args.question, args.resume.as_deref())?;
-        Ok((SavedTurn { saved, index }, sink))
+        let writer = saved.begin_turn(&args.question, args.resume.as_deref())?;
+        Ok(SavedTurn::new(saved, writer))
     });
     begun
-        .inspect_err(|e| eprintln!("research-tui: warning: the session will not be saved: {e}"))
+        .inspect_err(|e| eprintln!("research-tui: error: this run cannot be saved: {e}"))
         .ok()
 }
 
@@ -394,13 +418,30 @@ async fn cancel_on_server(driver: &mut TurnDriver<SavedTurn>) {
     }
 }
 
+/// Whether saving the run failed at some point (each failure is reported when it happens).
+struct Saving {
+    failed: bool,
+}
+
+impl Saving {
+    /// Report a failure to save, if `saved` is one; whether every save so far went through.
+    fn report(&mut self, saved: std::io::Result<()>) -> bool {
+        if let Err(e) = saved {
+            eprintln!("research-tui: error: could not save the session: {e}");
+            self.failed = true;
+        }
+        !self.failed
+    }
+}
+
 /// Follow the turn to its end: retries (and on a terminal, progress) to stderr, the answer to stdout
-/// as it grows (`text`), failures to save as warnings. Ctrl-C cancels it.
+/// as it grows (`text`), failures to save as errors (in `saving`). Ctrl-C cancels it.
 async fn follow_turn(
     mut driver: TurnDriver<SavedTurn>,
     format: Format,
     progress: bool,
     printer: &mut AnswerPrinter,
+    saving: &mut Saving,
 ) -> (Session, StreamEnd) {
     // Named on stderr once the end is saved, when stderr is a terminal.
     let saved_as = driver
@@ -412,7 +453,7 @@ async fn follow_turn(
         let update = tokio::select! {
             update = driver.next_update() => update,
             _ = tokio::signal::ctrl_c() => {
-                report_saved_end(driver.cancel(&session), saved_as.as_deref());
+                report_saved_end(saving, driver.cancel(&session), saved_as.as_deref());
                 cancel_on_server(&mut driver).await;
                 return (session, StreamEnd::Cancelled);
             }
@@ -441,32 +482,23 @@ async fn follow_turn(
         let events = matches!(update, StreamUpdate::Events(_));
         let saved = driver.apply(update, &mut session);
         if let Some(end) = end {
-            report_saved_end(saved, saved_as.as_deref());
+            report_saved_end(saving, saved, saved_as.as_deref());
             return (session, end);
         }
-        if let Err(e) = saved {
-            warn_unsaved(&e);
-        }
+        saving.report(saved);
         if events && format == Format::Text {
             printer.print_new(&session);
         }
     }
 }
 
-/// How saving the turn's end went: a warning, or the session it was saved as (`saved_as`).
-fn report_saved_end(saved: std::io::Result<()>, saved_as: Option<&str>) {
-    match saved {
-        Err(e) => warn_unsaved(&e),
-        Ok(()) => {
-            if let Some(id) = saved_as {
-                eprintln!("research-tui: saved as session {id}");
-            }
-        }
+/// How saving the turn's end went: an error, or the session it was saved as (`saved_as`).
+fn report_saved_end(saving: &mut Saving, saved: std::io::Result<()>, saved_as: Option<&str>) {
+    if saving.report(saved)
+        && let Some(id) = saved_as
+    {
+        eprintln!("research-tui: saved as session {id}");
     }
-}
-
-fn warn_unsaved(e: &std::io::Error) {
-    eprintln!("research-tui: warning: could not update the saved session: {e}");
 }
 
 /// Print the result in `format` (the rest of a streamed answer, or the whole document), and why the
@@ -476,7 +508,7 @@ fn print_result(
     printer: &mut AnswerPrinter,
     session: &Session,
     end: &StreamEnd,
-) -> ExitCode {
+) -> u8 {
     let code = exit_code(session, end);
     match format {
         Format::Text => printer.finish(session),
@@ -504,7 +536,7 @@ fn print_result(
     if code != EXIT_COMPLETE {
         eprintln!("research-tui: {}", failure_line(session, end));
     }
-    ExitCode::from(code)
+    code
 }
 
 /// `answer[range]` without the provider marker `spans` in it (our `[n]` stands in for each).

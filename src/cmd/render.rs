@@ -9,6 +9,7 @@ use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
 
 /// Render `file` in `format`; parse errors are reported on stderr, the rendering still printed.
+/// Input without a single event (an HTML page, an empty file) is an error: nothing is printed.
 pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCode {
     let result = if file == "-" {
         read_session(std::io::stdin().lock(), provider)
@@ -16,7 +17,10 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
         match std::fs::File::open(PathBuf::from(file)) {
             Ok(f) => read_session(f, provider),
             Err(e) => {
-                eprintln!("research-tui: cannot open {file}: {e}");
+                eprintln!(
+                    "research-tui: cannot open {}: {e}",
+                    crate::render::sanitize::sanitize_line(file)
+                );
                 return ExitCode::from(1);
             }
         }
@@ -25,6 +29,14 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
         Ok((session, errors)) => {
             for error in errors {
                 eprintln!("research-tui: {error}");
+            }
+            if session.stats.events == 0 {
+                let source = if file == "-" { "standard input" } else { file };
+                eprintln!(
+                    "research-tui: no events found in {}: expected a Server-Sent Events stream (data: lines) from a research agent",
+                    crate::render::sanitize::sanitize_line(source)
+                );
+                return ExitCode::from(1);
             }
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();

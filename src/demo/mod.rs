@@ -16,7 +16,9 @@
 //! answers. Faults ([`Fault`]) make it cut, stall or fail on purpose.
 //!
 //! `GET /_demo/requests` lists the last request bodies received (for tests). API keys are never stored:
-//! only whether one was sent.
+//! only whether one was sent. A connection that has not sent a whole request head within
+//! [`ServerConfig::header_read_timeout`] (half-open, idle between requests, or trickling its headers)
+//! is closed.
 
 mod playback;
 mod recordings;
@@ -61,6 +63,8 @@ pub struct ServerConfig {
     /// Take a `ckpt-…` checkpoint this server never issued as a follow-up instead of a 404: for a
     /// fresh in-process server continuing a session saved by an earlier one (`research-tui open`).
     pub accept_foreign_checkpoints: bool,
+    /// How long a connection may take to send a request's head (also while idle between requests).
+    pub header_read_timeout: Duration,
 }
 
 impl Default for ServerConfig {
@@ -70,6 +74,7 @@ impl Default for ServerConfig {
             recordings_dir: None,
             fault: None,
             accept_foreign_checkpoints: false,
+            header_read_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -148,12 +153,35 @@ pub async fn spawn(
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
     let addr = listener.local_addr()?;
     let app = router(state);
-    let task = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            eprintln!("research-tui demo agent: {e}");
-        }
-    });
+    let task = tokio::spawn(serve(listener, app, config.header_read_timeout));
     Ok((addr, task))
+}
+
+/// Accept connections and serve `app` on each over HTTP/1.1, closing a connection whose request head
+/// has not fully arrived within `header_timeout`. (`axum::serve` sets no timer, so it held half-open
+/// connections for ever.)
+async fn serve(listener: tokio::net::TcpListener, app: Router, header_timeout: Duration) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                // Out of file descriptors, or a connection reset while queued: try again shortly.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout);
+            // A client that goes away, or times out, ends only its own connection.
+            let _ = builder
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
 }
 
 struct AppState {

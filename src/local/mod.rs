@@ -3,5 +3,7 @@
 
 pub mod config;
 pub mod log;
+pub mod session_files;
 pub mod store;
 pub mod timestamp;
+pub mod turn_status;

