@@ -1,0 +1,363 @@
+//! One streamed request and its retries: connect (time-to-headers bounded), turn an error status
+//! into a retry or an end, read the body through the provider's dialect (the key redacted before
+//! decoding, the raw bytes teed to the sink), and follow a run that lives on the server.
+
+use super::errors::{detail, error_chain, http_message, read_error_body, redirect_message};
+use super::*;
+
+/// One streamed request and its retries.
+pub(super) struct Call {
+    pub(super) client: AgentClient,
+    pub(super) endpoint: &'static Endpoint,
+    pub(super) url: String,
+    pub(super) body: Vec<u8>,
+    pub(super) options: StreamOptions,
+    pub(super) sink: Option<RawSink>,
+    pub(super) provider: Provider,
+    /// The run on the server this stream follows, when it outlives the connection.
+    pub(super) server_run: Option<ServerRun>,
+}
+
+/// How one try ended.
+enum Outcome {
+    Final(StreamEnd),
+    /// Failed before any event arrived, in a way worth another try.
+    Retryable {
+        reason: String,
+        retry_after: Option<Duration>,
+        end: StreamEnd,
+    },
+    /// Nobody listens any more.
+    Gone,
+}
+
+impl Call {
+    pub(super) async fn run(self, tx: UnboundedSender<StreamUpdate>) {
+        let max_attempts = self.options.max_attempts.max(1);
+        let mut attempt = 1;
+        loop {
+            if tx.send(StreamUpdate::Connecting { attempt }).is_err() {
+                return;
+            }
+            let end = match self.attempt(&tx).await {
+                Outcome::Gone => return,
+                Outcome::Final(end) => end,
+                Outcome::Retryable { end, .. } if attempt >= max_attempts => end,
+                Outcome::Retryable {
+                    reason,
+                    retry_after,
+                    ..
+                } => {
+                    let wait = retry_after
+                        .unwrap_or_else(|| backoff(self.options.retry_base, attempt))
+                        .min(MAX_BACKOFF);
+                    attempt += 1;
+                    let retrying = StreamUpdate::Retrying {
+                        attempt,
+                        wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                        reason: self.client.redact(&reason),
+                    };
+                    if tx.send(retrying).is_err() {
+                        return;
+                    }
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+            };
+            let _ = tx.send(StreamUpdate::Ended(self.redact_end(end)));
+            return;
+        }
+    }
+
+    async fn attempt(&self, tx: &UnboundedSender<StreamUpdate>) -> Outcome {
+        let response = match self.connect().await {
+            Ok(response) => response,
+            Err(outcome) => return outcome,
+        };
+        if tx.send(StreamUpdate::Connected).is_err() {
+            return Outcome::Gone;
+        }
+        self.read_body(response, tx).await
+    }
+
+    /// The request, its key in the provider's header (marked sensitive).
+    fn request(&self) -> Result<reqwest::RequestBuilder, Outcome> {
+        let path = &self.url[self.client.base_url.len()..];
+        self.client
+            .authorized(reqwest::Method::POST, path)
+            .map(|request| {
+                request
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(self.body.clone())
+            })
+            .map_err(|message| Outcome::Final(StreamEnd::Connect { message }))
+    }
+
+    /// Send the request: a `200` response whose body is the stream, or how this try ended.
+    async fn connect(&self) -> Result<reqwest::Response, Outcome> {
+        let wait = self.options.headers_timeout.min(self.options.idle_timeout);
+        let request = self.request()?;
+        let response = match tokio::time::timeout(wait, request.send()).await {
+            Err(_) => {
+                return Err(Outcome::Retryable {
+                    reason: format!("no response headers within {} s", wait.as_secs_f64()),
+                    retry_after: None,
+                    end: StreamEnd::Stalled {
+                        idle_secs: wait.as_secs(),
+                    },
+                });
+            }
+            Ok(Err(e)) if e.is_builder() => {
+                return Err(Outcome::Final(StreamEnd::Connect {
+                    message: error_chain(&e),
+                }));
+            }
+            Ok(Err(e)) => {
+                let message = error_chain(&e);
+                return Err(Outcome::Retryable {
+                    reason: message.clone(),
+                    retry_after: None,
+                    end: StreamEnd::Connect { message },
+                });
+            }
+            Ok(Ok(response)) => response,
+        };
+        if response.status().as_u16() != 200 {
+            return Err(self.http_error(response).await);
+        }
+        match not_an_event_stream(response.headers()) {
+            None => Ok(response),
+            Some(what) => Err(self.wrong_body(response, what).await),
+        }
+    }
+
+    /// A `200` that is not an event stream (an HTML error page, a compressed body): what came back.
+    async fn wrong_body(&self, mut response: reqwest::Response, what: WrongBody) -> Outcome {
+        let mut message = format!("expected an event stream, got {}", what.described);
+        if what.readable {
+            let body = read_error_body(&mut response, self.options.idle_timeout).await;
+            let body = self
+                .client
+                .secret()
+                .redact_message(&String::from_utf8_lossy(&body));
+            if let Some(detail) = detail(body.as_bytes()).filter(|d| !d.is_empty()) {
+                message = format!("{message}: {detail}");
+            }
+        }
+        Outcome::Final(StreamEnd::Http {
+            status: 200,
+            message,
+        })
+    }
+
+    /// An error status: retried when it is 429 or 5xx (after `Retry-After`, when given).
+    async fn http_error(&self, mut response: reqwest::Response) -> Outcome {
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        if (300..=399).contains(&status) {
+            return Outcome::Final(StreamEnd::Http {
+                status,
+                message: redirect_message(&response, &self.url),
+            });
+        }
+        let body = read_error_body(&mut response, self.options.idle_timeout).await;
+        // Before the message is cut to length: a cut must not leave part of an echoed key behind.
+        let body = self
+            .client
+            .secret()
+            .redact_message(&String::from_utf8_lossy(&body));
+        let message = http_message(self.endpoint, status, body.as_bytes());
+        let end = StreamEnd::Http {
+            status,
+            message: message.clone(),
+        };
+        if status == 429 || (500..=599).contains(&status) {
+            Outcome::Retryable {
+                reason: format!("HTTP {status}: {message}"),
+                retry_after,
+                end,
+            }
+        } else {
+            Outcome::Final(end)
+        }
+    }
+
+    /// Read the stream through the provider's dialect, sending events as they are decoded.
+    async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+        tx: &UnboundedSender<StreamUpdate>,
+    ) -> Outcome {
+        let idle = self.options.idle_timeout;
+        let idle_secs = idle.as_secs();
+        let mut keep_alive = KeepAlive::default();
+        let mut deadline = tokio::time::Instant::now() + idle;
+        let mut reader = BodyReader {
+            pipeline: EventPipeline::new(self.provider).with_secret(self.client.secret()),
+            events: Vec::new(),
+            seen_event: false,
+            terminal: false,
+            tracker: self.server_run.as_ref().map(ServerRun::tracker),
+        };
+        let end = loop {
+            match tokio::time::timeout_at(deadline, response.chunk()).await {
+                Err(_) => {
+                    if let Some(next) = self.resume(&mut reader, "stalled", tx).await {
+                        response = next;
+                        deadline = tokio::time::Instant::now() + idle;
+                        continue;
+                    }
+                    break StreamEnd::Stalled { idle_secs };
+                }
+                Ok(Ok(Some(chunk))) => {
+                    if keep_alive.carries_data(&chunk) {
+                        deadline = tokio::time::Instant::now() + idle;
+                    }
+                    if let Some(sink) = &self.sink
+                        && let Ok(mut sink) = sink.lock()
+                    {
+                        // A full disk must not stop the stream; the session file is best effort.
+                        let _ = sink.write_all(&chunk).and_then(|()| sink.flush());
+                    }
+                    if let Some(tracker) = &mut reader.tracker {
+                        tracker.feed(&chunk);
+                    }
+                    // An overlong line is counted as malformed by the pipeline; the stream goes on.
+                    let _ = reader.pipeline.feed(&chunk, &mut reader.events);
+                    if !reader.flush(tx) {
+                        return Outcome::Gone;
+                    }
+                    if reader.terminal {
+                        // Nothing follows COMPLETE or ERROR: do not wait for the server to close.
+                        break StreamEnd::Closed;
+                    }
+                }
+                Ok(Ok(None)) => {
+                    if let Some(next) = self.resume(&mut reader, "the stream closed", tx).await {
+                        response = next;
+                        deadline = tokio::time::Instant::now() + idle;
+                        continue;
+                    }
+                    reader.finish();
+                    if !reader.flush(tx) {
+                        return Outcome::Gone;
+                    }
+                    break StreamEnd::Cut {
+                        reason: "the stream ended before COMPLETE".into(),
+                    };
+                }
+                Ok(Err(e)) => {
+                    if let Some(next) = self.resume(&mut reader, &error_chain(&e), tx).await {
+                        response = next;
+                        deadline = tokio::time::Instant::now() + idle;
+                        continue;
+                    }
+                    reader.finish_cut();
+                    if !reader.flush(tx) {
+                        return Outcome::Gone;
+                    }
+                    break StreamEnd::Cut {
+                        reason: error_chain(&e),
+                    };
+                }
+            }
+        };
+        if reader.terminal {
+            // COMPLETE or ERROR arrived: however the connection ends after that, the stream is over.
+            Outcome::Final(StreamEnd::Closed)
+        } else if reader.seen_event || !matches!(end, StreamEnd::Stalled { .. }) {
+            // The research began once the server said 200: a stream that ends or breaks is not sent
+            // again. Only a stall before the first event counts as a timeout worth another try.
+            Outcome::Final(end)
+        } else {
+            Outcome::Retryable {
+                reason: StreamEnd::describe(&end),
+                retry_after: None,
+                end,
+            }
+        }
+    }
+
+    /// The connection ended (`reason`) before the run did: for a run on the server, its stream
+    /// again after what arrived (the line it broke off ended first, in the pipeline and the sink).
+    async fn resume(
+        &self,
+        reader: &mut BodyReader,
+        reason: &str,
+        tx: &UnboundedSender<StreamUpdate>,
+    ) -> Option<reqwest::Response> {
+        if reader.terminal {
+            return None;
+        }
+        let tracker = reader.tracker.as_mut()?;
+        let next = resume::reconnect(tracker, self.options, reason, tx).await?;
+        let separator = tracker.separator();
+        tracker.feed(separator);
+        if !separator.is_empty() {
+            if let Some(sink) = &self.sink
+                && let Ok(mut sink) = sink.lock()
+            {
+                let _ = sink.write_all(separator).and_then(|()| sink.flush());
+            }
+            let _ = reader.pipeline.feed(separator, &mut reader.events);
+        }
+        Some(next)
+    }
+
+    fn redact_end(&self, end: StreamEnd) -> StreamEnd {
+        let redact = |text: String| self.client.redact(&text);
+        match end {
+            StreamEnd::Cut { reason } => StreamEnd::Cut {
+                reason: redact(reason),
+            },
+            StreamEnd::Http { status, message } => StreamEnd::Http {
+                status,
+                message: redact(message),
+            },
+            StreamEnd::Connect { message } => StreamEnd::Connect {
+                message: redact(message),
+            },
+            other => other,
+        }
+    }
+}
+
+struct BodyReader {
+    pipeline: EventPipeline,
+    events: Vec<AgentEvent>,
+    seen_event: bool,
+    /// A COMPLETE or ERROR arrived.
+    terminal: bool,
+    /// Follows a run on the server, to resume its stream ([`resume`]).
+    tracker: Option<RunTracker>,
+}
+
+impl BodyReader {
+    fn finish(&mut self) {
+        let _ = self.pipeline.finish(&mut self.events);
+    }
+
+    /// The connection failed mid-stream (the dialect must not take the end as completion).
+    fn finish_cut(&mut self) {
+        let _ = self.pipeline.finish_cut(&mut self.events);
+    }
+
+    /// Send the pending events, if any. `false` when the receiver is gone.
+    fn flush(&mut self, tx: &UnboundedSender<StreamUpdate>) -> bool {
+        if self.events.is_empty() {
+            return true;
+        }
+        self.seen_event = true;
+        self.terminal |= self
+            .events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Complete { .. } | AgentEvent::Error { .. }));
+        tx.send(StreamUpdate::Events(std::mem::take(&mut self.events)))
+            .is_ok()
+    }
+}
