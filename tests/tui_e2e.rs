@@ -107,6 +107,30 @@ impl Tmux {
         }
     }
 
+    /// Paste `text` as a terminal does: bracketed (the app asked for it), line breaks sent as CR.
+    fn paste(&self, text: &str) {
+        self.tmux(&["set-buffer", "-b", "e2e", text]);
+        self.tmux(&["paste-buffer", "-p", "-b", "e2e", "-t", &self.session]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    /// Files in the app's working directory whose name starts with `prefix`.
+    fn files_named(&self, prefix: &str) -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(self.dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+            })
+            .collect()
+    }
+
+    fn still_running(&self) -> bool {
+        !self.dir.path().join("exit-status").exists()
+    }
+
     fn pane(&self, format: &str) -> String {
         let out = self.tmux(&["list-panes", "-t", &self.session, "-F", format]);
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
@@ -177,8 +201,8 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
     assert!(status_line(&screen).contains("DEMO"));
     assert!(screen.contains("Sources 9"), "{screen}");
     assert!(screen.contains("Bottom line"), "{screen}");
-    // Sources, second entry, its detail.
-    t.send(&["c", "j", "Enter"]);
+    // The prompt waits for a question: Esc to browse; Sources, second entry, its detail.
+    t.send(&["Escape", "c", "j", "Enter"]);
     let popup = t.wait_for("the source popup", Duration::from_secs(5), |s| {
         s.contains("Supports 2 spans")
     });
@@ -217,7 +241,7 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
     let text = std::fs::read_to_string(export).unwrap();
     assert!(text.contains("## You: Break down NVIDIA"), "{text}");
     assert!(text.contains("[^2]: [Reuters - May 27, 2026]"), "{text}");
-    t.send(&["q"]);
+    t.send(&["Escape", "q"]);
     assert_exited_and_restored(&t);
 }
 
@@ -237,7 +261,7 @@ fn demo_at_80x24_is_usable_with_tabs() {
             "no line overflows: {line}"
         );
     }
-    t.send(&["c"]);
+    t.send(&["Escape", "c"]);
     let sources = t.wait_for("the sources tab", Duration::from_secs(5), |s| {
         s.contains("[1] NVIDIA Newsroom")
     });
@@ -322,7 +346,7 @@ fn live_mode_starts_with_an_empty_prompt_and_asks_what_is_typed() {
         status_line(s).contains("complete")
     });
     assert!(screen.contains("LIVE"), "{screen}");
-    t.send(&["q"]);
+    t.send(&["Escape", "q"]);
     assert_exited_and_restored(&t);
     let _ = server.kill();
     let _ = server.wait();
@@ -394,7 +418,7 @@ fn open_shows_a_session_saved_by_ask_at_once_and_continues_it() {
         status_line(s).contains("turn 2/2") && status_line(s).contains("complete")
     });
     // The sessions picker lists it; Esc closes it.
-    t.send(&["s"]);
+    t.send(&["Escape", "s"]);
     let picker = t.wait_for("the picker", Duration::from_secs(5), |s| {
         s.contains("Saved sessions (1)")
     });
@@ -470,7 +494,7 @@ fn resume_of_an_unknown_checkpoint_starts_empty_with_the_ids_set() {
     t.wait_for("the answer", Duration::from_secs(60), |s| {
         status_line(s).contains("complete")
     });
-    t.send(&["q"]);
+    t.send(&["Escape", "q"]);
     assert_exited_and_restored(&t);
     let sessions = saved_sessions(t.dir.path());
     let turn = &sessions[0]["turns"][0];
@@ -510,11 +534,11 @@ fn r_after_a_cut_asks_the_same_question_again_as_a_new_turn() {
         status_line(&screen).contains("kept what arrived"),
         "{screen}"
     );
-    t.send(&["r"]);
+    t.send(&["Escape", "r"]);
     t.wait_for("the retry, cut again", Duration::from_secs(60), |s| {
         status_line(s).contains("turn 2/2") && status_line(s).contains("cut")
     });
-    t.send(&["q"]);
+    t.send(&["Escape", "q"]);
     assert_exited_and_restored(&t);
     let sessions = saved_sessions(t.dir.path());
     let turns = sessions[0]["turns"].as_array().unwrap();
@@ -540,7 +564,7 @@ fn retries_before_the_stream_show_in_the_status_bar() {
     t.wait_for("the error", Duration::from_secs(20), |s| {
         status_line(s).contains("error") && status_line(s).contains("r retry")
     });
-    t.send(&["q"]);
+    t.send(&["Escape", "q"]);
     assert_exited_and_restored(&t);
 }
 
@@ -565,8 +589,76 @@ fn the_xai_demo_shows_its_markers_and_sources() {
         "markers in the answer:\n{screen}"
     );
     assert!(!screen.contains("]]("), "provider links hidden:\n{screen}");
-    t.send(&["q"]);
+    t.send(&["Escape", "q"]);
     assert_exited_and_restored(&t);
     let sessions = saved_sessions(t.dir.path());
     assert_eq!(sessions[0]["provider"], "xai");
+}
+
+/// The prompt box's text rows (inside its border), trimmed.
+fn prompt_rows(screen: &str) -> Vec<String> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let Some(top) = lines.iter().rposition(|l| l.contains(" Ask ")) else {
+        return Vec::new();
+    };
+    lines[top + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with('┗') && !l.starts_with('╰'))
+        .map(|l| l.trim_matches(|c| c == '┃' || c == '│' || c == ' ').to_owned())
+        .collect()
+}
+
+#[test]
+fn a_question_typed_without_pressing_i_is_typed_and_nothing_runs() {
+    let t = Tmux::start(140, 42, &["--demo", "--demo-speed", "8"]);
+    t.wait_for("the answer to complete", Duration::from_secs(60), |s| {
+        status_line(s).contains("complete")
+    });
+    // Every letter of it is a command in a pane: q quits, e exports, s lists sessions, o opens.
+    let question = "quarterly results? What about last quarter, so export it";
+    t.send(&[question]);
+    let screen = t.wait_for("the typed question", Duration::from_secs(5), |s| {
+        prompt_rows(s).concat().contains("export it")
+    });
+    assert!(t.still_running(), "nothing quit:\n{screen}");
+    assert!(t.files_named("research-tui-export-").is_empty(), "no export");
+    assert!(!screen.contains("Saved sessions"), "no popup:\n{screen}");
+    assert!(status_line(&screen).contains("TYPE"), "{screen}");
+    // While a stream runs, from a pane: a q asks first, and typing on keeps it.
+    t.send(&["Enter"]);
+    t.wait_for("the follow-up streaming", Duration::from_secs(30), |s| {
+        status_line(s).contains("streaming") || status_line(s).contains("connecting")
+    });
+    t.send(&["Escape", "q"]);
+    t.wait_for("the question", Duration::from_secs(5), |s| {
+        status_line(s).contains("q again quits")
+    });
+    t.send(&["uarterly"]);
+    let screen = t.wait_for("quarterly in the prompt", Duration::from_secs(5), |s| {
+        prompt_rows(s).first().is_some_and(|r| r == "quarterly")
+    });
+    assert!(t.still_running(), "{screen}");
+    t.send(&["C-c", "C-c"]);
+    assert_exited_and_restored(&t);
+}
+
+#[test]
+fn a_pasted_multi_line_question_keeps_its_lines() {
+    let t = Tmux::start(140, 42, &["--demo", "--demo-speed", "8"]);
+    t.wait_for("the answer to complete", Duration::from_secs(60), |s| {
+        status_line(s).contains("complete")
+    });
+    t.paste("Compare two things:\n1. margins\n2. guidance");
+    let screen = t.wait_for("three lines in the prompt", Duration::from_secs(5), |s| {
+        prompt_rows(s) == ["Compare two things:", "1. margins", "2. guidance"]
+    });
+    assert!(t.still_running(), "{screen}");
+    t.send(&["Enter"]);
+    let screen = t.wait_for("the echoed question", Duration::from_secs(30), |s| {
+        s.contains("▍     2. guidance")
+    });
+    assert!(screen.contains("▍You: Compare two things:"), "{screen}");
+    assert!(screen.contains("▍     1. margins"), "{screen}");
+    t.send(&["C-c", "C-c"]);
+    assert_exited_and_restored(&t);
 }

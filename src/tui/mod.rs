@@ -32,7 +32,7 @@ use crate::agent::live;
 use crate::agent::replay::{Speed, replay};
 use crate::wire::provider::Provider;
 use conversation::{Agent, Conversation, LiveConfig, Settings};
-use state::{Action, App, AppConfig, Continuation, Effect, Focus, Mode, Severity};
+use state::{Action, App, AppConfig, Continuation, Effect, Mode, Severity};
 
 /// The demo's first question.
 pub const DEMO_QUESTION: &str =
@@ -254,12 +254,9 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
             _ if demo && !resuming => Some(live::demo_question(opts.provider).to_owned()),
             _ => None,
         };
-        match question {
-            Some(question) => {
-                let cont = app.continuation();
-                conversation.ask(&mut app, question, cont);
-            }
-            None => app.focus = Focus::Prompt,
+        if let Some(question) = question {
+            let cont = app.continuation();
+            conversation.ask(&mut app, question, cont);
         }
     }
     if let Some(warning) = theme_warning.or(config_warning) {

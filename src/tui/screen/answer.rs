@@ -70,14 +70,17 @@ fn header(app: &App, index: usize, width: usize, theme: &Theme) -> Vec<RLine> {
         });
     }
     if let Some(question) = &turn.question {
-        let text = clean(question);
-        rows.extend(wrap_text(
-            &text,
-            theme.you(),
-            width,
-            vec![piece("▍You: ", theme.you())],
-            vec![piece("▍     ", theme.you())],
-        ));
+        // Every line of the question as it was typed.
+        for (i, line) in question.trim().lines().enumerate() {
+            let first = if i == 0 { "▍You: " } else { "▍     " };
+            rows.extend(wrap_text(
+                &clean(line),
+                theme.you(),
+                width,
+                vec![piece(first, theme.you())],
+                vec![piece("▍     ", theme.you())],
+            ));
+        }
         rows.push(RLine::blank());
     }
     rows

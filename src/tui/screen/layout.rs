@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::plan;
+use super::{plan, prompt};
 use crate::tui::state::{App, Focus};
 
 /// Below this width the layout is one pane at a time with tabs.
@@ -38,7 +38,7 @@ pub struct Areas {
 /// Lay out a screen of `area`. The plan gets the rows it needs on the left (within half of it).
 pub fn areas(app: &App, area: Rect) -> Areas {
     let narrow = area.width < NARROW_BELOW;
-    let prompt_h = if area.height >= 12 { 3 } else { 1 };
+    let prompt_h = prompt_height(app, area);
     let [main, prompt, status] = Layout::vertical([
         Constraint::Fill(1),
         Constraint::Length(prompt_h),
@@ -84,6 +84,18 @@ pub fn areas(app: &App, area: Rect) -> Areas {
         prompt,
         status,
     }
+}
+
+/// The prompt's height: a framed box as tall as its text (within [`prompt::MAX_ROWS`], leaving the
+/// panes some room), or one bare row on a very short screen.
+fn prompt_height(app: &App, area: Rect) -> u16 {
+    if area.height < 12 {
+        return 1;
+    }
+    let most = prompt::MAX_ROWS.min(area.height.saturating_sub(11)).max(1);
+    // Border and a column of padding each side.
+    let rows = prompt::text_rows(app, area.width.saturating_sub(4));
+    rows.clamp(1, most) + 2
 }
 
 /// The narrow layout's tabs, with their counts.

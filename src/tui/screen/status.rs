@@ -71,10 +71,10 @@ pub fn state_text(app: &App, turn: &Turn) -> String {
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
     let width = area.width as usize;
-    let mut spans: Vec<Span<'_>> = vec![badge(app)];
-    let badge_w = spans[0].content.width();
+    let mut spans: Vec<Span<'_>> = vec![badge(app), mode_badge(app)];
+    let badge_w = spans.iter().map(|s| s.content.width()).sum::<usize>();
     let Some(turn) = app.latest() else {
-        let mut text = " ready · type a question (i)".to_owned();
+        let mut text = " ready · type a question".to_owned();
         if let Some(checkpoint) = &app.resume.checkpoint_id {
             text.push_str(&format!(" · resume {}", clean(checkpoint)));
         }
@@ -144,6 +144,21 @@ fn badge(app: &App) -> Span<'static> {
     Span::styled(format!(" {} ", app.mode.label()), style)
 }
 
+/// Keys type into the prompt.
+fn typing(app: &App) -> bool {
+    app.focus == crate::tui::state::Focus::Prompt && app.popup.is_none()
+}
+
+/// Whether keys type into the prompt (TYPE) or move around the panes (BROWSE).
+fn mode_badge(app: &App) -> Span<'static> {
+    let theme = &app.theme;
+    if typing(app) {
+        Span::styled(" TYPE ", theme.you().add_modifier(Modifier::REVERSED))
+    } else {
+        Span::styled(" BROWSE ", theme.muted().add_modifier(Modifier::BOLD))
+    }
+}
+
 /// What the bar says after the state, most important first: what was kept, the elapsed time, and
 /// the tokens, turn and ids of the turn the panes show (a branch point picked with `[`/`]`).
 fn facts(app: &App, latest: &Turn) -> Vec<(String, Style)> {
@@ -201,8 +216,14 @@ fn right_text(app: &App) -> (String, Style) {
             (clean(text), style)
         }
         None if app.can_ask && app.current().is_some_and(|t| t.retryable()) => {
-            ("r retry · ? help".to_owned(), theme.accent())
+            let text = if typing(app) {
+                "Esc r retry · F1 help"
+            } else {
+                "r retry · ? help"
+            };
+            (text.to_owned(), theme.accent())
         }
+        None if typing(app) => ("F1 help · Ctrl-C quit".to_owned(), theme.muted()),
         None => ("? help · q quit".to_owned(), theme.muted()),
     }
 }

@@ -32,6 +32,9 @@ pub enum Action {
     Submit,
     /// A key for the prompt's editor.
     Edit(KeyEvent),
+    /// A character typed while a pane has the focus and no binding takes it: it goes to the prompt
+    /// (focusing it), so a question typed without `i` is typed, not run as commands.
+    Type(KeyEvent),
     Newline,
     Paste(String),
     /// Show an earlier (`false`) or later (`true`) turn in the panes.

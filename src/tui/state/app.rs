@@ -69,6 +69,8 @@ pub struct App {
     pub scroll_to_byte: Option<usize>,
     pub popup: Option<Popup>,
     pub prompt: TextArea<'static>,
+    /// `q` was pressed while a stream runs: a second `q` quits, a letter is typed (with the `q`).
+    pub confirm_quit: bool,
     pub message: Option<(String, Severity)>,
     pub quit: bool,
     /// Spinner frame.
@@ -103,7 +105,12 @@ impl App {
             can_ask: config.can_ask,
             turns: Vec::new(),
             stream_running: false,
-            focus: Focus::Answer,
+            // The prompt is home: whoever starts typing types a question (a replay has none).
+            focus: if config.can_ask {
+                Focus::Prompt
+            } else {
+                Focus::Answer
+            },
             tab: Focus::Answer,
             answer_scroll: Scroll::default(),
             plan_scroll: Scroll {
@@ -122,6 +129,7 @@ impl App {
             scroll_to_byte: None,
             popup: None,
             prompt: TextArea::default(),
+            confirm_quit: false,
             message: None,
             quit: false,
             tick: 0,
@@ -144,7 +152,7 @@ impl App {
         prompt.set_wrap_mode(WrapMode::WordOrGlyph);
         prompt.set_cursor_line_style(ratatui::style::Style::new());
         prompt.set_placeholder_text(if self.can_ask {
-            "Ask a follow-up…  (Enter send · Alt-Enter/Ctrl-J newline)"
+            "Type a question — Enter sends it, Alt-Enter adds a line"
         } else {
             "Replay: follow-ups need a server (run without `replay`)"
         });
@@ -171,10 +179,6 @@ impl App {
         self.sources_scroll.top = 0;
         self.plan_scroll.top = 0;
         self.answer_scroll.follow = true;
-        if self.focus == Focus::Prompt {
-            self.focus = Focus::Answer;
-            self.tab = Focus::Answer;
-        }
     }
 
     /// Replace the conversation with `turns` (a saved session opened): all shown at once, the prompt
@@ -307,7 +311,8 @@ impl App {
         self.latest().is_some_and(|t| t.conn.in_progress())
     }
 
-    /// Apply a stream update to the newest turn.
+    /// Apply a stream update to the newest turn. When the stream ends the app waits for a question:
+    /// the prompt takes the focus back.
     pub fn apply_update(&mut self, update: StreamUpdate) {
         let ended = matches!(update, StreamUpdate::Ended(_));
         if let Some(turn) = self.turns.last_mut() {
@@ -315,6 +320,10 @@ impl App {
         }
         if ended {
             self.stream_running = false;
+            self.confirm_quit = false;
+            if self.can_ask {
+                self.focus = Focus::Prompt;
+            }
         }
     }
 

@@ -149,7 +149,7 @@ const fn bind(context: Context, keys: &'static [Key], action: Action) -> Binding
 }
 
 use Context::{Anywhere, NarrowPanes, Overlay, Panes, Picker, Popup as InPopup, Prompt};
-use KeyCode::{BackTab, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab, Up};
+use KeyCode::{BackTab, Down, End, Enter, Esc, F, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
 /// Every key, in the order of the help.
 pub static KEYMAP: &[KeyHelp] = &[
@@ -306,6 +306,12 @@ pub static KEYMAP: &[KeyHelp] = &[
         )],
     },
     KeyHelp {
+        keys: "any letter",
+        help: "in a pane, a character no key here takes starts typing a question in the prompt",
+        readme: None,
+        bindings: &[],
+    },
+    KeyHelp {
         keys: "Alt-Enter Ctrl-J",
         help: "new line in the prompt",
         readme: None,
@@ -323,7 +329,7 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Esc",
-        help: "close a popup · leave the prompt · clear the selection",
+        help: "close a popup · leave the prompt to browse the panes · clear the selection",
         readme: None,
         bindings: &[
             bind(InPopup, &[any(Esc), any_char('q')], Action::Escape),
@@ -340,17 +346,18 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "q",
-        help: "quit (when not typing)",
+        help: "quit (when not typing; while a stream runs, press it twice)",
         readme: None,
         bindings: &[bind(Panes, &[plain('q')], Action::Quit)],
     },
     KeyHelp {
-        keys: "?",
-        help: "this help",
-        readme: Some("the help: every key"),
+        keys: "? F1",
+        help: "this help (F1 also while typing)",
+        readme: Some("the help: every key (F1 also while typing)"),
         bindings: &[
             bind(InPopup, &[any_char('?')], Action::Help),
             bind(Panes, &[plain('?')], Action::Help),
+            bind(Anywhere, &[any(F(1))], Action::Help),
         ],
     },
 ];
@@ -360,17 +367,32 @@ pub fn bindings() -> impl Iterator<Item = &'static Binding> {
     KEYMAP.iter().flat_map(|entry| entry.bindings)
 }
 
-/// The action `key` asks for in the app's current state: the binding that takes it, else (in the
-/// prompt) typing it. Key releases ask for nothing.
+/// A character a person types into text (no Ctrl, no Alt).
+fn is_typed_char(key: &KeyEvent) -> bool {
+    matches!(key.code, KeyCode::Char(c) if !c.is_control())
+        && !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+}
+
+/// The action `key` asks for in the app's current state: the binding that takes it, else typing it
+/// (in the prompt, or — a character no pane binding takes — into the prompt from a pane). After a
+/// `q` that asks to confirm quitting, any other character is typing too (the `q` with it). Key
+/// releases ask for nothing.
 pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
+    }
+    let panes = Context::Panes.holds(app);
+    if app.confirm_quit && panes && is_typed_char(&key) && key.code != KeyCode::Char('q') {
+        return Some(Action::Type(key));
     }
     let binding =
         bindings().find(|b| b.context.holds(app) && b.keys.iter().any(|k| k.matches(&key)));
     match binding {
         Some(binding) => Some(binding.action.clone()),
         None if Context::Prompt.holds(app) => Some(Action::Edit(key)),
+        None if panes && app.can_ask && is_typed_char(&key) => Some(Action::Type(key)),
         None => None,
     }
 }
@@ -424,7 +446,19 @@ mod tests {
     fn every_key() -> Vec<KeyEvent> {
         let mut codes: Vec<KeyCode> = (b' '..=b'~').map(|b| KeyCode::Char(b as char)).collect();
         codes.extend([
-            Enter, Esc, Tab, BackTab, Up, Down, Left, Right, PageUp, PageDown, Home, End,
+            Enter,
+            Esc,
+            Tab,
+            BackTab,
+            Up,
+            Down,
+            Left,
+            Right,
+            PageUp,
+            PageDown,
+            Home,
+            End,
+            F(1),
         ]);
         let mut keys = Vec::new();
         for code in codes {
@@ -472,6 +506,7 @@ mod tests {
             KeyCode::Char(c) => c.to_string(),
             Enter if key.mods == Mods::AltOrShift => "Alt-Enter".to_owned(),
             BackTab => "Shift-Tab".to_owned(),
+            F(n) => format!("F{n}"),
             Up => "↑".to_owned(),
             Down => "↓".to_owned(),
             Left => "←".to_owned(),

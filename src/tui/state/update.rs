@@ -28,11 +28,10 @@ impl App {
         if !matches!(action, Action::Edit(_) | Action::Paste(_)) {
             self.message = None;
         }
+        // A `q` waiting for its confirmation: only another `q` (or typing, below) uses it.
+        let pending_q = std::mem::take(&mut self.confirm_quit);
         match action {
-            Action::Quit => {
-                self.quit = true;
-                return Some(Effect::Quit);
-            }
+            Action::Quit => return self.quit_or_confirm(pending_q),
             Action::Interrupt => {
                 if self.stream_running || self.in_progress() {
                     self.cancel();
@@ -65,10 +64,31 @@ impl App {
             Action::Edit(key) => {
                 self.prompt.input(key);
             }
+            Action::Type(key) => {
+                self.set_focus(Focus::Prompt);
+                if pending_q {
+                    self.prompt.insert_char('q');
+                }
+                self.prompt.input(key);
+            }
             // A paste behind a popup, or where nothing can be asked, goes nowhere.
             Action::Paste(_) if self.popup.is_some() || !self.can_ask => {}
             Action::Paste(text) => self.paste(&text),
         }
+        None
+    }
+
+    /// `q`: quit; while a stream runs, only when pressed again (one `q` says how).
+    fn quit_or_confirm(&mut self, confirmed: bool) -> Option<Effect> {
+        if confirmed || !(self.stream_running || self.in_progress()) {
+            self.quit = true;
+            return Some(Effect::Quit);
+        }
+        self.confirm_quit = true;
+        self.set_message(
+            "still answering — q again quits (what arrived is kept), any other key stays",
+            Severity::Warning,
+        );
         None
     }
 
@@ -145,10 +165,12 @@ impl App {
         Some(Effect::ListSessions)
     }
 
-    /// Pasted text goes into the prompt (focusing it), control and unsafe characters left out.
+    /// Pasted text goes into the prompt (focusing it), line breaks kept (terminals send them as CR),
+    /// control and unsafe characters left out.
     fn paste(&mut self, text: &str) {
         let clean: String = text
             .replace("\r\n", "\n")
+            .replace('\r', "\n")
             .chars()
             .filter(|&c| c == '\n' || !(c.is_control() || is_unsafe(c)))
             .collect();
@@ -234,7 +256,10 @@ impl App {
         {
             turn.end(StreamEnd::Cancelled);
         }
-        self.set_message("cancelled — Ctrl-C again (or q) quits", Severity::Warning);
+        if self.can_ask {
+            self.focus = Focus::Prompt;
+        }
+        self.set_message("cancelled — Ctrl-C again quits", Severity::Warning);
     }
 
     fn submit(&mut self) -> Option<Effect> {
