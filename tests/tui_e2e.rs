@@ -604,7 +604,10 @@ fn prompt_rows(screen: &str) -> Vec<String> {
     lines[top + 1..]
         .iter()
         .take_while(|l| !l.starts_with('┗') && !l.starts_with('╰'))
-        .map(|l| l.trim_matches(|c| c == '┃' || c == '│' || c == ' ').to_owned())
+        .map(|l| {
+            l.trim_matches(|c| c == '┃' || c == '│' || c == ' ')
+                .to_owned()
+        })
         .collect()
 }
 
@@ -621,7 +624,10 @@ fn a_question_typed_without_pressing_i_is_typed_and_nothing_runs() {
         prompt_rows(s).concat().contains("export it")
     });
     assert!(t.still_running(), "nothing quit:\n{screen}");
-    assert!(t.files_named("research-tui-export-").is_empty(), "no export");
+    assert!(
+        t.files_named("research-tui-export-").is_empty(),
+        "no export"
+    );
     assert!(!screen.contains("Saved sessions"), "no popup:\n{screen}");
     assert!(status_line(&screen).contains("TYPE"), "{screen}");
     // While a stream runs, from a pane: a q asks first, and typing on keeps it.

@@ -369,8 +369,25 @@ fn enter_expands_the_selected_activity() {
     key(&mut app, KeyCode::Enter);
     let screen = draw(&mut app, 140, 42).backend().to_string();
     assert!(screen.contains("▾ thinking"), "{screen}");
-    // The whole thought is there, wrapped, not cut with an ellipsis.
-    assert!(screen.contains("so the search window lines up"), "{screen}");
+    // The whole thought is there, wrapped, not cut with an ellipsis: the left column's words.
+    let answer_x = screen
+        .lines()
+        .find_map(|l| l.find("╭ Answer").map(|at| l[..at].chars().count()))
+        .unwrap();
+    let left: Vec<String> = screen
+        .lines()
+        .map(|l| l.chars().take(answer_x).collect::<String>())
+        .collect();
+    let words = left
+        .join(" ")
+        .split(|c: char| c.is_whitespace() || c == '┃' || c == '│' || c == '"')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("so the search window lines up with the release."),
+        "{screen}"
+    );
 }
 
 #[test]

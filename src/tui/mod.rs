@@ -198,6 +198,7 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
         theme,
         can_ask: !replaying,
     });
+    app.pane_sizes = crate::local::config::read_pane_sizes(&crate::local::config::layout_file());
     let mut conversation =
         Conversation::new(if replaying { None } else { opts.store.clone() }, settings);
 
@@ -426,6 +427,15 @@ async fn run_effect(
             match result {
                 Ok(()) => app.set_message("copied the URL (OSC 52)", Severity::Info),
                 Err(e) => app.set_message(format!("copy failed: {e}"), Severity::Error),
+            }
+        }
+        Effect::SaveLayout(sizes) => {
+            let path = crate::local::config::layout_file();
+            if let Err(e) = crate::local::config::write_pane_sizes(&path, sizes) {
+                app.set_message(
+                    format!("cannot remember the pane sizes in {}: {e}", path.display()),
+                    Severity::Warning,
+                );
             }
         }
         Effect::Export => match export::export(&app.turns) {

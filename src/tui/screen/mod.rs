@@ -106,6 +106,22 @@ pub fn keep_visible(top: usize, first: usize, last: usize, viewport: usize) -> u
     }
 }
 
+/// Carry the selection bars of `rows` (rows of `inner`, counted from its top) over the pane's
+/// padding, so a bar spans the pane from border to border.
+pub fn paint_bars(buf: &mut ratatui::buffer::Buffer, inner: Rect, rows: &[usize], style: Style) {
+    for &row in rows {
+        let y = inner.y + row as u16;
+        if y >= inner.bottom() {
+            continue;
+        }
+        for x in [inner.x.saturating_sub(1), inner.right()] {
+            if let Some(cell) = buf.cell_mut((x, y)) {
+                cell.set_style(style);
+            }
+        }
+    }
+}
+
 /// Mark a selected row: padded to `width` and every piece restyled with `style`.
 pub fn select_row(row: &mut RLine, width: usize, style: Style) {
     let pad = width.saturating_sub(row.width());

@@ -1,31 +1,40 @@
-//! The sources sidebar: numbered sources (`[n] label`, headline, how many spans they support), then
-//! tool-level citations (tool name, audit id), then sources consulted but not cited. Only the rows in
-//! view are formatted, so a long list costs no more to draw than a short one.
+//! The sources sidebar: numbered sources (`[n] publisher - date`, then how many spans they support
+//! and the headline), then tool-level citations (tool name, audit id), then sources consulted but
+//! not cited. A label is wrapped, never cut: the publisher and the date stay whole. The selected
+//! entry carries a `▶` and a bar across the pane. Only the entries in view are formatted, so a long
+//! list costs no more to draw than a short one.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Modifier;
+use ratatui::style::{Modifier, Style};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::{
     clean, keep_visible, pane_block, pane_inner, piece, plain_lines, select_row, title, truncate,
+    wrap_text,
 };
+use crate::model::citations::Source;
 use crate::tui::state::{App, Focus, SidebarItem, Turn};
-use crate::tui::text::RLine;
+use crate::tui::text::{Piece, RLine};
 use crate::tui::theme::Theme;
 
+/// Columns before every entry: the selection's `▶`.
+pub const GUTTER: usize = 2;
+
 /// One row of the sidebar, before formatting.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Row {
     Blank,
     Header(&'static str),
-    /// Line `1` or `2` of entry `index`.
-    Item(usize, u8),
+    /// Row `k` of entry `index`.
+    Item(usize, usize),
     Note(&'static str),
 }
 
-fn layout(turn: &Turn, items: &[SidebarItem]) -> Vec<Row> {
+/// Rows of `turn`'s sidebar entries at `width` columns (the gutter included).
+fn layout(turn: &Turn, width: usize, theme: &Theme) -> Vec<Row> {
+    let items = &turn.sidebar;
     let mut rows = Vec::with_capacity(items.len() * 2 + 4);
     let mut section = 0u8;
     for (index, item) in items.iter().enumerate() {
@@ -45,33 +54,72 @@ fn layout(turn: &Turn, items: &[SidebarItem]) -> Vec<Row> {
                 "Also consulted"
             }));
         }
-        rows.push(Row::Item(index, 1));
-        rows.push(Row::Item(index, 2));
+        let height = item_rows(turn, *item, width, theme).len();
+        rows.extend((0..height).map(|k| Row::Item(index, k)));
     }
     rows
 }
 
-fn item_line(turn: &Turn, item: SidebarItem, line: u8, width: usize, theme: &Theme) -> RLine {
+/// A source's label rows: `[n] publisher - date` on one row when it fits; else the publisher wrapped
+/// and the date on a row of its own. Labels without a date (a title, a host) take at most two rows.
+fn label_rows(source: &Source, width: usize, theme: &Theme) -> Vec<RLine> {
+    let (tag, tag_style) = if source.consulted_only {
+        ("· ".to_owned(), theme.muted())
+    } else {
+        (
+            format!("[{}] ", source.n),
+            theme.marker().add_modifier(Modifier::BOLD),
+        )
+    };
+    let indent = vec![piece(" ".repeat(tag.width().min(5)), Style::new())];
+    let first = vec![piece(tag.clone(), tag_style)];
+    let label = clean(&source.label);
+    let date = source.date.map(|d| d.display());
+    let dated = date
+        .as_ref()
+        .filter(|d| label == format!("{} - {d}", clean(&source.publisher)));
+    if tag.width() + label.width() <= width || dated.is_none() {
+        let mut rows = wrap_text(&label, theme.text(), width, first, indent.clone());
+        if rows.len() > 2 {
+            rows.truncate(2);
+            // The second row ends with `…`: the rest of a long title is in the detail popup.
+            let rest: String = rows[1].pieces[indent.len()..]
+                .iter()
+                .map(|p| p.text.as_str())
+                .collect();
+            let room = width.saturating_sub(indent[0].text.width());
+            let mut pieces = indent;
+            pieces.push(piece(
+                truncate(&format!("{}…", rest.trim_end()), room),
+                theme.text(),
+            ));
+            rows[1] = RLine { pieces };
+        }
+        return rows;
+    }
+    let date = dated.expect("checked above");
+    let mut rows = wrap_text(
+        &clean(&source.publisher),
+        theme.text(),
+        width,
+        first,
+        indent.clone(),
+    );
+    let mut date_row = indent;
+    date_row.push(piece(date.clone(), theme.muted()));
+    rows.push(RLine { pieces: date_row });
+    rows
+}
+
+/// An entry's rows at `width` columns (without the gutter): its label, then one row of detail.
+fn item_rows(turn: &Turn, item: SidebarItem, width: usize, theme: &Theme) -> Vec<RLine> {
+    let width = width.saturating_sub(GUTTER).max(1);
     let a = &turn.attribution;
     match item {
         SidebarItem::Source(i) => {
             let source = &a.sources[i];
-            let (tag, tag_style) = if source.consulted_only {
-                ("· ".to_owned(), theme.muted())
-            } else {
-                (
-                    format!("[{}] ", source.n),
-                    theme.marker().add_modifier(Modifier::BOLD),
-                )
-            };
-            let tag_w = tag.width();
-            if line == 1 {
-                let label = truncate(&clean(&source.label), width.saturating_sub(tag_w));
-                return RLine {
-                    pieces: vec![piece(tag, tag_style), piece(label, theme.text())],
-                };
-            }
-            let pad = tag_w.min(4);
+            let mut rows = label_rows(source, width, theme);
+            let pad = if source.consulted_only { 2 } else { 4 };
             let mut pieces = vec![piece(" ".repeat(pad), theme.muted())];
             let mut used = pad;
             if !source.consulted_only {
@@ -96,29 +144,30 @@ fn item_line(turn: &Turn, item: SidebarItem, line: u8, width: usize, theme: &The
                 truncate(&headline, width.saturating_sub(used)),
                 theme.muted(),
             ));
-            RLine { pieces }
+            rows.push(RLine { pieces });
+            rows
         }
         SidebarItem::Tool(ci) => {
             let citation = &a.citations[ci];
-            if line == 1 {
-                let tool = clean(citation.tool_name.as_deref().unwrap_or("tool"));
-                return RLine {
-                    pieces: vec![
-                        piece("⚙ ", theme.accent()),
-                        piece(truncate(&tool, width.saturating_sub(2)), theme.text()),
-                    ],
-                };
-            }
+            let tool = clean(citation.tool_name.as_deref().unwrap_or("tool"));
             let detail = match &citation.audit_id {
                 Some(audit) => clean(audit),
                 None => format!("“{}”", clean(citation.text(turn.session.answer.as_str()))),
             };
-            RLine {
-                pieces: vec![
-                    piece("  ", theme.muted()),
-                    piece(truncate(&detail, width.saturating_sub(2)), theme.muted()),
-                ],
-            }
+            vec![
+                RLine {
+                    pieces: vec![
+                        piece("⚙ ", theme.accent()),
+                        piece(truncate(&tool, width.saturating_sub(2)), theme.text()),
+                    ],
+                },
+                RLine {
+                    pieces: vec![
+                        piece("  ", theme.muted()),
+                        piece(truncate(&detail, width.saturating_sub(2)), theme.muted()),
+                    ],
+                },
+            ]
         }
     }
 }
@@ -134,16 +183,29 @@ pub enum SourcesFrame {
     },
 }
 
+impl SourcesFrame {
+    /// The entry drawn on row `y` of the pane's inside (for a click).
+    pub fn item_at(&self, y: usize) -> Option<usize> {
+        match self {
+            SourcesFrame::Rows { rows, top } => match rows.get(top + y)? {
+                Row::Item(index, _) => Some(*index),
+                _ => None,
+            },
+            SourcesFrame::NoTurn => None,
+        }
+    }
+}
+
 /// Lay out the rows and resolve the scroll, keeping the selected entry in view.
 pub fn prepare(app: &mut App, area: Rect) -> SourcesFrame {
     let focused = app.focus == Focus::Sources;
-    let viewport = pane_inner(area).height as usize;
+    let inner = pane_inner(area);
+    let viewport = inner.height as usize;
     let Some(turn) = app.current() else {
         return SourcesFrame::NoTurn;
     };
-    let items = &turn.sidebar;
-    let mut rows = layout(turn, items);
-    if items.is_empty() {
+    let mut rows = layout(turn, inner.width as usize, &app.theme);
+    if turn.sidebar.is_empty() {
         rows.push(Row::Note(if turn.conn.in_progress() {
             "Sources appear as the answer cites them."
         } else {
@@ -156,8 +218,11 @@ pub fn prepare(app: &mut App, area: Rect) -> SourcesFrame {
     let selected_range = app.source_selected.and_then(|s| {
         let first = rows
             .iter()
-            .position(|r| matches!(r, Row::Item(i, 1) if *i == s))?;
-        Some((first, first + 1))
+            .position(|r| matches!(r, Row::Item(i, _) if *i == s))?;
+        let last = rows
+            .iter()
+            .rposition(|r| matches!(r, Row::Item(i, _) if *i == s))?;
+        Some((first, last))
     });
     let scroll = &mut app.sources_scroll;
     let mut top = scroll.resolve(rows.len(), viewport);
@@ -184,11 +249,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &SourcesFrame) {
         return;
     };
     let selected = app.source_selected;
-    let visible: Vec<RLine> = rows
-        .iter()
-        .skip(*top)
-        .take(viewport)
-        .map(|row| match *row {
+    // The entries in view, each formatted once.
+    let mut formatted: Option<(usize, Vec<RLine>)> = None;
+    let mut visible: Vec<RLine> = Vec::with_capacity(viewport);
+    let mut bars = Vec::new();
+    for row in rows.iter().skip(*top).take(viewport) {
+        if matches!(row, Row::Item(i, _) if selected == Some(*i)) {
+            bars.push(visible.len());
+        }
+        visible.push(match *row {
             Row::Blank => RLine::blank(),
             Row::Header(text) => RLine {
                 pieces: vec![piece(text, theme.muted().add_modifier(Modifier::BOLD))],
@@ -196,14 +265,39 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &SourcesFrame) {
             Row::Note(text) => RLine {
                 pieces: vec![piece(truncate(text, width), theme.muted())],
             },
-            Row::Item(index, line) => {
-                let mut row = item_line(turn, turn.sidebar[index], line, width, theme);
-                if selected == Some(index) {
-                    select_row(&mut row, width, theme.selection(focused));
+            Row::Item(index, k) => {
+                if formatted.as_ref().is_none_or(|(i, _)| *i != index) {
+                    let item = turn.sidebar[index];
+                    formatted = Some((index, item_rows(turn, item, width, theme)));
                 }
-                row
+                let rows = &formatted.as_ref().expect("formatted above").1;
+                let row = rows.get(k).cloned().unwrap_or_default();
+                gutter_row(row, selected == Some(index), k == 0, width, focused, theme)
             }
-        })
-        .collect();
+        });
+    }
     frame.render_widget(Paragraph::new(plain_lines(&visible)).block(block), area);
+    super::paint_bars(frame.buffer_mut(), inner, &bars, theme.selection(focused));
+}
+
+/// A list row behind its gutter: the selected entry's first row gets a `▶`, and every row of it the
+/// selection bar across the pane.
+pub fn gutter_row(
+    mut row: RLine,
+    selected: bool,
+    first: bool,
+    width: usize,
+    focused: bool,
+    theme: &Theme,
+) -> RLine {
+    let mark: Piece = if selected && first {
+        piece("▶ ", theme.accent().add_modifier(Modifier::BOLD))
+    } else {
+        piece("  ", Style::new())
+    };
+    row.pieces.insert(0, mark);
+    if selected {
+        select_row(&mut row, width, theme.selection(focused));
+    }
+    row
 }

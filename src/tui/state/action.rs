@@ -43,6 +43,10 @@ pub enum Action {
     Sessions,
     /// Ask the selected (cut, stalled, failed) turn's question again as a new turn.
     Retry,
+    /// Widen (`true`) or narrow the focused pane.
+    Resize(bool),
+    /// The focused pane alone on the screen, or all of them again.
+    Zoom,
 }
 
 /// A side effect for the event loop to carry out.
@@ -62,6 +66,8 @@ pub enum Effect {
     OpenSession(String),
     /// Send turn `n`'s question again, with the same continuation, as a new turn.
     Retry(usize),
+    /// Remember these pane sizes for the next run.
+    SaveLayout(crate::local::config::PaneSizes),
 }
 
 #[derive(Debug, Clone, PartialEq)]

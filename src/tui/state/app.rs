@@ -79,6 +79,10 @@ pub struct App {
     pub fixed_elapsed: Option<Duration>,
     /// The last frame was laid out narrow (one pane at a time: ← → switch tabs).
     pub narrow: bool,
+    /// How wide the columns of the wide layout are (remembered between runs).
+    pub pane_sizes: crate::local::config::PaneSizes,
+    /// The focused pane alone on the screen (`z`), laid out like the narrow layout.
+    pub zoom: bool,
     /// The turn picked with `[`/`]` (`None`: the latest).
     pub viewed_turn: Option<usize>,
     /// Scroll the answer to this turn's question when the next frame is prepared (it knows the rows).
@@ -135,6 +139,8 @@ impl App {
             tick: 0,
             fixed_elapsed: None,
             narrow: false,
+            pane_sizes: Default::default(),
+            zoom: false,
             viewed_turn: None,
             scroll_to_turn: None,
             provider: None,

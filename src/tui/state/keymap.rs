@@ -268,6 +268,23 @@ pub static KEYMAP: &[KeyHelp] = &[
         bindings: &[bind(Panes, &[plain('e')], Action::Export)],
     },
     KeyHelp {
+        keys: "+ -",
+        help: "widen / narrow the focused pane (remembered for the next run)",
+        readme: Some(
+            "widen / narrow the focused pane; the sizes are remembered in `layout.toml` next to the config file",
+        ),
+        bindings: &[
+            bind(Panes, &[plain('+'), plain('=')], Action::Resize(true)),
+            bind(Panes, &[plain('-')], Action::Resize(false)),
+        ],
+    },
+    KeyHelp {
+        keys: "z",
+        help: "zoom: the focused pane alone on the screen; again for all of them",
+        readme: None,
+        bindings: &[bind(Panes, &[plain('z')], Action::Zoom)],
+    },
+    KeyHelp {
         keys: "[ ]",
         help: "select an earlier / later turn: the answer scrolls to it, plan, activity and sources follow; a question asked then branches from its checkpoint",
         readme: Some(
@@ -546,6 +563,7 @@ mod tests {
                 "End (Popup)",
                 "Home (Panes)",
                 "End (Panes)",
+                "= (Panes)",
                 "q (Popup)",
                 "Enter (Overlay)",
             ]

@@ -8,6 +8,7 @@ pub mod app;
 pub mod focus;
 pub mod keymap;
 pub mod navigate;
+pub mod panes;
 pub mod scroll;
 pub mod turn;
 pub mod update;

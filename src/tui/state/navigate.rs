@@ -197,8 +197,19 @@ impl App {
         {
             self.scroll_to_byte = Some(c.bytes.start);
         }
+        // One pane at a time: the answer takes the screen so the span shows.
+        let back = if self.narrow && self.focus == Focus::Sources {
+            self.set_focus(Focus::Answer);
+            " · c back to Sources"
+        } else {
+            ""
+        };
         self.set_message(
-            format!("span {}/{} of the selected source", k + 1, spans.len()),
+            format!(
+                "span {}/{} of the selected source{back}",
+                k + 1,
+                spans.len()
+            ),
             Severity::Info,
         );
     }

@@ -10,6 +10,10 @@ use crate::tui::text::clean;
 
 impl App {
     pub(super) fn set_focus(&mut self, focus: Focus) {
+        if focus == Focus::Plan && !self.shows_plan() {
+            self.set_message("no plan: this conversation has none", Severity::Info);
+            return;
+        }
         self.focus = focus;
         if focus != Focus::Prompt {
             self.tab = focus;
@@ -40,8 +44,14 @@ impl App {
                 self.quit = true;
                 return Some(Effect::Quit);
             }
-            Action::FocusNext => self.set_focus(self.focus.step(true, self.narrow)),
-            Action::FocusPrev => self.set_focus(self.focus.step(false, self.narrow)),
+            Action::FocusNext => {
+                self.set_focus(self.focus.step(true, self.narrow, self.shows_plan()))
+            }
+            Action::FocusPrev => {
+                self.set_focus(self.focus.step(false, self.narrow, self.shows_plan()))
+            }
+            Action::Resize(grow) => return self.resize_focused(grow),
+            Action::Zoom => self.toggle_zoom(),
             Action::Focus(focus) => self.set_focus(focus),
             Action::Help => self.toggle_help(),
             Action::Escape => self.escape(),
