@@ -55,18 +55,24 @@ fn labels_keep_their_publisher_and_date_whole_at_every_size() {
     for (w, h) in SIZES {
         let mut app = answered_with_a_source_selected();
         let screen = draw(&mut app, w, h).backend().to_string();
+        let x = screen
+            .lines()
+            .find_map(|l| {
+                let at = l.find("┏ Sources 9").or_else(|| l.find("╭ Sources 9"))?;
+                Some(l[..at].chars().count())
+            })
+            .expect("the Sources pane");
+        let mut labels = 0;
         for line in screen.lines() {
-            // A label row: `[n] Publisher - date`, or the publisher alone with the date below.
-            if let Some(at) = line.find("] ")
-                && line[..at]
-                    .trim_end()
-                    .ends_with(|c: char| c.is_ascii_digit())
-                && line.contains("[")
-            {
-                let label = &line[at..];
-                assert!(!label.contains('…'), "{w}x{h}: cut label in {line}");
+            // A label row of the pane: `[n] Publisher - date`, or the publisher alone.
+            let pane: String = line.chars().skip(x + 1).collect();
+            let content = pane.trim_start_matches([' ', '▶', '┃', '│']);
+            if content.starts_with('[') && content.contains("] ") {
+                assert!(!content.contains('…'), "{w}x{h}: cut label in {line}");
+                labels += 1;
             }
         }
+        assert!(labels >= 2, "{w}x{h}: labels seen\n{screen}");
         if w >= 80 {
             assert!(
                 screen.contains("Bigdata.com Transcripts"),

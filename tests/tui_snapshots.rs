@@ -896,6 +896,46 @@ fn structured_output_that_arrives_after_a_frame_was_drawn_still_shows() {
     }
     app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
     let screen = draw(&mut app, 140, 42).backend().to_string();
-    assert!(screen.contains("Structured output"), "{screen}");
-    assert!(screen.contains("\"ticker\": \"NVDA\""), "{screen}");
+    assert!(screen.contains("▸ Structured output: company"), "{screen}");
+    assert!(screen.contains("ticker NVDA"), "{screen}");
+}
+
+#[test]
+fn the_end_of_an_answer_keeps_the_answer_in_view_and_enter_unfolds_the_structured_output() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    // The last rows of the answer, then one folded line: no JSON dump.
+    assert!(
+        screen.contains("export policy and hyperscaler capex."),
+        "{screen}"
+    );
+    assert!(!screen.contains("\"company\""), "{screen}");
+    let folded = screen
+        .lines()
+        .filter(|l| l.contains("Structured output"))
+        .count();
+    assert_eq!(folded, 1, "{screen}");
+    browse(&mut app);
+    keys(&mut app, "a");
+    key(&mut app, KeyCode::Enter);
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(
+        screen.contains("▾ Structured output · 13 fields"),
+        "{screen}"
+    );
+    let row = |key: &str| screen.lines().find(|l| l.contains(key)).unwrap_or_default();
+    assert!(row("guidance.period").contains("Q2 FY2027"), "{screen}");
+    assert!(
+        row("key_risks").contains("CoWoS and HBM4 supply; China"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("structured_output_unfolded", terminal.backend());
+    key(&mut app, KeyCode::Enter);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        screen.contains("▸ Structured output"),
+        "folded again:\n{screen}"
+    );
 }

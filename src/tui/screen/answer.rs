@@ -9,9 +9,9 @@ use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
+use super::structured::StructuredCache;
 use super::{clean, pane_block, pane_inner, piece, plain_lines, title, wrap_text};
-use crate::render::sanitize::sanitize;
-use crate::tui::text::{Decorations, RLine, merge_ranges, to_line, wrap_chars};
+use crate::tui::text::{Decorations, RLine, merge_ranges, to_line};
 use unicode_width::UnicodeWidthStr;
 
 use crate::tui::state::{App, ConnState, Focus, Turn};
@@ -22,6 +22,8 @@ use crate::tui::theme::Theme;
 enum Part {
     Rows(Vec<RLine>),
     Answer(usize),
+    /// The turn's structured output (folded, or a table).
+    Structured(Vec<RLine>),
 }
 
 /// What the rule above a turn says: its number, where it continued from when that is not simply the
@@ -108,79 +110,6 @@ fn placeholder(turn: &Turn, spinner: &str, theme: &Theme) -> Vec<RLine> {
     vec![RLine {
         pieces: vec![piece(text, theme.muted())],
     }]
-}
-
-/// The structured output's rows of each turn, kept between frames: the output does not change once it
-/// has arrived, so a frame does not pretty-print and wrap it again.
-#[derive(Debug, Default)]
-pub struct StructuredCache {
-    /// By turn index.
-    turns: Vec<Option<StructuredRows>>,
-}
-
-/// One turn's structured output rows, and what they were made for.
-#[derive(Debug, Clone)]
-struct StructuredRows {
-    /// The [`Turn::id`].
-    turn: u64,
-    width: usize,
-    /// Whether the output had arrived.
-    arrived: bool,
-    rows: Vec<RLine>,
-}
-
-impl StructuredCache {
-    /// Turn `index`'s structured output rows at `width`.
-    fn rows(&mut self, index: usize, turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
-        let arrived = turn.session.structured_output.is_some();
-        if self.turns.len() <= index {
-            self.turns.resize(index + 1, None);
-        }
-        match &self.turns[index] {
-            Some(cached)
-                if cached.turn == turn.id && cached.width == width && cached.arrived == arrived =>
-            {
-                cached.rows.clone()
-            }
-            _ => {
-                let rows = structured_rows(turn, width, theme);
-                self.turns[index] = Some(StructuredRows {
-                    turn: turn.id,
-                    width,
-                    arrived,
-                    rows: rows.clone(),
-                });
-                rows
-            }
-        }
-    }
-}
-
-fn structured_rows(turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
-    let mut rows = Vec::new();
-    if let Some(structured) = &turn.session.structured_output {
-        rows.push(RLine::blank());
-        rows.push(RLine {
-            pieces: vec![piece("Structured output", theme.heading(3))],
-        });
-        let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
-        let pretty = sanitize(&pretty);
-        for line in pretty.lines() {
-            let clean: String = line
-                .chars()
-                .map(|c| if c.is_control() { ' ' } else { c })
-                .collect();
-            // Continuation rows keep the JSON indentation, two columns further in.
-            let indent = clean.len() - clean.trim_start().len();
-            rows.extend(wrap_chars(
-                &[piece(clean.trim_start(), theme.code())],
-                width,
-                &[piece(" ".repeat(2 + indent), theme.code())],
-                &[piece(" ".repeat(4 + indent), theme.code())],
-            ));
-        }
-    }
-    rows
 }
 
 /// How the turn ended, when that is worth a line (error, cut, stall, cancel) and the retry hint.
@@ -305,8 +234,14 @@ fn layout(
         } else {
             parts.push((index, Part::Answer(index), turn.view.height()));
         }
-        let mut tail = structured.rows(index, turn, width, &theme);
-        tail.extend(ending_rows(turn, width, &theme, can_ask));
+        let open = app.structured_open.contains(&index);
+        let turn = &app.turns[index];
+        let output = structured.rows(index, turn, open, width, &theme);
+        if !output.is_empty() {
+            let h = output.len();
+            parts.push((index, Part::Structured(output), h));
+        }
+        let tail = ending_rows(turn, width, &theme, can_ask);
         if !tail.is_empty() {
             let h = tail.len();
             parts.push((index, Part::Rows(tail), h));
@@ -344,6 +279,26 @@ fn scroll_to_requests(app: &mut App, parts: &[(usize, Part, usize)], total: usiz
             offset += h;
         }
     }
+    if let Some(target) = app.scroll_to_structured.take() {
+        let mut offset = 0;
+        for (turn, part, h) in parts {
+            if let (true, Part::Structured(_)) = (*turn == target, part) {
+                let scroll = &mut app.answer_scroll;
+                let top = scroll.top.min(total.saturating_sub(height));
+                // The whole table when it fits, else its start.
+                let last = offset + h.min(&height) - 1;
+                let wanted = super::keep_visible(top, offset, last, height);
+                if wanted != top {
+                    scroll.total = total;
+                    scroll.viewport = height;
+                    scroll.top = wanted;
+                    scroll.follow = wanted + height >= total;
+                }
+                break;
+            }
+            offset += h;
+        }
+    }
     if let Some(byte) = app.scroll_to_byte.take() {
         let mut offset = 0;
         for (turn, part, h) in parts {
@@ -364,7 +319,15 @@ fn scroll_to_requests(app: &mut App, parts: &[(usize, Part, usize)], total: usiz
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &AnswerFrame) {
     let focused = app.focus == Focus::Answer;
     let theme = &app.theme;
-    let extra = prepared.more_below.then(|| "↓ more · G follows".to_owned());
+    let folded_output = app
+        .current()
+        .is_some_and(|t| t.session.structured_output.is_some())
+        && !app.structured_open.contains(&app.current_index());
+    let extra = match (prepared.more_below, focused && folded_output) {
+        (true, _) => Some("↓ more · G follows".to_owned()),
+        (false, true) => Some("Enter unfolds the structured output".to_owned()),
+        (false, false) => None,
+    };
     let block = pane_block(title("Answer", extra, focused, theme), focused, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -410,7 +373,7 @@ fn visible_lines<'a>(app: &'a App, body: &'a AnswerBody, height: usize) -> Vec<L
         let skip = top.saturating_sub(start);
         let take = (top + height).min(end) - (start + skip);
         match part {
-            Part::Rows(rows) => {
+            Part::Rows(rows) | Part::Structured(rows) => {
                 lines.extend(plain_lines(&rows[skip..skip + take]));
             }
             Part::Answer(i) => {

@@ -11,6 +11,7 @@ pub mod popup;
 pub mod prompt;
 pub mod sources;
 pub mod status;
+pub mod structured;
 pub mod view;
 
 use ratatui::layout::Rect;

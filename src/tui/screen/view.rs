@@ -8,11 +8,12 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Block;
 
 use super::activity::{self, ActivityCache, ActivityFrame};
-use super::answer::{self, AnswerFrame, StructuredCache};
+use super::answer::{self, AnswerFrame};
 use super::layout::{self, Areas, Pane};
 use super::plan::{self, PlanFrame};
 use super::popup::{self, PopupFrame};
 use super::sources::{self, SourcesFrame};
+use super::structured::StructuredCache;
 use super::{prompt, status};
 use crate::tui::state::App;
 

@@ -41,6 +41,8 @@ pub enum Action {
     Turn(bool),
     /// The saved sessions picker.
     Sessions,
+    /// The ids popup.
+    Ids,
     /// Ask the selected (cut, stalled, failed) turn's question again as a new turn.
     Retry,
     /// Widen (`true`) or narrow the focused pane.
@@ -77,6 +79,12 @@ pub enum Popup {
     },
     Source {
         item: SidebarItem,
+        scroll: usize,
+        /// The listed span j/k picked (Enter jumps to it in the answer).
+        span: Option<usize>,
+    },
+    /// Every id of the conversation and the turn shown, whole.
+    Ids {
         scroll: usize,
     },
     /// Saved sessions, newest first.

@@ -61,6 +61,10 @@ pub struct App {
     /// Selected activity row (index into the current turn's activity); `None` follows the newest.
     pub activity_selected: Option<usize>,
     pub expanded: HashSet<usize>,
+    /// Turns whose structured output is unfolded (Enter on the answer).
+    pub structured_open: HashSet<usize>,
+    /// Scroll the answer to this turn's structured output when the next frame is prepared.
+    pub scroll_to_structured: Option<usize>,
     /// Selected sidebar entry.
     pub source_selected: Option<usize>,
     /// The span `n`/`N` jumped to: index into the current turn's citations.
@@ -128,6 +132,8 @@ impl App {
             },
             activity_selected: None,
             expanded: HashSet::new(),
+            structured_open: HashSet::new(),
+            scroll_to_structured: None,
             source_selected: None,
             focus_span: None,
             scroll_to_byte: None,
@@ -199,6 +205,7 @@ impl App {
         self.scroll_to_byte = None;
         self.activity_selected = None;
         self.expanded.clear();
+        self.structured_open.clear();
         self.source_selected = None;
         self.focus_span = None;
         self.popup = None;

@@ -9,7 +9,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::action::{Action, Popup};
+use super::action::Action;
 use super::app::App;
 use super::focus::Focus;
 
@@ -64,10 +64,6 @@ pub enum Context {
     Anywhere,
     /// A popup is open: keys go to it, never to the panes or the prompt behind it.
     Popup,
-    /// The saved sessions picker is open.
-    Picker,
-    /// The help or a source's detail is open.
-    Overlay,
     /// The prompt has the focus (no popup): keys no binding takes are typed.
     Prompt,
     /// A pane has the focus (no popup).
@@ -79,13 +75,10 @@ pub enum Context {
 impl Context {
     /// Does the app's state put keys in this context?
     pub fn holds(self, app: &App) -> bool {
-        let picker = matches!(app.popup, Some(Popup::Sessions { .. }));
         let panes = app.popup.is_none() && app.focus != Focus::Prompt;
         match self {
             Context::Anywhere => true,
             Context::Popup => app.popup.is_some(),
-            Context::Picker => picker,
-            Context::Overlay => app.popup.is_some() && !picker,
             Context::Prompt => app.popup.is_none() && app.focus == Focus::Prompt,
             Context::Panes => panes,
             Context::NarrowPanes => panes && app.narrow,
@@ -148,7 +141,7 @@ const fn bind(context: Context, keys: &'static [Key], action: Action) -> Binding
     }
 }
 
-use Context::{Anywhere, NarrowPanes, Overlay, Panes, Picker, Popup as InPopup, Prompt};
+use Context::{Anywhere, NarrowPanes, Panes, Popup as InPopup, Prompt};
 use KeyCode::{BackTab, Down, End, Enter, Esc, F, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
 /// Every key, in the order of the help.
@@ -221,13 +214,13 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Enter",
-        help: "Sources: open the detail · Activity: expand the item",
+        help: "Sources: open the detail (j/k pick a span, Enter jumps to it) · Activity: expand the item · Answer: open the structured output",
         readme: Some(
-            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports) · Activity: expand the item",
+            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports; `j`/`k` pick a span, Enter jumps to it in the answer) · Activity: expand the item · Answer: unfold the structured output into a table",
         ),
         bindings: &[
             bind(Panes, &[any(Enter)], Action::Enter),
-            bind(Picker, &[any(Enter)], Action::Enter),
+            bind(InPopup, &[any(Enter)], Action::Enter),
         ],
     },
     KeyHelp {
@@ -310,6 +303,12 @@ pub static KEYMAP: &[KeyHelp] = &[
         bindings: &[bind(Panes, &[plain('s')], Action::Sessions)],
     },
     KeyHelp {
+        keys: "I",
+        help: "ids: session, chat, checkpoint and the rest, whole (y copies the checkpoint)",
+        readme: None,
+        bindings: &[bind(Panes, &[plain('I')], Action::Ids)],
+    },
+    KeyHelp {
         keys: "Enter (prompt)",
         help: "send a follow-up question",
         readme: None,
@@ -350,7 +349,6 @@ pub static KEYMAP: &[KeyHelp] = &[
         readme: None,
         bindings: &[
             bind(InPopup, &[any(Esc), any_char('q')], Action::Escape),
-            bind(Overlay, &[any(Enter)], Action::Escape),
             bind(Prompt, &[any(Esc)], Action::Focus(Focus::Answer)),
             bind(Panes, &[any(Esc)], Action::Escape),
         ],
@@ -424,7 +422,7 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::state::{AppConfig, Mode, SidebarItem};
+    use crate::tui::state::{AppConfig, Mode, Popup, SidebarItem};
 
     /// An app in every state that changes what keys do: each popup or none, each focus, both layouts.
     fn every_state() -> Vec<App> {
@@ -434,7 +432,9 @@ mod tests {
             Some(Popup::Source {
                 item: SidebarItem::Source(0),
                 scroll: 0,
+                span: None,
             }),
+            Some(Popup::Ids { scroll: 0 }),
             Some(Popup::Sessions {
                 list: Vec::new(),
                 selected: 0,
@@ -565,7 +565,6 @@ mod tests {
                 "End (Panes)",
                 "= (Panes)",
                 "q (Popup)",
-                "Enter (Overlay)",
             ]
         );
     }

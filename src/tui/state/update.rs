@@ -68,6 +68,7 @@ impl App {
             Action::Export => return Some(Effect::Export),
             Action::Turn(forward) => self.view_turn(forward),
             Action::Sessions => return self.sessions(),
+            Action::Ids => self.popup = Some(Popup::Ids { scroll: 0 }),
             Action::Retry => return self.retry(),
             Action::Submit => return self.submit(),
             Action::Newline => self.prompt.insert_newline(),
@@ -120,10 +121,18 @@ impl App {
         }
     }
 
-    /// `o` (`open`) or `y`: the URL of the source the popup shows, else of the selected one.
+    /// `o` (`open`) or `y`: the URL of the source the popup shows, else of the selected one; in the
+    /// ids popup `y` copies the checkpoint id.
     fn source_url(&mut self, open: bool) -> Option<Effect> {
         if matches!(self.popup, Some(Popup::Sessions { .. })) {
             return None;
+        }
+        if matches!(self.popup, Some(Popup::Ids { .. })) {
+            let checkpoint = self.current().and_then(|t| t.checkpoint_id());
+            return match (open, checkpoint) {
+                (false, Some(checkpoint)) => Some(Effect::Copy(checkpoint.to_owned())),
+                _ => None,
+            };
         }
         let Some(item) = self.url_target() else {
             self.set_message("select a source first (c, then j/k)", Severity::Warning);
@@ -210,10 +219,12 @@ impl App {
         self.sources_scroll.top = 0;
         self.plan_scroll.top = 0;
         self.scroll_to_turn = Some(next);
-        self.set_message(
-            format!("turn {}/{n} in the panes ([ ] switch)", next + 1),
-            Severity::Info,
-        );
+        let text = if next + 1 == n {
+            "the newest turn again".to_owned()
+        } else {
+            "the panes show an earlier turn · a question now branches from it".to_owned()
+        };
+        self.set_message(text, Severity::Info);
     }
 
     /// Where a source URL opens: absolute as it is, relative against the API base (for providers

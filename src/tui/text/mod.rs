@@ -14,7 +14,7 @@ pub mod wrap;
 pub use annotations::Annotations;
 pub use blocks::AnswerView;
 pub use line::{Decorations, Piece, PieceKind, RLine, merge_ranges, to_line};
-pub use markdown::render_block;
+pub use markdown::{inline_text, render_block};
 pub use oneline::{clean, truncate};
 pub use wrap::{wrap, wrap_chars};
 
