@@ -217,12 +217,14 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
     // Copy (OSC 52) and open (detached; there may be no browser here) the selected source's URL.
     t.send(&["y"]);
     t.wait_for("the copy", Duration::from_secs(5), |s| {
-        status_line(s).contains("copied the URL")
+        status_line(s).contains("copied https://www.reuters.com/")
     });
     t.send(&["o"]);
+    // There may be no browser here: then the URL is shown and copied.
     t.wait_for("the opener", Duration::from_secs(5), |s| {
         let line = status_line(s);
-        line.contains("opening https://www.reuters.com") || line.contains("open")
+        line.contains("opening https://www.reuters.com")
+            || line.contains("copied the URL: https://www.reuters.com")
     });
     // Export the conversation: into the current directory, path in the status bar.
     t.send(&["e"]);
@@ -667,4 +669,148 @@ fn a_pasted_multi_line_question_keeps_its_lines() {
     assert!(screen.contains("▍     1. margins"), "{screen}");
     t.send(&["C-c", "C-c"]);
     assert_exited_and_restored(&t);
+}
+
+/// Run the binary with `args` (no terminal); its output.
+fn run_plain(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(BIN);
+    command.args(args).env_remove("BIGDATA_API_KEY");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+#[test]
+fn a_missing_replay_file_is_one_plain_line_and_exit_code_1() {
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().display().to_string();
+    let env = [
+        ("RUST_BACKTRACE", "1"),
+        ("XDG_CACHE_HOME", cache_dir.as_str()),
+    ];
+    let out = run_plain(&["replay", "nope.sse"], &env);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "the terminal is left alone");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr,
+        "research-tui: cannot read nope.sse: No such file or directory\n"
+    );
+    // Where it happened: in the log file, and on stderr only with --debug.
+    let log = std::fs::read_to_string(cache.path().join("research-tui/research-tui.log")).unwrap();
+    assert!(log.contains("failed: cannot read nope.sse"), "{log}");
+    assert!(log.contains("src/tui/"), "{log}");
+    let out = run_plain(&["replay", "nope.sse", "--debug"], &env);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.lines().count() == 2 && stderr.contains("src/tui/"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn o_opens_with_browser_and_with_nothing_to_open_shows_and_copies_the_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let opened = dir.path().join("opened.txt");
+    let script = dir.path().join("fake-browser");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let browser = format!("BROWSER={}", script.display());
+    let t = Tmux::start_with_env(140, 42, &[&browser], &["--demo", "--demo-speed", "8"]);
+    t.wait_for("the answer", Duration::from_secs(60), |s| {
+        status_line(s).contains("complete")
+    });
+    t.send(&["Escape", "c", "j", "o"]);
+    t.wait_for("the opener", Duration::from_secs(5), |s| {
+        status_line(s).contains("opening https://www.reuters.com")
+    });
+    let start = Instant::now();
+    while !opened.exists() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = std::fs::read_to_string(&opened).unwrap();
+    assert!(
+        url.starts_with("https://www.reuters.com/technology/"),
+        "{url}"
+    );
+    t.send(&["C-c"]);
+    assert_exited_and_restored(&t);
+
+    // No $BROWSER and no opener on PATH: the URL is shown and copied.
+    let t = Tmux::start_with_env(
+        200,
+        42,
+        &["BROWSER=", "PATH=/nonexistent"],
+        &["--demo", "--demo-speed", "8"],
+    );
+    t.wait_for("the answer", Duration::from_secs(60), |s| {
+        status_line(s).contains("complete")
+    });
+    t.send(&["Escape", "c", "j", "o"]);
+    let screen = t.wait_for("the URL shown", Duration::from_secs(5), |s| {
+        status_line(s).contains("copied the URL: https://www.reuters.com/")
+    });
+    assert!(
+        status_line(&screen).contains("no browser found to open it (set $BROWSER)"),
+        "{screen}"
+    );
+    t.send(&["C-c"]);
+    assert_exited_and_restored(&t);
+}
+
+#[test]
+fn resume_of_an_unknown_checkpoint_says_no_saved_session_knows_it() {
+    let t = Tmux::start(200, 30, &["--demo", "--resume", "ckpt-doesnotexist"]);
+    let screen = t.wait_for("the notice", Duration::from_secs(5), |s| {
+        status_line(s).contains("no saved session knows checkpoint ckpt-doesnotexist")
+    });
+    assert!(
+        status_line(&screen).contains("the first question will be sent with it"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("No saved session knows checkpoint ckpt-doesnotexist."),
+        "the answer pane says it too:\n{screen}"
+    );
+    t.send(&["C-c"]);
+    assert_exited_and_restored(&t);
+}
+
+/// Whether the screen (with its escape sequences) holds 24-bit colors.
+fn has_24_bit_color(t: &Tmux) -> bool {
+    let out = t.tmux(&["capture-pane", "-p", "-e", "-t", &t.session]);
+    let screen = String::from_utf8_lossy(&out.stdout);
+    screen.contains("38;2;") || screen.contains("48;2;")
+}
+
+#[test]
+fn only_a_terminal_that_announces_it_gets_24_bit_color() {
+    for (term, colorterm, truecolor) in [
+        ("TERM=xterm", "COLORTERM=", false),
+        ("TERM=xterm-256color", "COLORTERM=", false),
+        ("TERM=xterm-256color", "COLORTERM=truecolor", true),
+    ] {
+        let t = Tmux::start_with_env(
+            120,
+            30,
+            &[term, colorterm],
+            &["--demo", "--demo-speed", "8"],
+        );
+        t.wait_for("the app", Duration::from_secs(30), |s| {
+            status_line(s).contains("DEMO")
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(has_24_bit_color(&t), truecolor, "{term} {colorterm}");
+        t.send(&["C-c", "C-c"]);
+        assert_exited_and_restored(&t);
+    }
 }

@@ -97,20 +97,134 @@ pub fn is_web_url(url: &str) -> bool {
         && !url.chars().any(|c| c.is_control() || c.is_whitespace())
 }
 
-/// Open `url` with the platform opener, detached (no terminal, no waiting in the caller). The returned
-/// handle's thread reports a failure exit through `on_failure`.
-pub fn open_url(url: &str, on_failure: impl FnOnce(String) + Send + 'static) -> Result<(), String> {
-    if !is_web_url(url) {
-        return Err("not opening: only http(s) URLs".into());
+/// Why a URL was not opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenError {
+    /// Not an http(s) URL: never handed to a program.
+    NotWeb,
+    /// No browser or opener to run: set `$BROWSER`.
+    NoOpener,
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OpenError::NotWeb => "not opening: only http(s) URLs",
+            OpenError::NoOpener => "no browser found to open it (set $BROWSER)",
+        })
     }
-    let program = if cfg!(target_os = "macos") {
-        "open"
+}
+
+/// The commands that may open `url`, in the order they are tried: each entry of `$BROWSER` (a
+/// colon-separated list of commands; `%s` in one stands for the URL, else the URL goes last), then
+/// the usual openers of the platform.
+pub fn opener_commands(browser: Option<&str>, url: &str) -> Vec<Vec<String>> {
+    let mut commands: Vec<Vec<String>> = browser
+        .unwrap_or_default()
+        .split(':')
+        .filter_map(|entry| {
+            let mut words: Vec<String> = entry.split_whitespace().map(str::to_owned).collect();
+            if words.is_empty() {
+                return None;
+            }
+            if words.iter().any(|w| w.contains("%s")) {
+                for word in &mut words {
+                    *word = word.replace("%s", url);
+                }
+            } else {
+                words.push(url.to_owned());
+            }
+            Some(words)
+        })
+        .collect();
+    let platform: &[&[&str]] = if cfg!(target_os = "macos") {
+        &[&["open"]]
     } else {
-        "xdg-open"
+        &[
+            &["xdg-open"],
+            &["gio", "open"],
+            &["sensible-browser"],
+            &["x-www-browser"],
+            &["wslview"],
+        ]
     };
+    commands.extend(platform.iter().map(|words| {
+        let mut command: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+        command.push(url.to_owned());
+        command
+    }));
+    commands
+}
+
+/// `program` can be run: a path to an executable file, or a name found on `PATH`.
+fn runnable(program: &str) -> bool {
+    let executable = |path: &Path| {
+        path.metadata().is_ok_and(|m| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                m.is_file() && m.permissions().mode() & 0o111 != 0
+            }
+            #[cfg(not(unix))]
+            {
+                m.is_file()
+            }
+        })
+    };
+    if program.contains(std::path::MAIN_SEPARATOR) {
+        return executable(Path::new(program));
+    }
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| executable(&dir.join(program)))
+    })
+}
+
+/// Open `url` with the first opener that works ([`opener_commands`], `$BROWSER` first), detached (no
+/// terminal, no waiting in the caller); returns the name of the first one tried. A helper thread
+/// waits for it and, when it fails (`gio` without a desktop, say), tries the next; `on_failure`
+/// hears when none worked.
+pub fn open_url(
+    url: &str,
+    on_failure: impl FnOnce(String) + Send + 'static,
+) -> Result<String, OpenError> {
+    if !is_web_url(url) {
+        return Err(OpenError::NotWeb);
+    }
+    let browser = std::env::var("BROWSER").ok();
+    let mut candidates: Vec<Vec<String>> = opener_commands(browser.as_deref(), url)
+        .into_iter()
+        .filter(|words| runnable(&words[0]))
+        .collect();
+    let Some(first) = candidates.first() else {
+        return Err(OpenError::NoOpener);
+    };
+    let name = first[0].clone();
+    candidates.reverse();
+    std::thread::spawn(move || {
+        let mut tried = Vec::new();
+        while let Some(words) = candidates.pop() {
+            match run_detached(&words) {
+                Ok(()) => return,
+                Err(failure) => {
+                    crate::local::log::log(&format!("opening a URL: {failure}"));
+                    tried.push(words[0].clone());
+                }
+            }
+        }
+        on_failure(format!(
+            "nothing could open it (tried {})",
+            tried.join(", ")
+        ));
+    });
+    Ok(name)
+}
+
+/// Run an opener in its own process group, with no terminal, and wait for it.
+fn run_detached(words: &[String]) -> Result<(), String> {
+    let (program, args) = words.split_first().expect("a command has a program");
     let mut command = Command::new(program);
     command
-        .arg(url)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -119,15 +233,11 @@ pub fn open_url(url: &str, on_failure: impl FnOnce(String) + Send + 'static) -> 
         use std::os::unix::process::CommandExt;
         command.process_group(0);
     }
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot run {program}: {e}"))?;
-    std::thread::spawn(move || match child.wait() {
-        Ok(status) if status.success() => {}
-        Ok(status) => on_failure(format!("{program} failed ({status})")),
-        Err(e) => on_failure(format!("{program}: {e}")),
-    });
-    Ok(())
+    match command.spawn().and_then(|mut child| child.wait()) {
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) => Err(format!("{program} failed ({status})")),
+        Err(e) => Err(format!("{program}: {e}")),
+    }
 }
 
 /// Put `text` on the system clipboard through the terminal: one OSC 52 sequence (its payload is
@@ -166,6 +276,25 @@ mod tests {
         assert!(!is_web_url("file:///etc/passwd"));
         assert!(!is_web_url("https://x.com/\x1b]"));
         assert!(!is_web_url("-h"));
+    }
+
+    #[test]
+    fn browser_entries_come_first_then_the_usual_openers() {
+        let url = "https://example.com/a";
+        let commands = opener_commands(Some("firefox --new-tab %s:lynx::w3m -dump"), url);
+        assert_eq!(commands[0], ["firefox", "--new-tab", url]);
+        assert_eq!(commands[1], ["lynx", url]);
+        assert_eq!(commands[2], ["w3m", "-dump", url]);
+        let usual = opener_commands(None, url);
+        assert!(
+            usual
+                .iter()
+                .all(|c| c.last().map(String::as_str) == Some(url))
+        );
+        if !cfg!(target_os = "macos") {
+            assert_eq!(usual[0], ["xdg-open", url]);
+            assert!(usual.iter().any(|c| c[0] == "sensible-browser"));
+        }
     }
 
     #[test]

@@ -248,17 +248,36 @@ fn layout(
         }
     }
     if parts.is_empty() {
-        let hint = if app.can_ask {
-            "Type a question below and press Enter."
-        } else {
-            "Nothing to show yet."
-        };
-        let rows = vec![RLine {
-            pieces: vec![piece(hint, theme.muted())],
-        }];
-        parts.push((0, Part::Rows(rows), 1));
+        let rows = wrap_text(
+            &empty_hint(app),
+            theme.muted(),
+            width,
+            Vec::new(),
+            Vec::new(),
+        );
+        let h = rows.len();
+        parts.push((0, Part::Rows(rows), h));
     }
     parts
+}
+
+/// What the answer pane says before the first question.
+fn empty_hint(app: &App) -> String {
+    if !app.can_ask {
+        return "Nothing to show yet.".to_owned();
+    }
+    let resumed = match (&app.resume.checkpoint_id, &app.resume.chat_id) {
+        (Some(checkpoint), _) => Some(format!("checkpoint {}", clean(checkpoint))),
+        (None, Some(chat)) => Some(format!("chat {}", clean(chat))),
+        (None, None) => None,
+    };
+    match resumed {
+        Some(id) => format!(
+            "No saved session knows {id}. Your first question will be sent with it, so the agent \
+             continues from there; type it below and press Enter."
+        ),
+        None => "Type a question below and press Enter.".to_owned(),
+    }
 }
 
 /// `[`/`]` bring the picked turn's question to the top; `n`/`N` bring the span a third of the way

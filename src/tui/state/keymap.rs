@@ -237,7 +237,9 @@ pub static KEYMAP: &[KeyHelp] = &[
     KeyHelp {
         keys: "o",
         help: "open the selected source's URL in the browser",
-        readme: Some("open the selected source's URL in the browser (detached)"),
+        readme: Some(
+            "open the selected source's URL with `$BROWSER`, else the usual opener (`xdg-open`, `gio open`, `sensible-browser`, `open` on macOS); when nothing can open it the URL is shown and copied",
+        ),
         bindings: &[
             bind(InPopup, &[any_char('o')], Action::OpenUrl),
             bind(Panes, &[plain('o')], Action::OpenUrl),
