@@ -814,3 +814,77 @@ fn only_a_terminal_that_announces_it_gets_24_bit_color() {
         assert_exited_and_restored(&t);
     }
 }
+
+impl Tmux {
+    /// A mouse event as the terminal sends it (SGR, 1-based cells): `button` 0 is a left press,
+    /// 64/65 the wheel up/down.
+    fn mouse(&self, button: u8, x: u16, y: u16) {
+        let press = format!("\x1b[<{button};{};{}M", x + 1, y + 1);
+        let mut sequences = vec![press];
+        if button == 0 {
+            sequences.push(format!("\x1b[<0;{};{}m", x + 1, y + 1));
+        }
+        for sequence in sequences {
+            let hex: Vec<String> = sequence.bytes().map(|b| format!("{b:02x}")).collect();
+            let mut args = vec!["send-keys", "-t", &self.session, "-H"];
+            args.extend(hex.iter().map(String::as_str));
+            self.tmux(&args);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Where `text` starts on `screen` (0-based cell).
+fn cell_of(screen: &str, text: &str) -> (u16, u16) {
+    screen
+        .lines()
+        .enumerate()
+        .find_map(|(y, line)| {
+            let at = line.find(text)?;
+            Some((line[..at].chars().count() as u16, y as u16))
+        })
+        .unwrap_or_else(|| panic!("{text:?} on screen:\n{screen}"))
+}
+
+#[test]
+fn the_mouse_clicks_sources_and_markers_and_scrolls_the_pane_under_it() {
+    let t = Tmux::start(140, 42, &["--demo", "--demo-speed", "8"]);
+    let screen = t.wait_for("the answer", Duration::from_secs(60), |s| {
+        status_line(s).contains("complete")
+    });
+    // A click on a source picks it (the marker and the bar), a second one opens its detail.
+    let (x, y) = cell_of(&screen, "[3] SEC EDGAR");
+    t.mouse(0, x, y);
+    t.wait_for("the picked source", Duration::from_secs(5), |s| {
+        s.contains("▶ [3] SEC EDGAR") && status_line(s).contains("BROWSE")
+    });
+    t.mouse(0, x, y);
+    t.wait_for("its detail", Duration::from_secs(5), |s| {
+        s.contains("Publisher  SEC EDGAR")
+    });
+    t.mouse(0, 1, 1);
+    let screen = t.wait_for("the popup closed", Duration::from_secs(5), |s| {
+        !s.contains("Publisher  SEC EDGAR")
+    });
+    // The wheel over the answer scrolls it up, away from the bottom.
+    let (x, y) = cell_of(&screen, "hyperscaler capex.");
+    for _ in 0..10 {
+        t.mouse(64, x, y);
+    }
+    let screen = t.wait_for("scrolled up", Duration::from_secs(5), |s| {
+        s.contains("↓ more · G follows")
+    });
+    // A click on a citation marker picks its source.
+    let (x, y) = cell_of(&screen, "billion[3];");
+    t.mouse(0, x + "billion[".len() as u16, y);
+    t.wait_for("source 3 picked", Duration::from_secs(5), |s| {
+        s.contains("▶ [3] SEC EDGAR") && status_line(s).contains("source [3] selected")
+    });
+    // `m` leaves the mouse to the terminal.
+    t.send(&["m"]);
+    t.wait_for("mouse off", Duration::from_secs(5), |s| {
+        status_line(s).contains("mouse off")
+    });
+    t.send(&["q"]);
+    assert_exited_and_restored(&t);
+}

@@ -3,13 +3,19 @@
 //! open it —, copy, export, remember the pane sizes). Notes from helper threads come back through
 //! [`Note`].
 
-use crossterm::event::{Event, KeyEventKind};
+use crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
+};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::conversation::Conversation;
 use super::export::{self, OpenError};
 use super::state::{Action, App, Effect, Severity};
 use super::{Term, screen};
+use screen::View;
+
+/// Rows one notch of the mouse wheel scrolls.
+const WHEEL_ROWS: isize = 3;
 
 /// Messages from helper threads.
 pub(super) enum Note {
@@ -40,11 +46,21 @@ pub(super) async fn handle_event(
     app: &mut App,
     conversation: &mut Conversation,
     terminal: &mut Term,
+    view: &View,
     notes: &UnboundedSender<Note>,
 ) -> bool {
     let action = match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => app.handle_key(key),
         Event::Paste(text) => Some(Action::Paste(text)),
+        Event::Mouse(mouse) => {
+            let spot = || view.spot(app, mouse.column, mouse.row);
+            match mouse.kind {
+                MouseEventKind::Down(MouseButton::Left) => Some(Action::Click(spot())),
+                MouseEventKind::ScrollUp => Some(Action::Wheel(spot(), -WHEEL_ROWS)),
+                MouseEventKind::ScrollDown => Some(Action::Wheel(spot(), WHEEL_ROWS)),
+                _ => None,
+            }
+        }
         Event::Resize(..) => return true,
         _ => return false,
     };
@@ -111,6 +127,16 @@ async fn run_effect(
                     Severity::Info,
                 ),
                 Err(e) => app.set_message(format!("copy failed: {e}"), Severity::Error),
+            }
+        }
+        Effect::MouseCapture(on) => {
+            let result = if on {
+                crossterm::execute!(terminal.backend_mut(), EnableMouseCapture)
+            } else {
+                crossterm::execute!(terminal.backend_mut(), DisableMouseCapture)
+            };
+            if let Err(e) = result {
+                app.set_message(format!("cannot change the mouse: {e}"), Severity::Error);
             }
         }
         Effect::SaveLayout(sizes) => {

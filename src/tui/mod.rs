@@ -18,7 +18,10 @@ use std::io;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste, EventStream};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    EventStream,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -114,11 +117,12 @@ impl Default for TuiOptions {
     }
 }
 
-/// Restore the terminal: raw mode off, main screen back, paste mode off, cursor shown.
+/// Restore the terminal: raw mode off, main screen back, paste and mouse modes off, cursor shown.
 pub fn restore_terminal() {
     let _ = disable_raw_mode();
     let _ = execute!(
         io::stdout(),
+        DisableMouseCapture,
         DisableBracketedPaste,
         LeaveAlternateScreen,
         crossterm::cursor::Show
@@ -154,7 +158,12 @@ pub(crate) type Term = Terminal<CrosstermBackend<io::Stdout>>;
 fn setup_terminal() -> io::Result<Term> {
     install_panic_hook();
     enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableMouseCapture
+    )?;
     Terminal::new(CrosstermBackend::new(io::stdout()))
 }
 
@@ -339,7 +348,7 @@ async fn event_loop(
         tokio::select! {
             event = events.next() => match event {
                 Some(Ok(event)) => {
-                    dirty |= effects::handle_event(event, app, conversation, terminal, &note_tx).await;
+                    dirty |= effects::handle_event(event, app, conversation, terminal, &view, &note_tx).await;
                 }
                 Some(Err(e)) => return Err(e).doing("cannot read the terminal's input"),
                 None => break,

@@ -370,6 +370,18 @@ pub enum ActivityFrame {
     },
 }
 
+impl ActivityFrame {
+    /// The item drawn on row `y` of the pane's inside (for a click).
+    pub fn item_at(&self, y: usize) -> Option<usize> {
+        let ActivityFrame::Rows { starts, top, .. } = self else {
+            return None;
+        };
+        let row = top + y;
+        let end = *starts.last()?;
+        (row < end).then(|| starts.partition_point(|&s| s <= row) - 1)
+    }
+}
+
 /// Bring the cached rows up to date and resolve the scroll: it follows the newest item unless one is
 /// selected, which then stays in view.
 pub fn prepare(app: &mut App, cache: &mut ActivityCache, area: Rect) -> ActivityFrame {
@@ -394,10 +406,15 @@ pub fn prepare(app: &mut App, cache: &mut ActivityCache, area: Rect) -> Activity
     }
     starts.push(total);
     let selected_range = (starts[selected], starts[selected + 1].saturating_sub(1));
+    // Following the newest item unless one is picked; the wheel scrolls freely until the next key.
+    let reveal = app.reveal_selection;
+    let picked = app.activity_selected.is_some();
     let scroll = &mut app.activity_scroll;
-    scroll.follow = app.activity_selected.is_none();
+    if reveal {
+        scroll.follow = !picked;
+    }
     let mut top = scroll.resolve(total, viewport);
-    if !scroll.follow {
+    if reveal && picked {
         top = keep_visible(top, selected_range.0, selected_range.1, viewport);
         scroll.top = top;
     }

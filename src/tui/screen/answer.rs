@@ -11,10 +11,10 @@ use ratatui::widgets::Paragraph;
 
 use super::structured::StructuredCache;
 use super::{clean, pane_block, pane_inner, piece, plain_lines, title, wrap_text};
-use crate::tui::text::{Decorations, RLine, merge_ranges, to_line};
+use crate::tui::text::{Decorations, PieceKind, RLine, merge_ranges, to_line};
 use unicode_width::UnicodeWidthStr;
 
-use crate::tui::state::{App, ConnState, Focus, Turn};
+use crate::tui::state::{App, ConnState, Focus, Spot, Turn};
 use crate::tui::theme::Theme;
 
 /// Small, cheap parts around an answer.
@@ -176,6 +176,57 @@ struct AnswerBody {
     total: usize,
     /// The first row shown.
     top: usize,
+}
+
+impl AnswerFrame {
+    /// What a click on row `y`, column `x` of the pane's inside picks: a citation marker's source
+    /// (of the turn the panes show) or a structured output line.
+    pub fn spot(&self, app: &App, y: usize, x: usize) -> Option<Spot> {
+        let body = self.body.as_ref()?;
+        let mut row = body.top + y;
+        for (turn, part, h) in &body.parts {
+            if row >= *h {
+                row -= h;
+                continue;
+            }
+            return match part {
+                Part::Structured(_) => Some(Spot::Structured(*turn)),
+                Part::Answer(i) if *i == app.current_index() => {
+                    let line = app.turns[*i].view.rows(row, 1).next()?;
+                    marker_at(line, x).map(Spot::Marker)
+                }
+                _ => None,
+            };
+        }
+        None
+    }
+}
+
+/// The source number of the citation marker at column `x` of `line` (`[3,4]`: the number clicked).
+fn marker_at(line: &RLine, x: usize) -> Option<usize> {
+    let mut column = 0;
+    for piece in line.pieces.iter().filter(|p| p.kind != PieceKind::Break) {
+        let width = piece.text.width();
+        if x < column + width {
+            let PieceKind::Marker(numbers) = &piece.kind else {
+                return None;
+            };
+            // Which number of `[3,4]` the column falls on.
+            let offset = x - column;
+            let commas = piece.text[..piece
+                .text
+                .char_indices()
+                .nth(offset)
+                .map_or(piece.text.len(), |(i, _)| i)]
+                .matches(',')
+                .count();
+            return numbers
+                .get(commas.min(numbers.len().saturating_sub(1)))
+                .copied();
+        }
+        column += width;
+    }
+    None
 }
 
 /// Bring every turn's rendering up to date for the pane's width, lay out the parts and resolve the

@@ -211,6 +211,23 @@ fn tab_label(app: &App, focus: Focus, style: TabStyle) -> String {
     }
 }
 
+/// The tab drawn at column `x` of the tab row `area`.
+pub fn tab_at(app: &App, area: Rect, x: u16) -> Option<Focus> {
+    let (labels, _) = tab_labels(app, area.width as usize);
+    let mut column = area.x as usize;
+    for (i, (focus, label)) in labels.into_iter().enumerate() {
+        if i > 0 {
+            column += 3;
+        }
+        let width = label.width() + 2;
+        if (column..column + width).contains(&(x as usize)) {
+            return Some(focus);
+        }
+        column += width;
+    }
+    None
+}
+
 /// The one-pane layout's tabs, with their counts; the shown tab always visible.
 pub fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;

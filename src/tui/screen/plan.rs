@@ -118,7 +118,10 @@ pub fn prepare(app: &mut App, area: Rect) -> PlanFrame {
     let (rows, current) = rows_with_current(app, inner.width as usize);
     let viewport = inner.height as usize;
     let mut top = app.plan_scroll.resolve(rows.len(), viewport);
-    if !focused && let Some((first, last)) = current {
+    if !focused
+        && app.reveal_selection
+        && let Some((first, last)) = current
+    {
         top = super::keep_visible(top, first, last, viewport);
         app.plan_scroll.top = top;
     }

@@ -224,9 +224,10 @@ pub fn prepare(app: &mut App, area: Rect) -> SourcesFrame {
             .rposition(|r| matches!(r, Row::Item(i, _) if *i == s))?;
         Some((first, last))
     });
+    let reveal = app.reveal_selection;
     let scroll = &mut app.sources_scroll;
     let mut top = scroll.resolve(rows.len(), viewport);
-    if let Some((first, last)) = selected_range {
+    if let Some((first, last)) = selected_range.filter(|_| reveal) {
         top = keep_visible(top, first, last, viewport);
         scroll.top = top;
     }

@@ -197,6 +197,9 @@ fn facts(app: &App) -> Vec<(String, Style)> {
         return Vec::new();
     };
     let mut facts: Vec<(String, Style)> = Vec::new();
+    if !app.mouse {
+        facts.push(("mouse off (m)".to_owned(), theme.warning()));
+    }
     match &latest.conn {
         ConnState::Cut(_) | ConnState::Stalled(_) if !latest.session.answer.as_str().is_empty() => {
             facts.push(("kept what arrived".to_owned(), theme.warning()));

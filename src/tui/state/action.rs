@@ -43,6 +43,12 @@ pub enum Action {
     Sessions,
     /// The ids popup.
     Ids,
+    /// A click of the left mouse button on this spot.
+    Click(Spot),
+    /// The mouse wheel over this spot: rows to scroll (negative: up).
+    Wheel(Spot, isize),
+    /// Capture the mouse, or leave it to the terminal (to select text).
+    Mouse,
     /// Ask the selected (cut, stalled, failed) turn's question again as a new turn.
     Retry,
     /// Widen (`true`) or narrow the focused pane.
@@ -70,6 +76,30 @@ pub enum Effect {
     Retry(usize),
     /// Remember these pane sizes for the next run.
     SaveLayout(crate::local::config::PaneSizes),
+    /// Capture the mouse (`true`) or leave it to the terminal.
+    MouseCapture(bool),
+}
+
+/// What is drawn where the mouse points (the screen knows; see `View::spot`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spot {
+    /// A pane, away from anything in it that a click picks.
+    Pane(Focus),
+    /// Entry `n` of the sources sidebar.
+    Source(usize),
+    /// Item `n` of the activity log.
+    Activity(usize),
+    /// A citation marker `[n]` in the answer: source number `n`.
+    Marker(usize),
+    /// Turn `n`'s structured output line.
+    Structured(usize),
+    /// A tab of the one-pane layout.
+    Tab(Focus),
+    Prompt,
+    /// Inside the open popup.
+    Popup,
+    /// The status bar, or nothing.
+    Nothing,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -87,6 +87,11 @@ pub struct App {
     pub pane_sizes: crate::local::config::PaneSizes,
     /// The focused pane alone on the screen (`z`), laid out like the narrow layout.
     pub zoom: bool,
+    /// The app has the mouse (`m` leaves it to the terminal, to select text).
+    pub mouse: bool,
+    /// The Sources and Activity panes scroll to keep their selection in view; the mouse wheel turns
+    /// it off until the selection moves again.
+    pub reveal_selection: bool,
     /// The turn picked with `[`/`]` (`None`: the latest).
     pub viewed_turn: Option<usize>,
     /// Scroll the answer to this turn's question when the next frame is prepared (it knows the rows).
@@ -147,6 +152,8 @@ impl App {
             narrow: false,
             pane_sizes: Default::default(),
             zoom: false,
+            mouse: true,
+            reveal_selection: true,
             viewed_turn: None,
             scroll_to_turn: None,
             provider: None,

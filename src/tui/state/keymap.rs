@@ -311,6 +311,14 @@ pub static KEYMAP: &[KeyHelp] = &[
         bindings: &[bind(Panes, &[plain('I')], Action::Ids)],
     },
     KeyHelp {
+        keys: "m",
+        help: "mouse: on (click panes, sources, markers; wheel scrolls) or off, to select text",
+        readme: Some(
+            "mouse on (default: a click focuses a pane and picks a source, an activity item or a citation marker's source; the wheel scrolls the pane under the pointer) or off, to select text with the terminal",
+        ),
+        bindings: &[bind(Panes, &[plain('m')], Action::Mouse)],
+    },
+    KeyHelp {
         keys: "Enter (prompt)",
         help: "send a follow-up question",
         readme: None,

@@ -34,6 +34,10 @@ impl App {
         }
         // A `q` waiting for its confirmation: only another `q` (or typing, below) uses it.
         let pending_q = std::mem::take(&mut self.confirm_quit);
+        // Keys move selections into view again; the wheel scrolls away from them.
+        if !matches!(action, Action::Wheel(..)) {
+            self.reveal_selection = true;
+        }
         match action {
             Action::Quit => return self.quit_or_confirm(pending_q),
             Action::Interrupt => {
@@ -69,6 +73,9 @@ impl App {
             Action::Turn(forward) => self.view_turn(forward),
             Action::Sessions => return self.sessions(),
             Action::Ids => self.popup = Some(Popup::Ids { scroll: 0 }),
+            Action::Click(spot) => return self.click(spot),
+            Action::Wheel(spot, rows) => self.wheel(spot, rows),
+            Action::Mouse => return Some(self.toggle_mouse()),
             Action::Retry => return self.retry(),
             Action::Submit => return self.submit(),
             Action::Newline => self.prompt.insert_newline(),
