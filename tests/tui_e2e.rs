@@ -241,7 +241,22 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
         })
         .expect("an export file");
     let text = std::fs::read_to_string(export).unwrap();
-    assert!(text.contains("## You: Break down NVIDIA"), "{text}");
+    // A title from the first question, metadata, the question as `##`, the answer's headings below.
+    assert!(text.starts_with("# Break down NVIDIA's latest quarter"), "{text}");
+    assert!(text.contains("\n- Provider: Bigdata.com (demo)\n"), "{text}");
+    assert!(text.contains("\n- Session: `"), "{text}");
+    assert!(text.contains("\n## Break down NVIDIA"), "{text}");
+    let answer_headings: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("## "))
+        .skip(1)
+        .filter(|l| l.starts_with('#'))
+        .collect();
+    assert!(!answer_headings.is_empty(), "{text}");
+    assert!(
+        answer_headings.iter().all(|h| h.starts_with("### ") || h.starts_with("####")),
+        "{answer_headings:?}"
+    );
     assert!(text.contains("[^2]: [Reuters - May 27, 2026]"), "{text}");
     t.send(&["Escape", "q"]);
     assert_exited_and_restored(&t);

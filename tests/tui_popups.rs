@@ -135,3 +135,34 @@ fn the_status_bar_is_terse_and_always_names_the_help_key() {
     let status = screen.lines().last().unwrap().trim_matches('"');
     assert!(status.trim_end().ends_with("F1 help"), "{status}");
 }
+
+#[test]
+fn posts_on_x_are_told_apart_in_the_sidebar_and_the_detail() {
+    let mut app = app();
+    play(
+        &mut app,
+        "assets/recordings/xai/solid-state-batteries.sse",
+        None,
+        None,
+    );
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    for post in [
+        "1911234567890123456",
+        "1912345678901234567",
+        "1913456789012345678",
+    ] {
+        assert!(screen.contains(&format!("X post {post}")), "{screen}");
+    }
+    assert!(screen.contains("1 span · “while investors"), "{screen}");
+    browse(&mut app);
+    keys(&mut app, "c");
+    for _ in 0..9 {
+        keys(&mut app, "j");
+    }
+    key(&mut app, KeyCode::Enter);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        screen.contains("[10] X post 1911234567890123456"),
+        "{screen}"
+    );
+}

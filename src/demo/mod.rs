@@ -14,6 +14,7 @@
 //! `GET /_demo/requests` lists the last request bodies received (for tests). API keys are never stored:
 //! only whether one was sent.
 
+mod note;
 mod playback;
 mod recordings;
 
@@ -252,11 +253,12 @@ fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Resp
     } else {
         recordings::XAI_RESEARCH
     };
+    let note = note::for_question(recording, &xai_question(&request.input));
     let rewrite = Rewrite::Xai {
         response_id: rng::id("resp"),
         previous_response_id: request.previous_response_id,
     };
-    stream_response(state, state.recordings.get(recording), rewrite, fault)
+    stream_response(state, state.recordings.get(recording), rewrite, fault, note)
 }
 
 /// Zeta Alpha: a new conversation gets the research recording and a fresh session, a `session_id`
@@ -266,6 +268,14 @@ fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Res
         Ok(admitted) => admitted,
         Err(refusal) => return refusal.into_response(),
     };
+    let note = note::for_question(
+        if request.session_id.is_some() {
+            recordings::ZETA_FOLLOW_UP
+        } else {
+            recordings::ZETA_RESEARCH
+        },
+        request.question(),
+    );
     let (session_id, recording) = match request.session_id {
         Some(session) => (session, recordings::ZETA_FOLLOW_UP),
         None => (rng::id("sess"), recordings::ZETA_RESEARCH),
@@ -275,6 +285,7 @@ fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Res
         state.recordings.get(recording),
         Rewrite::Zeta { session_id },
         fault,
+        note,
     )
 }
 
@@ -304,11 +315,12 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         book.chats.insert(chat_id.clone());
         (chat_id, recording)
     };
+    let note = note::for_question(recording, &request.message);
     let rewrite = Rewrite::Research {
         chat_id,
         checkpoint_id: rng::id("ckpt"),
     };
-    stream_response(state, state.recordings.get(recording), rewrite, fault)
+    stream_response(state, state.recordings.get(recording), rewrite, fault, note)
 }
 
 fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
@@ -327,7 +339,25 @@ fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         state.recordings.get(recordings::WORKFLOW),
         rewrite,
         fault,
+        None,
     )
+}
+
+/// The question of an xAI request: its text input, or the last user message's text.
+fn xai_question(input: &crate::wire::provider::xai::request::Input) -> String {
+    use crate::wire::provider::xai::request::Input;
+    match input {
+        Input::Text(text) => text.clone(),
+        Input::Messages(messages) => messages
+            .iter()
+            .rev()
+            .find(|m| m.role == "user")
+            .map(|m| match &m.content {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            })
+            .unwrap_or_default(),
+    }
 }
 
 /// A new conversation: a comparison question gets the sector comparison, anything else the deep dive.

@@ -14,6 +14,15 @@ use super::state::{Action, App, Effect, Severity};
 use super::{Term, screen};
 use screen::View;
 
+/// What the export says about the conversation: who answered, how, and its saved session.
+fn export_meta(app: &App) -> export::ExportMeta {
+    export::ExportMeta {
+        provider: app.provider.map(|p| p.label().to_owned()),
+        mode: Some(app.mode.label().to_lowercase()),
+        session_id: app.session_id.clone(),
+    }
+}
+
 /// Rows one notch of the mouse wheel scrolls.
 const WHEEL_ROWS: isize = 3;
 
@@ -148,7 +157,7 @@ async fn run_effect(
                 );
             }
         }
-        Effect::Export => match export::export(&app.turns) {
+        Effect::Export => match export::export(&app.turns, &export_meta(app)) {
             Ok(path) => app.set_message(format!("exported to {}", path.display()), Severity::Info),
             Err(e) => app.set_message(format!("export failed: {e}"), Severity::Error),
         },

@@ -12,20 +12,47 @@ use super::state::Turn;
 use crate::model::citations::Attribution;
 use crate::render::sanitize::sanitize_line;
 
-/// The conversation as one Markdown document: each turn's question, then its answer with footnotes.
-pub fn conversation_markdown(turns: &[Turn]) -> String {
-    let mut out = String::from("# Research session\n");
+/// What the export says about the conversation besides its turns.
+#[derive(Debug, Clone, Default)]
+pub struct ExportMeta {
+    /// Who answered (`Bigdata.com`), and how (`demo`, `live`, `replay`).
+    pub provider: Option<String>,
+    pub mode: Option<String>,
+    /// The saved session it is.
+    pub session_id: Option<String>,
+}
+
+/// The conversation as one Markdown document: a title from the first question, the date, provider
+/// and ids as metadata, each question a `##` heading with its answer (headings moved below it,
+/// `###` and deeper) and footnotes.
+pub fn conversation_markdown(turns: &[Turn], meta: &ExportMeta) -> String {
+    let title = turns
+        .iter()
+        .find_map(|t| t.question.as_deref())
+        .map(|q| one_line(q, 100))
+        .unwrap_or_else(|| "Research session".to_owned());
+    let mut out = format!("# {title}\n\n");
+    out.push_str(&metadata(turns, meta));
     for (i, turn) in turns.iter().enumerate() {
         out.push('\n');
-        match &turn.question {
-            Some(q) => out.push_str(&format!("## You: {}\n\n", sanitize_line(q))),
-            None => out.push_str(&format!("## Turn {}\n\n", i + 1)),
+        match turn.question.as_deref().map(str::trim) {
+            Some(q) if !q.is_empty() => {
+                out.push_str(&format!("## {}\n\n", one_line(q, 120)));
+                // A question longer than its heading is quoted whole.
+                if q.lines().count() > 1 || one_line(q, 120) != sanitize_line(q) {
+                    for line in q.lines() {
+                        out.push_str(&format!("> {}\n", sanitize_line(line)));
+                    }
+                    out.push('\n');
+                }
+            }
+            _ => out.push_str(&format!("## Turn {}\n\n", i + 1)),
         }
         let attribution = Attribution::resolve(&turn.session, true);
-        out.push_str(&crate::render::markdown::render(
+        out.push_str(&below_heading(&crate::render::markdown::render(
             &turn.session,
             &attribution,
-        ));
+        )));
         if let Some(structured) = &turn.session.structured_output {
             let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
             out.push_str("\n**Structured output**\n\n```json\n");
@@ -39,22 +66,97 @@ pub fn conversation_markdown(turns: &[Turn]) -> String {
         }
         if let Some(checkpoint) = turn.session.checkpoint_id() {
             // Not an HTML comment: a hostile id could close it and smuggle markup into the export.
-            out.push_str(&format!(
-                "\nCheckpoint: `{}`\n",
-                sanitize_line(checkpoint).replace('`', "'")
-            ));
+            out.push_str(&format!("\nCheckpoint: {}\n", code(checkpoint)));
+        }
+    }
+    out
+}
+
+/// `text` on one line, at most `max` characters (a heading).
+fn one_line(text: &str, max: usize) -> String {
+    let line = sanitize_line(text.trim());
+    match line.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", line[..at].trim_end()),
+        None => line.into_owned(),
+    }
+}
+
+/// An id as inline code (backticks inside it would end the code span).
+fn code(id: &str) -> String {
+    format!("`{}`", sanitize_line(id).replace('`', "'"))
+}
+
+/// The metadata list under the title: when it was exported, who answered, the ids.
+fn metadata(turns: &[Turn], meta: &ExportMeta) -> String {
+    let mut lines = vec![format!(
+        "- Exported: {}",
+        crate::local::timestamp::rfc3339(SystemTime::now())
+    )];
+    match (&meta.provider, &meta.mode) {
+        (Some(provider), Some(mode)) => {
+            lines.push(format!("- Provider: {} ({mode})", sanitize_line(provider)))
+        }
+        (Some(provider), None) => lines.push(format!("- Provider: {}", sanitize_line(provider))),
+        _ => {}
+    }
+    if let Some(session) = &meta.session_id {
+        lines.push(format!("- Session: {}", code(session)));
+    }
+    if let Some(chat) = turns.iter().rev().find_map(Turn::chat_id) {
+        lines.push(format!("- Chat: {}", code(chat)));
+    }
+    lines.push(format!("- Turns: {}", turns.len()));
+    lines.join("\n") + "\n"
+}
+
+/// Answer Markdown moved below a `##` question: its ATX headings two levels deeper (`#` → `###`,
+/// at most `######`), code fences left alone.
+fn below_heading(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len() + 64);
+    let mut fence: Option<String> = None;
+    for line in markdown.split_inclusive('\n') {
+        let trimmed = line.trim_start_matches(' ');
+        let indent = line.len() - trimmed.len();
+        let marker: String = trimmed
+            .chars()
+            .take_while(|c| *c == '`' || *c == '~')
+            .collect();
+        if indent <= 3 && marker.len() >= 3 && (marker.starts_with('`') || marker.starts_with('~'))
+        {
+            let kind = &marker[..1];
+            match &fence {
+                Some(open) if marker.starts_with(open.as_str()) && marker.len() >= open.len() => {
+                    fence = None
+                }
+                None => fence = Some(kind.repeat(marker.len())),
+                Some(_) => {}
+            }
+            out.push_str(line);
+            continue;
+        }
+        let level = trimmed.chars().take_while(|c| *c == '#').count();
+        let is_heading = fence.is_none()
+            && indent <= 3
+            && (1..=6).contains(&level)
+            && (trimmed[level..].is_empty() || trimmed[level..].starts_with([' ', '\t', '\n']));
+        if is_heading {
+            let deeper = (level + 2).min(6);
+            out.push_str(&"#".repeat(deeper));
+            out.push_str(&trimmed[level..]);
+        } else {
+            out.push_str(line);
         }
     }
     out
 }
 
 /// Write the export into `dir` under a fresh name; returns the path.
-pub fn export_to(dir: &Path, turns: &[Turn]) -> io::Result<PathBuf> {
+pub fn export_to(dir: &Path, turns: &[Turn], meta: &ExportMeta) -> io::Result<PathBuf> {
     let stem = format!(
         "research-tui-export-{}",
         crate::local::timestamp::compact_stamp(SystemTime::now())
     );
-    let text = conversation_markdown(turns);
+    let text = conversation_markdown(turns, meta);
     for n in 1..100 {
         let name = if n == 1 {
             format!("{stem}.md")
@@ -80,13 +182,13 @@ pub fn export_to(dir: &Path, turns: &[Turn]) -> io::Result<PathBuf> {
 
 /// Export into the current directory, else `$XDG_DATA_HOME/research-tui` (or
 /// `~/.local/share/research-tui`).
-pub fn export(turns: &[Turn]) -> io::Result<PathBuf> {
+pub fn export(turns: &[Turn], meta: &ExportMeta) -> io::Result<PathBuf> {
     std::env::current_dir()
-        .and_then(|dir| export_to(&dir, turns))
+        .and_then(|dir| export_to(&dir, turns, meta))
         .or_else(|_| {
             let dir = crate::local::config::data_dir();
             std::fs::create_dir_all(&dir)?;
-            export_to(&dir, turns)
+            export_to(&dir, turns, meta)
         })
 }
 
@@ -311,10 +413,33 @@ mod tests {
             },
         ]);
         let dir = tempfile::tempdir().unwrap();
-        let path = export_to(dir.path(), &[turn]).unwrap();
+        let meta = ExportMeta {
+            provider: Some("Bigdata.com".into()),
+            mode: Some("demo".into()),
+            session_id: Some("20260528-101500-1a2b".into()),
+        };
+        let path = export_to(dir.path(), &[turn], &meta).unwrap();
         let text = std::fs::read_to_string(path).unwrap();
-        assert!(text.contains("## You: What happened?"));
+        assert!(
+            text.starts_with("# What happened?\n\n- Exported: "),
+            "{text}"
+        );
+        assert!(text.contains("- Provider: Bigdata.com (demo)\n"), "{text}");
+        assert!(
+            text.contains("- Session: `20260528-101500-1a2b`\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n## What happened?\n"), "{text}");
         assert!(text.contains("Revenue rose."));
         assert!(text.contains("Checkpoint: `ck-1`"));
+    }
+
+    #[test]
+    fn answer_headings_go_below_the_question_and_code_stays_as_it_is() {
+        let answer = "# Top\n\nText\n## Mix\n```md\n# not a heading\n```\n###### Deep\n#hashtag\n";
+        assert_eq!(
+            below_heading(answer),
+            "### Top\n\nText\n#### Mix\n```md\n# not a heading\n```\n###### Deep\n#hashtag\n"
+        );
     }
 }

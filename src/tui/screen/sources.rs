@@ -10,13 +10,14 @@ use ratatui::style::{Modifier, Style};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
+use super::popup::source::cited_text;
 use super::{
     clean, keep_visible, pane_block, pane_inner, piece, plain_lines, select_row, title, truncate,
     wrap_text,
 };
 use crate::model::citations::Source;
 use crate::tui::state::{App, Focus, SidebarItem, Turn};
-use crate::tui::text::{Piece, RLine};
+use crate::tui::text::{Piece, RLine, inline_text};
 use crate::tui::theme::Theme;
 
 /// Columns before every entry: the selection's `▶`.
@@ -60,6 +61,39 @@ fn layout(turn: &Turn, width: usize, theme: &Theme) -> Vec<Row> {
     rows
 }
 
+/// An X post's author (`@name`), or its id when the link names none (`/i/status/…`).
+fn x_post(url: &str) -> Option<String> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))?;
+    let (host, path) = rest.split_once('/')?;
+    let host = host
+        .trim_start_matches("www.")
+        .trim_start_matches("mobile.");
+    if host != "x.com" && host != "twitter.com" {
+        return None;
+    }
+    let mut parts = path.split(['/', '?', '#']);
+    let (user, status, id) = (parts.next()?, parts.next()?, parts.next()?);
+    if status != "status" || id.is_empty() {
+        return None;
+    }
+    Some(if user == "i" || user.is_empty() {
+        format!("X post {id}")
+    } else {
+        format!("@{user} on X · post {id}")
+    })
+}
+
+/// How a source is named on screen: its label, or for a post on X that has only the host for a
+/// label (xAI), who posted it or which post it is, so posts can be told apart.
+pub fn source_label(source: &Source) -> String {
+    match source.url.as_deref().and_then(x_post) {
+        Some(post) if source.headline.is_none() => clean(&post),
+        _ => clean(&source.label),
+    }
+}
+
 /// A source's label rows: `[n] publisher - date` on one row when it fits; else the publisher wrapped
 /// and the date on a row of its own. Labels without a date (a title, a host) take at most two rows.
 fn label_rows(source: &Source, width: usize, theme: &Theme) -> Vec<RLine> {
@@ -73,7 +107,7 @@ fn label_rows(source: &Source, width: usize, theme: &Theme) -> Vec<RLine> {
     };
     let indent = vec![piece(" ".repeat(tag.width().min(5)), Style::new())];
     let first = vec![piece(tag.clone(), tag_style)];
-    let label = clean(&source.label);
+    let label = source_label(source);
     let date = source.date.map(|d| d.display());
     let dated = date
         .as_ref()
@@ -111,6 +145,27 @@ fn label_rows(source: &Source, width: usize, theme: &Theme) -> Vec<RLine> {
     rows
 }
 
+/// A source's detail row after its span count: the headline (unless the label already is it, as
+/// Zeta Alpha titles are), else for a post on X what the answer cites it for, else its URL or kind.
+fn detail(turn: &Turn, source: &Source) -> String {
+    let kind = || source.kind.as_deref().map(|k| clean(&k.to_lowercase()));
+    match source.headline.as_deref() {
+        Some(h) if h.trim() != source.label.trim() => return clean(h),
+        Some(_) => return kind().unwrap_or_default(),
+        None => {}
+    }
+    let a = &turn.attribution;
+    let x_quote = source.url.as_deref().and_then(x_post).and_then(|_| {
+        let first = source.citations.first().and_then(|&c| a.citations.get(c))?;
+        let text = inline_text(&cited_text(a, first, turn.session.answer.as_str()));
+        Some(format!("“{}”", clean(&text)))
+    });
+    x_quote
+        .or_else(|| source.url.as_deref().map(clean))
+        .or_else(kind)
+        .unwrap_or_default()
+}
+
 /// An entry's rows at `width` columns (without the gutter): its label, then one row of detail.
 fn item_rows(turn: &Turn, item: SidebarItem, width: usize, theme: &Theme) -> Vec<RLine> {
     let width = width.saturating_sub(GUTTER).max(1);
@@ -131,15 +186,7 @@ fn item_rows(turn: &Turn, item: SidebarItem, width: usize, theme: &Theme) -> Vec
                 used += count.width();
                 pieces.push(piece(count, theme.accent()));
             }
-            // A label that already is the headline (Zeta Alpha titles) is not repeated.
-            let headline = match source.headline.as_deref() {
-                Some(h) if h.trim() != source.label.trim() => Some(h),
-                Some(_) => None,
-                None => source.url.as_deref(),
-            }
-            .map(clean)
-            .or_else(|| source.kind.as_deref().map(|k| clean(&k.to_lowercase())))
-            .unwrap_or_default();
+            let headline = detail(turn, source);
             pieces.push(piece(
                 truncate(&headline, width.saturating_sub(used)),
                 theme.muted(),
@@ -301,4 +348,23 @@ pub fn gutter_row(
         select_row(&mut row, width, theme.selection(focused));
     }
     row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn posts_on_x_are_named_by_their_author_or_id() {
+        assert_eq!(
+            x_post("https://x.com/elonmusk/status/123?s=20").as_deref(),
+            Some("@elonmusk on X · post 123")
+        );
+        assert_eq!(
+            x_post("https://twitter.com/i/status/456").as_deref(),
+            Some("X post 456")
+        );
+        assert_eq!(x_post("https://x.com/elonmusk"), None);
+        assert_eq!(x_post("https://example.com/a/status/1"), None);
+    }
 }

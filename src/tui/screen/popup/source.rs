@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use ratatui::style::{Modifier, Style};
 
+use super::super::sources::source_label;
 use super::super::{clean, piece, select_row, wrap_text};
 use crate::model::citations::{Attribution, Citation, Source};
 use crate::tui::state::{App, SidebarItem, Turn};
@@ -46,9 +47,9 @@ pub(super) fn source_rows(
                 return empty("Source");
             };
             let title = if source.consulted_only {
-                clean(&source.label)
+                source_label(source)
             } else {
-                format!("[{}] {}", source.n, clean(&source.label))
+                format!("[{}] {}", source.n, source_label(source))
             };
             let rows = document_rows(a, source, &citations, width, theme);
             (title, rows)
@@ -249,7 +250,7 @@ fn section(rows: &mut Vec<RLine>, name: &str, theme: &Theme) {
 
 /// What a citation supports, for people: its span, or — when the span is the provider's own marker
 /// (xAI's inline link, a Zeta Alpha anchor) — the sentence before the marker, other markers left out.
-fn cited_text(a: &Attribution, c: &Citation, answer: &str) -> String {
+pub(crate) fn cited_text(a: &Attribution, c: &Citation, answer: &str) -> String {
     if !c.marker {
         return c.text(answer).to_owned();
     }
