@@ -242,8 +242,14 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
         .expect("an export file");
     let text = std::fs::read_to_string(export).unwrap();
     // A title from the first question, metadata, the question as `##`, the answer's headings below.
-    assert!(text.starts_with("# Break down NVIDIA's latest quarter"), "{text}");
-    assert!(text.contains("\n- Provider: Bigdata.com (demo)\n"), "{text}");
+    assert!(
+        text.starts_with("# Break down NVIDIA's latest quarter"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n- Provider: Bigdata.com (demo)\n"),
+        "{text}"
+    );
     assert!(text.contains("\n- Session: `"), "{text}");
     assert!(text.contains("\n## Break down NVIDIA"), "{text}");
     let answer_headings: Vec<&str> = text
@@ -254,7 +260,9 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
         .collect();
     assert!(!answer_headings.is_empty(), "{text}");
     assert!(
-        answer_headings.iter().all(|h| h.starts_with("### ") || h.starts_with("####")),
+        answer_headings
+            .iter()
+            .all(|h| h.starts_with("### ") || h.starts_with("####")),
         "{answer_headings:?}"
     );
     assert!(text.contains("[^2]: [Reuters - May 27, 2026]"), "{text}");
@@ -902,4 +910,35 @@ fn the_mouse_clicks_sources_and_markers_and_scrolls_the_pane_under_it() {
     });
     t.send(&["q"]);
     assert_exited_and_restored(&t);
+}
+
+#[test]
+fn ask_on_a_terminal_renders_the_markdown() {
+    let t = Tmux::start(
+        100,
+        50,
+        &[
+            "ask",
+            "--demo",
+            "--demo-speed",
+            "200",
+            "What did NVIDIA report?",
+        ],
+    );
+    assert_eq!(t.wait_exit(Duration::from_secs(30)), "0");
+    t.wait_for("the shell", Duration::from_secs(5), |s| {
+        s.contains("the app exited")
+    });
+    let out = t.tmux(&["capture-pane", "-p", "-S", "-400", "-t", &t.session]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let answer = text.split("\nSources\n").next().unwrap();
+    for raw in ["## ", "**", "|---", "| Segment"] {
+        assert!(!answer.contains(raw), "{raw:?} in\n{text}");
+    }
+    assert!(
+        answer.contains("Segment                    │ Q1 FY27"),
+        "{text}"
+    );
+    assert!(answer.contains("• Compute revenue"), "{text}");
+    assert!(text.contains("\nSources\n  [1] NVIDIA Newsroom"), "{text}");
 }

@@ -4,6 +4,7 @@
 //! ([`oneline`]). Nothing here knows about the app's state or the screen's layout.
 
 pub mod annotations;
+pub mod ansi;
 pub mod blocks;
 pub mod line;
 pub mod markdown;
