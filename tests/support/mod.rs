@@ -2,6 +2,8 @@
 //! pipeline, frames drawn into a `TestBackend`, and keys pressed.
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
