@@ -162,8 +162,7 @@ fn ending_rows(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<R
 /// What the answer pane shows this frame.
 #[derive(Debug)]
 pub struct AnswerFrame {
-    /// Scrolled up with more below: the title's hint (from the scroll state of the last frame, good
-    /// enough for a hint).
+    /// Scrolled up with more below: the title's hint.
     more_below: bool,
     /// Nothing when the pane has no room.
     body: Option<AnswerBody>,
@@ -232,14 +231,12 @@ fn marker_at(line: &RLine, x: usize) -> Option<usize> {
 /// Bring every turn's rendering up to date for the pane's width, lay out the parts and resolve the
 /// scroll, carrying out `[`/`]`'s and `n`/`N`'s requests to bring a turn or a span into view.
 pub fn prepare(app: &mut App, structured: &mut StructuredCache, area: Rect) -> AnswerFrame {
-    let more_below =
-        !app.answer_scroll.follow && app.answer_scroll.top < app.answer_scroll.max_top();
     let inner = pane_inner(area);
     let width = inner.width.max(1) as usize;
     let height = inner.height as usize;
     if height == 0 {
         return AnswerFrame {
-            more_below,
+            more_below: false,
             body: None,
         };
     }
@@ -248,7 +245,7 @@ pub fn prepare(app: &mut App, structured: &mut StructuredCache, area: Rect) -> A
     scroll_to_requests(app, &parts, total, height);
     let top = app.answer_scroll.resolve(total, height);
     AnswerFrame {
-        more_below,
+        more_below: !app.answer_scroll.follow && top + height < total,
         body: Some(AnswerBody { parts, total, top }),
     }
 }

@@ -51,8 +51,19 @@ pub fn text_rows(app: &App, width: u16) -> u16 {
     rows.min(u16::MAX as usize) as u16
 }
 
-/// The prompt's title hint: what keys do now.
-fn hint(app: &App, focused: bool) -> String {
+/// Below this width the prompt's hints are the short ones.
+const SHORT_BELOW: u16 = 70;
+
+/// The prompt's title hint: what keys do now (`short` for a narrow prompt).
+fn hint(app: &App, focused: bool, short: bool) -> String {
+    if short {
+        return match (focused, app.can_ask) {
+            (true, _) => "typing · Esc browse",
+            (false, true) => "type to ask",
+            (false, false) => "replay",
+        }
+        .to_owned();
+    }
     match (focused, app.can_ask) {
         (true, _) if app.stream_running || app.in_progress() => {
             "typing · it can be sent when the answer ends · Esc browse".to_owned()
@@ -69,8 +80,16 @@ pub fn prepare(app: &mut App, area: Rect) {
     let focused = app.focus == Focus::Prompt;
     let theme = app.theme.clone();
     let name = if app.can_ask { "Ask" } else { "Prompt" };
+    let short = area.width < SHORT_BELOW;
+    if app.can_ask {
+        app.prompt.set_placeholder_text(if short {
+            "Type a question…"
+        } else {
+            "Type a question — Enter sends it, Alt-Enter adds a line"
+        });
+    }
     if area.height >= 3 {
-        let mut line = title(name, Some(hint(app, focused)), focused, &theme);
+        let mut line = title(name, Some(hint(app, focused, short)), focused, &theme);
         if let Some(branch) = branch_text(app) {
             line.spans.push(Span::styled(
                 format!("{branch} "),

@@ -222,14 +222,26 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
     };
     let theme = &app.theme;
     let rect = popup.rect;
-    let block = popup_block(&popup.title, popup.footer, theme);
+    let hint = format!(" {}/{} ", popup.scroll + 1, popup.max_scroll + 1);
+    let scrolls = popup.max_scroll > 0 && !popup.picker;
+    // The keys at the foot, or only how to close it when they do not fit beside the position.
+    let room = (rect.width.saturating_sub(4) as usize).saturating_sub(if scrolls {
+        hint.len() + 1
+    } else {
+        0
+    });
+    let footer = if popup.footer.width() + 2 <= room {
+        popup.footer
+    } else {
+        "Esc close"
+    };
+    let block = popup_block(&popup.title, footer, theme);
     frame.render_widget(Clear, rect);
     frame.render_widget(block, rect);
     let rows = &popup.rows;
     let visible = &rows[popup.scroll.min(rows.len())..];
     frame.render_widget(Paragraph::new(plain_lines(visible)), content_area(rect));
-    if popup.max_scroll > 0 && !popup.picker {
-        let hint = format!(" {}/{} ", popup.scroll + 1, popup.max_scroll + 1);
+    if scrolls {
         let x = rect.x + 2;
         let y = rect.y + rect.height.saturating_sub(1);
         frame.render_widget(
