@@ -85,8 +85,11 @@ fn main() -> ExitCode {
             },
             exit_when_done,
             cli.tui.theme,
+            cli.tui.debug,
         ),
-        Some(Command::Open(args)) => research_tui::cmd::app::open(args, cli.tui.theme),
+        Some(Command::Open(args)) => {
+            research_tui::cmd::app::open(args, cli.tui.theme, cli.tui.debug)
+        }
         None => research_tui::cmd::app::run(cli.tui),
     }
 }

@@ -108,7 +108,7 @@ fn the_screen_and_the_export_show_no_invisible_character() {
     }
 
     let turns: &[Turn] = &app.turns;
-    let export = research_tui::tui::export::conversation_markdown(turns);
+    let export = research_tui::tui::export::conversation_markdown(turns, &Default::default());
     assert!(export.contains("\u{FFFD}width\u{FFFD}line"), "{export}");
     assert!(leaked(&export).is_empty(), "{:?}", leaked(&export));
 }

@@ -305,6 +305,7 @@ async fn r_after_a_cut_sends_the_same_request_again_as_a_new_turn() {
         .await
         .unwrap();
     conversation.set_agent(agent, &mut app);
+    press(&mut app, &mut conversation, KeyCode::Esc).await;
     press(&mut app, &mut conversation, KeyCode::Char('r')).await;
     conversation.run_stream(&mut app).await;
     assert_eq!(app.turns.len(), 3);

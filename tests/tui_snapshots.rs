@@ -4,87 +4,15 @@
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use research_tui::agent::stream::{StreamEnd, StreamUpdate};
-use research_tui::tui::screen;
 use research_tui::tui::state::{App, AppConfig, Effect, Focus, Mode};
 use research_tui::tui::theme::Theme;
 use research_tui::wire::provider::EventPipeline;
 use research_tui::wire::recording::parse_frames;
 
-const EARNINGS: &str = "assets/recordings/bigdata/earnings-deep-dive.sse";
-const SECTOR: &str = "assets/recordings/bigdata/sector-comparison.sse";
-const FOLLOW_UP: &str = "assets/recordings/bigdata/follow-up.sse";
-const DEMO_QUESTION: &str = research_tui::tui::DEMO_QUESTION;
+mod support;
 
-fn app() -> App {
-    let mut app = App::new(AppConfig {
-        mode: Mode::Demo,
-        theme: Theme::default(),
-        can_ask: true,
-    });
-    app.fixed_elapsed = Some(Duration::from_secs(42));
-    app
-}
-
-/// Feed a recording's frames (all, or the first `limit`) into a new turn; end it when complete.
-fn play(app: &mut App, path: &str, question: Option<&str>, limit: Option<usize>) {
-    let bytes = std::fs::read(path).unwrap();
-    let frames = parse_frames(&bytes);
-    app.begin_turn(question.map(str::to_owned));
-    app.apply_update(StreamUpdate::Connected);
-    let mut pipeline = EventPipeline::auto();
-    let n = limit.unwrap_or(frames.len());
-    for frame in &frames[..n] {
-        let mut events = Vec::new();
-        let _ = pipeline.feed(&frame.bytes, &mut events);
-        app.apply_update(StreamUpdate::Events(events));
-    }
-    if limit.is_none() {
-        let mut events = Vec::new();
-        let _ = pipeline.finish(&mut events);
-        app.apply_update(StreamUpdate::Events(events));
-        app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
-    }
-}
-
-/// Frames up to and including half of the ANSWER frames.
-fn half_of_the_answer(path: &str) -> usize {
-    let bytes = std::fs::read(path).unwrap();
-    let frames = parse_frames(&bytes);
-    let is_answer = |f: &&research_tui::wire::recording::Frame| {
-        String::from_utf8_lossy(&f.bytes).contains("\"type\":\"ANSWER\"")
-    };
-    let answers = frames.iter().filter(is_answer).count();
-    let mut seen = 0;
-    for (i, frame) in frames.iter().enumerate() {
-        if is_answer(&frame) {
-            seen += 1;
-            if seen == answers / 2 {
-                return i + 1;
-            }
-        }
-    }
-    frames.len()
-}
-
-fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| screen::draw(frame, app)).unwrap();
-    terminal
-}
-
-fn key(app: &mut App, code: KeyCode) -> Option<Effect> {
-    let action = app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))?;
-    app.update(action)
-}
-
-fn keys(app: &mut App, codes: &str) {
-    for c in codes.chars() {
-        key(app, KeyCode::Char(c));
-    }
-}
+use support::*;
 
 #[test]
 fn streaming_mid_answer() {
@@ -111,6 +39,7 @@ fn complete_answer_scrolled_to_the_top() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     draw(&mut app, 140, 42);
+    browse(&mut app);
     keys(&mut app, "ag");
     insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
 }
@@ -119,6 +48,7 @@ fn complete_answer_scrolled_to_the_top() {
 fn sub_agents_tool_errors_and_retries_in_the_activity_pane() {
     let mut app = app();
     play(&mut app, SECTOR, None, None);
+    browse(&mut app);
     keys(&mut app, "t");
     insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
 }
@@ -146,6 +76,7 @@ fn cut_stream() {
 fn narrow_layout_80x24() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
     keys(&mut app, "ag");
     insta::assert_snapshot!("narrow_answer", draw(&mut app, 80, 24).backend());
     keys(&mut app, "c");
@@ -158,6 +89,7 @@ fn narrow_layout_80x24() {
 fn source_detail_popup() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
     keys(&mut app, "cj");
     key(&mut app, KeyCode::Enter);
     let terminal = draw(&mut app, 140, 42);
@@ -173,6 +105,7 @@ fn source_detail_popup() {
 fn help_overlay() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
     keys(&mut app, "?");
     insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
 }
@@ -188,6 +121,7 @@ fn follow_up_turns_stack_under_their_questions() {
         None,
     );
     draw(&mut app, 140, 42);
+    browse(&mut app);
     // Scroll up until the second question header is on screen.
     let mut found = false;
     for _ in 0..200 {
@@ -207,6 +141,7 @@ fn the_selected_source_highlights_its_spans_and_n_jumps_to_them() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     draw(&mut app, 140, 42);
+    browse(&mut app);
     keys(&mut app, "c");
     // Source [2] (Reuters) supports two spans; jump to the first.
     keys(&mut app, "jn");
@@ -240,6 +175,7 @@ fn xai_inline_links_become_our_markers() {
         None,
         None,
     );
+    browse(&mut app);
     keys(&mut app, "ag");
     let terminal = draw(&mut app, 140, 42);
     let screen = terminal.backend().to_string();
@@ -259,6 +195,7 @@ fn zeta_anchors_become_our_markers() {
         None,
         None,
     );
+    browse(&mut app);
     keys(&mut app, "ag");
     let terminal = draw(&mut app, 140, 42);
     let screen = terminal.backend().to_string();
@@ -296,6 +233,7 @@ fn no_color_draws_without_any_color() {
     });
     app.fixed_elapsed = Some(Duration::from_secs(1));
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
     keys(&mut app, "c");
     let terminal = draw(&mut app, 140, 42);
     let buffer = terminal.backend().buffer();
@@ -303,11 +241,6 @@ fn no_color_draws_without_any_color() {
         assert_eq!(cell.fg, ratatui::style::Color::Reset);
         assert_eq!(cell.bg, ratatui::style::Color::Reset);
     }
-}
-
-fn ctrl(app: &mut App, c: char) -> Option<Effect> {
-    let action = app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))?;
-    app.update(action)
 }
 
 #[test]
@@ -327,6 +260,7 @@ fn ctrl_c_cancels_a_running_turn_then_quits() {
 fn q_quits_except_while_typing_in_the_prompt() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
     keys(&mut app, "i");
     assert_eq!(app.focus, Focus::Prompt);
     keys(&mut app, "quit");
@@ -340,7 +274,7 @@ fn q_quits_except_while_typing_in_the_prompt() {
 fn alt_enter_and_ctrl_j_insert_newlines_and_enter_sends() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
-    keys(&mut app, "iab");
+    keys(&mut app, "ab");
     let alt_enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT);
     let action = app.handle_key(alt_enter).unwrap();
     app.update(action);
@@ -359,7 +293,8 @@ fn alt_enter_and_ctrl_j_insert_newlines_and_enter_sends() {
 fn a_follow_up_waits_for_the_running_answer() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(40));
-    keys(&mut app, "inext");
+    assert_eq!(app.focus, Focus::Prompt, "typing ahead while it answers");
+    keys(&mut app, "next");
     assert_eq!(key(&mut app, KeyCode::Enter), None);
     assert!(app.message.as_ref().unwrap().0.contains("still answering"));
 }
@@ -369,6 +304,11 @@ fn tab_cycles_focus_in_layout_order() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     draw(&mut app, 140, 42);
+    assert_eq!(
+        app.focus,
+        Focus::Prompt,
+        "the answer ended: the prompt waits"
+    );
     let mut seen = Vec::new();
     for _ in 0..5 {
         key(&mut app, KeyCode::Tab);
@@ -377,12 +317,18 @@ fn tab_cycles_focus_in_layout_order() {
     assert_eq!(
         seen,
         [
-            Focus::Sources,
-            Focus::Prompt,
             Focus::Plan,
             Focus::Activity,
-            Focus::Answer
+            Focus::Answer,
+            Focus::Sources,
+            Focus::Prompt,
         ]
+    );
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(
+        app.focus,
+        Focus::Answer,
+        "Esc leaves the prompt for the answer"
     );
     draw(&mut app, 80, 24);
     key(&mut app, KeyCode::Tab);
@@ -394,6 +340,7 @@ fn scrolling_up_stops_following_and_g_resumes() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(200));
     draw(&mut app, 140, 42);
+    browse(&mut app);
     assert!(app.answer_scroll.follow);
     key(&mut app, KeyCode::PageUp);
     assert!(!app.answer_scroll.follow);
@@ -417,12 +364,30 @@ fn scrolling_up_stops_following_and_g_resumes() {
 fn enter_expands_the_selected_activity() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
     keys(&mut app, "tg");
     key(&mut app, KeyCode::Enter);
     let screen = draw(&mut app, 140, 42).backend().to_string();
     assert!(screen.contains("▾ thinking"), "{screen}");
-    // The whole thought is there, wrapped, not cut with an ellipsis.
-    assert!(screen.contains("so the search window lines up"), "{screen}");
+    // The whole thought is there, wrapped, not cut with an ellipsis: the left column's words.
+    let answer_x = screen
+        .lines()
+        .find_map(|l| l.find("╭ Answer").map(|at| l[..at].chars().count()))
+        .unwrap();
+    let left: Vec<String> = screen
+        .lines()
+        .map(|l| l.chars().take(answer_x).collect::<String>())
+        .collect();
+    let words = left
+        .join(" ")
+        .split(|c: char| c.is_whitespace() || c == '┃' || c == '│' || c == '"')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("so the search window lines up with the release."),
+        "{screen}"
+    );
 }
 
 #[test]
@@ -434,6 +399,7 @@ fn hostile_text_never_reaches_a_cell_as_a_control_character() {
         Some("evil\u{1b}[2J?"),
         None,
     );
+    browse(&mut app);
     for keys_pressed in ["", "c", "t", "p"] {
         keys(&mut app, keys_pressed);
         let terminal = draw(&mut app, 140, 42);
@@ -458,6 +424,7 @@ fn hostile_text_never_reaches_a_cell_as_a_control_character() {
 fn tiny_and_odd_sizes_do_not_panic() {
     let mut app = app();
     play(&mut app, SECTOR, Some(DEMO_QUESTION), None);
+    browse(&mut app);
     for (w, h) in [
         (1, 1),
         (10, 3),
@@ -555,6 +522,7 @@ fn brackets_show_an_earlier_turn_in_the_panes() {
     );
     let latest = draw(&mut app, 140, 42).backend().to_string();
     assert!(latest.contains("AMD Investor Relations"), "{latest}");
+    browse(&mut app);
     keys(&mut app, "[");
     assert_eq!(app.current_index(), 0);
     let earlier = draw(&mut app, 140, 42).backend().to_string();
@@ -638,6 +606,7 @@ fn session_picker_popup() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     app.session_id = Some("20260528-101500-1a2b".into());
+    browse(&mut app);
     // `s` asks the loop for the list; the loop hands it back.
     assert_eq!(
         key(&mut app, KeyCode::Char('s')),
@@ -731,6 +700,7 @@ fn a_branched_conversation_marks_the_selected_turn_and_where_the_next_question_g
     );
     assert_eq!(app.branch_from(), None);
     // …unless an earlier turn is selected: then it branches from that turn's checkpoint, same chat.
+    browse(&mut app);
     keys(&mut app, "[");
     let branch = app.continuation();
     assert_eq!(
@@ -762,6 +732,7 @@ fn a_branched_conversation_marks_the_selected_turn_and_where_the_next_question_g
     );
     play_from(&mut app, FOLLOW_UP, "Margins instead?", branch);
     assert_eq!(app.history(app.turns[2].request.from_turn).len(), 1);
+    browse(&mut app);
     keys(&mut app, "a");
     let mut found = false;
     for _ in 0..300 {
@@ -795,10 +766,12 @@ fn a_cut_turn_keeps_what_arrived_and_r_retries_it() {
     assert!(status.contains("r retry"), "{status}");
     assert!(screen.contains("r asks it again"), "{screen}");
     insta::assert_snapshot!("retry_after_a_cut", draw(&mut app, 80, 24).backend());
+    browse(&mut app);
     assert_eq!(key(&mut app, KeyCode::Char('r')), Some(Effect::Retry(0)));
     // A complete turn is not retried.
     let mut done = self::app();
     play(&mut done, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut done);
     assert_eq!(key(&mut done, KeyCode::Char('r')), None);
     assert!(done.message.as_ref().unwrap().0.contains("follow-up"));
 }
@@ -834,6 +807,7 @@ fn zeta_source_detail_shows_the_key_sentence_bold() {
         Some("What do recent papers say about retrieval-augmented generation for long documents?"),
         None,
     );
+    browse(&mut app);
     keys(&mut app, "c");
     key(&mut app, KeyCode::Enter);
     let terminal = draw(&mut app, 140, 42);
@@ -877,6 +851,7 @@ fn o_opens_zeta_relative_urls_against_the_api_base_and_not_custom_documents() {
         None,
         None,
     );
+    browse(&mut app);
     keys(&mut app, "c");
     assert_eq!(
         key(&mut app, KeyCode::Char('o')),
@@ -895,6 +870,7 @@ fn o_opens_zeta_relative_urls_against_the_api_base_and_not_custom_documents() {
 fn ctrl_or_alt_with_a_letter_never_runs_that_letters_command() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
     for c in ['q', 'e', 's', 'r', 'o'] {
         assert_eq!(ctrl(&mut app, c), None, "Ctrl-{c}");
         let alt = app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT));
@@ -921,6 +897,46 @@ fn structured_output_that_arrives_after_a_frame_was_drawn_still_shows() {
     }
     app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
     let screen = draw(&mut app, 140, 42).backend().to_string();
-    assert!(screen.contains("Structured output"), "{screen}");
-    assert!(screen.contains("\"ticker\": \"NVDA\""), "{screen}");
+    assert!(screen.contains("▸ Structured output: company"), "{screen}");
+    assert!(screen.contains("ticker NVDA"), "{screen}");
+}
+
+#[test]
+fn the_end_of_an_answer_keeps_the_answer_in_view_and_enter_unfolds_the_structured_output() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    // The last rows of the answer, then one folded line: no JSON dump.
+    assert!(
+        screen.contains("export policy and hyperscaler capex."),
+        "{screen}"
+    );
+    assert!(!screen.contains("\"company\""), "{screen}");
+    let folded = screen
+        .lines()
+        .filter(|l| l.contains("Structured output"))
+        .count();
+    assert_eq!(folded, 1, "{screen}");
+    browse(&mut app);
+    keys(&mut app, "a");
+    key(&mut app, KeyCode::Enter);
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(
+        screen.contains("▾ Structured output · 13 fields"),
+        "{screen}"
+    );
+    let row = |key: &str| screen.lines().find(|l| l.contains(key)).unwrap_or_default();
+    assert!(row("guidance.period").contains("Q2 FY2027"), "{screen}");
+    assert!(
+        row("key_risks").contains("CoWoS and HBM4 supply; China"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("structured_output_unfolded", terminal.backend());
+    key(&mut app, KeyCode::Enter);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        screen.contains("▸ Structured output"),
+        "folded again:\n{screen}"
+    );
 }

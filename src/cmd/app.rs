@@ -23,6 +23,9 @@ pub struct TuiArgs {
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
     #[arg(long, global = true)]
     pub theme: Option<String>,
+    /// When the app fails, also say where in the code (always written to the log file).
+    #[arg(long, global = true)]
+    pub debug: bool,
     /// Which agent: Bigdata.com (default; BIGDATA_API_KEY or the config file), xAI (XAI_API_KEY),
     /// Zeta Alpha (ZETA_ALPHA_API_KEY), OpenAI (OPENAI_API_KEY; deep research runs in the
     /// background, resumes after a drop, and Ctrl-C cancels it on the server) or Perplexity
@@ -152,11 +155,12 @@ pub fn run(args: TuiArgs) -> ExitCode {
             tenant: args.tenant,
             agent: args.agent,
         },
+        debug: args.debug,
     })
 }
 
 /// `research-tui open <ID>`: the saved session rebuilt at once, ready for a follow-up.
-pub fn open(args: OpenArgs, theme: Option<String>) -> ExitCode {
+pub fn open(args: OpenArgs, theme: Option<String>, debug: bool) -> ExitCode {
     let store = SessionStore::default();
     let saved = match store.load(args.id.trim()) {
         Ok(saved) => saved,
@@ -180,6 +184,7 @@ pub fn open(args: OpenArgs, theme: Option<String>) -> ExitCode {
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         open: Some(saved),
         store: Some(store),
+        debug,
         ..TuiOptions::default()
     })
 }
@@ -204,11 +209,13 @@ pub fn replay(
     replay: crate::tui::ReplayOptions,
     exit_when_done: bool,
     theme: Option<String>,
+    debug: bool,
 ) -> ExitCode {
     crate::tui::run_blocking(TuiOptions {
         replay: Some(replay),
         exit_when_done,
         theme,
+        debug,
         store: None,
         ..Default::default()
     })

@@ -337,7 +337,7 @@ async fn ask(
     });
 
     let progress = std::io::stderr().is_terminal();
-    let mut printer = AnswerPrinter::new();
+    let mut printer = TextPrinter::for_stdout();
     let (session, end) =
         follow_turn(driver, args.format, progress, &mut printer, &mut saving).await;
     let code = print_result(args.format, &mut printer, &session, &end);
@@ -440,7 +440,7 @@ async fn follow_turn(
     mut driver: TurnDriver<SavedTurn>,
     format: Format,
     progress: bool,
-    printer: &mut AnswerPrinter,
+    printer: &mut TextPrinter,
     saving: &mut Saving,
 ) -> (Session, StreamEnd) {
     // Named on stderr once the end is saved, when stderr is a terminal.
@@ -505,7 +505,7 @@ fn report_saved_end(saving: &mut Saving, saved: std::io::Result<()>, saved_as: O
 /// run failed if it did; the exit code.
 fn print_result(
     format: Format,
-    printer: &mut AnswerPrinter,
+    printer: &mut TextPrinter,
     session: &Session,
     end: &StreamEnd,
 ) -> u8 {
@@ -560,6 +560,36 @@ fn push_visible(
         from = span.end;
     }
     text.push_str(&answer[from..range.end]);
+}
+
+/// `--format text`: rendered Markdown on a terminal, plain text to a pipe or a file.
+enum TextPrinter {
+    Plain(AnswerPrinter),
+    Terminal(Box<super::ask_terminal::TerminalAnswer>),
+}
+
+impl TextPrinter {
+    fn for_stdout() -> TextPrinter {
+        if std::io::stdout().is_terminal() {
+            TextPrinter::Terminal(Box::default())
+        } else {
+            TextPrinter::Plain(AnswerPrinter::new())
+        }
+    }
+
+    fn print_new(&mut self, session: &Session) {
+        match self {
+            TextPrinter::Plain(printer) => printer.print_new(session),
+            TextPrinter::Terminal(printer) => printer.print_new(session),
+        }
+    }
+
+    fn finish(&mut self, session: &Session) {
+        match self {
+            TextPrinter::Plain(printer) => printer.finish(session),
+            TextPrinter::Terminal(printer) => printer.finish(session),
+        }
+    }
 }
 
 /// Prints the answer's new text as it grows, with `[n]` after each cited span whose reference is

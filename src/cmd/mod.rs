@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod ask;
+mod ask_terminal;
 pub mod render;
 pub mod serve;
 pub mod sessions;

@@ -20,6 +20,7 @@
 //! [`ServerConfig::header_read_timeout`] (half-open, idle between requests, or trickling its headers)
 //! is closed.
 
+mod note;
 mod playback;
 mod recordings;
 mod runs;
@@ -314,11 +315,12 @@ fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Resp
     } else {
         recordings::XAI_RESEARCH
     };
+    let note = note::for_question(recording, &xai_question(&request.input));
     let rewrite = Rewrite::Responses {
         response_id: rng::id("resp"),
         previous_response_id: request.previous_response_id,
     };
-    stream_response(state, state.recordings.get(recording), rewrite, fault)
+    stream_response(state, state.recordings.get(recording), rewrite, fault, note)
 }
 
 /// Perplexity: a new conversation gets the reasoning recording, one with earlier turns the
@@ -336,7 +338,7 @@ fn perplexity_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) 
     let rewrite = Rewrite::Perplexity {
         completion_id: rng::id("cmpl"),
     };
-    stream_response(state, state.recordings.get(recording), rewrite, fault)
+    stream_response(state, state.recordings.get(recording), rewrite, fault, None)
 }
 
 /// Zeta Alpha: a new conversation gets the research recording and a fresh session, a `session_id`
@@ -346,6 +348,14 @@ fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Res
         Ok(admitted) => admitted,
         Err(refusal) => return refusal.into_response(),
     };
+    let note = note::for_question(
+        if request.session_id.is_some() {
+            recordings::ZETA_FOLLOW_UP
+        } else {
+            recordings::ZETA_RESEARCH
+        },
+        request.question(),
+    );
     let (session_id, recording) = match request.session_id {
         Some(session) => (session, recordings::ZETA_FOLLOW_UP),
         None => (rng::id("sess"), recordings::ZETA_RESEARCH),
@@ -355,6 +365,7 @@ fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Res
         state.recordings.get(recording),
         Rewrite::Zeta { session_id },
         fault,
+        note,
     )
 }
 
@@ -397,11 +408,12 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         book.chats.entry(chat_id.clone()).or_insert(mode);
         (chat_id, recording)
     };
+    let note = note::for_question(recording, &request.message);
     let rewrite = Rewrite::Research {
         chat_id,
         checkpoint_id: rng::id("ckpt"),
     };
-    stream_response(state, state.recordings.get(recording), rewrite, fault)
+    stream_response(state, state.recordings.get(recording), rewrite, fault, note)
 }
 
 fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
@@ -420,7 +432,25 @@ fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         state.recordings.get(recordings::WORKFLOW),
         rewrite,
         fault,
+        None,
     )
+}
+
+/// The question of an xAI request: its text input, or the last user message's text.
+fn xai_question(input: &crate::wire::provider::xai::request::Input) -> String {
+    use crate::wire::provider::xai::request::Input;
+    match input {
+        Input::Text(text) => text.clone(),
+        Input::Messages(messages) => messages
+            .iter()
+            .rev()
+            .find(|m| m.role == "user")
+            .map(|m| match &m.content {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            })
+            .unwrap_or_default(),
+    }
 }
 
 /// A new conversation: a comparison question gets the sector comparison, anything else the deep dive.

@@ -10,6 +10,7 @@ use axum::http::{StatusCode, header};
 use axum::response::Response;
 use serde_json::Value;
 
+use super::note::Note;
 use super::recordings::{Part, PreparedFrame, Recording};
 use super::{AppState, Fault, error};
 
@@ -114,6 +115,8 @@ struct Playback {
     next: usize,
     rewrite: Rewrite,
     fault: Option<Fault>,
+    /// Opens the answer: the question is not what the recording answers.
+    note: Option<Note>,
     /// Frames sent that carry an ANSWER (or all frames, if the recording has no answer).
     counted: usize,
     /// The fault strikes once `counted` reaches this.
@@ -127,6 +130,7 @@ pub fn stream_response(
     frames: Recording,
     rewrite: Rewrite,
     fault: Option<Fault>,
+    note: Option<Note>,
 ) -> Response {
     let answers = frames.iter().filter(|f| f.is_answer).count();
     let basis = if answers > 0 { answers } else { frames.len() };
@@ -136,6 +140,7 @@ pub fn stream_response(
         next: 0,
         rewrite,
         fault,
+        note,
         counted: 0,
         strike_at: (basis / 2).max(1),
         answers_exist: answers > 0,
@@ -197,13 +202,16 @@ impl Playback {
         Some(Ok(bytes))
     }
 
-    fn render(&self, frame: &PreparedFrame) -> Bytes {
+    fn render(&mut self, frame: &PreparedFrame) -> Bytes {
         let mut out = Vec::new();
         for part in &frame.parts {
             match part {
                 Part::Raw(bytes) => out.extend_from_slice(bytes),
                 Part::Json(value) => {
                     let mut value = value.clone();
+                    if let Some(note) = &mut self.note {
+                        note.apply(&mut value);
+                    }
                     if let Some(checkpoint) = self.rewrite.apply(&mut value) {
                         let chat = self.rewrite.chat_id().unwrap_or_default().to_owned();
                         self.state

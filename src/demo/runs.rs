@@ -58,7 +58,7 @@ pub(super) fn create(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
     };
     state.book().runs.insert(response_id.clone(), run.clone());
     let rewrite = rewrite(&response_id, &run);
-    stream_response(state, state.recordings.get(recording), rewrite, fault)
+    stream_response(state, state.recordings.get(recording), rewrite, fault, None)
 }
 
 fn rewrite(response_id: &str, run: &DemoRun) -> Rewrite {
@@ -131,7 +131,7 @@ fn retrieve_response(state: &Arc<AppState>, id: &str, uri: &Uri, headers: &Heade
         Some(after) => frames_after(&frames, after),
         None => frames,
     };
-    stream_response(state, frames, rewrite(id, &run), fault)
+    stream_response(state, frames, rewrite(id, &run), fault, None)
 }
 
 /// `POST /v1/responses/{id}/cancel`: a background run is cancelled; anything else is refused.

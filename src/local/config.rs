@@ -272,6 +272,75 @@ fn check_private(_path: &Path) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// The pane sizes the app remembers between runs (`+`/`-` change them). They live in their own
+/// file next to `config.toml` ([`layout_file`]): the app never rewrites the user's config file, which
+/// may hold the key and the user's comments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct PaneSizes {
+    /// The Plan and Activity column, in percent of the width.
+    pub left: u16,
+    /// The Sources column, in percent of the width (it also gets what the answer does not use).
+    pub sources: u16,
+    /// The answer's text is at most this many columns wide: a comfortable line length.
+    pub answer_max: u16,
+}
+
+impl PaneSizes {
+    pub const LEFT: std::ops::RangeInclusive<u16> = 12..=50;
+    pub const SOURCES: std::ops::RangeInclusive<u16> = 15..=60;
+    pub const ANSWER_MAX: std::ops::RangeInclusive<u16> = 60..=240;
+
+    /// Within the ranges a layout can use.
+    pub fn clamped(self) -> PaneSizes {
+        let clamp = |v: u16, r: std::ops::RangeInclusive<u16>| v.clamp(*r.start(), *r.end());
+        PaneSizes {
+            left: clamp(self.left, Self::LEFT),
+            sources: clamp(self.sources, Self::SOURCES),
+            answer_max: clamp(self.answer_max, Self::ANSWER_MAX),
+        }
+    }
+}
+
+impl Default for PaneSizes {
+    fn default() -> Self {
+        PaneSizes {
+            left: 24,
+            sources: 28,
+            answer_max: 100,
+        }
+    }
+}
+
+/// `layout.toml` in [`config_dir`]: the remembered [`PaneSizes`].
+pub fn layout_file() -> PathBuf {
+    config_dir().join("layout.toml")
+}
+
+/// The remembered pane sizes; the defaults when there are none (or the file is not readable).
+pub fn read_pane_sizes(path: &Path) -> PaneSizes {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| toml::from_str::<PaneSizes>(&text).ok())
+        .unwrap_or_default()
+        .clamped()
+}
+
+/// Remember `sizes` (written whole to a temporary file, then renamed over the old one).
+pub fn write_pane_sizes(path: &Path, sizes: PaneSizes) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let text = format!(
+        "# Pane sizes research-tui remembers (+ and - in the app change them).\n\
+         left = {}\nsources = {}\nanswer_max = {}\n",
+        sizes.left, sizes.sources, sizes.answer_max
+    );
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,6 +427,26 @@ mod tests {
         assert!(message.starts_with(&expected), "{message}");
         let missing = read_file_config(&dir.path().join("missing.toml")).unwrap();
         assert!(missing.api_key.is_none() && missing.theme.is_none());
+    }
+
+    #[test]
+    fn pane_sizes_are_remembered_in_their_own_file_and_clamped_when_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("research-tui").join("layout.toml");
+        assert_eq!(read_pane_sizes(&path), PaneSizes::default());
+        let sizes = PaneSizes {
+            left: 30,
+            sources: 40,
+            answer_max: 120,
+        };
+        write_pane_sizes(&path, sizes).unwrap();
+        assert_eq!(read_pane_sizes(&path), sizes);
+        std::fs::write(&path, "left = 99\nsources = 1\n").unwrap();
+        let read = read_pane_sizes(&path);
+        assert_eq!((read.left, read.sources), (50, 15));
+        assert_eq!(read.answer_max, PaneSizes::default().answer_max);
+        std::fs::write(&path, "left = [").unwrap();
+        assert_eq!(read_pane_sizes(&path), PaneSizes::default());
     }
 
     #[test]

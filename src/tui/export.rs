@@ -12,20 +12,47 @@ use super::state::Turn;
 use crate::model::citations::Attribution;
 use crate::render::sanitize::{is_unsafe, sanitize_line};
 
-/// The conversation as one Markdown document: each turn's question, then its answer with footnotes.
-pub fn conversation_markdown(turns: &[Turn]) -> String {
-    let mut out = String::from("# Research session\n");
+/// What the export says about the conversation besides its turns.
+#[derive(Debug, Clone, Default)]
+pub struct ExportMeta {
+    /// Who answered (`Bigdata.com`), and how (`demo`, `live`, `replay`).
+    pub provider: Option<String>,
+    pub mode: Option<String>,
+    /// The saved session it is.
+    pub session_id: Option<String>,
+}
+
+/// The conversation as one Markdown document: a title from the first question, the date, provider
+/// and ids as metadata, each question a `##` heading with its answer (headings moved below it,
+/// `###` and deeper) and footnotes.
+pub fn conversation_markdown(turns: &[Turn], meta: &ExportMeta) -> String {
+    let title = turns
+        .iter()
+        .find_map(|t| t.question.as_deref())
+        .map(|q| one_line(q, 100))
+        .unwrap_or_else(|| "Research session".to_owned());
+    let mut out = format!("# {title}\n\n");
+    out.push_str(&metadata(turns, meta));
     for (i, turn) in turns.iter().enumerate() {
         out.push('\n');
-        match &turn.question {
-            Some(q) => out.push_str(&format!("## You: {}\n\n", sanitize_line(q))),
-            None => out.push_str(&format!("## Turn {}\n\n", i + 1)),
+        match turn.question.as_deref().map(str::trim) {
+            Some(q) if !q.is_empty() => {
+                out.push_str(&format!("## {}\n\n", one_line(q, 120)));
+                // A question longer than its heading is quoted whole.
+                if q.lines().count() > 1 || one_line(q, 120) != sanitize_line(q) {
+                    for line in q.lines() {
+                        out.push_str(&format!("> {}\n", sanitize_line(line)));
+                    }
+                    out.push('\n');
+                }
+            }
+            _ => out.push_str(&format!("## Turn {}\n\n", i + 1)),
         }
         let attribution = Attribution::resolve(&turn.session, true);
-        out.push_str(&crate::render::markdown::render(
+        out.push_str(&below_heading(&crate::render::markdown::render(
             &turn.session,
             &attribution,
-        ));
+        )));
         if let Some(structured) = &turn.session.structured_output {
             let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
             out.push_str("\n**Structured output**\n\n```json\n");
@@ -39,22 +66,97 @@ pub fn conversation_markdown(turns: &[Turn]) -> String {
         }
         if let Some(checkpoint) = turn.session.checkpoint_id() {
             // Not an HTML comment: a hostile id could close it and smuggle markup into the export.
-            out.push_str(&format!(
-                "\nCheckpoint: `{}`\n",
-                sanitize_line(checkpoint).replace('`', "'")
-            ));
+            out.push_str(&format!("\nCheckpoint: {}\n", code(checkpoint)));
+        }
+    }
+    out
+}
+
+/// `text` on one line, at most `max` characters (a heading).
+fn one_line(text: &str, max: usize) -> String {
+    let line = sanitize_line(text.trim());
+    match line.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", line[..at].trim_end()),
+        None => line.into_owned(),
+    }
+}
+
+/// An id as inline code (backticks inside it would end the code span).
+fn code(id: &str) -> String {
+    format!("`{}`", sanitize_line(id).replace('`', "'"))
+}
+
+/// The metadata list under the title: when it was exported, who answered, the ids.
+fn metadata(turns: &[Turn], meta: &ExportMeta) -> String {
+    let mut lines = vec![format!(
+        "- Exported: {}",
+        crate::local::timestamp::rfc3339(SystemTime::now())
+    )];
+    match (&meta.provider, &meta.mode) {
+        (Some(provider), Some(mode)) => {
+            lines.push(format!("- Provider: {} ({mode})", sanitize_line(provider)))
+        }
+        (Some(provider), None) => lines.push(format!("- Provider: {}", sanitize_line(provider))),
+        _ => {}
+    }
+    if let Some(session) = &meta.session_id {
+        lines.push(format!("- Session: {}", code(session)));
+    }
+    if let Some(chat) = turns.iter().rev().find_map(Turn::chat_id) {
+        lines.push(format!("- Chat: {}", code(chat)));
+    }
+    lines.push(format!("- Turns: {}", turns.len()));
+    lines.join("\n") + "\n"
+}
+
+/// Answer Markdown moved below a `##` question: its ATX headings two levels deeper (`#` → `###`,
+/// at most `######`), code fences left alone.
+fn below_heading(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len() + 64);
+    let mut fence: Option<String> = None;
+    for line in markdown.split_inclusive('\n') {
+        let trimmed = line.trim_start_matches(' ');
+        let indent = line.len() - trimmed.len();
+        let marker: String = trimmed
+            .chars()
+            .take_while(|c| *c == '`' || *c == '~')
+            .collect();
+        if indent <= 3 && marker.len() >= 3 && (marker.starts_with('`') || marker.starts_with('~'))
+        {
+            let kind = &marker[..1];
+            match &fence {
+                Some(open) if marker.starts_with(open.as_str()) && marker.len() >= open.len() => {
+                    fence = None
+                }
+                None => fence = Some(kind.repeat(marker.len())),
+                Some(_) => {}
+            }
+            out.push_str(line);
+            continue;
+        }
+        let level = trimmed.chars().take_while(|c| *c == '#').count();
+        let is_heading = fence.is_none()
+            && indent <= 3
+            && (1..=6).contains(&level)
+            && (trimmed[level..].is_empty() || trimmed[level..].starts_with([' ', '\t', '\n']));
+        if is_heading {
+            let deeper = (level + 2).min(6);
+            out.push_str(&"#".repeat(deeper));
+            out.push_str(&trimmed[level..]);
+        } else {
+            out.push_str(line);
         }
     }
     out
 }
 
 /// Write the export into `dir` under a fresh name; returns the path.
-pub fn export_to(dir: &Path, turns: &[Turn]) -> io::Result<PathBuf> {
+pub fn export_to(dir: &Path, turns: &[Turn], meta: &ExportMeta) -> io::Result<PathBuf> {
     let stem = format!(
         "research-tui-export-{}",
         crate::local::timestamp::compact_stamp(SystemTime::now())
     );
-    let text = conversation_markdown(turns);
+    let text = conversation_markdown(turns, meta);
     for n in 1..100 {
         let name = if n == 1 {
             format!("{stem}.md")
@@ -80,13 +182,13 @@ pub fn export_to(dir: &Path, turns: &[Turn]) -> io::Result<PathBuf> {
 
 /// Export into the current directory, else `$XDG_DATA_HOME/research-tui` (or
 /// `~/.local/share/research-tui`).
-pub fn export(turns: &[Turn]) -> io::Result<PathBuf> {
+pub fn export(turns: &[Turn], meta: &ExportMeta) -> io::Result<PathBuf> {
     std::env::current_dir()
-        .and_then(|dir| export_to(&dir, turns))
+        .and_then(|dir| export_to(&dir, turns, meta))
         .or_else(|_| {
             let dir = crate::local::config::data_dir();
             std::fs::create_dir_all(&dir)?;
-            export_to(&dir, turns)
+            export_to(&dir, turns, meta)
         })
 }
 
@@ -102,20 +204,134 @@ pub fn is_web_url(url: &str) -> bool {
         && reqwest::Url::parse(url).is_ok_and(|parsed| parsed.host_str().is_some())
 }
 
-/// Open `url` with the platform opener, detached (no terminal, no waiting in the caller). The returned
-/// handle's thread reports a failure exit through `on_failure`.
-pub fn open_url(url: &str, on_failure: impl FnOnce(String) + Send + 'static) -> Result<(), String> {
-    if !is_web_url(url) {
-        return Err("not opening: only http(s) URLs".into());
+/// Why a URL was not opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenError {
+    /// Not an http(s) URL: never handed to a program.
+    NotWeb,
+    /// No browser or opener to run: set `$BROWSER`.
+    NoOpener,
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OpenError::NotWeb => "not opening: only http(s) URLs",
+            OpenError::NoOpener => "no browser found to open it (set $BROWSER)",
+        })
     }
-    let program = if cfg!(target_os = "macos") {
-        "open"
+}
+
+/// The commands that may open `url`, in the order they are tried: each entry of `$BROWSER` (a
+/// colon-separated list of commands; `%s` in one stands for the URL, else the URL goes last), then
+/// the usual openers of the platform.
+pub fn opener_commands(browser: Option<&str>, url: &str) -> Vec<Vec<String>> {
+    let mut commands: Vec<Vec<String>> = browser
+        .unwrap_or_default()
+        .split(':')
+        .filter_map(|entry| {
+            let mut words: Vec<String> = entry.split_whitespace().map(str::to_owned).collect();
+            if words.is_empty() {
+                return None;
+            }
+            if words.iter().any(|w| w.contains("%s")) {
+                for word in &mut words {
+                    *word = word.replace("%s", url);
+                }
+            } else {
+                words.push(url.to_owned());
+            }
+            Some(words)
+        })
+        .collect();
+    let platform: &[&[&str]] = if cfg!(target_os = "macos") {
+        &[&["open"]]
     } else {
-        "xdg-open"
+        &[
+            &["xdg-open"],
+            &["gio", "open"],
+            &["sensible-browser"],
+            &["x-www-browser"],
+            &["wslview"],
+        ]
     };
+    commands.extend(platform.iter().map(|words| {
+        let mut command: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+        command.push(url.to_owned());
+        command
+    }));
+    commands
+}
+
+/// `program` can be run: a path to an executable file, or a name found on `PATH`.
+fn runnable(program: &str) -> bool {
+    let executable = |path: &Path| {
+        path.metadata().is_ok_and(|m| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                m.is_file() && m.permissions().mode() & 0o111 != 0
+            }
+            #[cfg(not(unix))]
+            {
+                m.is_file()
+            }
+        })
+    };
+    if program.contains(std::path::MAIN_SEPARATOR) {
+        return executable(Path::new(program));
+    }
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| executable(&dir.join(program)))
+    })
+}
+
+/// Open `url` with the first opener that works ([`opener_commands`], `$BROWSER` first), detached (no
+/// terminal, no waiting in the caller); returns the name of the first one tried. A helper thread
+/// waits for it and, when it fails (`gio` without a desktop, say), tries the next; `on_failure`
+/// hears when none worked.
+pub fn open_url(
+    url: &str,
+    on_failure: impl FnOnce(String) + Send + 'static,
+) -> Result<String, OpenError> {
+    if !is_web_url(url) {
+        return Err(OpenError::NotWeb);
+    }
+    let browser = std::env::var("BROWSER").ok();
+    let mut candidates: Vec<Vec<String>> = opener_commands(browser.as_deref(), url)
+        .into_iter()
+        .filter(|words| runnable(&words[0]))
+        .collect();
+    let Some(first) = candidates.first() else {
+        return Err(OpenError::NoOpener);
+    };
+    let name = first[0].clone();
+    candidates.reverse();
+    std::thread::spawn(move || {
+        let mut tried = Vec::new();
+        while let Some(words) = candidates.pop() {
+            match run_detached(&words) {
+                Ok(()) => return,
+                Err(failure) => {
+                    crate::local::log::log(&format!("opening a URL: {failure}"));
+                    tried.push(words[0].clone());
+                }
+            }
+        }
+        on_failure(format!(
+            "nothing could open it (tried {})",
+            tried.join(", ")
+        ));
+    });
+    Ok(name)
+}
+
+/// Run an opener in its own process group, with no terminal, and wait for it.
+fn run_detached(words: &[String]) -> Result<(), String> {
+    let (program, args) = words.split_first().expect("a command has a program");
     let mut command = Command::new(program);
     command
-        .arg(url)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -124,15 +340,11 @@ pub fn open_url(url: &str, on_failure: impl FnOnce(String) + Send + 'static) -> 
         use std::os::unix::process::CommandExt;
         command.process_group(0);
     }
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot run {program}: {e}"))?;
-    std::thread::spawn(move || match child.wait() {
-        Ok(status) if status.success() => {}
-        Ok(status) => on_failure(format!("{program} failed ({status})")),
-        Err(e) => on_failure(format!("{program}: {e}")),
-    });
-    Ok(())
+    match command.spawn().and_then(|mut child| child.wait()) {
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) => Err(format!("{program} failed ({status})")),
+        Err(e) => Err(format!("{program}: {e}")),
+    }
 }
 
 /// Put `url` on the system clipboard through the terminal, when it is a web URL ([`is_web_url`]):
@@ -212,6 +424,25 @@ mod tests {
     }
 
     #[test]
+    fn browser_entries_come_first_then_the_usual_openers() {
+        let url = "https://example.com/a";
+        let commands = opener_commands(Some("firefox --new-tab %s:lynx::w3m -dump"), url);
+        assert_eq!(commands[0], ["firefox", "--new-tab", url]);
+        assert_eq!(commands[1], ["lynx", url]);
+        assert_eq!(commands[2], ["w3m", "-dump", url]);
+        let usual = opener_commands(None, url);
+        assert!(
+            usual
+                .iter()
+                .all(|c| c.last().map(String::as_str) == Some(url))
+        );
+        if !cfg!(target_os = "macos") {
+            assert_eq!(usual[0], ["xdg-open", url]);
+            assert!(usual.iter().any(|c| c[0] == "sensible-browser"));
+        }
+    }
+
+    #[test]
     fn export_writes_every_turn_with_footnotes() {
         let mut turn = Turn::new(Some("What happened?".into()));
         turn.apply_events(vec![
@@ -225,10 +456,33 @@ mod tests {
             },
         ]);
         let dir = tempfile::tempdir().unwrap();
-        let path = export_to(dir.path(), &[turn]).unwrap();
+        let meta = ExportMeta {
+            provider: Some("Bigdata.com".into()),
+            mode: Some("demo".into()),
+            session_id: Some("20260528-101500-1a2b".into()),
+        };
+        let path = export_to(dir.path(), &[turn], &meta).unwrap();
         let text = std::fs::read_to_string(path).unwrap();
-        assert!(text.contains("## You: What happened?"));
+        assert!(
+            text.starts_with("# What happened?\n\n- Exported: "),
+            "{text}"
+        );
+        assert!(text.contains("- Provider: Bigdata.com (demo)\n"), "{text}");
+        assert!(
+            text.contains("- Session: `20260528-101500-1a2b`\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n## What happened?\n"), "{text}");
         assert!(text.contains("Revenue rose."));
         assert!(text.contains("Checkpoint: `ck-1`"));
+    }
+
+    #[test]
+    fn answer_headings_go_below_the_question_and_code_stays_as_it_is() {
+        let answer = "# Top\n\nText\n## Mix\n```md\n# not a heading\n```\n###### Deep\n#hashtag\n";
+        assert_eq!(
+            below_heading(answer),
+            "### Top\n\nText\n#### Mix\n```md\n# not a heading\n```\n###### Deep\n#hashtag\n"
+        );
     }
 }

@@ -4,8 +4,11 @@
 //! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
 //! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
 
+pub mod colors;
 pub mod conversation;
+mod effects;
 pub mod export;
+pub mod failure;
 pub mod screen;
 pub mod state;
 pub mod text;
@@ -15,9 +18,9 @@ use std::io;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use color_eyre::eyre::{WrapErr, eyre};
 use crossterm::event::{
-    DisableBracketedPaste, EnableBracketedPaste, Event, EventStream, KeyEventKind,
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    EventStream,
 };
 use crossterm::execute;
 use crossterm::terminal::{
@@ -32,7 +35,8 @@ use crate::agent::live;
 use crate::agent::replay::{Speed, replay};
 use crate::wire::provider::Provider;
 use conversation::{Agent, Conversation, LiveConfig, Settings};
-use state::{Action, App, AppConfig, Continuation, Effect, Focus, Mode, Severity};
+use failure::{Doing, Failure};
+use state::{App, AppConfig, Continuation, Mode, Severity};
 
 /// The demo's first question.
 pub const DEMO_QUESTION: &str =
@@ -86,6 +90,8 @@ pub struct TuiOptions {
     pub store: Option<crate::local::store::SessionStore>,
     /// xAI model, Zeta Alpha tenant and agent.
     pub provider_options: live::ProviderOptions,
+    /// A failure also prints where it happened (`--debug`).
+    pub debug: bool,
 }
 
 impl Default for TuiOptions {
@@ -106,15 +112,17 @@ impl Default for TuiOptions {
             open: None,
             store: Some(crate::local::store::SessionStore::default()),
             provider_options: live::ProviderOptions::default(),
+            debug: false,
         }
     }
 }
 
-/// Restore the terminal: raw mode off, main screen back, paste mode off, cursor shown.
+/// Restore the terminal: raw mode off, main screen back, paste and mouse modes off, cursor shown.
 pub fn restore_terminal() {
     let _ = disable_raw_mode();
     let _ = execute!(
         io::stdout(),
+        DisableMouseCapture,
         DisableBracketedPaste,
         LeaveAlternateScreen,
         crossterm::cursor::Show
@@ -145,33 +153,35 @@ fn install_panic_hook() {
     }));
 }
 
-type Term = Terminal<CrosstermBackend<io::Stdout>>;
+pub(crate) type Term = Terminal<CrosstermBackend<io::Stdout>>;
 
 fn setup_terminal() -> io::Result<Term> {
     install_panic_hook();
     enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableMouseCapture
+    )?;
     Terminal::new(CrosstermBackend::new(io::stdout()))
 }
 
-/// Run the app on its own tokio runtime; the exit code for `main`.
+/// Run the app on its own tokio runtime; the exit code for `main` (a failure is one line on stderr).
 pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
-    let _ = color_eyre::install();
     let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
     };
+    let debug = opts.debug;
     match runtime.block_on(run(opts)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("research-tui: {e:?}");
-            std::process::ExitCode::from(1)
-        }
+        Err(failure) => failure::report(&failure, debug),
     }
 }
 
 /// Run the app until the user quits (or the stream ends, with `exit_when_done`).
-pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
+pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
     // The screen belongs to the app: diagnostics go to the log file (logging is off if it cannot open).
     let _ = crate::local::log::init(&crate::local::log::default_path());
     crate::local::log::log(&format!(
@@ -183,6 +193,7 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
     let (config, config_warning) = theme::read_config();
     let (theme, theme_warning) =
         theme::select(opts.theme.as_deref(), &config, theme::no_color_env());
+    let theme = theme.for_depth(colors::ColorDepth::from_env());
 
     let settings = Settings {
         demo_speed: opts.demo_speed,
@@ -198,13 +209,14 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
         theme,
         can_ask: !replaying,
     });
+    app.pane_sizes = crate::local::config::read_pane_sizes(&crate::local::config::layout_file());
     let mut conversation =
         Conversation::new(if replaying { None } else { opts.store.clone() }, settings);
 
     // Everything that can fail before the screen is taken over.
     if let Some(replay_opts) = &opts.replay {
         let bytes = std::fs::read(&replay_opts.path)
-            .wrap_err_with(|| format!("cannot read {}", replay_opts.path.display()))?;
+            .doing(format_args!("cannot read {}", replay_opts.path.display()))?;
         app.provider = replay_opts.provider.or_else(|| detect_provider(&bytes));
         let handle = replay(&bytes, replay_opts.speed, replay_opts.provider);
         conversation.play(&mut app, handle);
@@ -213,7 +225,7 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
         conversation
             .open(&mut app, saved)
             .await
-            .map_err(|e| eyre!(e))?;
+            .doing("cannot open the saved session")?;
         conversation.force_demo = false;
         // `--resume CKPT` of an earlier turn: the next question branches from it.
         if let Some(checkpoint) = &opts.resume.checkpoint_id
@@ -238,7 +250,7 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
         let agent = if demo {
             Agent::demo(opts.provider, &settings, resuming)
                 .await
-                .wrap_err("cannot start the built-in demo agent")?
+                .doing("cannot start the built-in demo agent")?
         } else {
             let config = LiveConfig {
                 base_url: opts.base_url.trim_end_matches('/').to_owned(),
@@ -249,29 +261,42 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
         };
         conversation.set_agent(agent, &mut app);
         app.resume = opts.resume.clone();
+        if let Some(unknown) = unknown_resume(&opts.resume) {
+            app.set_message(unknown, Severity::Warning);
+        }
         let question = match opts.question.as_deref().map(str::trim) {
             Some(q) if !q.is_empty() => Some(q.to_owned()),
             _ if demo && !resuming => Some(live::demo_question(opts.provider).to_owned()),
             _ => None,
         };
-        match question {
-            Some(question) => {
-                let cont = app.continuation();
-                conversation.ask(&mut app, question, cont);
-            }
-            None => app.focus = Focus::Prompt,
+        if let Some(question) = question {
+            let cont = app.continuation();
+            conversation.ask(&mut app, question, cont);
         }
     }
     if let Some(warning) = theme_warning.or(config_warning) {
         app.set_message(warning, Severity::Warning);
     }
 
-    let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
+    let mut terminal = setup_terminal().doing("cannot set up the terminal")?;
     let _guard = TerminalGuard;
     let result = event_loop(&mut terminal, &mut app, &mut conversation, &opts).await;
     conversation.finish(&mut app);
     drop(_guard);
     result
+}
+
+/// `--resume CKPT` (or `--chat-id ID`) that no saved session knows: what happens with it.
+fn unknown_resume(resume: &Continuation) -> Option<String> {
+    let (what, id) = match (&resume.checkpoint_id, &resume.chat_id) {
+        (Some(checkpoint), _) => ("checkpoint", checkpoint),
+        (None, Some(chat)) => ("chat", chat),
+        (None, None) => return None,
+    };
+    Some(format!(
+        "no saved session knows {what} {}: the first question will be sent with it",
+        screen::clean(id)
+    ))
 }
 
 /// The provider a recording speaks, from its first identifying events.
@@ -288,22 +313,17 @@ fn detect_provider(bytes: &[u8]) -> Option<Provider> {
     None
 }
 
-/// Messages from helper threads (a browser opener that failed).
-enum Note {
-    Error(String),
-}
-
 async fn event_loop(
     terminal: &mut Term,
     app: &mut App,
     conversation: &mut Conversation,
     opts: &TuiOptions,
-) -> color_eyre::Result<()> {
+) -> Result<(), Failure> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut events = EventStream::new();
-    let mut sigterm = signal(SignalKind::terminate())?;
-    let mut sighup = signal(SignalKind::hangup())?;
-    let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<Note>();
+    let mut sigterm = signal(SignalKind::terminate()).doing("cannot watch for SIGTERM")?;
+    let mut sighup = signal(SignalKind::hangup()).doing("cannot watch for SIGHUP")?;
+    let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     // The screen's caches live next to the app, not in it.
@@ -317,7 +337,9 @@ async fn event_loop(
             break;
         }
         if dirty && last_draw.elapsed() >= FRAME {
-            terminal.draw(|frame| view.draw(frame, app))?;
+            terminal
+                .draw(|frame| view.draw(frame, app))
+                .doing("cannot draw on the terminal")?;
             last_draw = Instant::now();
             dirty = false;
         }
@@ -326,9 +348,9 @@ async fn event_loop(
         tokio::select! {
             event = events.next() => match event {
                 Some(Ok(event)) => {
-                    dirty |= handle_event(event, app, conversation, terminal, &note_tx).await;
+                    dirty |= effects::handle_event(event, app, conversation, terminal, &view, &note_tx).await;
                 }
-                Some(Err(e)) => return Err(e).wrap_err("reading terminal input"),
+                Some(Err(e)) => return Err(e).doing("cannot read the terminal's input"),
                 None => break,
             },
             update = conversation.next_update() => {
@@ -352,9 +374,7 @@ async fn event_loop(
             _ = tokio::time::sleep_until(draw_at), if dirty => {}
             _ = tokio::time::sleep_until(quit_at.unwrap_or_else(tokio::time::Instant::now)), if quit_at.is_some() => break,
             Some(note) = note_rx.recv() => {
-                match note {
-                    Note::Error(text) => app.set_message(text, Severity::Error),
-                }
+                effects::note(note, app, terminal);
                 dirty = true;
             }
             _ = sigterm.recv() => break,
@@ -362,78 +382,4 @@ async fn event_loop(
         }
     }
     Ok(())
-}
-
-/// Handle one terminal event; returns whether the screen changed.
-async fn handle_event(
-    event: Event,
-    app: &mut App,
-    conversation: &mut Conversation,
-    terminal: &mut Term,
-    notes: &tokio::sync::mpsc::UnboundedSender<Note>,
-) -> bool {
-    let action = match event {
-        Event::Key(key) if key.kind != KeyEventKind::Release => app.handle_key(key),
-        Event::Paste(text) => Some(Action::Paste(text)),
-        Event::Resize(..) => return true,
-        _ => return false,
-    };
-    let Some(action) = action else {
-        return false;
-    };
-    if let Some(effect) = app.update(action) {
-        run_effect(effect, app, conversation, terminal, notes).await;
-    }
-    true
-}
-
-async fn run_effect(
-    effect: Effect,
-    app: &mut App,
-    conversation: &mut Conversation,
-    terminal: &mut Term,
-    notes: &tokio::sync::mpsc::UnboundedSender<Note>,
-) {
-    match effect {
-        Effect::Quit => {}
-        Effect::Cancel => conversation.cancelled(app),
-        Effect::Ask(question) => {
-            let cont = app.continuation();
-            conversation.ask(app, question, cont);
-        }
-        Effect::Retry(index) => {
-            conversation.retry(app, index);
-        }
-        Effect::ListSessions => {
-            let list = conversation.list();
-            app.show_sessions(list);
-        }
-        Effect::OpenSession(id) => {
-            if let Err(e) = conversation.open_id(app, &id).await {
-                app.set_message(e, Severity::Error);
-            }
-        }
-        Effect::Open(url) => {
-            let tx = notes.clone();
-            match export::open_url(&url, move |error| {
-                let _ = tx.send(Note::Error(error));
-            }) {
-                Ok(()) => {
-                    app.set_message(format!("opening {}", screen::clean(&url)), Severity::Info)
-                }
-                Err(error) => app.set_message(error, Severity::Error),
-            }
-        }
-        Effect::Copy(url) => {
-            let result = export::copy_to_clipboard(terminal.backend_mut(), &url);
-            match result {
-                Ok(()) => app.set_message("copied the URL (OSC 52)", Severity::Info),
-                Err(e) => app.set_message(format!("copy failed: {e}"), Severity::Error),
-            }
-        }
-        Effect::Export => match export::export(&app.turns) {
-            Ok(path) => app.set_message(format!("exported to {}", path.display()), Severity::Info),
-            Err(e) => app.set_message(format!("export failed: {e}"), Severity::Error),
-        },
-    }
 }

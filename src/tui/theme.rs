@@ -128,6 +128,33 @@ impl Theme {
         }
     }
 
+    /// Every color as a terminal of `depth` shows it (no 24-bit color where none was announced).
+    pub fn for_depth(mut self, depth: crate::tui::colors::ColorDepth) -> Theme {
+        for slot in [
+            &mut self.fg,
+            &mut self.bg,
+            &mut self.accent,
+            &mut self.muted,
+            &mut self.border,
+            &mut self.border_focused,
+            &mut self.title,
+            &mut self.marker,
+            &mut self.highlight_fg,
+            &mut self.highlight_bg,
+            &mut self.selection_bg,
+            &mut self.success,
+            &mut self.warning,
+            &mut self.error,
+            &mut self.heading,
+            &mut self.code,
+            &mut self.code_bg,
+            &mut self.you,
+        ] {
+            *slot = depth.fit(*slot);
+        }
+        self
+    }
+
     /// Strip colors (for `NO_COLOR`).
     pub fn without_colors(mut self) -> Theme {
         self.no_color = true;

@@ -1,5 +1,7 @@
 //! The activity log: thinking (folded to one line; Enter expands), tool calls with an argument
 //! summary, audit results, tool errors and retries; sub-agent rows are indented with their role.
+//! The newest item (or the selected one) is wrapped rather than cut, so what the agent is doing now
+//! reads whole; the selected item carries a `▶` and, while the pane has the focus, a bar.
 
 use std::collections::HashSet;
 
@@ -10,9 +12,8 @@ use ratatui::widgets::Paragraph;
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
-use super::{
-    clean, keep_visible, pane_block, pane_inner, piece, plain_lines, select_row, title, truncate,
-};
+use super::sources::{GUTTER, gutter_row};
+use super::{clean, keep_visible, pane_block, pane_inner, piece, plain_lines, title, truncate};
 use crate::model::event::Role;
 use crate::model::session::{Activity, Session};
 use crate::tui::state::{App, Focus, Turn};
@@ -79,26 +80,49 @@ fn role_prefix(role: &Role, theme: &Theme) -> Vec<Piece> {
     }
 }
 
+/// How much of an item is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fold {
+    /// One row, cut at the pane's width.
+    Folded,
+    /// Its one-row form wrapped (the newest or selected item).
+    Wrapped,
+    /// Everything (Enter): the whole thought, the arguments pretty-printed.
+    Expanded,
+}
+
+/// The rows of `pieces`: one row cut to `width`, or (`wrapped`) all of them wrapped under an indent.
+fn fit(pieces: Vec<Piece>, width: usize, wrapped: bool) -> Vec<RLine> {
+    if wrapped {
+        let indent = [piece("    ", Style::new())];
+        wrap(&pieces, width, &[], &indent)
+    } else {
+        one_row(pieces, width)
+    }
+}
+
 /// One activity item as rows.
 fn item_rows(
     session: &Session,
     item: &Activity,
-    expanded: bool,
+    fold: Fold,
     width: usize,
     theme: &Theme,
 ) -> Vec<RLine> {
+    let expanded = fold == Fold::Expanded;
+    let wrapped = fold == Fold::Wrapped;
     match item {
-        Activity::Thinking { role, text, .. } => thinking_rows(role, text, expanded, width, theme),
+        Activity::Thinking { role, text, .. } => thinking_rows(role, text, fold, width, theme),
         Activity::ToolCall {
             role,
             tool_name,
             arguments,
-        } => tool_call_rows(role, tool_name, arguments, expanded, width, theme),
+        } => tool_call_rows(role, tool_name, arguments, fold, width, theme),
         Activity::Audit { role, trace } => {
             let mut row = role_prefix(role, theme);
             row.push(piece("  ⌕ ", theme.muted()));
             let Some(trace) = session.audits.get(*trace) else {
-                return one_row(row, width);
+                return fit(row, width, wrapped);
             };
             let what = match (&trace.query, &trace.title) {
                 (Some(q), _) => format!("\"{}\"", clean(q)),
@@ -119,7 +143,7 @@ fn item_rows(
                 return rows;
             }
             row.push(piece(what, theme.muted()));
-            one_row(row, width)
+            fit(row, width, wrapped)
         }
         Activity::ToolError { tool_name, error } => flagged_rows(
             "✖ ",
@@ -142,12 +166,13 @@ fn item_rows(
                 .get(*index)
                 .and_then(|c| c.title.clone())
                 .unwrap_or_else(|| "chart".into());
-            one_row(
+            fit(
                 vec![
                     piece("▦ ", theme.accent()),
                     piece(format!("chart: {}", clean(&title)), theme.text()),
                 ],
                 width,
+                wrapped,
             )
         }
         Activity::Error { message } => flagged_rows(
@@ -159,21 +184,36 @@ fn item_rows(
     }
 }
 
-/// Thinking: folded to the start of one row, or (expanded) every line of it wrapped.
-fn thinking_rows(
-    role: &Role,
-    text: &str,
-    expanded: bool,
-    width: usize,
-    theme: &Theme,
-) -> Vec<RLine> {
+/// Rows of wrapped thinking shown before it is expanded.
+const WRAPPED_THINKING_ROWS: usize = 4;
+
+/// Thinking: folded to the start of one row, its start wrapped over a few rows, or (expanded) every
+/// line of it wrapped.
+fn thinking_rows(role: &Role, text: &str, fold: Fold, width: usize, theme: &Theme) -> Vec<RLine> {
     let style = theme.muted().add_modifier(Modifier::ITALIC);
     let mut head = role_prefix(role, theme);
-    if !expanded {
+    if fold != Fold::Expanded {
         head.push(piece("▸ ", theme.muted()));
-        let folded = clean(self::head(text.trim_start(), width).trim_end());
-        head.push(piece(folded, style));
-        return one_row(head, width);
+        let rows_wanted = if fold == Fold::Wrapped {
+            WRAPPED_THINKING_ROWS
+        } else {
+            1
+        };
+        let start = self::head(text.trim_start(), width * rows_wanted);
+        head.push(piece(clean(start.trim_end()), style));
+        let mut rows = fit(head, width, fold == Fold::Wrapped);
+        let more = rows.len() > rows_wanted || start.len() < text.trim().len();
+        if fold == Fold::Wrapped && more {
+            rows.truncate(rows_wanted);
+            if let Some(last) = rows.last_mut() {
+                let kept = truncate(&last.text(), width.saturating_sub(1));
+                let kept = kept.trim_end_matches('…');
+                *last = RLine {
+                    pieces: vec![piece(format!("{kept}…"), style)],
+                };
+            }
+        }
+        return rows;
     }
     head.push(piece("▾ thinking", theme.muted()));
     let mut rows = vec![RLine { pieces: head }];
@@ -189,7 +229,7 @@ fn tool_call_rows(
     role: &Role,
     tool_name: &str,
     arguments: &Value,
-    expanded: bool,
+    fold: Fold,
     width: usize,
     theme: &Theme,
 ) -> Vec<RLine> {
@@ -199,12 +239,12 @@ fn tool_call_rows(
         clean(tool_name),
         theme.text().add_modifier(Modifier::BOLD),
     ));
-    if !expanded {
+    if fold != Fold::Expanded {
         let summary = summarize_args(arguments);
         if !summary.is_empty() {
             row.push(piece(format!(" {}", clean(&summary)), theme.text()));
         }
-        return one_row(row, width);
+        return fit(row, width, fold == Fold::Wrapped);
     }
     let mut rows = vec![RLine { pieces: row }];
     let pretty = serde_json::to_string_pretty(arguments).unwrap_or_default();
@@ -243,18 +283,26 @@ fn flagged_rows(glyph: &str, style: Style, pieces: Vec<Piece>, width: usize) -> 
 }
 
 /// Rows of each activity item, kept between frames: an item is re-rendered only when the turn, the
-/// width, its expansion or (for thinking, which grows) its text length changed.
+/// width, its fold or (for thinking, which grows) its text length changed.
 #[derive(Debug, Default)]
 pub struct ActivityCache {
     /// The [`Turn::id`] of the turn the rows belong to.
     turn: Option<u64>,
     width: usize,
-    items: Vec<((bool, usize), Vec<RLine>)>,
+    items: Vec<((Fold, usize), Vec<RLine>)>,
 }
 
 impl ActivityCache {
-    /// Bring the rows up to date with `turn`'s activity (`expanded` items unfolded) at `width`.
-    fn sync(&mut self, turn: &Turn, expanded: &HashSet<usize>, width: usize, theme: &Theme) {
+    /// Bring the rows up to date with `turn`'s activity at `width`: `expanded` items unfolded, item
+    /// `wrapped` wrapped.
+    fn sync(
+        &mut self,
+        turn: &Turn,
+        expanded: &HashSet<usize>,
+        wrapped: usize,
+        width: usize,
+        theme: &Theme,
+    ) {
         if self.turn != Some(turn.id) || self.width != width {
             *self = ActivityCache {
                 turn: Some(turn.id),
@@ -265,11 +313,18 @@ impl ActivityCache {
         let activity = &turn.session.activity;
         self.items.truncate(activity.len());
         for (i, item) in activity.iter().enumerate() {
-            let key = item_key(item, expanded.contains(&i));
+            let fold = if expanded.contains(&i) {
+                Fold::Expanded
+            } else if i == wrapped {
+                Fold::Wrapped
+            } else {
+                Fold::Folded
+            };
+            let key = item_key(item, fold);
             if self.items.get(i).is_some_and(|(k, _)| *k == key) {
                 continue;
             }
-            let rows = item_rows(&turn.session, item, key.0, width, theme);
+            let rows = item_rows(&turn.session, item, fold, width, theme);
             if i < self.items.len() {
                 self.items[i] = (key, rows);
             } else {
@@ -279,10 +334,10 @@ impl ActivityCache {
     }
 }
 
-fn item_key(item: &Activity, expanded: bool) -> (bool, usize) {
+fn item_key(item: &Activity, fold: Fold) -> (Fold, usize) {
     match item {
-        Activity::Thinking { text, .. } => (expanded, text.len()),
-        _ => (expanded, 0),
+        Activity::Thinking { text, .. } => (fold, text.len()),
+        _ => (fold, 0),
     }
 }
 
@@ -315,6 +370,18 @@ pub enum ActivityFrame {
     },
 }
 
+impl ActivityFrame {
+    /// The item drawn on row `y` of the pane's inside (for a click).
+    pub fn item_at(&self, y: usize) -> Option<usize> {
+        let ActivityFrame::Rows { starts, top, .. } = self else {
+            return None;
+        };
+        let row = top + y;
+        let end = *starts.last()?;
+        (row < end).then(|| starts.partition_point(|&s| s <= row) - 1)
+    }
+}
+
 /// Bring the cached rows up to date and resolve the scroll: it follows the newest item unless one is
 /// selected, which then stays in view.
 pub fn prepare(app: &mut App, cache: &mut ActivityCache, area: Rect) -> ActivityFrame {
@@ -327,9 +394,10 @@ pub fn prepare(app: &mut App, cache: &mut ActivityCache, area: Rect) -> Activity
     if n == 0 {
         return ActivityFrame::Empty;
     }
-    cache.sync(turn, &app.expanded, inner.width as usize, &app.theme);
     // Where each item starts; the selected item's rows.
     let selected = app.activity_selected.unwrap_or(n - 1);
+    let width = (inner.width as usize).saturating_sub(GUTTER).max(1);
+    cache.sync(turn, &app.expanded, selected, width, &app.theme);
     let mut starts = Vec::with_capacity(n + 1);
     let mut total = 0;
     for (_, rows) in &cache.items {
@@ -338,10 +406,15 @@ pub fn prepare(app: &mut App, cache: &mut ActivityCache, area: Rect) -> Activity
     }
     starts.push(total);
     let selected_range = (starts[selected], starts[selected + 1].saturating_sub(1));
+    // Following the newest item unless one is picked; the wheel scrolls freely until the next key.
+    let reveal = app.reveal_selection;
+    let picked = app.activity_selected.is_some();
     let scroll = &mut app.activity_scroll;
-    scroll.follow = app.activity_selected.is_none();
+    if reveal {
+        scroll.follow = !picked;
+    }
     let mut top = scroll.resolve(total, viewport);
-    if !scroll.follow {
+    if reveal && picked {
         top = keep_visible(top, selected_range.0, selected_range.1, viewport);
         scroll.top = top;
     }
@@ -394,22 +467,33 @@ pub fn draw(
     let first = starts.partition_point(|&s| s <= top).saturating_sub(1);
     let mut visible: Vec<RLine> = Vec::with_capacity(viewport);
     let mut row = starts[first];
+    // The selection is marked once someone picked an item, or while the pane has the focus.
+    let marked = focused || app.activity_selected.is_some();
+    let mut bars = Vec::new();
     'items: for (i, (_, rows)) in cache.items.iter().enumerate().skip(first) {
-        for r in rows {
+        for (k, r) in rows.iter().enumerate() {
             if row >= top + viewport {
                 break 'items;
             }
             if row >= top {
-                let mut r = r.clone();
-                if i == selected && focused {
-                    select_row(&mut r, width, theme.selection(true));
+                let selected = marked && i == selected;
+                if selected {
+                    bars.push(visible.len());
                 }
-                visible.push(r);
+                visible.push(gutter_row(
+                    r.clone(),
+                    selected,
+                    k == 0,
+                    width,
+                    focused,
+                    theme,
+                ));
             }
             row += 1;
         }
     }
     frame.render_widget(Paragraph::new(plain_lines(&visible)).block(block), area);
+    super::paint_bars(frame.buffer_mut(), inner, &bars, theme.selection(focused));
 }
 
 #[cfg(test)]

@@ -9,12 +9,12 @@ use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
+use super::structured::StructuredCache;
 use super::{clean, pane_block, pane_inner, piece, plain_lines, title, wrap_text};
-use crate::render::sanitize::sanitize;
-use crate::tui::text::{Decorations, RLine, merge_ranges, to_line, wrap_chars};
+use crate::tui::text::{Decorations, PieceKind, RLine, merge_ranges, to_line};
 use unicode_width::UnicodeWidthStr;
 
-use crate::tui::state::{App, ConnState, Focus, Turn};
+use crate::tui::state::{App, ConnState, Focus, Spot, Turn};
 use crate::tui::theme::Theme;
 
 /// Small, cheap parts around an answer.
@@ -22,6 +22,8 @@ use crate::tui::theme::Theme;
 enum Part {
     Rows(Vec<RLine>),
     Answer(usize),
+    /// The turn's structured output (folded, or a table).
+    Structured(Vec<RLine>),
 }
 
 /// What the rule above a turn says: its number, where it continued from when that is not simply the
@@ -70,14 +72,17 @@ fn header(app: &App, index: usize, width: usize, theme: &Theme) -> Vec<RLine> {
         });
     }
     if let Some(question) = &turn.question {
-        let text = clean(question);
-        rows.extend(wrap_text(
-            &text,
-            theme.you(),
-            width,
-            vec![piece("▍You: ", theme.you())],
-            vec![piece("▍     ", theme.you())],
-        ));
+        // Every line of the question as it was typed.
+        for (i, line) in question.trim().lines().enumerate() {
+            let first = if i == 0 { "▍You: " } else { "▍     " };
+            rows.extend(wrap_text(
+                &clean(line),
+                theme.you(),
+                width,
+                vec![piece(first, theme.you())],
+                vec![piece("▍     ", theme.you())],
+            ));
+        }
         rows.push(RLine::blank());
     }
     rows
@@ -105,79 +110,6 @@ fn placeholder(turn: &Turn, spinner: &str, theme: &Theme) -> Vec<RLine> {
     vec![RLine {
         pieces: vec![piece(text, theme.muted())],
     }]
-}
-
-/// The structured output's rows of each turn, kept between frames: the output does not change once it
-/// has arrived, so a frame does not pretty-print and wrap it again.
-#[derive(Debug, Default)]
-pub struct StructuredCache {
-    /// By turn index.
-    turns: Vec<Option<StructuredRows>>,
-}
-
-/// One turn's structured output rows, and what they were made for.
-#[derive(Debug, Clone)]
-struct StructuredRows {
-    /// The [`Turn::id`].
-    turn: u64,
-    width: usize,
-    /// Whether the output had arrived.
-    arrived: bool,
-    rows: Vec<RLine>,
-}
-
-impl StructuredCache {
-    /// Turn `index`'s structured output rows at `width`.
-    fn rows(&mut self, index: usize, turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
-        let arrived = turn.session.structured_output.is_some();
-        if self.turns.len() <= index {
-            self.turns.resize(index + 1, None);
-        }
-        match &self.turns[index] {
-            Some(cached)
-                if cached.turn == turn.id && cached.width == width && cached.arrived == arrived =>
-            {
-                cached.rows.clone()
-            }
-            _ => {
-                let rows = structured_rows(turn, width, theme);
-                self.turns[index] = Some(StructuredRows {
-                    turn: turn.id,
-                    width,
-                    arrived,
-                    rows: rows.clone(),
-                });
-                rows
-            }
-        }
-    }
-}
-
-fn structured_rows(turn: &Turn, width: usize, theme: &Theme) -> Vec<RLine> {
-    let mut rows = Vec::new();
-    if let Some(structured) = &turn.session.structured_output {
-        rows.push(RLine::blank());
-        rows.push(RLine {
-            pieces: vec![piece("Structured output", theme.heading(3))],
-        });
-        let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
-        let pretty = sanitize(&pretty);
-        for line in pretty.lines() {
-            let clean: String = line
-                .chars()
-                .map(|c| if c.is_control() { ' ' } else { c })
-                .collect();
-            // Continuation rows keep the JSON indentation, two columns further in.
-            let indent = clean.len() - clean.trim_start().len();
-            rows.extend(wrap_chars(
-                &[piece(clean.trim_start(), theme.code())],
-                width,
-                &[piece(" ".repeat(2 + indent), theme.code())],
-                &[piece(" ".repeat(4 + indent), theme.code())],
-            ));
-        }
-    }
-    rows
 }
 
 /// How the turn ended, when that is worth a line (error, cut, stall, cancel) and the retry hint.
@@ -230,8 +162,7 @@ fn ending_rows(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<R
 /// What the answer pane shows this frame.
 #[derive(Debug)]
 pub struct AnswerFrame {
-    /// Scrolled up with more below: the title's hint (from the scroll state of the last frame, good
-    /// enough for a hint).
+    /// Scrolled up with more below: the title's hint.
     more_below: bool,
     /// Nothing when the pane has no room.
     body: Option<AnswerBody>,
@@ -246,17 +177,66 @@ struct AnswerBody {
     top: usize,
 }
 
+impl AnswerFrame {
+    /// What a click on row `y`, column `x` of the pane's inside picks: a citation marker's source
+    /// (of the turn the panes show) or a structured output line.
+    pub fn spot(&self, app: &App, y: usize, x: usize) -> Option<Spot> {
+        let body = self.body.as_ref()?;
+        let mut row = body.top + y;
+        for (turn, part, h) in &body.parts {
+            if row >= *h {
+                row -= h;
+                continue;
+            }
+            return match part {
+                Part::Structured(_) => Some(Spot::Structured(*turn)),
+                Part::Answer(i) if *i == app.current_index() => {
+                    let line = app.turns[*i].view.rows(row, 1).next()?;
+                    marker_at(line, x).map(Spot::Marker)
+                }
+                _ => None,
+            };
+        }
+        None
+    }
+}
+
+/// The source number of the citation marker at column `x` of `line` (`[3,4]`: the number clicked).
+fn marker_at(line: &RLine, x: usize) -> Option<usize> {
+    let mut column = 0;
+    for piece in line.pieces.iter().filter(|p| p.kind != PieceKind::Break) {
+        let width = piece.text.width();
+        if x < column + width {
+            let PieceKind::Marker(numbers) = &piece.kind else {
+                return None;
+            };
+            // Which number of `[3,4]` the column falls on.
+            let offset = x - column;
+            let commas = piece.text[..piece
+                .text
+                .char_indices()
+                .nth(offset)
+                .map_or(piece.text.len(), |(i, _)| i)]
+                .matches(',')
+                .count();
+            return numbers
+                .get(commas.min(numbers.len().saturating_sub(1)))
+                .copied();
+        }
+        column += width;
+    }
+    None
+}
+
 /// Bring every turn's rendering up to date for the pane's width, lay out the parts and resolve the
 /// scroll, carrying out `[`/`]`'s and `n`/`N`'s requests to bring a turn or a span into view.
 pub fn prepare(app: &mut App, structured: &mut StructuredCache, area: Rect) -> AnswerFrame {
-    let more_below =
-        !app.answer_scroll.follow && app.answer_scroll.top < app.answer_scroll.max_top();
     let inner = pane_inner(area);
     let width = inner.width.max(1) as usize;
     let height = inner.height as usize;
     if height == 0 {
         return AnswerFrame {
-            more_below,
+            more_below: false,
             body: None,
         };
     }
@@ -265,7 +245,7 @@ pub fn prepare(app: &mut App, structured: &mut StructuredCache, area: Rect) -> A
     scroll_to_requests(app, &parts, total, height);
     let top = app.answer_scroll.resolve(total, height);
     AnswerFrame {
-        more_below,
+        more_below: !app.answer_scroll.follow && top + height < total,
         body: Some(AnswerBody { parts, total, top }),
     }
 }
@@ -302,25 +282,50 @@ fn layout(
         } else {
             parts.push((index, Part::Answer(index), turn.view.height()));
         }
-        let mut tail = structured.rows(index, turn, width, &theme);
-        tail.extend(ending_rows(turn, width, &theme, can_ask));
+        let open = app.structured_open.contains(&index);
+        let turn = &app.turns[index];
+        let output = structured.rows(index, turn, open, width, &theme);
+        if !output.is_empty() {
+            let h = output.len();
+            parts.push((index, Part::Structured(output), h));
+        }
+        let tail = ending_rows(turn, width, &theme, can_ask);
         if !tail.is_empty() {
             let h = tail.len();
             parts.push((index, Part::Rows(tail), h));
         }
     }
     if parts.is_empty() {
-        let hint = if app.can_ask {
-            "Type a question below and press Enter."
-        } else {
-            "Nothing to show yet."
-        };
-        let rows = vec![RLine {
-            pieces: vec![piece(hint, theme.muted())],
-        }];
-        parts.push((0, Part::Rows(rows), 1));
+        let rows = wrap_text(
+            &empty_hint(app),
+            theme.muted(),
+            width,
+            Vec::new(),
+            Vec::new(),
+        );
+        let h = rows.len();
+        parts.push((0, Part::Rows(rows), h));
     }
     parts
+}
+
+/// What the answer pane says before the first question.
+fn empty_hint(app: &App) -> String {
+    if !app.can_ask {
+        return "Nothing to show yet.".to_owned();
+    }
+    let resumed = match (&app.resume.checkpoint_id, &app.resume.chat_id) {
+        (Some(checkpoint), _) => Some(format!("checkpoint {}", clean(checkpoint))),
+        (None, Some(chat)) => Some(format!("chat {}", clean(chat))),
+        (None, None) => None,
+    };
+    match resumed {
+        Some(id) => format!(
+            "No saved session knows {id}. Your first question will be sent with it, so the agent \
+             continues from there; type it below and press Enter."
+        ),
+        None => "Type a question below and press Enter.".to_owned(),
+    }
 }
 
 /// `[`/`]` bring the picked turn's question to the top; `n`/`N` bring the span a third of the way
@@ -336,6 +341,26 @@ fn scroll_to_requests(app: &mut App, parts: &[(usize, Part, usize)], total: usiz
                 // Skip the blank row before its rule.
                 app.answer_scroll.top = if target > 0 { offset + 1 } else { offset };
                 app.answer_scroll.follow = false;
+                break;
+            }
+            offset += h;
+        }
+    }
+    if let Some(target) = app.scroll_to_structured.take() {
+        let mut offset = 0;
+        for (turn, part, h) in parts {
+            if let (true, Part::Structured(_)) = (*turn == target, part) {
+                let scroll = &mut app.answer_scroll;
+                let top = scroll.top.min(total.saturating_sub(height));
+                // The whole table when it fits, else its start.
+                let last = offset + h.min(&height) - 1;
+                let wanted = super::keep_visible(top, offset, last, height);
+                if wanted != top {
+                    scroll.total = total;
+                    scroll.viewport = height;
+                    scroll.top = wanted;
+                    scroll.follow = wanted + height >= total;
+                }
                 break;
             }
             offset += h;
@@ -361,7 +386,15 @@ fn scroll_to_requests(app: &mut App, parts: &[(usize, Part, usize)], total: usiz
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &AnswerFrame) {
     let focused = app.focus == Focus::Answer;
     let theme = &app.theme;
-    let extra = prepared.more_below.then(|| "↓ more · G follows".to_owned());
+    let folded_output = app
+        .current()
+        .is_some_and(|t| t.session.structured_output.is_some())
+        && !app.structured_open.contains(&app.current_index());
+    let extra = match (prepared.more_below, focused && folded_output) {
+        (true, _) => Some("↓ more · G follows".to_owned()),
+        (false, true) => Some("Enter unfolds the structured output".to_owned()),
+        (false, false) => None,
+    };
     let block = pane_block(title("Answer", extra, focused, theme), focused, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -407,7 +440,7 @@ fn visible_lines<'a>(app: &'a App, body: &'a AnswerBody, height: usize) -> Vec<L
         let skip = top.saturating_sub(start);
         let take = (top + height).min(end) - (start + skip);
         match part {
-            Part::Rows(rows) => {
+            Part::Rows(rows) | Part::Structured(rows) => {
                 lines.extend(plain_lines(&rows[skip..skip + take]));
             }
             Part::Answer(i) => {

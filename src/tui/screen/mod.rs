@@ -11,6 +11,7 @@ pub mod popup;
 pub mod prompt;
 pub mod sources;
 pub mod status;
+pub mod structured;
 pub mod view;
 
 use ratatui::layout::Rect;
@@ -103,6 +104,22 @@ pub fn keep_visible(top: usize, first: usize, last: usize, viewport: usize) -> u
         (last + 1).saturating_sub(viewport).min(first)
     } else {
         top
+    }
+}
+
+/// Carry the selection bars of `rows` (rows of `inner`, counted from its top) over the pane's
+/// padding, so a bar spans the pane from border to border.
+pub fn paint_bars(buf: &mut ratatui::buffer::Buffer, inner: Rect, rows: &[usize], style: Style) {
+    for &row in rows {
+        let y = inner.y + row as u16;
+        if y >= inner.bottom() {
+            continue;
+        }
+        for x in [inner.x.saturating_sub(1), inner.right()] {
+            if let Some(cell) = buf.cell_mut((x, y)) {
+                cell.set_style(style);
+            }
+        }
     }
 }
 

@@ -93,7 +93,8 @@ pub fn glyph(
 
 /// Rows the pane would like (borders included).
 pub fn desired_height(app: &App, width: u16) -> u16 {
-    let inner = width.saturating_sub(2).max(1) as usize;
+    // Wrapped as drawn: inside the border and the padding.
+    let inner = pane_inner(Rect::new(0, 0, width, 3)).width.max(1) as usize;
     (rows(app, inner).len() + 2) as u16
 }
 
@@ -111,15 +112,19 @@ pub struct PlanFrame {
 }
 
 /// Lay out the rows and resolve the scroll: unless the user is scrolling the plan, the step in
-/// progress stays in view.
+/// progress stays in view, and a finished plan shows from its top.
 pub fn prepare(app: &mut App, area: Rect) -> PlanFrame {
     let focused = app.focus == Focus::Plan;
     let inner = pane_inner(area);
     let (rows, current) = rows_with_current(app, inner.width as usize);
     let viewport = inner.height as usize;
     let mut top = app.plan_scroll.resolve(rows.len(), viewport);
-    if !focused && let Some((first, last)) = current {
-        top = super::keep_visible(top, first, last, viewport);
+    if !focused && app.reveal_selection {
+        // The step in progress stays in view; a finished plan shows from its title.
+        top = match current {
+            Some((first, last)) => super::keep_visible(top, first, last, viewport),
+            None => 0,
+        };
         app.plan_scroll.top = top;
     }
     PlanFrame { rows, top }

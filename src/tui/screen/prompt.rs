@@ -1,13 +1,17 @@
-//! The prompt: a multi-line editor for follow-up questions.
+//! The prompt: a multi-line editor for questions. It grows with its text (up to [`MAX_ROWS`] rows,
+//! then scrolls), says whether keys type into it, and puts the terminal's own cursor where the text
+//! goes (input methods and screen readers follow that cursor).
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
-
 use ratatui::text::Span;
 
-use super::{clean, pane_block, title};
+use super::{clean, pane_block, piece, title};
 use crate::tui::state::{App, Focus};
+
+/// The prompt grows to this many rows of text, then scrolls.
+pub const MAX_ROWS: u16 = 8;
 
 /// Where the next question goes when that is not simply on from the newest turn: `↳ from turn 2 ·
 /// ckpt-…` (a branch), or `↳ resume ckpt-…` before the first question of a resumed conversation.
@@ -31,19 +35,61 @@ pub fn branch_text(app: &App) -> Option<String> {
     None
 }
 
-/// Dress the editor for this frame: its title (with where the next question goes) and border when it
-/// has the room, its style and cursor. The editor is the app's state, so this happens before drawing.
+/// Rows the prompt's text takes at `width` columns (each line word-wrapped as the editor wraps it).
+pub fn text_rows(app: &App, width: u16) -> u16 {
+    let width = width.max(1) as usize;
+    let rows: usize = app
+        .prompt
+        .lines()
+        .iter()
+        .map(|line| {
+            super::super::text::wrap(&[piece(line.as_str(), Style::new())], width, &[], &[])
+                .len()
+                .max(1)
+        })
+        .sum();
+    rows.min(u16::MAX as usize) as u16
+}
+
+/// Below this width the prompt's hints are the short ones.
+const SHORT_BELOW: u16 = 70;
+
+/// The prompt's title hint: what keys do now (`short` for a narrow prompt).
+fn hint(app: &App, focused: bool, short: bool) -> String {
+    if short {
+        return match (focused, app.can_ask) {
+            (true, _) => "typing · Esc browse",
+            (false, true) => "type to ask",
+            (false, false) => "replay",
+        }
+        .to_owned();
+    }
+    match (focused, app.can_ask) {
+        (true, _) if app.stream_running || app.in_progress() => {
+            "typing · it can be sent when the answer ends · Esc browse".to_owned()
+        }
+        (true, _) => "typing · Enter send · Alt-Enter newline · Esc browse".to_owned(),
+        (false, true) => "start typing to ask (or i)".to_owned(),
+        (false, false) => "replay: nothing to ask".to_owned(),
+    }
+}
+
+/// Dress the editor for this frame: its title (what keys do, where the next question goes) and border
+/// when it has the room, its style. The editor is the app's state, so this happens before drawing.
 pub fn prepare(app: &mut App, area: Rect) {
     let focused = app.focus == Focus::Prompt;
     let theme = app.theme.clone();
-    let hint = if focused {
-        Some("Enter send · Alt-Enter newline · Esc leave".to_owned())
-    } else {
-        Some("i to type".to_owned())
-    };
     let name = if app.can_ask { "Ask" } else { "Prompt" };
+    let short = area.width < SHORT_BELOW;
+    if app.can_ask {
+        app.prompt.set_placeholder_text(if short {
+            "Type a question…"
+        } else {
+            "Type a question — Enter sends it, Alt-Enter adds a line"
+        });
+    }
     if area.height >= 3 {
-        let mut line = title(name, hint, focused, &theme);
+        let mut line = title(name, Some(hint(app, focused, short)), focused, &theme);
         if let Some(branch) = branch_text(app) {
             line.spans.push(Span::styled(
                 format!("{branch} "),
@@ -55,13 +101,27 @@ pub fn prepare(app: &mut App, area: Rect) {
         app.prompt.remove_block();
     }
     app.prompt.set_style(theme.text());
-    app.prompt.set_cursor_style(if focused {
-        Style::new().add_modifier(Modifier::REVERSED)
-    } else {
-        Style::new()
-    });
+    // The terminal's cursor marks where text goes; the editor draws none of its own.
+    app.prompt.set_cursor_style(Style::new());
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(&app.prompt, area);
+    if app.focus != Focus::Prompt || app.popup.is_some() {
+        return;
+    }
+    let inner = app.prompt.block().map_or(area, |block| block.inner(area));
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let (row, col) = if app.prompt.is_empty() {
+        (0, 0)
+    } else {
+        let cursor = app.prompt.screen_cursor();
+        let (top, _) = app.prompt.scroll_offset();
+        (cursor.row.saturating_sub(top as usize), cursor.col)
+    };
+    let x = inner.x + (col as u16).min(inner.width - 1);
+    let y = inner.y + (row as u16).min(inner.height - 1);
+    frame.set_cursor_position(Position::new(x, y));
 }

@@ -1,31 +1,41 @@
-//! The sources sidebar: numbered sources (`[n] label`, headline, how many spans they support), then
-//! tool-level citations (tool name, audit id), then sources consulted but not cited. Only the rows in
-//! view are formatted, so a long list costs no more to draw than a short one.
+//! The sources sidebar: numbered sources (`[n] publisher - date`, then how many spans they support
+//! and the headline), then tool-level citations (tool name, audit id), then sources consulted but
+//! not cited. A label is wrapped, never cut: the publisher and the date stay whole. The selected
+//! entry carries a `▶` and a bar across the pane. Only the entries in view are formatted, so a long
+//! list costs no more to draw than a short one.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Modifier;
+use ratatui::style::{Modifier, Style};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
+use super::popup::source::cited_text;
 use super::{
     clean, keep_visible, pane_block, pane_inner, piece, plain_lines, select_row, title, truncate,
+    wrap_text,
 };
+use crate::model::citations::Source;
 use crate::tui::state::{App, Focus, SidebarItem, Turn};
-use crate::tui::text::RLine;
+use crate::tui::text::{Piece, RLine, inline_text};
 use crate::tui::theme::Theme;
 
+/// Columns before every entry: the selection's `▶`.
+pub const GUTTER: usize = 2;
+
 /// One row of the sidebar, before formatting.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Row {
     Blank,
     Header(&'static str),
-    /// Line `1` or `2` of entry `index`.
-    Item(usize, u8),
+    /// Row `k` of entry `index`.
+    Item(usize, usize),
     Note(&'static str),
 }
 
-fn layout(turn: &Turn, items: &[SidebarItem]) -> Vec<Row> {
+/// Rows of `turn`'s sidebar entries at `width` columns (the gutter included).
+fn layout(turn: &Turn, width: usize, theme: &Theme) -> Vec<Row> {
+    let items = &turn.sidebar;
     let mut rows = Vec::with_capacity(items.len() * 2 + 4);
     let mut section = 0u8;
     for (index, item) in items.iter().enumerate() {
@@ -45,33 +55,126 @@ fn layout(turn: &Turn, items: &[SidebarItem]) -> Vec<Row> {
                 "Also consulted"
             }));
         }
-        rows.push(Row::Item(index, 1));
-        rows.push(Row::Item(index, 2));
+        let height = item_rows(turn, *item, width, theme).len();
+        rows.extend((0..height).map(|k| Row::Item(index, k)));
     }
     rows
 }
 
-fn item_line(turn: &Turn, item: SidebarItem, line: u8, width: usize, theme: &Theme) -> RLine {
+/// An X post's author (`@name`), or its id when the link names none (`/i/status/…`).
+fn x_post(url: &str) -> Option<String> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))?;
+    let (host, path) = rest.split_once('/')?;
+    let host = host
+        .trim_start_matches("www.")
+        .trim_start_matches("mobile.");
+    if host != "x.com" && host != "twitter.com" {
+        return None;
+    }
+    let mut parts = path.split(['/', '?', '#']);
+    let (user, status, id) = (parts.next()?, parts.next()?, parts.next()?);
+    if status != "status" || id.is_empty() {
+        return None;
+    }
+    Some(if user == "i" || user.is_empty() {
+        format!("X post {id}")
+    } else {
+        format!("@{user} on X · post {id}")
+    })
+}
+
+/// How a source is named on screen: its label, or for a post on X that has only the host for a
+/// label (xAI), who posted it or which post it is, so posts can be told apart.
+pub fn source_label(source: &Source) -> String {
+    match source.url.as_deref().and_then(x_post) {
+        Some(post) if source.headline.is_none() => clean(&post),
+        _ => clean(&source.label),
+    }
+}
+
+/// A source's label rows: `[n] publisher - date` on one row when it fits; else the publisher wrapped
+/// and the date on a row of its own. Labels without a date (a title, a host) take at most two rows.
+fn label_rows(source: &Source, width: usize, theme: &Theme) -> Vec<RLine> {
+    let (tag, tag_style) = if source.consulted_only {
+        ("· ".to_owned(), theme.muted())
+    } else {
+        (
+            format!("[{}] ", source.n),
+            theme.marker().add_modifier(Modifier::BOLD),
+        )
+    };
+    let indent = vec![piece(" ".repeat(tag.width().min(5)), Style::new())];
+    let first = vec![piece(tag.clone(), tag_style)];
+    let label = source_label(source);
+    let date = source.date.map(|d| d.display());
+    let dated = date
+        .as_ref()
+        .filter(|d| label == format!("{} - {d}", clean(&source.publisher)));
+    if tag.width() + label.width() <= width || dated.is_none() {
+        let mut rows = wrap_text(&label, theme.text(), width, first, indent.clone());
+        if rows.len() > 2 {
+            rows.truncate(2);
+            // The second row ends with `…`: the rest of a long title is in the detail popup.
+            let rest: String = rows[1].pieces[indent.len()..]
+                .iter()
+                .map(|p| p.text.as_str())
+                .collect();
+            let room = width.saturating_sub(indent[0].text.width());
+            let mut pieces = indent;
+            pieces.push(piece(
+                truncate(&format!("{}…", rest.trim_end()), room),
+                theme.text(),
+            ));
+            rows[1] = RLine { pieces };
+        }
+        return rows;
+    }
+    let date = dated.expect("checked above");
+    let mut rows = wrap_text(
+        &clean(&source.publisher),
+        theme.text(),
+        width,
+        first,
+        indent.clone(),
+    );
+    let mut date_row = indent;
+    date_row.push(piece(date.clone(), theme.muted()));
+    rows.push(RLine { pieces: date_row });
+    rows
+}
+
+/// A source's detail row after its span count: the headline (unless the label already is it, as
+/// Zeta Alpha titles are), else for a post on X what the answer cites it for, else its URL or kind.
+fn detail(turn: &Turn, source: &Source) -> String {
+    let kind = || source.kind.as_deref().map(|k| clean(&k.to_lowercase()));
+    match source.headline.as_deref() {
+        Some(h) if h.trim() != source.label.trim() => return clean(h),
+        Some(_) => return kind().unwrap_or_default(),
+        None => {}
+    }
+    let a = &turn.attribution;
+    let x_quote = source.url.as_deref().and_then(x_post).and_then(|_| {
+        let first = source.citations.first().and_then(|&c| a.citations.get(c))?;
+        let text = inline_text(&cited_text(a, first, turn.session.answer.as_str()));
+        Some(format!("“{}”", clean(&text)))
+    });
+    x_quote
+        .or_else(|| source.url.as_deref().map(clean))
+        .or_else(kind)
+        .unwrap_or_default()
+}
+
+/// An entry's rows at `width` columns (without the gutter): its label, then one row of detail.
+fn item_rows(turn: &Turn, item: SidebarItem, width: usize, theme: &Theme) -> Vec<RLine> {
+    let width = width.saturating_sub(GUTTER).max(1);
     let a = &turn.attribution;
     match item {
         SidebarItem::Source(i) => {
             let source = &a.sources[i];
-            let (tag, tag_style) = if source.consulted_only {
-                ("· ".to_owned(), theme.muted())
-            } else {
-                (
-                    format!("[{}] ", source.n),
-                    theme.marker().add_modifier(Modifier::BOLD),
-                )
-            };
-            let tag_w = tag.width();
-            if line == 1 {
-                let label = truncate(&clean(&source.label), width.saturating_sub(tag_w));
-                return RLine {
-                    pieces: vec![piece(tag, tag_style), piece(label, theme.text())],
-                };
-            }
-            let pad = tag_w.min(4);
+            let mut rows = label_rows(source, width, theme);
+            let pad = if source.consulted_only { 2 } else { 4 };
             let mut pieces = vec![piece(" ".repeat(pad), theme.muted())];
             let mut used = pad;
             if !source.consulted_only {
@@ -85,42 +188,35 @@ fn item_line(turn: &Turn, item: SidebarItem, line: u8, width: usize, theme: &The
                 used += count.width();
                 pieces.push(piece(count, theme.accent()));
             }
-            // A label that already is the headline (Zeta Alpha titles) is not repeated.
-            let headline = match source.headline.as_deref() {
-                Some(h) if h.trim() != source.label.trim() => Some(h),
-                Some(_) => None,
-                None => source.url.as_deref(),
-            }
-            .map(clean)
-            .or_else(|| source.kind.as_deref().map(|k| clean(&k.to_lowercase())))
-            .unwrap_or_default();
+            let headline = detail(turn, source);
             pieces.push(piece(
                 truncate(&headline, width.saturating_sub(used)),
                 theme.muted(),
             ));
-            RLine { pieces }
+            rows.push(RLine { pieces });
+            rows
         }
         SidebarItem::Tool(ci) => {
             let citation = &a.citations[ci];
-            if line == 1 {
-                let tool = clean(citation.tool_name.as_deref().unwrap_or("tool"));
-                return RLine {
-                    pieces: vec![
-                        piece("⚙ ", theme.accent()),
-                        piece(truncate(&tool, width.saturating_sub(2)), theme.text()),
-                    ],
-                };
-            }
+            let tool = clean(citation.tool_name.as_deref().unwrap_or("tool"));
             let detail = match &citation.audit_id {
                 Some(audit) => clean(audit),
                 None => format!("“{}”", clean(citation.text(turn.session.answer.as_str()))),
             };
-            RLine {
-                pieces: vec![
-                    piece("  ", theme.muted()),
-                    piece(truncate(&detail, width.saturating_sub(2)), theme.muted()),
-                ],
-            }
+            vec![
+                RLine {
+                    pieces: vec![
+                        piece("⚙ ", theme.accent()),
+                        piece(truncate(&tool, width.saturating_sub(2)), theme.text()),
+                    ],
+                },
+                RLine {
+                    pieces: vec![
+                        piece("  ", theme.muted()),
+                        piece(truncate(&detail, width.saturating_sub(2)), theme.muted()),
+                    ],
+                },
+            ]
         }
     }
 }
@@ -136,16 +232,29 @@ pub enum SourcesFrame {
     },
 }
 
+impl SourcesFrame {
+    /// The entry drawn on row `y` of the pane's inside (for a click).
+    pub fn item_at(&self, y: usize) -> Option<usize> {
+        match self {
+            SourcesFrame::Rows { rows, top } => match rows.get(top + y)? {
+                Row::Item(index, _) => Some(*index),
+                _ => None,
+            },
+            SourcesFrame::NoTurn => None,
+        }
+    }
+}
+
 /// Lay out the rows and resolve the scroll, keeping the selected entry in view.
 pub fn prepare(app: &mut App, area: Rect) -> SourcesFrame {
     let focused = app.focus == Focus::Sources;
-    let viewport = pane_inner(area).height as usize;
+    let inner = pane_inner(area);
+    let viewport = inner.height as usize;
     let Some(turn) = app.current() else {
         return SourcesFrame::NoTurn;
     };
-    let items = &turn.sidebar;
-    let mut rows = layout(turn, items);
-    if items.is_empty() {
+    let mut rows = layout(turn, inner.width as usize, &app.theme);
+    if turn.sidebar.is_empty() {
         rows.push(Row::Note(if turn.conn.in_progress() {
             "Sources appear as the answer cites them."
         } else {
@@ -158,12 +267,16 @@ pub fn prepare(app: &mut App, area: Rect) -> SourcesFrame {
     let selected_range = app.source_selected.and_then(|s| {
         let first = rows
             .iter()
-            .position(|r| matches!(r, Row::Item(i, 1) if *i == s))?;
-        Some((first, first + 1))
+            .position(|r| matches!(r, Row::Item(i, _) if *i == s))?;
+        let last = rows
+            .iter()
+            .rposition(|r| matches!(r, Row::Item(i, _) if *i == s))?;
+        Some((first, last))
     });
+    let reveal = app.reveal_selection;
     let scroll = &mut app.sources_scroll;
     let mut top = scroll.resolve(rows.len(), viewport);
-    if let Some((first, last)) = selected_range {
+    if let Some((first, last)) = selected_range.filter(|_| reveal) {
         top = keep_visible(top, first, last, viewport);
         scroll.top = top;
     }
@@ -186,11 +299,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &SourcesFrame) {
         return;
     };
     let selected = app.source_selected;
-    let visible: Vec<RLine> = rows
-        .iter()
-        .skip(*top)
-        .take(viewport)
-        .map(|row| match *row {
+    // The entries in view, each formatted once.
+    let mut formatted: Option<(usize, Vec<RLine>)> = None;
+    let mut visible: Vec<RLine> = Vec::with_capacity(viewport);
+    let mut bars = Vec::new();
+    for row in rows.iter().skip(*top).take(viewport) {
+        if matches!(row, Row::Item(i, _) if selected == Some(*i)) {
+            bars.push(visible.len());
+        }
+        visible.push(match *row {
             Row::Blank => RLine::blank(),
             Row::Header(text) => RLine {
                 pieces: vec![piece(text, theme.muted().add_modifier(Modifier::BOLD))],
@@ -198,14 +315,58 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &SourcesFrame) {
             Row::Note(text) => RLine {
                 pieces: vec![piece(truncate(text, width), theme.muted())],
             },
-            Row::Item(index, line) => {
-                let mut row = item_line(turn, turn.sidebar[index], line, width, theme);
-                if selected == Some(index) {
-                    select_row(&mut row, width, theme.selection(focused));
+            Row::Item(index, k) => {
+                if formatted.as_ref().is_none_or(|(i, _)| *i != index) {
+                    let item = turn.sidebar[index];
+                    formatted = Some((index, item_rows(turn, item, width, theme)));
                 }
-                row
+                let rows = &formatted.as_ref().expect("formatted above").1;
+                let row = rows.get(k).cloned().unwrap_or_default();
+                gutter_row(row, selected == Some(index), k == 0, width, focused, theme)
             }
-        })
-        .collect();
+        });
+    }
     frame.render_widget(Paragraph::new(plain_lines(&visible)).block(block), area);
+    super::paint_bars(frame.buffer_mut(), inner, &bars, theme.selection(focused));
+}
+
+/// A list row behind its gutter: the selected entry's first row gets a `▶`, and every row of it the
+/// selection bar across the pane.
+pub fn gutter_row(
+    mut row: RLine,
+    selected: bool,
+    first: bool,
+    width: usize,
+    focused: bool,
+    theme: &Theme,
+) -> RLine {
+    let mark: Piece = if selected && first {
+        piece("▶ ", theme.accent().add_modifier(Modifier::BOLD))
+    } else {
+        piece("  ", Style::new())
+    };
+    row.pieces.insert(0, mark);
+    if selected {
+        select_row(&mut row, width, theme.selection(focused));
+    }
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn posts_on_x_are_named_by_their_author_or_id() {
+        assert_eq!(
+            x_post("https://x.com/elonmusk/status/123?s=20").as_deref(),
+            Some("@elonmusk on X · post 123")
+        );
+        assert_eq!(
+            x_post("https://twitter.com/i/status/456").as_deref(),
+            Some("X post 456")
+        );
+        assert_eq!(x_post("https://x.com/elonmusk"), None);
+        assert_eq!(x_post("https://example.com/a/status/1"), None);
+    }
 }

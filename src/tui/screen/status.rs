@@ -1,4 +1,5 @@
-//! The status bar: DEMO/LIVE, connection state, elapsed time, chat and checkpoint ids, tokens, hints.
+//! The status bar, terse: DEMO/LIVE/REPLAY, TYPE or BROWSE, the connection state, elapsed time,
+//! tokens, the turn shown and a short id; on the right the message and always the help key.
 
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::{clean, truncate};
-use crate::tui::state::{App, ConnState, Mode, Severity, Turn};
+use crate::tui::state::{App, ConnState, Focus, Mode, Severity, Turn};
 
 pub fn format_elapsed(elapsed: Duration) -> String {
     let secs = elapsed.as_secs();
@@ -68,27 +69,83 @@ pub fn state_text(app: &App, turn: &Turn) -> String {
     }
 }
 
+/// `ckpt-…7cce31`: an id short enough for the status bar (its own prefix says what it is); the
+/// whole id is in the ids popup (`I`).
+pub fn short_id(id: &str) -> String {
+    let id = clean(id);
+    let chars: Vec<char> = id.chars().collect();
+    if chars.len() <= 14 {
+        return id;
+    }
+    let prefix: String = chars
+        .iter()
+        .take(6)
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let tail: String = chars[chars.len() - 6..].iter().collect();
+    let sep = chars.get(prefix.len()).filter(|c| matches!(c, '-' | '_'));
+    match sep {
+        Some(sep) if !prefix.is_empty() => format!("{prefix}{sep}…{tail}"),
+        _ => format!("…{tail}"),
+    }
+}
+
+/// The bar: source badge, mode badge, then as many facts as fit, and on the right the message (or
+/// the retry hint) and always the help key.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
     let width = area.width as usize;
-    let mut spans: Vec<Span<'_>> = vec![badge(app)];
-    let badge_w = spans[0].content.width();
+    let mut spans: Vec<Span<'_>> = vec![badge(app), mode_badge(app)];
+    let help = if typing(app) { "F1 help " } else { "? help " };
+    let (right, right_style) = right_text(app);
+    let used: usize = spans.iter().map(|s| s.content.width()).sum();
+    // The help key always shows; the message gets what the state leaves.
+    let help_w = help.width().min(width.saturating_sub(used));
+    let mut budget = width.saturating_sub(used + help_w);
+    let (state, state_style) = state_fact(app);
+    // The state yields to a message, but keeps 12 columns.
+    let state_room = budget
+        .saturating_sub(right.width().min(24))
+        .max(12)
+        .min(budget);
+    let state = truncate(&state, state_room);
+    budget = budget.saturating_sub(state.width());
+    spans.push(Span::styled(
+        state,
+        state_style.add_modifier(Modifier::BOLD),
+    ));
+    // Two columns between the facts and the message, ` · ` between the message and the help key.
+    let right_w = right.width().min(budget.saturating_sub(5));
+    let joint = if right_w > 0 { " · " } else { " " };
+    budget = budget.saturating_sub(right_w + joint.width());
+    for (text, style) in facts(app) {
+        let piece = format!(" · {text}");
+        if piece.width() + 1 > budget {
+            break;
+        }
+        budget -= piece.width();
+        spans.push(Span::styled(piece, style));
+    }
+    spans.push(Span::raw(" ".repeat(budget)));
+    spans.push(Span::styled(truncate(&right, right_w), right_style));
+    spans.push(Span::styled(joint, theme.muted()));
+    spans.push(Span::styled(truncate(help, help_w), theme.muted()));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// What the connection is doing, with its glyph: ` ✔ complete`, ` ⠋ streaming`, ` ! cut`.
+fn state_fact(app: &App) -> (String, Style) {
+    let theme = &app.theme;
     let Some(turn) = app.latest() else {
-        let mut text = " ready · type a question (i)".to_owned();
+        let mut text = " ready".to_owned();
         if let Some(checkpoint) = &app.resume.checkpoint_id {
-            text.push_str(&format!(" · resume {}", clean(checkpoint)));
+            text.push_str(&format!(" · resume {}", short_id(checkpoint)));
+        } else if let Some(chat) = &app.resume.chat_id {
+            text.push_str(&format!(" · chat {}", short_id(chat)));
         }
-        if let Some(chat) = &app.resume.chat_id {
-            text.push_str(&format!(" · chat {}", clean(chat)));
-        }
-        spans.push(Span::styled(
-            truncate(&text, width.saturating_sub(8)),
-            theme.muted(),
-        ));
-        frame.render_widget(Paragraph::new(Line::from(spans)), area);
-        return;
+        return (text, theme.muted());
     };
-    let (glyph, state_style) = match &turn.conn {
+    let (glyph, style) = match &turn.conn {
         ConnState::Complete => ("✔".to_owned(), theme.success()),
         ConnState::Error(_) => ("✖".to_owned(), theme.error()),
         ConnState::Cut(_) | ConnState::Stalled(_) | ConnState::Cancelled => {
@@ -97,34 +154,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         ConnState::Idle => ("·".to_owned(), theme.muted()),
         _ => (app.spinner().to_owned(), theme.accent()),
     };
-    let state = format!(" {glyph} {}", state_text(app, turn));
-    spans.push(Span::styled(
-        truncate(&state, width.saturating_sub(badge_w + 12).max(12)),
-        state_style.add_modifier(Modifier::BOLD),
-    ));
-    let right = right_text(app);
-    let used: usize = spans.iter().map(|s| s.content.width()).sum();
-    let right_w = right.0.width().min(width.saturating_sub(used + 2));
-    // As many of the facts as fit between the state and the right-hand text.
-    let mut budget = width.saturating_sub(used + right_w + 2);
-    for (text, style) in facts(app, turn) {
-        let piece = format!(" · {text}");
-        let w = piece.width();
-        if w <= budget {
-            spans.push(Span::styled(piece, style));
-            budget -= w;
-        } else if budget > 8 {
-            spans.push(Span::styled(truncate(&piece, budget), style));
-            budget = 0;
-        } else {
-            break;
-        }
-    }
-    let used: usize = spans.iter().map(|s| s.content.width()).sum();
-    let gap = width.saturating_sub(used + right_w);
-    spans.push(Span::raw(" ".repeat(gap)));
-    spans.push(Span::styled(truncate(&right.0, right_w), right.1));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    (format!(" {glyph} {}", state_text(app, turn)), style)
 }
 
 /// DEMO, LIVE or REPLAY, in reverse.
@@ -144,11 +174,32 @@ fn badge(app: &App) -> Span<'static> {
     Span::styled(format!(" {} ", app.mode.label()), style)
 }
 
-/// What the bar says after the state, most important first: what was kept, the elapsed time, and
-/// the tokens, turn and ids of the turn the panes show (a branch point picked with `[`/`]`).
-fn facts(app: &App, latest: &Turn) -> Vec<(String, Style)> {
+/// Keys type into the prompt.
+fn typing(app: &App) -> bool {
+    app.focus == Focus::Prompt && app.popup.is_none()
+}
+
+/// Whether keys type into the prompt (TYPE) or move around the panes (BROWSE).
+fn mode_badge(app: &App) -> Span<'static> {
     let theme = &app.theme;
+    if typing(app) {
+        Span::styled(" TYPE ", theme.you().add_modifier(Modifier::REVERSED))
+    } else {
+        Span::styled(" BROWSE ", theme.muted().add_modifier(Modifier::BOLD))
+    }
+}
+
+/// What the bar says after the state, most important first: what was kept, the elapsed time, the
+/// tokens, which turn the panes show, and the short ids of that turn.
+fn facts(app: &App) -> Vec<(String, Style)> {
+    let theme = &app.theme;
+    let Some(latest) = app.latest() else {
+        return Vec::new();
+    };
     let mut facts: Vec<(String, Style)> = Vec::new();
+    if !app.mouse {
+        facts.push(("mouse off (m)".to_owned(), theme.warning()));
+    }
     match &latest.conn {
         ConnState::Cut(_) | ConnState::Stalled(_) if !latest.session.answer.as_str().is_empty() => {
             facts.push(("kept what arrived".to_owned(), theme.warning()));
@@ -162,11 +213,7 @@ fn facts(app: &App, latest: &Turn) -> Vec<(String, Style)> {
     {
         let (input, output) = completion.total_tokens();
         facts.push((
-            format!(
-                "tokens {} in / {} out",
-                format_tokens(input),
-                format_tokens(output)
-            ),
+            format!("{}/{} tok", format_tokens(input), format_tokens(output)),
             theme.muted(),
         ));
     }
@@ -176,19 +223,19 @@ fn facts(app: &App, latest: &Turn) -> Vec<(String, Style)> {
             theme.muted(),
         ));
     }
-    if let Some(checkpoint) = turn.session.checkpoint_id() {
-        facts.push((format!("ckpt {}", clean(checkpoint)), theme.muted()));
-    }
     let ids = &turn.session.ids;
-    if let Some(chat) = &ids.chat_id {
-        facts.push((format!("chat {}", clean(chat)), theme.muted()));
-    } else if let Some(execution) = &ids.execution_id {
-        facts.push((format!("exec {}", clean(execution)), theme.muted()));
+    let id = turn
+        .session
+        .checkpoint_id()
+        .or(ids.chat_id.as_deref())
+        .or(ids.execution_id.as_deref());
+    if let Some(id) = id {
+        facts.push((short_id(id), theme.muted()));
     }
     facts
 }
 
-/// The right-hand text: the message, else a key hint.
+/// The right-hand text: the message, else the retry hint, else nothing.
 fn right_text(app: &App) -> (String, Style) {
     let theme = &app.theme;
     match &app.message {
@@ -201,9 +248,14 @@ fn right_text(app: &App) -> (String, Style) {
             (clean(text), style)
         }
         None if app.can_ask && app.current().is_some_and(|t| t.retryable()) => {
-            ("r retry · ? help".to_owned(), theme.accent())
+            let text = if typing(app) {
+                "Esc r retry"
+            } else {
+                "r retry"
+            };
+            (text.to_owned(), theme.accent())
         }
-        None => ("? help · q quit".to_owned(), theme.muted()),
+        None => (String::new(), theme.muted()),
     }
 }
 
@@ -217,5 +269,13 @@ mod tests {
         assert_eq!(format_elapsed(Duration::from_secs(3725)), "1:02:05");
         assert_eq!(format_tokens(83115), "83.1k");
         assert_eq!(format_tokens(512), "512");
+    }
+
+    #[test]
+    fn short_ids_keep_their_prefix_and_tail() {
+        assert_eq!(short_id("ckpt-abf2d9a60c7cce31"), "ckpt-…7cce31");
+        assert_eq!(short_id("resp_demo_7f3a91c2e5b84d06"), "resp_…b84d06");
+        assert_eq!(short_id("chat-1"), "chat-1");
+        assert_eq!(short_id("0123456789abcdefgh"), "…cdefgh");
     }
 }

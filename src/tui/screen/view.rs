@@ -4,17 +4,18 @@
 //! prompt's dress. [`render`] then draws from `&App` and `&View` alone, writing nothing.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Position, Rect};
 use ratatui::widgets::Block;
 
 use super::activity::{self, ActivityCache, ActivityFrame};
-use super::answer::{self, AnswerFrame, StructuredCache};
+use super::answer::{self, AnswerFrame};
 use super::layout::{self, Areas, Pane};
 use super::plan::{self, PlanFrame};
 use super::popup::{self, PopupFrame};
 use super::sources::{self, SourcesFrame};
+use super::structured::StructuredCache;
 use super::{prompt, status};
-use crate::tui::state::App;
+use crate::tui::state::{App, Spot};
 
 /// What the screen keeps next to the app: caches reused between frames, and the frame prepared last.
 #[derive(Debug, Default)]
@@ -43,6 +44,44 @@ enum PaneFrame {
 impl View {
     pub fn new() -> View {
         View::default()
+    }
+
+    /// What the last frame drew at cell (`x`, `y`): for the mouse.
+    pub fn spot(&self, app: &App, x: u16, y: u16) -> Spot {
+        let prepared = &self.frame;
+        let at = Position::new(x, y);
+        if prepared.popup.as_ref().is_some_and(|p| p.contains(x, y)) {
+            return Spot::Popup;
+        }
+        let areas = &prepared.areas;
+        if let Some(tabs) = areas.tabs
+            && tabs.contains(at)
+        {
+            return layout::tab_at(app, tabs, x).map_or(Spot::Nothing, Spot::Tab);
+        }
+        if areas.prompt.contains(at) {
+            return Spot::Prompt;
+        }
+        for ((pane, rect), (_, frame)) in areas.panes.iter().zip(&prepared.panes) {
+            if !rect.contains(at) {
+                continue;
+            }
+            let inner = super::pane_inner(*rect);
+            let row = y.checked_sub(inner.y).filter(|r| *r < inner.height);
+            let picked = row.and_then(|row| {
+                let row = row as usize;
+                match frame {
+                    PaneFrame::Sources(sources) => sources.item_at(row).map(Spot::Source),
+                    PaneFrame::Activity(activity) => activity.item_at(row).map(Spot::Activity),
+                    PaneFrame::Answer(answer) => {
+                        answer.spot(app, row, x.checked_sub(inner.x)? as usize)
+                    }
+                    PaneFrame::Plan(_) => None,
+                }
+            });
+            return picked.unwrap_or(Spot::Pane(pane.focus()));
+        }
+        Spot::Nothing
     }
 
     /// Prepare and draw one frame (inside `Terminal::draw`).

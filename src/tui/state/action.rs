@@ -32,14 +32,29 @@ pub enum Action {
     Submit,
     /// A key for the prompt's editor.
     Edit(KeyEvent),
+    /// A character typed while a pane has the focus and no binding takes it: it goes to the prompt
+    /// (focusing it), so a question typed without `i` is typed, not run as commands.
+    Type(KeyEvent),
     Newline,
     Paste(String),
     /// Show an earlier (`false`) or later (`true`) turn in the panes.
     Turn(bool),
     /// The saved sessions picker.
     Sessions,
+    /// The ids popup.
+    Ids,
+    /// A click of the left mouse button on this spot.
+    Click(Spot),
+    /// The mouse wheel over this spot: rows to scroll (negative: up).
+    Wheel(Spot, isize),
+    /// Capture the mouse, or leave it to the terminal (to select text).
+    Mouse,
     /// Ask the selected (cut, stalled, failed) turn's question again as a new turn.
     Retry,
+    /// Widen (`true`) or narrow the focused pane.
+    Resize(bool),
+    /// The focused pane alone on the screen, or all of them again.
+    Zoom,
 }
 
 /// A side effect for the event loop to carry out.
@@ -59,6 +74,32 @@ pub enum Effect {
     OpenSession(String),
     /// Send turn `n`'s question again, with the same continuation, as a new turn.
     Retry(usize),
+    /// Remember these pane sizes for the next run.
+    SaveLayout(crate::local::config::PaneSizes),
+    /// Capture the mouse (`true`) or leave it to the terminal.
+    MouseCapture(bool),
+}
+
+/// What is drawn where the mouse points (the screen knows; see `View::spot`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spot {
+    /// A pane, away from anything in it that a click picks.
+    Pane(Focus),
+    /// Entry `n` of the sources sidebar.
+    Source(usize),
+    /// Item `n` of the activity log.
+    Activity(usize),
+    /// A citation marker `[n]` in the answer: source number `n`.
+    Marker(usize),
+    /// Turn `n`'s structured output line.
+    Structured(usize),
+    /// A tab of the one-pane layout.
+    Tab(Focus),
+    Prompt,
+    /// Inside the open popup.
+    Popup,
+    /// The status bar, or nothing.
+    Nothing,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -68,6 +109,12 @@ pub enum Popup {
     },
     Source {
         item: SidebarItem,
+        scroll: usize,
+        /// The listed span j/k picked (Enter jumps to it in the answer).
+        span: Option<usize>,
+    },
+    /// Every id of the conversation and the turn shown, whole.
+    Ids {
         scroll: usize,
     },
     /// Saved sessions, newest first.

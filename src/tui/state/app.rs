@@ -61,6 +61,10 @@ pub struct App {
     /// Selected activity row (index into the current turn's activity); `None` follows the newest.
     pub activity_selected: Option<usize>,
     pub expanded: HashSet<usize>,
+    /// Turns whose structured output is unfolded (Enter on the answer).
+    pub structured_open: HashSet<usize>,
+    /// Scroll the answer to this turn's structured output when the next frame is prepared.
+    pub scroll_to_structured: Option<usize>,
     /// Selected sidebar entry.
     pub source_selected: Option<usize>,
     /// The span `n`/`N` jumped to: index into the current turn's citations.
@@ -69,6 +73,8 @@ pub struct App {
     pub scroll_to_byte: Option<usize>,
     pub popup: Option<Popup>,
     pub prompt: TextArea<'static>,
+    /// `q` was pressed while a stream runs: a second `q` quits, a letter is typed (with the `q`).
+    pub confirm_quit: bool,
     pub message: Option<(String, Severity)>,
     pub quit: bool,
     /// Spinner frame.
@@ -77,6 +83,15 @@ pub struct App {
     pub fixed_elapsed: Option<Duration>,
     /// The last frame was laid out narrow (one pane at a time: ← → switch tabs).
     pub narrow: bool,
+    /// How wide the columns of the wide layout are (remembered between runs).
+    pub pane_sizes: crate::local::config::PaneSizes,
+    /// The focused pane alone on the screen (`z`), laid out like the narrow layout.
+    pub zoom: bool,
+    /// The app has the mouse (`m` leaves it to the terminal, to select text).
+    pub mouse: bool,
+    /// The Sources and Activity panes scroll to keep their selection in view; the mouse wheel turns
+    /// it off until the selection moves again.
+    pub reveal_selection: bool,
     /// The turn picked with `[`/`]` (`None`: the latest).
     pub viewed_turn: Option<usize>,
     /// Scroll the answer to this turn's question when the next frame is prepared (it knows the rows).
@@ -103,7 +118,12 @@ impl App {
             can_ask: config.can_ask,
             turns: Vec::new(),
             stream_running: false,
-            focus: Focus::Answer,
+            // The prompt is home: whoever starts typing types a question (a replay has none).
+            focus: if config.can_ask {
+                Focus::Prompt
+            } else {
+                Focus::Answer
+            },
             tab: Focus::Answer,
             answer_scroll: Scroll::default(),
             plan_scroll: Scroll {
@@ -117,16 +137,23 @@ impl App {
             },
             activity_selected: None,
             expanded: HashSet::new(),
+            structured_open: HashSet::new(),
+            scroll_to_structured: None,
             source_selected: None,
             focus_span: None,
             scroll_to_byte: None,
             popup: None,
             prompt: TextArea::default(),
+            confirm_quit: false,
             message: None,
             quit: false,
             tick: 0,
             fixed_elapsed: None,
             narrow: false,
+            pane_sizes: Default::default(),
+            zoom: false,
+            mouse: true,
+            reveal_selection: true,
             viewed_turn: None,
             scroll_to_turn: None,
             provider: None,
@@ -144,7 +171,7 @@ impl App {
         prompt.set_wrap_mode(WrapMode::WordOrGlyph);
         prompt.set_cursor_line_style(ratatui::style::Style::new());
         prompt.set_placeholder_text(if self.can_ask {
-            "Ask a follow-up…  (Enter send · Alt-Enter/Ctrl-J newline)"
+            "Type a question — Enter sends it, Alt-Enter adds a line"
         } else {
             "Replay: follow-ups need a server (run without `replay`)"
         });
@@ -171,10 +198,6 @@ impl App {
         self.sources_scroll.top = 0;
         self.plan_scroll.top = 0;
         self.answer_scroll.follow = true;
-        if self.focus == Focus::Prompt {
-            self.focus = Focus::Answer;
-            self.tab = Focus::Answer;
-        }
     }
 
     /// Replace the conversation with `turns` (a saved session opened): all shown at once, the prompt
@@ -189,6 +212,7 @@ impl App {
         self.scroll_to_byte = None;
         self.activity_selected = None;
         self.expanded.clear();
+        self.structured_open.clear();
         self.source_selected = None;
         self.focus_span = None;
         self.popup = None;
@@ -307,7 +331,8 @@ impl App {
         self.latest().is_some_and(|t| t.conn.in_progress())
     }
 
-    /// Apply a stream update to the newest turn.
+    /// Apply a stream update to the newest turn. When the stream ends the app waits for a question:
+    /// the prompt takes the focus back.
     pub fn apply_update(&mut self, update: StreamUpdate) {
         let ended = matches!(update, StreamUpdate::Ended(_));
         if let Some(turn) = self.turns.last_mut() {
@@ -315,6 +340,10 @@ impl App {
         }
         if ended {
             self.stream_running = false;
+            self.confirm_quit = false;
+            if self.can_ask {
+                self.focus = Focus::Prompt;
+            }
         }
     }
 

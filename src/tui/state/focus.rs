@@ -28,12 +28,16 @@ impl Focus {
         Focus::Prompt,
     ];
 
-    pub(super) fn step(self, forward: bool, narrow: bool) -> Focus {
-        let cycle = if narrow {
-            &Focus::NARROW_CYCLE
+    /// The next (or previous) focus in the layout's order; the Plan left out when it is not shown.
+    pub(super) fn step(self, forward: bool, narrow: bool, plan: bool) -> Focus {
+        let cycle: Vec<Focus> = if narrow {
+            Focus::NARROW_CYCLE.to_vec()
         } else {
-            &Focus::CYCLE
-        };
+            Focus::CYCLE.to_vec()
+        }
+        .into_iter()
+        .filter(|f| plan || *f != Focus::Plan)
+        .collect();
         let i = cycle.iter().position(|f| *f == self).unwrap_or(0);
         let n = cycle.len();
         cycle[if forward {

@@ -9,7 +9,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::action::{Action, Popup};
+use super::action::Action;
 use super::app::App;
 use super::focus::Focus;
 
@@ -64,10 +64,6 @@ pub enum Context {
     Anywhere,
     /// A popup is open: keys go to it, never to the panes or the prompt behind it.
     Popup,
-    /// The saved sessions picker is open.
-    Picker,
-    /// The help or a source's detail is open.
-    Overlay,
     /// The prompt has the focus (no popup): keys no binding takes are typed.
     Prompt,
     /// A pane has the focus (no popup).
@@ -79,13 +75,10 @@ pub enum Context {
 impl Context {
     /// Does the app's state put keys in this context?
     pub fn holds(self, app: &App) -> bool {
-        let picker = matches!(app.popup, Some(Popup::Sessions { .. }));
         let panes = app.popup.is_none() && app.focus != Focus::Prompt;
         match self {
             Context::Anywhere => true,
             Context::Popup => app.popup.is_some(),
-            Context::Picker => picker,
-            Context::Overlay => app.popup.is_some() && !picker,
             Context::Prompt => app.popup.is_none() && app.focus == Focus::Prompt,
             Context::Panes => panes,
             Context::NarrowPanes => panes && app.narrow,
@@ -148,8 +141,8 @@ const fn bind(context: Context, keys: &'static [Key], action: Action) -> Binding
     }
 }
 
-use Context::{Anywhere, NarrowPanes, Overlay, Panes, Picker, Popup as InPopup, Prompt};
-use KeyCode::{BackTab, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab, Up};
+use Context::{Anywhere, NarrowPanes, Panes, Popup as InPopup, Prompt};
+use KeyCode::{BackTab, Down, End, Enter, Esc, F, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
 /// Every key, in the order of the help.
 pub static KEYMAP: &[KeyHelp] = &[
@@ -221,13 +214,13 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Enter",
-        help: "Sources: open the detail · Activity: expand the item",
+        help: "Sources: open the detail (j/k pick a span, Enter jumps to it) · Activity: expand the item · Answer: open the structured output",
         readme: Some(
-            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports) · Activity: expand the item",
+            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports; `j`/`k` pick a span, Enter jumps to it in the answer) · Activity: expand the item · Answer: unfold the structured output into a table",
         ),
         bindings: &[
             bind(Panes, &[any(Enter)], Action::Enter),
-            bind(Picker, &[any(Enter)], Action::Enter),
+            bind(InPopup, &[any(Enter)], Action::Enter),
         ],
     },
     KeyHelp {
@@ -244,7 +237,9 @@ pub static KEYMAP: &[KeyHelp] = &[
     KeyHelp {
         keys: "o",
         help: "open the selected source's URL in the browser",
-        readme: Some("open the selected source's URL in the browser (detached)"),
+        readme: Some(
+            "open the selected source's URL with `$BROWSER`, else the usual opener (`xdg-open`, `gio open`, `sensible-browser`, `open` on macOS); when nothing can open it the URL is shown and copied",
+        ),
         bindings: &[
             bind(InPopup, &[any_char('o')], Action::OpenUrl),
             bind(Panes, &[plain('o')], Action::OpenUrl),
@@ -266,6 +261,23 @@ pub static KEYMAP: &[KeyHelp] = &[
             "export the conversation to `research-tui-export-<timestamp>.md` in the current directory",
         ),
         bindings: &[bind(Panes, &[plain('e')], Action::Export)],
+    },
+    KeyHelp {
+        keys: "+ -",
+        help: "widen / narrow the focused pane (remembered for the next run)",
+        readme: Some(
+            "widen / narrow the focused pane; the sizes are remembered in `layout.toml` next to the config file",
+        ),
+        bindings: &[
+            bind(Panes, &[plain('+'), plain('=')], Action::Resize(true)),
+            bind(Panes, &[plain('-')], Action::Resize(false)),
+        ],
+    },
+    KeyHelp {
+        keys: "z",
+        help: "zoom: the focused pane alone on the screen; again for all of them",
+        readme: None,
+        bindings: &[bind(Panes, &[plain('z')], Action::Zoom)],
     },
     KeyHelp {
         keys: "[ ]",
@@ -293,6 +305,20 @@ pub static KEYMAP: &[KeyHelp] = &[
         bindings: &[bind(Panes, &[plain('s')], Action::Sessions)],
     },
     KeyHelp {
+        keys: "I",
+        help: "ids: session, chat, checkpoint and the rest, whole (y copies the checkpoint)",
+        readme: None,
+        bindings: &[bind(Panes, &[plain('I')], Action::Ids)],
+    },
+    KeyHelp {
+        keys: "m",
+        help: "mouse: on (click panes, sources, markers; wheel scrolls) or off, to select text",
+        readme: Some(
+            "mouse on (default: a click focuses a pane and picks a source, an activity item or a citation marker's source; the wheel scrolls the pane under the pointer) or off, to select text with the terminal",
+        ),
+        bindings: &[bind(Panes, &[plain('m')], Action::Mouse)],
+    },
+    KeyHelp {
         keys: "Enter (prompt)",
         help: "send a follow-up question",
         readme: None,
@@ -304,6 +330,12 @@ pub static KEYMAP: &[KeyHelp] = &[
             }],
             Action::Submit,
         )],
+    },
+    KeyHelp {
+        keys: "any letter",
+        help: "in a pane, a character no key here takes starts typing a question in the prompt",
+        readme: None,
+        bindings: &[],
     },
     KeyHelp {
         keys: "Alt-Enter Ctrl-J",
@@ -323,11 +355,10 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Esc",
-        help: "close a popup · leave the prompt · clear the selection",
+        help: "close a popup · leave the prompt to browse the panes · clear the selection",
         readme: None,
         bindings: &[
             bind(InPopup, &[any(Esc), any_char('q')], Action::Escape),
-            bind(Overlay, &[any(Enter)], Action::Escape),
             bind(Prompt, &[any(Esc)], Action::Focus(Focus::Answer)),
             bind(Panes, &[any(Esc)], Action::Escape),
         ],
@@ -340,17 +371,18 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "q",
-        help: "quit (when not typing)",
+        help: "quit (when not typing; while a stream runs, press it twice)",
         readme: None,
         bindings: &[bind(Panes, &[plain('q')], Action::Quit)],
     },
     KeyHelp {
-        keys: "?",
-        help: "this help",
-        readme: Some("the help: every key"),
+        keys: "? F1",
+        help: "this help (F1 also while typing)",
+        readme: Some("the help: every key (F1 also while typing)"),
         bindings: &[
             bind(InPopup, &[any_char('?')], Action::Help),
             bind(Panes, &[plain('?')], Action::Help),
+            bind(Anywhere, &[any(F(1))], Action::Help),
         ],
     },
 ];
@@ -360,17 +392,32 @@ pub fn bindings() -> impl Iterator<Item = &'static Binding> {
     KEYMAP.iter().flat_map(|entry| entry.bindings)
 }
 
-/// The action `key` asks for in the app's current state: the binding that takes it, else (in the
-/// prompt) typing it. Key releases ask for nothing.
+/// A character a person types into text (no Ctrl, no Alt).
+fn is_typed_char(key: &KeyEvent) -> bool {
+    matches!(key.code, KeyCode::Char(c) if !c.is_control())
+        && !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+}
+
+/// The action `key` asks for in the app's current state: the binding that takes it, else typing it
+/// (in the prompt, or — a character no pane binding takes — into the prompt from a pane). After a
+/// `q` that asks to confirm quitting, any other character is typing too (the `q` with it). Key
+/// releases ask for nothing.
 pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
+    }
+    let panes = Context::Panes.holds(app);
+    if app.confirm_quit && panes && is_typed_char(&key) && key.code != KeyCode::Char('q') {
+        return Some(Action::Type(key));
     }
     let binding =
         bindings().find(|b| b.context.holds(app) && b.keys.iter().any(|k| k.matches(&key)));
     match binding {
         Some(binding) => Some(binding.action.clone()),
         None if Context::Prompt.holds(app) => Some(Action::Edit(key)),
+        None if panes && app.can_ask && is_typed_char(&key) => Some(Action::Type(key)),
         None => None,
     }
 }
@@ -385,7 +432,7 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::state::{AppConfig, Mode, SidebarItem};
+    use crate::tui::state::{AppConfig, Mode, Popup, SidebarItem};
 
     /// An app in every state that changes what keys do: each popup or none, each focus, both layouts.
     fn every_state() -> Vec<App> {
@@ -395,7 +442,9 @@ mod tests {
             Some(Popup::Source {
                 item: SidebarItem::Source(0),
                 scroll: 0,
+                span: None,
             }),
+            Some(Popup::Ids { scroll: 0 }),
             Some(Popup::Sessions {
                 list: Vec::new(),
                 selected: 0,
@@ -424,7 +473,19 @@ mod tests {
     fn every_key() -> Vec<KeyEvent> {
         let mut codes: Vec<KeyCode> = (b' '..=b'~').map(|b| KeyCode::Char(b as char)).collect();
         codes.extend([
-            Enter, Esc, Tab, BackTab, Up, Down, Left, Right, PageUp, PageDown, Home, End,
+            Enter,
+            Esc,
+            Tab,
+            BackTab,
+            Up,
+            Down,
+            Left,
+            Right,
+            PageUp,
+            PageDown,
+            Home,
+            End,
+            F(1),
         ]);
         let mut keys = Vec::new();
         for code in codes {
@@ -472,6 +533,7 @@ mod tests {
             KeyCode::Char(c) => c.to_string(),
             Enter if key.mods == Mods::AltOrShift => "Alt-Enter".to_owned(),
             BackTab => "Shift-Tab".to_owned(),
+            F(n) => format!("F{n}"),
             Up => "↑".to_owned(),
             Down => "↓".to_owned(),
             Left => "←".to_owned(),
@@ -511,8 +573,8 @@ mod tests {
                 "End (Popup)",
                 "Home (Panes)",
                 "End (Panes)",
+                "= (Panes)",
                 "q (Popup)",
-                "Enter (Overlay)",
             ]
         );
     }

@@ -7,12 +7,14 @@ pub mod action;
 pub mod app;
 pub mod focus;
 pub mod keymap;
+pub mod mouse;
 pub mod navigate;
+pub mod panes;
 pub mod scroll;
 pub mod turn;
 pub mod update;
 
-pub use action::{Action, Effect, Popup, Severity};
+pub use action::{Action, Effect, Popup, Severity, Spot};
 pub use app::{App, AppConfig, Mode, SPINNER};
 pub use focus::Focus;
 pub use scroll::Scroll;

@@ -18,9 +18,39 @@ impl App {
 
     fn popup_scroll(&mut self) -> Option<&mut usize> {
         match &mut self.popup {
-            Some(Popup::Help { scroll }) | Some(Popup::Source { scroll, .. }) => Some(scroll),
+            Some(Popup::Help { scroll })
+            | Some(Popup::Source { scroll, .. })
+            | Some(Popup::Ids { scroll }) => Some(scroll),
             Some(Popup::Sessions { .. }) | None => None,
         }
+    }
+
+    /// j/k in a source's detail: pick the next or previous span it lists (before the first one, the
+    /// popup scrolls); `false` when the popup is not a source's or it lists no span.
+    fn move_popup_span(&mut self, delta: isize) -> bool {
+        let Some(Popup::Source { item, .. }) = &self.popup else {
+            return false;
+        };
+        let count = self.item_citations(*item).len();
+        let Some(Popup::Source { span, scroll, .. }) = &mut self.popup else {
+            return false;
+        };
+        if count == 0 {
+            return false;
+        }
+        *span = match (*span, delta > 0) {
+            (None, true) => Some(0),
+            (None, false) => {
+                *scroll = scroll.saturating_sub(1);
+                None
+            }
+            (Some(0), false) => {
+                *scroll = 0;
+                None
+            }
+            (Some(i), _) => Some(i.saturating_add_signed(delta.signum()).min(count - 1)),
+        };
+        true
     }
 
     /// Move the sessions picker's selection; `false` when the picker is not open.
@@ -38,7 +68,7 @@ impl App {
     }
 
     pub(super) fn move_by(&mut self, delta: isize) {
-        if self.move_picker(delta, None) {
+        if self.move_picker(delta, None) || self.move_popup_span(delta) {
             return;
         }
         if let Some(scroll) = self.popup_scroll() {
@@ -135,23 +165,30 @@ impl App {
     }
 
     pub(super) fn enter(&mut self) -> Option<Effect> {
-        if let Some(Popup::Sessions { list, selected }) = &self.popup {
-            let id = list.get(*selected).map(|m| m.id.clone());
-            if self.stream_running || self.in_progress() {
+        match &self.popup {
+            Some(Popup::Sessions { .. }) => return self.open_picked_session(),
+            Some(Popup::Source { item, span, .. }) => {
+                let target = span.and_then(|k| self.item_citations(*item).get(k).copied());
                 self.popup = None;
-                self.set_message(
-                    "a stream is running — Ctrl-C to cancel it first, then s",
-                    Severity::Warning,
-                );
+                if let Some(citation) = target {
+                    self.jump_to_citation(citation);
+                }
                 return None;
             }
-            self.popup = None;
-            return id.map(Effect::OpenSession);
+            Some(Popup::Help { .. } | Popup::Ids { .. }) => {
+                self.popup = None;
+                return None;
+            }
+            None => {}
         }
         match self.focus {
             Focus::Sources => {
                 if let Some(item) = self.selected_item() {
-                    self.popup = Some(Popup::Source { item, scroll: 0 });
+                    self.popup = Some(Popup::Source {
+                        item,
+                        scroll: 0,
+                        span: None,
+                    });
                 }
             }
             Focus::Activity => {
@@ -165,9 +202,62 @@ impl App {
                 }
                 self.activity_selected = Some(i);
             }
+            Focus::Answer => self.toggle_structured(),
             _ => {}
         }
         None
+    }
+
+    /// Enter on the answer: the structured output of the turn the panes show, unfolded or folded.
+    fn toggle_structured(&mut self) {
+        let index = self.current_index();
+        if self
+            .turns
+            .get(index)
+            .is_none_or(|t| t.session.structured_output.is_none())
+        {
+            return;
+        }
+        if !self.structured_open.remove(&index) {
+            self.structured_open.insert(index);
+            self.scroll_to_structured = Some(index);
+        }
+    }
+
+    /// Enter in the sessions picker: open the picked session (not while a stream runs).
+    fn open_picked_session(&mut self) -> Option<Effect> {
+        if let Some(Popup::Sessions { list, selected }) = &self.popup {
+            let id = list.get(*selected).map(|m| m.id.clone());
+            if self.stream_running || self.in_progress() {
+                self.popup = None;
+                self.set_message(
+                    "a stream is running — Ctrl-C to cancel it first, then s",
+                    Severity::Warning,
+                );
+                return None;
+            }
+            self.popup = None;
+            return id.map(Effect::OpenSession);
+        }
+        None
+    }
+
+    /// Scroll the answer to citation `citation` of the turn shown and mark it; on one pane at a
+    /// time the answer takes the screen (returns whether it did, from Sources).
+    fn jump_to_citation(&mut self, citation: usize) -> bool {
+        self.focus_span = Some(citation);
+        if let Some(c) = self
+            .current()
+            .and_then(|t| t.attribution.citations.get(citation))
+        {
+            self.scroll_to_byte = Some(c.bytes.start);
+        }
+        if self.narrow && self.focus != Focus::Answer {
+            let from_sources = self.focus == Focus::Sources;
+            self.set_focus(Focus::Answer);
+            return from_sources;
+        }
+        false
     }
 
     pub(super) fn jump_span(&mut self, forward: bool) {
@@ -189,16 +279,17 @@ impl App {
             (Some(p), true) => (p + 1) % spans.len(),
             (Some(p), false) => (p + spans.len() - 1) % spans.len(),
         };
-        let citation = spans[k];
-        self.focus_span = Some(citation);
-        if let Some(c) = self
-            .current()
-            .and_then(|t| t.attribution.citations.get(citation))
-        {
-            self.scroll_to_byte = Some(c.bytes.start);
-        }
+        let back = if self.jump_to_citation(spans[k]) {
+            " · c back to Sources"
+        } else {
+            ""
+        };
         self.set_message(
-            format!("span {}/{} of the selected source", k + 1, spans.len()),
+            format!(
+                "span {}/{} of the selected source{back}",
+                k + 1,
+                spans.len()
+            ),
             Severity::Info,
         );
     }

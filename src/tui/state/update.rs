@@ -10,6 +10,10 @@ use crate::tui::text::clean;
 
 impl App {
     pub(super) fn set_focus(&mut self, focus: Focus) {
+        if focus == Focus::Plan && !self.shows_plan() {
+            self.set_message("no plan: this conversation has none", Severity::Info);
+            return;
+        }
         self.focus = focus;
         if focus != Focus::Prompt {
             self.tab = focus;
@@ -28,11 +32,14 @@ impl App {
         if !matches!(action, Action::Edit(_) | Action::Paste(_)) {
             self.message = None;
         }
+        // A `q` waiting for its confirmation: only another `q` (or typing, below) uses it.
+        let pending_q = std::mem::take(&mut self.confirm_quit);
+        // Keys move selections into view again; the wheel scrolls away from them.
+        if !matches!(action, Action::Wheel(..)) {
+            self.reveal_selection = true;
+        }
         match action {
-            Action::Quit => {
-                self.quit = true;
-                return Some(Effect::Quit);
-            }
+            Action::Quit => return self.quit_or_confirm(pending_q),
             Action::Interrupt => {
                 if self.stream_running || self.in_progress() {
                     self.cancel();
@@ -41,8 +48,14 @@ impl App {
                 self.quit = true;
                 return Some(Effect::Quit);
             }
-            Action::FocusNext => self.set_focus(self.focus.step(true, self.narrow)),
-            Action::FocusPrev => self.set_focus(self.focus.step(false, self.narrow)),
+            Action::FocusNext => {
+                self.set_focus(self.focus.step(true, self.narrow, self.shows_plan()))
+            }
+            Action::FocusPrev => {
+                self.set_focus(self.focus.step(false, self.narrow, self.shows_plan()))
+            }
+            Action::Resize(grow) => return self.resize_focused(grow),
+            Action::Zoom => self.toggle_zoom(),
             Action::Focus(focus) => self.set_focus(focus),
             Action::Help => self.toggle_help(),
             Action::Escape => self.escape(),
@@ -59,16 +72,41 @@ impl App {
             Action::Export => return Some(Effect::Export),
             Action::Turn(forward) => self.view_turn(forward),
             Action::Sessions => return self.sessions(),
+            Action::Ids => self.popup = Some(Popup::Ids { scroll: 0 }),
+            Action::Click(spot) => return self.click(spot),
+            Action::Wheel(spot, rows) => self.wheel(spot, rows),
+            Action::Mouse => return Some(self.toggle_mouse()),
             Action::Retry => return self.retry(),
             Action::Submit => return self.submit(),
             Action::Newline => self.prompt.insert_newline(),
             Action::Edit(key) => {
                 self.prompt.input(key);
             }
+            Action::Type(key) => {
+                self.set_focus(Focus::Prompt);
+                if pending_q {
+                    self.prompt.insert_char('q');
+                }
+                self.prompt.input(key);
+            }
             // A paste behind a popup, or where nothing can be asked, goes nowhere.
             Action::Paste(_) if self.popup.is_some() || !self.can_ask => {}
             Action::Paste(text) => self.paste(&text),
         }
+        None
+    }
+
+    /// `q`: quit; while a stream runs, only when pressed again (one `q` says how).
+    fn quit_or_confirm(&mut self, confirmed: bool) -> Option<Effect> {
+        if confirmed || !(self.stream_running || self.in_progress()) {
+            self.quit = true;
+            return Some(Effect::Quit);
+        }
+        self.confirm_quit = true;
+        self.set_message(
+            "still answering — q again quits (what arrived is kept), any other key stays",
+            Severity::Warning,
+        );
         None
     }
 
@@ -90,10 +128,18 @@ impl App {
         }
     }
 
-    /// `o` (`open`) or `y`: the URL of the source the popup shows, else of the selected one.
+    /// `o` (`open`) or `y`: the URL of the source the popup shows, else of the selected one; in the
+    /// ids popup `y` copies the checkpoint id.
     fn source_url(&mut self, open: bool) -> Option<Effect> {
         if matches!(self.popup, Some(Popup::Sessions { .. })) {
             return None;
+        }
+        if matches!(self.popup, Some(Popup::Ids { .. })) {
+            let checkpoint = self.current().and_then(|t| t.checkpoint_id());
+            return match (open, checkpoint) {
+                (false, Some(checkpoint)) => Some(Effect::Copy(checkpoint.to_owned())),
+                _ => None,
+            };
         }
         let Some(item) = self.url_target() else {
             self.set_message("select a source first (c, then j/k)", Severity::Warning);
@@ -145,10 +191,12 @@ impl App {
         Some(Effect::ListSessions)
     }
 
-    /// Pasted text goes into the prompt (focusing it), control and unsafe characters left out.
+    /// Pasted text goes into the prompt (focusing it), line breaks kept (terminals send them as CR),
+    /// control and unsafe characters left out.
     fn paste(&mut self, text: &str) {
         let clean: String = text
             .replace("\r\n", "\n")
+            .replace('\r', "\n")
             .chars()
             .filter(|&c| c == '\n' || !(c.is_control() || is_unsafe(c)))
             .collect();
@@ -178,10 +226,12 @@ impl App {
         self.sources_scroll.top = 0;
         self.plan_scroll.top = 0;
         self.scroll_to_turn = Some(next);
-        self.set_message(
-            format!("turn {}/{n} in the panes ([ ] switch)", next + 1),
-            Severity::Info,
-        );
+        let text = if next + 1 == n {
+            "the newest turn again".to_owned()
+        } else {
+            "the panes show an earlier turn · a question now branches from it".to_owned()
+        };
+        self.set_message(text, Severity::Info);
     }
 
     /// Where a source URL opens: absolute as it is, relative against the API base (for providers
@@ -234,7 +284,10 @@ impl App {
         {
             turn.end(StreamEnd::Cancelled);
         }
-        self.set_message("cancelled — Ctrl-C again (or q) quits", Severity::Warning);
+        if self.can_ask {
+            self.focus = Focus::Prompt;
+        }
+        self.set_message("cancelled — Ctrl-C again quits", Severity::Warning);
     }
 
     fn submit(&mut self) -> Option<Effect> {

@@ -73,7 +73,8 @@ impl AnswerView {
         self.completed_height() + self.tail.as_ref().map_or(0, |t| t.lines.len())
     }
 
-    fn completed_height(&self) -> usize {
+    /// Rows of the completed blocks (they do not change as more text arrives).
+    pub fn completed_height(&self) -> usize {
         self.prefix.last().copied().unwrap_or(0) + self.segments.last().map_or(0, |s| s.lines.len())
     }
 

@@ -551,10 +551,34 @@ pub fn render_block(
     .run()
 }
 
+/// The words of an inline piece of Markdown, for quoting it as text: emphasis, code and link marks
+/// left out (`**$73.2B**` reads `$73.2B`), line breaks as spaces. Not yet cleaned for the terminal.
+pub fn inline_text(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len());
+    for event in Parser::new_ext(markdown, Options::ENABLE_STRIKETHROUGH) {
+        match event {
+            Event::Text(text) | Event::Code(text) => out.push_str(&text),
+            Event::SoftBreak | Event::HardBreak => out.push(' '),
+            Event::End(TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::Item) => out.push(' '),
+            _ => {}
+        }
+    }
+    out.trim().to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tui::text::test_support::{plain, theme};
+
+    #[test]
+    fn inline_text_drops_the_markup_and_keeps_the_words() {
+        assert_eq!(
+            inline_text("Revenue was **$73.2B**, up `66%` (see [the release](https://x.y))"),
+            "Revenue was $73.2B, up 66% (see the release)"
+        );
+        assert_eq!(inline_text("- a list\nitem"), "a list item");
+    }
 
     #[test]
     fn markers_follow_the_cited_text_even_after_bold_markup() {

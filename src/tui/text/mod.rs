@@ -4,6 +4,7 @@
 //! ([`oneline`]). Nothing here knows about the app's state or the screen's layout.
 
 pub mod annotations;
+pub mod ansi;
 pub mod blocks;
 pub mod line;
 pub mod markdown;
@@ -14,7 +15,7 @@ pub mod wrap;
 pub use annotations::Annotations;
 pub use blocks::AnswerView;
 pub use line::{Decorations, Piece, PieceKind, RLine, merge_ranges, to_line};
-pub use markdown::render_block;
+pub use markdown::{inline_text, render_block};
 pub use oneline::{clean, truncate};
 pub use wrap::{wrap, wrap_chars};
 

@@ -1,6 +1,7 @@
-//! Overlays: the help listing every key (from the key table), a source's detail ([`source`]) and the
-//! saved sessions picker ([`sessions`]).
+//! Overlays: the help listing every key (from the key table), a source's detail ([`source`]), the ids
+//! of the conversation ([`ids`]) and the saved sessions picker ([`sessions`]).
 
+pub mod ids;
 pub mod sessions;
 pub mod source;
 
@@ -9,6 +10,8 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
+
+use unicode_width::UnicodeWidthStr;
 
 use super::{piece, plain_lines, wrap_text};
 use crate::tui::state::keymap::KEYMAP;
@@ -31,14 +34,26 @@ pub struct PopupFrame {
     picker: bool,
 }
 
+impl PopupFrame {
+    /// The popup covers this cell (a click there is the popup's).
+    pub fn contains(&self, x: u16, y: u16) -> bool {
+        self.rect.contains(ratatui::layout::Position::new(x, y))
+    }
+}
+
 /// A centred rectangle `percent_x` × `percent_y` of `area`, at least `min_w` × `min_h`.
 fn centered(area: Rect, percent_x: u16, percent_y: u16, min_w: u16, min_h: u16) -> Rect {
     let w = (area.width * percent_x / 100).max(min_w).min(area.width);
     let h = (area.height * percent_y / 100).max(min_h).min(area.height);
-    let [row] = Layout::vertical([Constraint::Length(h)])
+    sized(area, w, h)
+}
+
+/// A `w` × `h` rectangle in the middle of `area`.
+fn sized(area: Rect, w: u16, h: u16) -> Rect {
+    let [row] = Layout::vertical([Constraint::Length(h.min(area.height))])
         .flex(Flex::Center)
         .areas(area);
-    let [rect] = Layout::horizontal([Constraint::Length(w)])
+    let [rect] = Layout::horizontal([Constraint::Length(w.min(area.width))])
         .flex(Flex::Center)
         .areas(row);
     rect
@@ -65,45 +80,90 @@ fn content_area(rect: Rect) -> Rect {
     }
 }
 
-/// Lay out the open popup over `area` and clamp its scroll position to its rows.
+/// Lay out the open popup over `area` and clamp its scroll position to its rows (a picked span of a
+/// source's detail is scrolled into view).
 pub fn prepare(app: &mut App, area: Rect) -> Option<PopupFrame> {
     let popup = app.popup.as_ref()?;
     let picker = matches!(popup, Popup::Sessions { .. });
-    let (title, footer, rows, rect) = content(app, popup, area);
-    let max_scroll = rows
-        .len()
-        .saturating_sub(content_area(rect).height as usize);
+    let content = content(app, popup, area);
+    let viewport = content_area(content.rect).height as usize;
+    let max_scroll = content.rows.len().saturating_sub(viewport);
     let scroll = match &mut app.popup {
-        Some(Popup::Help { scroll }) | Some(Popup::Source { scroll, .. }) => {
+        Some(Popup::Source { scroll, .. }) => {
+            if let Some(span) = &content.picked {
+                *scroll = super::keep_visible(*scroll, span.start, span.end - 1, viewport);
+            }
+            *scroll = (*scroll).min(max_scroll);
+            *scroll
+        }
+        Some(Popup::Help { scroll }) | Some(Popup::Ids { scroll }) => {
             *scroll = (*scroll).min(max_scroll);
             *scroll
         }
         Some(Popup::Sessions { .. }) | None => 0,
     };
     Some(PopupFrame {
-        rect,
-        title,
-        footer,
-        rows,
+        rect: content.rect,
+        title: content.title,
+        footer: content.footer,
+        rows: content.rows,
         scroll,
         max_scroll,
         picker,
     })
 }
 
+/// A popup's title, footer, rows and rectangle, and (a source's detail) the picked span's rows.
+struct Content {
+    title: String,
+    footer: &'static str,
+    rows: Vec<RLine>,
+    rect: Rect,
+    picked: Option<std::ops::Range<usize>>,
+}
+
+/// A popup as tall as its rows (within 90% of `area`), `width` wide.
+fn fitted(area: Rect, width: u16, rows: usize) -> Rect {
+    let most = (area.height * 9 / 10).max(8.min(area.height));
+    let height = (rows as u16).saturating_add(2).clamp(8.min(most), most);
+    sized(area, width, height)
+}
+
 /// The popup's title, footer, rows and rectangle.
-fn content(app: &App, popup: &Popup, area: Rect) -> (String, &'static str, Vec<RLine>, Rect) {
+fn content(app: &App, popup: &Popup, area: Rect) -> Content {
     let theme = &app.theme;
     let narrow = area.width < super::NARROW_BELOW;
+    let plain = |title: String, footer, rows, rect| Content {
+        title,
+        footer,
+        rows,
+        rect,
+        picked: None,
+    };
     match popup {
         Popup::Help { .. } => {
             let pct = if narrow { 96 } else { 70 };
             let rect = centered(area, pct, 80, 60.min(area.width), 20.min(area.height));
             let width = rect.width.saturating_sub(4) as usize;
-            (
+            plain(
                 "Keys".to_owned(),
                 "Esc close",
                 help_rows(width, theme),
+                rect,
+            )
+        }
+        Popup::Ids { .. } => {
+            let w = if narrow {
+                area.width
+            } else {
+                80.min(area.width)
+            };
+            let rows = ids::id_rows(app, w.saturating_sub(4) as usize, theme);
+            let rect = fitted(area, w, rows.len());
+            plain(
+                "Ids".to_owned(),
+                "y copy checkpoint · Esc close",
+                rows,
                 rect,
             )
         }
@@ -116,36 +176,42 @@ fn content(app: &App, popup: &Popup, area: Rect) -> (String, &'static str, Vec<R
             // As tall as the list, within 80% of the screen.
             let max_h = (area.height * 80 / 100).max(8.min(area.height));
             let height = (rows.len() as u16 + 2).clamp(8.min(max_h), max_h);
-            let rect = Rect {
-                x: area.x + (area.width - outer_w) / 2,
-                y: area.y + (area.height - height) / 2,
-                width: outer_w,
-                height,
-            };
+            let rect = sized(area, outer_w, height);
             let content_h = rect.height.saturating_sub(2) as usize;
             // Keep the selected entry in view.
             let top = selected_rows
                 .end
                 .saturating_sub(content_h)
                 .min(selected_rows.start);
-            (
+            plain(
                 format!("Saved sessions ({})", list.len()),
                 "Enter open · j/k move · Esc close",
                 rows[top.min(rows.len())..].to_vec(),
                 rect,
             )
         }
-        Popup::Source { item, .. } => {
+        Popup::Source { item, span, .. } => {
             let pct = if narrow { 96 } else { 80 };
-            let rect = centered(area, pct, 90, 60.min(area.width), 16.min(area.height));
-            let width = rect.width.saturating_sub(4) as usize;
-            let (title, rows) = source::source_rows(app, *item, width, theme);
-            (
-                title,
-                "Esc close · j/k scroll · o open · y copy",
-                rows,
-                rect,
-            )
+            let most = (area.width * pct / 100).max(60.min(area.width));
+            let laid =
+                source::source_rows(app, *item, *span, most.saturating_sub(4) as usize, theme);
+            // As wide as its widest row (a short source's detail is a small popup).
+            let widest = laid
+                .rows
+                .iter()
+                .map(|row| row.text().trim_end().width())
+                .max()
+                .unwrap_or(0) as u16;
+            let title_w = laid.title.width() as u16 + 4;
+            let width = (widest + 4).max(title_w).max(60.min(most)).min(most);
+            let picked = span.and_then(|k| laid.spans.get(k).cloned());
+            Content {
+                rect: fitted(area, width, laid.rows.len()),
+                title: laid.title,
+                footer: "j/k spans · Enter show · o open · y copy · Esc close",
+                rows: laid.rows,
+                picked,
+            }
         }
     }
 }
@@ -156,14 +222,26 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
     };
     let theme = &app.theme;
     let rect = popup.rect;
-    let block = popup_block(&popup.title, popup.footer, theme);
+    let hint = format!(" {}/{} ", popup.scroll + 1, popup.max_scroll + 1);
+    let scrolls = popup.max_scroll > 0 && !popup.picker;
+    // The keys at the foot, or only how to close it when they do not fit beside the position.
+    let room = (rect.width.saturating_sub(4) as usize).saturating_sub(if scrolls {
+        hint.len() + 1
+    } else {
+        0
+    });
+    let footer = if popup.footer.width() + 2 <= room {
+        popup.footer
+    } else {
+        "Esc close"
+    };
+    let block = popup_block(&popup.title, footer, theme);
     frame.render_widget(Clear, rect);
     frame.render_widget(block, rect);
     let rows = &popup.rows;
     let visible = &rows[popup.scroll.min(rows.len())..];
     frame.render_widget(Paragraph::new(plain_lines(visible)), content_area(rect));
-    if popup.max_scroll > 0 && !popup.picker {
-        let hint = format!(" {}/{} ", popup.scroll + 1, popup.max_scroll + 1);
+    if scrolls {
         let x = rect.x + 2;
         let y = rect.y + rect.height.saturating_sub(1);
         frame.render_widget(

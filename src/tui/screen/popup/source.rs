@@ -1,42 +1,62 @@
 //! A source's detail: label, headline, publisher, date, URL, the audit's search query, the chunks or
-//! extract text, and every span it supports (for a tool-level citation: the tool, audit and query).
+//! extract text, and every span it supports, as the answer says it in words (for a tool-level
+//! citation: the tool, audit and query). j/k pick a span ([`SourceRows::spans`] says where each one
+//! is), Enter jumps to it.
+
+use std::ops::Range;
 
 use ratatui::style::{Modifier, Style};
 
-use super::super::{clean, piece, wrap_text};
+use super::super::sources::source_label;
+use super::super::{clean, piece, select_row, wrap_text};
 use crate::model::citations::{Attribution, Citation, Source};
 use crate::tui::state::{App, SidebarItem, Turn};
-use crate::tui::text::{Piece, RLine, wrap};
+use crate::tui::text::{Piece, RLine, inline_text, wrap};
 use crate::tui::theme::Theme;
 
-/// The popup's title and rows for a sidebar entry of the turn the panes show.
+/// A source's detail, laid out.
+pub(super) struct SourceRows {
+    pub title: String,
+    pub rows: Vec<RLine>,
+    /// Where each listed span's rows are.
+    pub spans: Vec<Range<usize>>,
+}
+
+/// The popup's title and rows for a sidebar entry of the turn the panes show; the `picked` span
+/// marked.
 pub(super) fn source_rows(
     app: &App,
     item: SidebarItem,
+    picked: Option<usize>,
     width: usize,
     theme: &Theme,
-) -> (String, Vec<RLine>) {
+) -> SourceRows {
+    let empty = |title: &str| SourceRows {
+        title: title.to_owned(),
+        rows: Vec::new(),
+        spans: Vec::new(),
+    };
     let Some(turn) = app.current() else {
-        return ("Source".into(), Vec::new());
+        return empty("Source");
     };
     let a = &turn.attribution;
     let citations = app.item_citations(item);
     let (title, mut rows) = match item {
         SidebarItem::Source(i) => {
             let Some(source) = a.sources.get(i) else {
-                return ("Source".into(), Vec::new());
+                return empty("Source");
             };
             let title = if source.consulted_only {
-                clean(&source.label)
+                source_label(source)
             } else {
-                format!("[{}] {}", source.n, clean(&source.label))
+                format!("[{}] {}", source.n, source_label(source))
             };
             let rows = document_rows(a, source, &citations, width, theme);
             (title, rows)
         }
         SidebarItem::Tool(ci) => {
             let Some(citation) = a.citations.get(ci) else {
-                return ("Tool data".into(), Vec::new());
+                return empty("Tool data");
             };
             let title = format!(
                 "Tool data: {}",
@@ -45,14 +65,16 @@ pub(super) fn source_rows(
             (title, tool_rows(turn, citation, width, theme))
         }
     };
-    rows.extend(span_rows(
+    let spans = span_rows(
+        &mut rows,
         a,
         &citations,
         turn.session.answer.as_str(),
+        picked,
         width,
         theme,
-    ));
-    (title, rows)
+    );
+    SourceRows { title, rows, spans }
 }
 
 /// A document's headline, fields, the queries that found it, and its extracts.
@@ -79,7 +101,7 @@ fn document_rows(
         field(&mut rows, "Publisher", &source.publisher, width, theme);
     }
     if let Some(date) = source.date {
-        field(&mut rows, "Date", &date.iso(), width, theme);
+        field(&mut rows, "Date", &date.display(), width, theme);
     }
     if let Some(url) = &source.url {
         field(&mut rows, "URL", url, width, theme);
@@ -162,22 +184,25 @@ fn tool_rows(turn: &Turn, citation: &Citation, width: usize, theme: &Theme) -> V
     rows
 }
 
-/// Every span the entry supports, numbered, as the answer says it.
+/// Every span the entry supports, numbered, in words as the answer says them (the `picked` one
+/// marked), added to `rows`; where each one is.
 fn span_rows(
+    rows: &mut Vec<RLine>,
     a: &Attribution,
     citations: &[usize],
     answer: &str,
+    picked: Option<usize>,
     width: usize,
     theme: &Theme,
-) -> Vec<RLine> {
-    let mut rows = Vec::new();
+) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
     if citations.is_empty() {
-        return rows;
+        return spans;
     }
     section(
-        &mut rows,
+        rows,
         &format!(
-            "Supports {} span{}",
+            "Supports {} span{} · j/k pick one, Enter shows it in the answer",
             citations.len(),
             if citations.len() == 1 { "" } else { "s" }
         ),
@@ -187,17 +212,26 @@ fn span_rows(
         let Some(c) = a.citations.get(ci) else {
             continue;
         };
-        let first = vec![piece(format!("{:>2}. ", k + 1), theme.marker())];
-        let cont = vec![piece("    ", Style::new())];
+        let is_picked = picked == Some(k);
+        let mark = if is_picked { "▶" } else { " " };
+        let first = vec![piece(format!("{mark}{:>2}. ", k + 1), theme.marker())];
+        let cont = vec![piece("     ", Style::new())];
+        let start = rows.len();
         rows.extend(wrap_text(
-            &format!("“{}”", clean(&cited_text(a, c, answer))),
+            &format!("“{}”", clean(&inline_text(&cited_text(a, c, answer)))),
             theme.text().add_modifier(Modifier::ITALIC),
             width,
             first,
             cont,
         ));
+        if is_picked {
+            for row in &mut rows[start..] {
+                select_row(row, width, theme.selection(true));
+            }
+        }
+        spans.push(start..rows.len());
     }
-    rows
+    spans
 }
 
 fn field(rows: &mut Vec<RLine>, name: &str, value: &str, width: usize, theme: &Theme) {
@@ -216,7 +250,7 @@ fn section(rows: &mut Vec<RLine>, name: &str, theme: &Theme) {
 
 /// What a citation supports, for people: its span, or — when the span is the provider's own marker
 /// (xAI's inline link, a Zeta Alpha anchor) — the sentence before the marker, other markers left out.
-fn cited_text(a: &Attribution, c: &Citation, answer: &str) -> String {
+pub(crate) fn cited_text(a: &Attribution, c: &Citation, answer: &str) -> String {
     if !c.marker {
         return c.text(answer).to_owned();
     }

@@ -1,0 +1,229 @@
+//! `ask --format text` when standard output is a terminal: the answer rendered for people as it
+//! arrives — headings, emphasis, lists and tables, with the `[n]` markers — through the app's own
+//! Markdown renderer, a block at a time (a block prints once it is complete, so a table prints
+//! whole), then the sources. To a pipe or a file `ask` prints plain text instead.
+
+use std::io::Write;
+
+use ratatui::style::Color;
+
+use crate::model::citations::Attribution;
+use crate::model::session::Session;
+use crate::tui::colors::ColorDepth;
+use crate::tui::text::ansi::to_ansi;
+use crate::tui::text::{Annotations, AnswerView, inline_text};
+use crate::tui::theme::{self, Theme};
+
+/// The widest the answer is wrapped, however wide the terminal.
+const MAX_WIDTH: usize = 100;
+
+/// Prints a streaming answer as rendered Markdown.
+pub struct TerminalAnswer {
+    view: AnswerView,
+    ann: Annotations,
+    markers_version: u64,
+    /// Rows already printed.
+    printed: usize,
+    width: usize,
+    theme: Theme,
+    /// References and grounding revision the markers were resolved for, and references waiting.
+    resolved_for: Option<(usize, u64)>,
+    pending: usize,
+    /// The answer is resent whole (it may be rewritten): printed once, at the end.
+    deferred: bool,
+}
+
+impl TerminalAnswer {
+    /// For the terminal on standard output: its width (at most [`MAX_WIDTH`]) and colors.
+    pub fn new() -> TerminalAnswer {
+        let width = crossterm::terminal::size()
+            .map_or(80, |(w, _)| w as usize)
+            .clamp(20, MAX_WIDTH);
+        TerminalAnswer::with(width, stdout_theme(ColorDepth::from_env()))
+    }
+
+    fn with(width: usize, theme: Theme) -> TerminalAnswer {
+        TerminalAnswer {
+            view: AnswerView::new(),
+            ann: Annotations::default(),
+            markers_version: 0,
+            printed: 0,
+            width,
+            theme,
+            resolved_for: None,
+            pending: 0,
+            deferred: false,
+        }
+    }
+
+    /// Print the blocks completed since the last call.
+    pub fn print_new(&mut self, session: &Session) {
+        self.deferred |= session.answer.is_resent();
+        if self.deferred {
+            return;
+        }
+        self.sync(session, false);
+        let text = self.rows(self.view.completed_height());
+        write_out(&text);
+    }
+
+    /// After the stream: the rest of the answer, then the sources, tool data and the checkpoint.
+    pub fn finish(&mut self, session: &Session) {
+        let text = self.rest(session);
+        write_out(&text);
+    }
+
+    /// What [`TerminalAnswer::finish`] prints.
+    fn rest(&mut self, session: &Session) -> String {
+        self.deferred |= session.answer.is_resent();
+        self.sync(session, true);
+        let mut text = self.rows(self.view.height());
+        let attribution = Attribution::resolve(session, true);
+        for line in crate::render::text::trailer(session, &attribution).split_inclusive('\n') {
+            text.push_str(&quoted_words(line));
+        }
+        text
+    }
+
+    /// Rows `printed..end` as terminal lines.
+    fn rows(&mut self, end: usize) -> String {
+        let color = !self.theme.no_color;
+        let count = end.saturating_sub(self.printed);
+        let mut text = String::new();
+        for row in self.view.rows(self.printed, count) {
+            text.push_str(&to_ansi(row, color));
+            text.push('\n');
+        }
+        self.printed = self.printed.max(end);
+        text
+    }
+
+    /// Bring the rendering up to date: the markers re-resolved when references changed (or some
+    /// wait for their text), then the blocks.
+    fn sync(&mut self, session: &Session, finished: bool) {
+        let basis = (session.references.len(), session.grounding_revision);
+        if finished || self.resolved_for != Some(basis) || self.pending > 0 {
+            let attribution = Attribution::resolve(session, finished);
+            self.pending = attribution.pending_references;
+            self.resolved_for = Some(basis);
+            let ann = Annotations {
+                markers: attribution.markers(),
+                hidden: attribution.marker_spans(),
+            };
+            if ann != self.ann {
+                self.ann = ann;
+                self.markers_version += 1;
+            }
+        }
+        self.view.sync(
+            session.answer.as_str(),
+            &self.ann,
+            self.markers_version,
+            0,
+            self.width,
+            &self.theme,
+        );
+    }
+}
+
+impl Default for TerminalAnswer {
+    fn default() -> Self {
+        TerminalAnswer::new()
+    }
+}
+
+/// A trailer line with the answer's words it quotes (`“… **August 26** …”`) in words, as the
+/// rendered answer shows them.
+fn quoted_words(line: &str) -> std::borrow::Cow<'_, str> {
+    match (line.find('“'), line.rfind('”')) {
+        (Some(open), Some(close)) if open < close => {
+            let inner = &line[open + '“'.len_utf8()..close];
+            format!(
+                "{}“{}”{}",
+                &line[..open],
+                inline_text(inner),
+                &line[close + '”'.len_utf8()..]
+            )
+            .into()
+        }
+        _ => line.into(),
+    }
+}
+
+/// The configured theme (or dark) for printing: text, background and code background in the
+/// terminal's own colors (a light or dark terminal stays readable), accents brought to what the
+/// terminal shows; `NO_COLOR` keeps only bold, italics and underlines.
+fn stdout_theme(depth: ColorDepth) -> Theme {
+    let (config, _) = theme::read_config();
+    let (mut theme, _) = theme::select(None, &config, theme::no_color_env());
+    theme.fg = Color::Reset;
+    theme.bg = Color::Reset;
+    theme.code_bg = Color::Reset;
+    theme.for_depth(depth)
+}
+
+fn write_out(text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_is_rendered_for_the_terminal_with_the_markers() {
+        let file = std::fs::File::open(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/assets/recordings/bigdata/earnings-deep-dive.sse"
+        ))
+        .unwrap();
+        let (session, _) = crate::wire::input::read_session(file, None).unwrap();
+        let theme = stdout_theme(ColorDepth::Ansi256).without_colors();
+        let text = TerminalAnswer::with(80, theme).rest(&session);
+        for raw in ["## ", "**", "|---", "| Segment"] {
+            assert!(!text.contains(raw), "{raw:?} in\n{text}");
+        }
+        assert!(text.contains("\x1b[0;1m"), "headings and emphasis are bold");
+        let plain: String = text.lines().map(|l| strip(l) + "\n").collect();
+        assert!(
+            plain.contains("Segment                    │ Q1 FY27"),
+            "{plain}"
+        );
+        assert!(plain.contains("• Compute revenue"), "{plain}");
+        assert!(plain.contains("year on year[1]"), "markers: {plain}");
+        let answer = plain.split("\nSources\n").next().unwrap();
+        assert!(
+            answer
+                .lines()
+                .all(|l| unicode_width::UnicodeWidthStr::width(l) <= 80),
+            "{answer}"
+        );
+        assert!(
+            plain.contains("\nSources\n  [1] NVIDIA Newsroom"),
+            "{plain}"
+        );
+    }
+
+    /// `line` without escape sequences.
+    fn strip(line: &str) -> String {
+        let mut out = String::new();
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' {
+                for c in chars.by_ref() {
+                    if c == 'm' {
+                        break;
+                    }
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,165 @@
+//! What the event loop does for the app: turn a terminal event into an action, and carry out the
+//! effects actions ask for (ask, retry, open a saved session, open a URL — copying it when nothing can
+//! open it —, copy, export, remember the pane sizes). Notes from helper threads come back through
+//! [`Note`].
+
+use crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
+};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::conversation::Conversation;
+use super::export::{self, OpenError};
+use super::state::{Action, App, Effect, Severity};
+use super::{Term, screen};
+use screen::View;
+
+/// What the export says about the conversation: who answered, how, and its saved session.
+fn export_meta(app: &App) -> export::ExportMeta {
+    export::ExportMeta {
+        provider: app.provider.map(|p| p.label().to_owned()),
+        mode: Some(app.mode.label().to_lowercase()),
+        session_id: app.session_id.clone(),
+    }
+}
+
+/// Rows one notch of the mouse wheel scrolls.
+const WHEEL_ROWS: isize = 3;
+
+/// Messages from helper threads.
+pub(super) enum Note {
+    /// The browser opener for `url` failed.
+    OpenFailed { error: String, url: String },
+}
+
+/// A note from a helper thread: an opener that failed leaves the URL on screen and on the clipboard.
+pub(super) fn note(note: Note, app: &mut App, terminal: &mut Term) {
+    match note {
+        Note::OpenFailed { error, url } => show_and_copy(app, terminal, &error, &url),
+    }
+}
+
+/// `url` could not be opened (`why`): say so, show it, and copy it.
+fn show_and_copy(app: &mut App, terminal: &mut Term, why: &str, url: &str) {
+    let copied = export::copy_to_clipboard(terminal.backend_mut(), url).is_ok();
+    let what = if copied { "copied the URL" } else { "the URL" };
+    app.set_message(
+        format!("{why} — {what}: {}", screen::clean(url)),
+        Severity::Warning,
+    );
+}
+
+/// Handle one terminal event; returns whether the screen changed.
+pub(super) async fn handle_event(
+    event: Event,
+    app: &mut App,
+    conversation: &mut Conversation,
+    terminal: &mut Term,
+    view: &View,
+    notes: &UnboundedSender<Note>,
+) -> bool {
+    let action = match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => app.handle_key(key),
+        Event::Paste(text) => Some(Action::Paste(text)),
+        Event::Mouse(mouse) => {
+            let spot = || view.spot(app, mouse.column, mouse.row);
+            match mouse.kind {
+                MouseEventKind::Down(MouseButton::Left) => Some(Action::Click(spot())),
+                MouseEventKind::ScrollUp => Some(Action::Wheel(spot(), -WHEEL_ROWS)),
+                MouseEventKind::ScrollDown => Some(Action::Wheel(spot(), WHEEL_ROWS)),
+                _ => None,
+            }
+        }
+        Event::Resize(..) => return true,
+        _ => return false,
+    };
+    let Some(action) = action else {
+        return false;
+    };
+    if let Some(effect) = app.update(action) {
+        run_effect(effect, app, conversation, terminal, notes).await;
+    }
+    true
+}
+
+async fn run_effect(
+    effect: Effect,
+    app: &mut App,
+    conversation: &mut Conversation,
+    terminal: &mut Term,
+    notes: &UnboundedSender<Note>,
+) {
+    match effect {
+        Effect::Quit => {}
+        Effect::Cancel => conversation.cancelled(app),
+        Effect::Ask(question) => {
+            let cont = app.continuation();
+            conversation.ask(app, question, cont);
+        }
+        Effect::Retry(index) => {
+            conversation.retry(app, index);
+        }
+        Effect::ListSessions => {
+            let list = conversation.list();
+            app.show_sessions(list);
+        }
+        Effect::OpenSession(id) => {
+            if let Err(e) = conversation.open_id(app, &id).await {
+                app.set_message(e, Severity::Error);
+            }
+        }
+        Effect::Open(url) => {
+            let tx = notes.clone();
+            let failed_url = url.clone();
+            let opened = export::open_url(&url, move |error| {
+                let _ = tx.send(Note::OpenFailed {
+                    error,
+                    url: failed_url,
+                });
+            });
+            match opened {
+                Ok(opener) => app.set_message(
+                    format!("opening {} ({opener})", screen::clean(&url)),
+                    Severity::Info,
+                ),
+                Err(OpenError::NoOpener) => {
+                    show_and_copy(app, terminal, &OpenError::NoOpener.to_string(), &url)
+                }
+                Err(error) => app.set_message(error.to_string(), Severity::Error),
+            }
+        }
+        Effect::Copy(text) => {
+            let result = export::copy_to_clipboard(terminal.backend_mut(), &text);
+            match result {
+                Ok(()) => app.set_message(
+                    format!("copied {} (OSC 52)", screen::clean(&text)),
+                    Severity::Info,
+                ),
+                Err(e) => app.set_message(format!("copy failed: {e}"), Severity::Error),
+            }
+        }
+        Effect::MouseCapture(on) => {
+            let result = if on {
+                crossterm::execute!(terminal.backend_mut(), EnableMouseCapture)
+            } else {
+                crossterm::execute!(terminal.backend_mut(), DisableMouseCapture)
+            };
+            if let Err(e) = result {
+                app.set_message(format!("cannot change the mouse: {e}"), Severity::Error);
+            }
+        }
+        Effect::SaveLayout(sizes) => {
+            let path = crate::local::config::layout_file();
+            if let Err(e) = crate::local::config::write_pane_sizes(&path, sizes) {
+                app.set_message(
+                    format!("cannot remember the pane sizes in {}: {e}", path.display()),
+                    Severity::Warning,
+                );
+            }
+        }
+        Effect::Export => match export::export(&app.turns, &export_meta(app)) {
+            Ok(path) => app.set_message(format!("exported to {}", path.display()), Severity::Info),
+            Err(e) => app.set_message(format!("export failed: {e}"), Severity::Error),
+        },
+    }
+}
