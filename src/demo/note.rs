@@ -48,7 +48,7 @@ const TOPICS: [(&str, &str, &[&str]); 7] = [
     (
         recordings::XAI_FOLLOW_UP,
         "How do their energy densities compare with today's best lithium-ion cells?",
-        &["energy density", "energy-density", "lithium", "wh/"],
+        &["energy densit", "energy-densit", "lithium", "wh/"],
     ),
     (
         recordings::ZETA_RESEARCH,
