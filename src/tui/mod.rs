@@ -215,64 +215,11 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
 
     // Everything that can fail before the screen is taken over.
     if let Some(replay_opts) = &opts.replay {
-        let bytes = std::fs::read(&replay_opts.path)
-            .doing(format_args!("cannot read {}", replay_opts.path.display()))?;
-        app.provider = replay_opts.provider.or_else(|| detect_provider(&bytes));
-        let handle = replay(&bytes, replay_opts.speed, replay_opts.provider);
-        conversation.play(&mut app, handle);
+        start_replay(&mut app, &mut conversation, replay_opts)?;
     } else if let Some(saved) = opts.open.clone() {
-        conversation.force_demo = opts.demo;
-        conversation
-            .open(&mut app, saved)
-            .await
-            .doing("cannot open the saved session")?;
-        conversation.force_demo = false;
-        // `--resume CKPT` of an earlier turn: the next question branches from it.
-        if let Some(checkpoint) = &opts.resume.checkpoint_id
-            && let Some(i) = app
-                .turns
-                .iter()
-                .position(|t| t.checkpoint_id() == Some(checkpoint.as_str()))
-            && i + 1 < app.turns.len()
-        {
-            app.viewed_turn = Some(i);
-            app.scroll_to_turn = Some(i);
-        }
-        if let Some(question) = opts.question.as_deref().map(str::trim)
-            && !question.is_empty()
-        {
-            let cont = app.continuation();
-            conversation.ask(&mut app, question.to_owned(), cont);
-        }
+        open_saved(&mut app, &mut conversation, &opts, saved).await?;
     } else {
-        let resuming = opts.resume != Continuation::default();
-        let demo = opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty());
-        let agent = if demo {
-            Agent::demo(opts.provider, &settings, resuming)
-                .await
-                .doing("cannot start the built-in demo agent")?
-        } else {
-            let config = LiveConfig {
-                base_url: opts.base_url.trim_end_matches('/').to_owned(),
-                ..LiveConfig::new(opts.provider, opts.api_key.clone())
-            }
-            .with_options(&opts.provider_options);
-            Agent::live(config, &settings)
-        };
-        conversation.set_agent(agent, &mut app);
-        app.resume = opts.resume.clone();
-        if let Some(unknown) = unknown_resume(&opts.resume) {
-            app.set_message(unknown, Severity::Warning);
-        }
-        let question = match opts.question.as_deref().map(str::trim) {
-            Some(q) if !q.is_empty() => Some(q.to_owned()),
-            _ if demo && !resuming => Some(live::demo_question(opts.provider).to_owned()),
-            _ => None,
-        };
-        if let Some(question) = question {
-            let cont = app.continuation();
-            conversation.ask(&mut app, question, cont);
-        }
+        start_agent(&mut app, &mut conversation, &opts, &settings).await?;
     }
     if let Some(warning) = theme_warning.or(config_warning) {
         app.set_message(warning, Severity::Warning);
@@ -284,6 +231,92 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
     conversation.finish(&mut app);
     drop(_guard);
     result
+}
+
+/// `replay FILE`: the recording plays as a stream (read before the screen is taken over).
+fn start_replay(
+    app: &mut App,
+    conversation: &mut Conversation,
+    replay_opts: &ReplayOptions,
+) -> Result<(), Failure> {
+    let bytes = std::fs::read(&replay_opts.path)
+        .doing(format_args!("cannot read {}", replay_opts.path.display()))?;
+    app.provider = replay_opts.provider.or_else(|| detect_provider(&bytes));
+    let handle = replay(&bytes, replay_opts.speed, replay_opts.provider);
+    conversation.play(app, handle);
+    Ok(())
+}
+
+/// `open ID` (or `--resume` of a saved session): every turn at once, then `--question`, if any.
+async fn open_saved(
+    app: &mut App,
+    conversation: &mut Conversation,
+    opts: &TuiOptions,
+    saved: crate::local::store::SavedSession,
+) -> Result<(), Failure> {
+    conversation.force_demo = opts.demo;
+    conversation
+        .open(app, saved)
+        .await
+        .doing("cannot open the saved session")?;
+    conversation.force_demo = false;
+    // `--resume CKPT` of an earlier turn: the next question branches from it.
+    if let Some(checkpoint) = &opts.resume.checkpoint_id
+        && let Some(i) = app
+            .turns
+            .iter()
+            .position(|t| t.checkpoint_id() == Some(checkpoint.as_str()))
+        && i + 1 < app.turns.len()
+    {
+        app.viewed_turn = Some(i);
+        app.scroll_to_turn = Some(i);
+    }
+    if let Some(question) = opts.question.as_deref().map(str::trim)
+        && !question.is_empty()
+    {
+        let cont = app.continuation();
+        conversation.ask(app, question.to_owned(), cont);
+    }
+    Ok(())
+}
+
+/// A new conversation with the live agent, or the demo agent when there is no key (or `--demo`),
+/// and its first question.
+async fn start_agent(
+    app: &mut App,
+    conversation: &mut Conversation,
+    opts: &TuiOptions,
+    settings: &Settings,
+) -> Result<(), Failure> {
+    let resuming = opts.resume != Continuation::default();
+    let demo = opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty());
+    let agent = if demo {
+        Agent::demo(opts.provider, settings, resuming)
+            .await
+            .doing("cannot start the built-in demo agent")?
+    } else {
+        let config = LiveConfig {
+            base_url: opts.base_url.trim_end_matches('/').to_owned(),
+            ..LiveConfig::new(opts.provider, opts.api_key.clone())
+        }
+        .with_options(&opts.provider_options);
+        Agent::live(config, settings)
+    };
+    conversation.set_agent(agent, app);
+    app.resume = opts.resume.clone();
+    if let Some(unknown) = unknown_resume(&opts.resume) {
+        app.set_message(unknown, Severity::Warning);
+    }
+    let question = match opts.question.as_deref().map(str::trim) {
+        Some(q) if !q.is_empty() => Some(q.to_owned()),
+        _ if demo && !resuming => Some(live::demo_question(opts.provider).to_owned()),
+        _ => None,
+    };
+    if let Some(question) = question {
+        let cont = app.continuation();
+        conversation.ask(app, question, cont);
+    }
+    Ok(())
 }
 
 /// `--resume CKPT` (or `--chat-id ID`) that no saved session knows: what happens with it.
