@@ -22,7 +22,7 @@ use crate::wire::provider::fields::Fields;
 use crate::wire::provider::request::{
     Ask, Endpoint, NOT_FOUND, ProviderOptions, WireRequest, null_as_default,
 };
-use crate::wire::provider::xai::request::{Input, InputMessage, Tool};
+use crate::wire::provider::xai::request::{Input, InputMessage, Tool, check_common};
 
 /// The Responses API.
 pub static RESPONSES: Endpoint = Endpoint {
@@ -67,20 +67,7 @@ impl ResponsesRequest {
     /// required; `model` and `previous_response_id` must be strings, `background` a boolean.
     pub fn parse(body: &[u8]) -> Result<Self, Vec<Problem>> {
         let mut fields = Fields::parse(body)?;
-        match fields.get("input") {
-            None | Some(Value::Null) => fields.missing("input"),
-            Some(Value::String(s)) if !s.is_empty() => {}
-            Some(Value::Array(items)) if !items.is_empty() => {}
-            Some(other) => {
-                let problem = Problem::field(
-                    "input_type",
-                    &["input"],
-                    "Input should be a non-empty string or list of messages",
-                    other.clone(),
-                );
-                fields.report(problem);
-            }
-        }
+        check_common(&mut fields);
         if let Some(other) = fields
             .get("background")
             .filter(|v| !v.is_boolean() && !v.is_null())
@@ -93,8 +80,6 @@ impl ResponsesRequest {
             );
             fields.report(problem);
         }
-        fields.optional_string("model");
-        fields.optional_string("previous_response_id");
         fields.finish()
     }
 

@@ -60,24 +60,30 @@ impl ResponsesRequest {
     /// required; `model` and `previous_response_id` must be strings when present.
     pub fn parse(body: &[u8]) -> Result<Self, Vec<Problem>> {
         let mut fields = Fields::parse(body)?;
-        match fields.get("input") {
-            None | Some(Value::Null) => fields.missing("input"),
-            Some(Value::String(s)) if !s.is_empty() => {}
-            Some(Value::Array(items)) if !items.is_empty() => {}
-            Some(other) => {
-                let problem = Problem::field(
-                    "input_type",
-                    &["input"],
-                    "Input should be a non-empty string or list of messages",
-                    other.clone(),
-                );
-                fields.report(problem);
-            }
-        }
-        fields.optional_string("model");
-        fields.optional_string("previous_response_id");
+        check_common(&mut fields);
         fields.finish()
     }
+}
+
+/// The checks every Responses API body shares (xAI's and OpenAI's): `input` a non-empty string or
+/// list of messages; `model` and `previous_response_id` strings when present.
+pub(crate) fn check_common(fields: &mut Fields) {
+    match fields.get("input") {
+        None | Some(Value::Null) => fields.missing("input"),
+        Some(Value::String(s)) if !s.is_empty() => {}
+        Some(Value::Array(items)) if !items.is_empty() => {}
+        Some(other) => {
+            let problem = Problem::field(
+                "input_type",
+                &["input"],
+                "Input should be a non-empty string or list of messages",
+                other.clone(),
+            );
+            fields.report(problem);
+        }
+    }
+    fields.optional_string("model");
+    fields.optional_string("previous_response_id");
 }
 
 /// A streamed question with web and X search; a follow-up chains the previous response (the
