@@ -184,6 +184,25 @@ pub(crate) mod testing {
     }
 }
 
+/// A payload's JSON object. Empty data and `[DONE]` are nothing (`None`, silently); anything that
+/// is not a JSON object is reported as [`AgentEvent::Malformed`] (`None`). Shared by the dialects
+/// whose every payload is one JSON object.
+pub(crate) fn json_object(
+    data: &str,
+    out: &mut Vec<AgentEvent>,
+) -> Option<serde_json::Map<String, Value>> {
+    if data.is_empty() || data == "[DONE]" {
+        return None;
+    }
+    let reason = match serde_json::from_str::<Value>(data) {
+        Ok(Value::Object(object)) => return Some(object),
+        Ok(_) => "payload is not a JSON object".to_owned(),
+        Err(e) => format!("not valid JSON: {e}"),
+    };
+    out.push(AgentEvent::Malformed { reason });
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

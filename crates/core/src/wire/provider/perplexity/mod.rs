@@ -45,24 +45,8 @@ pub struct PerplexityDialect {
 
 impl Dialect for PerplexityDialect {
     fn decode(&mut self, event: SseEvent, out: &mut Vec<AgentEvent>) {
-        let data = event.data.trim();
-        if data.is_empty() || data == "[DONE]" {
+        let Some(object) = super::json_object(event.data.trim(), out) else {
             return;
-        }
-        let object = match serde_json::from_str::<Value>(data) {
-            Ok(Value::Object(object)) => object,
-            Ok(_) => {
-                out.push(AgentEvent::Malformed {
-                    reason: "payload is not a JSON object".into(),
-                });
-                return;
-            }
-            Err(e) => {
-                out.push(AgentEvent::Malformed {
-                    reason: format!("not valid JSON: {e}"),
-                });
-                return;
-            }
         };
         self.chunk(object, out);
     }

@@ -81,29 +81,18 @@ impl Default for XaiDialect {
 impl Dialect for XaiDialect {
     fn decode(&mut self, event: SseEvent, out: &mut Vec<AgentEvent>) {
         let data = event.data.trim();
-        if data.is_empty() || data == "[DONE]" {
+        if event.event == "error"
+            && !data.is_empty()
+            && serde_json::from_str::<Value>(data).is_err()
+        {
+            // An error frame in plain text: the message is the data itself.
+            out.push(AgentEvent::Error {
+                message: data.to_owned(),
+            });
             return;
         }
-        let object = match serde_json::from_str::<Value>(data) {
-            Ok(Value::Object(object)) => object,
-            Ok(_) => {
-                out.push(AgentEvent::Malformed {
-                    reason: "payload is not a JSON object".into(),
-                });
-                return;
-            }
-            Err(_) if event.event == "error" => {
-                out.push(AgentEvent::Error {
-                    message: data.to_owned(),
-                });
-                return;
-            }
-            Err(e) => {
-                out.push(AgentEvent::Malformed {
-                    reason: format!("not valid JSON: {e}"),
-                });
-                return;
-            }
+        let Some(object) = super::json_object(data, out) else {
+            return;
         };
         let kind = match object.get("type").and_then(Value::as_str) {
             Some(kind) => kind.to_owned(),

@@ -97,23 +97,8 @@ impl ZetaDialect {
             }
             "stream_status" => self.stream_status(data, out),
             name => {
-                if data.is_empty() || data == "[DONE]" {
+                let Some(object) = super::json_object(data, out) else {
                     return;
-                }
-                let object = match serde_json::from_str::<Value>(data) {
-                    Ok(Value::Object(object)) => object,
-                    Ok(_) => {
-                        out.push(AgentEvent::Malformed {
-                            reason: "payload is not a JSON object".into(),
-                        });
-                        return;
-                    }
-                    Err(e) => {
-                        out.push(AgentEvent::Malformed {
-                            reason: format!("not valid JSON: {e}"),
-                        });
-                        return;
-                    }
                 };
                 let looks_like_message = ["sender", "content", "content_parts", "evidences"]
                     .iter()
