@@ -123,6 +123,34 @@ impl Fields {
         }
     }
 
+    /// `key` must be a non-empty list of messages whose last one is the user's: its `author`
+    /// field is `user` and its `content` a string (else `last_problem` is reported).
+    pub fn required_user_turn(&mut self, key: &str, author: &str, last_problem: &str) {
+        let problem = match self.get(key) {
+            None | Some(Value::Null) => {
+                self.missing(key);
+                return;
+            }
+            Some(Value::Array(messages)) if !messages.is_empty() => {
+                let last = &messages[messages.len() - 1];
+                match (
+                    last.get(author).and_then(Value::as_str),
+                    last.get("content").and_then(Value::as_str),
+                ) {
+                    (Some("user"), Some(_)) => return,
+                    _ => Problem::field("value_error", &[key], last_problem, last.clone()),
+                }
+            }
+            Some(other) => Problem::field(
+                "list_type",
+                &[key],
+                "Input should be a non-empty list of messages",
+                other.clone(),
+            ),
+        };
+        self.report(problem);
+    }
+
     /// The typed request, when no check failed. A shape the checks do not cover (a message that
     /// is not `{role, content}`, say) is one more problem.
     pub fn finish<T: DeserializeOwned>(self) -> Result<T, Vec<Problem>> {

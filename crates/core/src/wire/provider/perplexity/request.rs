@@ -4,7 +4,6 @@
 //! messages and ending with the new question.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::DEFAULT_MODEL;
 use crate::wire::provider::error_body::Problem;
@@ -62,36 +61,7 @@ impl ChatCompletionRequest {
     pub fn parse(body: &[u8]) -> Result<Self, Vec<Problem>> {
         let mut fields = Fields::parse(body)?;
         fields.required_text("model");
-        let problem = match fields.get("messages") {
-            None | Some(Value::Null) => {
-                fields.missing("messages");
-                None
-            }
-            Some(Value::Array(messages)) if !messages.is_empty() => {
-                let last = &messages[messages.len() - 1];
-                match (
-                    last.get("role").and_then(Value::as_str),
-                    last.get("content").and_then(Value::as_str),
-                ) {
-                    (Some("user"), Some(_)) => None,
-                    _ => Some(Problem::field(
-                        "value_error",
-                        &["messages"],
-                        "Last message must have role `user`",
-                        last.clone(),
-                    )),
-                }
-            }
-            Some(other) => Some(Problem::field(
-                "list_type",
-                &["messages"],
-                "Input should be a non-empty list of messages",
-                other.clone(),
-            )),
-        };
-        if let Some(problem) = problem {
-            fields.report(problem);
-        }
+        fields.required_user_turn("messages", "role", "Last message must have role `user`");
         fields.finish()
     }
 }
@@ -148,7 +118,7 @@ mod tests {
         let problems =
             ChatCompletionRequest::parse(br#"{"messages":[{"role":"assistant","content":"x"}]}"#)
                 .unwrap_err();
-        let locs: Vec<&Value> = problems.iter().map(|p| &p.loc[1]).collect();
+        let locs: Vec<&serde_json::Value> = problems.iter().map(|p| &p.loc[1]).collect();
         assert!(locs.contains(&&json!("model")), "{problems:?}");
         assert!(locs.contains(&&json!("messages")), "{problems:?}");
     }

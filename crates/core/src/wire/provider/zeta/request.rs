@@ -2,7 +2,6 @@
 //! by the client that sends it and the demo server that reads it.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::DEFAULT_AGENT;
 use crate::wire::provider::error_body::Problem;
@@ -56,36 +55,11 @@ impl ChatRequest {
         let mut fields = Fields::parse(body)?;
         fields.optional_string("agent_identifier");
         fields.optional_string("session_id");
-        let problem = match fields.get("conversation") {
-            None | Some(Value::Null) => {
-                fields.missing("conversation");
-                None
-            }
-            Some(Value::Array(messages)) if !messages.is_empty() => {
-                let last = &messages[messages.len() - 1];
-                match (
-                    last.get("sender").and_then(Value::as_str),
-                    last.get("content").and_then(Value::as_str),
-                ) {
-                    (Some("user"), Some(_)) => None,
-                    _ => Some(Problem::field(
-                        "value_error",
-                        &["conversation"],
-                        "The last message should be the user's, with a string content",
-                        last.clone(),
-                    )),
-                }
-            }
-            Some(other) => Some(Problem::field(
-                "list_type",
-                &["conversation"],
-                "Input should be a non-empty list of messages",
-                other.clone(),
-            )),
-        };
-        if let Some(problem) = problem {
-            fields.report(problem);
-        }
+        fields.required_user_turn(
+            "conversation",
+            "sender",
+            "The last message should be the user's, with a string content",
+        );
         fields.finish()
     }
 }
