@@ -19,9 +19,8 @@ use std::fmt;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
-use tokio::sync::mpsc::UnboundedSender;
 
-use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate, UpdateSender};
 use crate::model::event::AgentEvent;
 use crate::render::sanitize::sanitize_line;
 // The Bigdata.com request types this client's shorthands take.
@@ -235,11 +234,11 @@ enum Outcome {
 }
 
 impl Call {
-    async fn run(self, tx: UnboundedSender<StreamUpdate>) {
+    async fn run(self, tx: UpdateSender) {
         let max_attempts = self.options.max_attempts.max(1);
         let mut attempt = 1;
         loop {
-            if tx.send(StreamUpdate::Connecting { attempt }).is_err() {
+            if tx.send(StreamUpdate::Connecting { attempt }).await.is_err() {
                 return;
             }
             let end = match self.attempt(&tx).await {
@@ -260,24 +259,24 @@ impl Call {
                         wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
                         reason: self.client.redact(&reason),
                     };
-                    if tx.send(retrying).is_err() {
+                    if tx.send(retrying).await.is_err() {
                         return;
                     }
                     tokio::time::sleep(wait).await;
                     continue;
                 }
             };
-            let _ = tx.send(StreamUpdate::Ended(self.redact_end(end)));
+            let _ = tx.send(StreamUpdate::Ended(self.redact_end(end))).await;
             return;
         }
     }
 
-    async fn attempt(&self, tx: &UnboundedSender<StreamUpdate>) -> Outcome {
+    async fn attempt(&self, tx: &UpdateSender) -> Outcome {
         let response = match self.connect().await {
             Ok(response) => response,
             Err(outcome) => return outcome,
         };
-        if tx.send(StreamUpdate::Connected).is_err() {
+        if tx.send(StreamUpdate::Connected).await.is_err() {
             return Outcome::Gone;
         }
         self.read_body(response, tx).await
@@ -381,11 +380,7 @@ impl Call {
     }
 
     /// Read the stream through the provider's dialect, sending events as they are decoded.
-    async fn read_body(
-        &self,
-        mut response: reqwest::Response,
-        tx: &UnboundedSender<StreamUpdate>,
-    ) -> Outcome {
+    async fn read_body(&self, mut response: reqwest::Response, tx: &UpdateSender) -> Outcome {
         let idle = self.options.idle_timeout;
         let idle_secs = idle.as_secs();
         let mut reader = BodyReader {
@@ -406,7 +401,7 @@ impl Call {
                     }
                     // An overlong line is counted as malformed by the pipeline; the stream goes on.
                     let _ = reader.pipeline.feed(&chunk, &mut reader.events);
-                    if !reader.flush(tx) {
+                    if !reader.flush(tx).await {
                         return Outcome::Gone;
                     }
                     if reader.terminal {
@@ -416,7 +411,7 @@ impl Call {
                 }
                 Ok(Ok(None)) => {
                     reader.finish();
-                    if !reader.flush(tx) {
+                    if !reader.flush(tx).await {
                         return Outcome::Gone;
                     }
                     break StreamEnd::Cut {
@@ -425,7 +420,7 @@ impl Call {
                 }
                 Ok(Err(e)) => {
                     reader.finish_cut();
-                    if !reader.flush(tx) {
+                    if !reader.flush(tx).await {
                         return Outcome::Gone;
                     }
                     break StreamEnd::Cut {
@@ -487,7 +482,7 @@ impl BodyReader {
     }
 
     /// Send the pending events, if any. `false` when the receiver is gone.
-    fn flush(&mut self, tx: &UnboundedSender<StreamUpdate>) -> bool {
+    async fn flush(&mut self, tx: &UpdateSender) -> bool {
         if self.events.is_empty() {
             return true;
         }
@@ -497,6 +492,7 @@ impl BodyReader {
             .iter()
             .any(|e| matches!(e, AgentEvent::Complete { .. } | AgentEvent::Error { .. }));
         tx.send(StreamUpdate::Events(std::mem::take(&mut self.events)))
+            .await
             .is_ok()
     }
 }

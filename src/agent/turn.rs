@@ -211,7 +211,7 @@ mod tests {
             }
             StreamHandle::spawn(move |tx| async move {
                 for update in updates {
-                    let _ = tx.send(update);
+                    let _ = tx.send(update).await;
                 }
             })
         }

@@ -29,7 +29,9 @@ use ratatui::backend::CrosstermBackend;
 
 use crate::agent::client::{ApiKey, StreamOptions};
 use crate::agent::live;
-use crate::agent::replay::{Speed, replay};
+use crate::agent::replay::{Speed, replay_file};
+use crate::agent::stream::StreamUpdate;
+use crate::model::event::AgentEvent;
 use crate::wire::provider::Provider;
 use conversation::{Agent, Conversation, LiveConfig, Settings};
 use state::{Action, App, AppConfig, Continuation, Effect, Focus, Mode, Severity};
@@ -203,10 +205,12 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
 
     // Everything that can fail before the screen is taken over.
     if let Some(replay_opts) = &opts.replay {
-        let bytes = std::fs::read(&replay_opts.path)
-            .wrap_err_with(|| format!("cannot read {}", replay_opts.path.display()))?;
-        app.provider = replay_opts.provider.or_else(|| detect_provider(&bytes));
-        let handle = replay(&bytes, replay_opts.speed, replay_opts.provider);
+        let cannot_read = || format!("cannot read {}", replay_opts.path.display());
+        let head = read_head(&replay_opts.path).wrap_err_with(cannot_read)?;
+        app.provider = replay_opts.provider.or_else(|| detect_provider(&head));
+        // Played as it is read: a recording of any size is never in memory whole.
+        let handle = replay_file(&replay_opts.path, replay_opts.speed, replay_opts.provider)
+            .wrap_err_with(cannot_read)?;
         conversation.play(&mut app, handle);
     } else if let Some(saved) = opts.open.clone() {
         conversation.force_demo = opts.demo;
@@ -274,6 +278,16 @@ pub async fn run(opts: TuiOptions) -> color_eyre::Result<()> {
     result
 }
 
+/// The first MiB of a recording: enough to tell its provider.
+fn read_head(path: &std::path::Path) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)?
+        .take(1 << 20)
+        .read_to_end(&mut head)?;
+    Ok(head)
+}
+
 /// The provider a recording speaks, from its first identifying events.
 fn detect_provider(bytes: &[u8]) -> Option<Provider> {
     let mut pipeline = crate::wire::provider::EventPipeline::auto();
@@ -293,6 +307,14 @@ enum Note {
     Error(String),
 }
 
+/// Stream updates applied in one go before input is read again…
+const UPDATE_BATCH: usize = 256;
+/// …and for at most this long.
+const UPDATE_BUDGET: Duration = Duration::from_millis(8);
+/// Answer text taken in between two frames: the next frame lays it out, which must stay quick, so
+/// more waits for that frame (the stream task waits meanwhile: see `agent::stream::BACKLOG`).
+const TEXT_PER_FRAME: usize = 256 * 1024;
+
 async fn event_loop(
     terminal: &mut Term,
     app: &mut App,
@@ -311,6 +333,8 @@ async fn event_loop(
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut quit_at: Option<tokio::time::Instant> = None;
+    // Answer bytes taken in since the last frame.
+    let mut text_since_draw = 0usize;
 
     loop {
         if app.quit {
@@ -320,10 +344,17 @@ async fn event_loop(
             terminal.draw(|frame| view.draw(frame, app))?;
             last_draw = Instant::now();
             dirty = false;
+            text_since_draw = 0;
         }
         let draw_at = tokio::time::Instant::from_std(last_draw + FRAME);
         let ticking = app.needs_tick();
+        let take_updates = text_since_draw < TEXT_PER_FRAME;
+        // In this order: signals, then keys, then a frame that is due, then the stream; so however
+        // fast updates arrive, input and redraws never wait for more than one batch.
         tokio::select! {
+            biased;
+            _ = sigterm.recv() => break,
+            _ = sighup.recv() => break,
             event = events.next() => match event {
                 Some(Ok(event)) => {
                     dirty |= handle_event(event, app, conversation, terminal, &note_tx).await;
@@ -331,15 +362,15 @@ async fn event_loop(
                 Some(Err(e)) => return Err(e).wrap_err("reading terminal input"),
                 None => break,
             },
-            update = conversation.next_update() => {
-                conversation.apply(app, update);
-                // Drain what else arrived: one redraw for the whole batch.
-                for _ in 0..1024 {
-                    match conversation.try_next_update() {
-                        Some(update) => conversation.apply(app, update),
-                        None => break,
-                    }
+            Some(note) = note_rx.recv() => {
+                match note {
+                    Note::Error(text) => app.set_message(text, Severity::Error),
                 }
+                dirty = true;
+            }
+            _ = tokio::time::sleep_until(draw_at), if dirty => {}
+            update = conversation.next_update(), if take_updates => {
+                text_since_draw += apply_batch(app, conversation, update, text_since_draw);
                 dirty = true;
                 if opts.exit_when_done && !conversation.is_streaming() && !app.in_progress() && quit_at.is_none() {
                     quit_at = Some(tokio::time::Instant::now() + Duration::from_millis(500));
@@ -349,19 +380,55 @@ async fn event_loop(
                 app.tick = app.tick.wrapping_add(1);
                 dirty = true;
             }
-            _ = tokio::time::sleep_until(draw_at), if dirty => {}
             _ = tokio::time::sleep_until(quit_at.unwrap_or_else(tokio::time::Instant::now)), if quit_at.is_some() => break,
-            Some(note) = note_rx.recv() => {
-                match note {
-                    Note::Error(text) => app.set_message(text, Severity::Error),
-                }
-                dirty = true;
-            }
-            _ = sigterm.recv() => break,
-            _ = sighup.recv() => break,
         }
     }
     Ok(())
+}
+
+/// Apply `first` and the updates already waiting behind it — at most [`UPDATE_BATCH`], for at most
+/// [`UPDATE_BUDGET`], until [`TEXT_PER_FRAME`] answer bytes (counting `taken` before) — and return
+/// the answer bytes they carried.
+fn apply_batch(
+    app: &mut App,
+    conversation: &mut Conversation,
+    first: StreamUpdate,
+    taken: usize,
+) -> usize {
+    let started = Instant::now();
+    let mut text = 0;
+    let mut update = first;
+    for applied in 1.. {
+        text += answer_bytes(&update);
+        conversation.apply(app, update);
+        if applied >= UPDATE_BATCH
+            || taken + text >= TEXT_PER_FRAME
+            || started.elapsed() >= UPDATE_BUDGET
+        {
+            break;
+        }
+        match conversation.try_next_update() {
+            Some(next) => update = next,
+            None => break,
+        }
+    }
+    text
+}
+
+/// The answer text an update carries, in bytes.
+fn answer_bytes(update: &StreamUpdate) -> usize {
+    match update {
+        StreamUpdate::Events(events) => events
+            .iter()
+            .map(|event| match event {
+                AgentEvent::AnswerDelta { text, .. } | AgentEvent::AnswerReplace { text } => {
+                    text.len()
+                }
+                _ => 0,
+            })
+            .sum(),
+        _ => 0,
+    }
 }
 
 /// Handle one terminal event; returns whether the screen changed.
