@@ -5,8 +5,7 @@
 //! Exit codes: 0 complete · 2 usage · 3 HTTP error before the stream · 4 ERROR event · 5 the stream
 //! was cut or stalled before COMPLETE · 1 anything else.
 
-use std::collections::HashSet;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -23,11 +22,15 @@ use crate::model::citations::Attribution;
 use crate::model::event::{AgentEvent, StepStatus};
 use crate::model::session::Session;
 use crate::render::Format;
-use crate::render::sanitize::{sanitize, sanitize_line};
+use crate::render::sanitize::sanitize_line;
 use crate::wire::provider::Provider;
 use crate::wire::provider::bigdata::request::{
     Effort, MODEL_NAMES, ResearchRequest, WORKFLOW, WorkflowRequest,
 };
+
+mod printer;
+
+use printer::AnswerPrinter;
 
 pub const EXIT_COMPLETE: u8 = 0;
 pub const EXIT_OTHER: u8 = 1;
@@ -319,7 +322,7 @@ async fn ask(
     let progress = std::io::stderr().is_terminal();
     let mut printer = AnswerPrinter::new();
     let (session, end) = follow_turn(driver, args.format, progress, &mut printer).await;
-    print_result(args.format, &mut printer, &session, &end)
+    print_result(args.format, &mut printer, session, &end)
 }
 
 /// The agent's base URL and key, and the built-in demo agent's task when `--demo` started one here.
@@ -381,7 +384,8 @@ fn begin_saved_turn(
 }
 
 /// Follow the turn to its end: retries (and on a terminal, progress) to stderr, the answer to stdout
-/// as it grows (`text`), failures to save as warnings. Ctrl-C cancels it.
+/// as it grows (`text`, which then keeps no copy of it), failures to save as warnings. Ctrl-C
+/// cancels it.
 async fn follow_turn(
     mut driver: TurnDriver<SavedTurn>,
     format: Format,
@@ -393,7 +397,12 @@ async fn follow_turn(
         .recorder()
         .map(|turn| turn.saved.meta.id.clone())
         .filter(|_| progress);
+    let streaming_text = format == Format::Text;
     let mut session = Session::new();
+    if streaming_text {
+        // Printed as it arrives: the session only counts the text.
+        session.answer.stop_keeping_text();
+    }
     loop {
         let update = tokio::select! {
             update = driver.next_update() => update,
@@ -419,23 +428,37 @@ async fn follow_turn(
             StreamUpdate::Events(events) if progress => events.iter().for_each(report_progress),
             _ => {}
         }
-        let end = match &update {
-            StreamUpdate::Ended(end) => Some(end.clone()),
-            _ => None,
+        let chunks = if streaming_text {
+            answer_chunks(&update)
+        } else {
+            Vec::new()
         };
-        let events = matches!(update, StreamUpdate::Events(_));
         let saved = driver.apply(update, &mut session);
-        if let Some(end) = end {
+        if streaming_text {
+            printer.print(&session, &chunks);
+        }
+        if let Some(end) = driver.ended() {
             report_saved_end(saved, saved_as.as_deref());
-            return (session, end);
+            return (session, end.clone());
         }
         if let Err(e) = saved {
             warn_unsaved(&e);
         }
-        if events && format == Format::Text {
-            printer.print_new(&session);
-        }
     }
+}
+
+/// The answer text an update appends (copies of its chunks: the session keeps none in `text`).
+fn answer_chunks(update: &StreamUpdate) -> Vec<String> {
+    let StreamUpdate::Events(events) = update else {
+        return Vec::new();
+    };
+    events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::AnswerDelta { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// How saving the turn's end went: a warning, or the session it was saved as (`saved_as`).
@@ -459,131 +482,36 @@ fn warn_unsaved(e: &std::io::Error) {
 fn print_result(
     format: Format,
     printer: &mut AnswerPrinter,
-    session: &Session,
+    mut session: Session,
     end: &StreamEnd,
 ) -> ExitCode {
-    let code = exit_code(session, end);
+    let code = exit_code(&session, end);
     match format {
-        Format::Text => printer.finish(session),
+        Format::Text => printer.finish(&mut session),
         Format::Markdown => {
-            print!("{}", crate::render::render(session, Format::Markdown));
+            print!("{}", crate::render::render(&session, Format::Markdown));
         }
         Format::Json => {
-            let attribution = crate::model::citations::Attribution::resolve(session, true);
-            let mut doc = crate::render::json::to_value(session, &attribution);
-            if session.error.is_none()
-                && !matches!(end, StreamEnd::Closed)
-                && let Some(object) = doc.as_object_mut()
-            {
-                // The stream did not finish: say so, and why, in the document itself.
-                let http = matches!(end, StreamEnd::Http { .. } | StreamEnd::Connect { .. });
-                object.insert(
-                    "status".into(),
-                    Value::from(if http { "error" } else { "incomplete" }),
-                );
-                object.insert("error".into(), Value::from(end.describe()));
-            }
-            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            let attribution = Attribution::resolve(&session, true);
+            // The stream did not finish: say so, and why, in the document itself.
+            let unfinished = end.describe();
+            let outcome =
+                (session.error.is_none() && !matches!(end, StreamEnd::Closed)).then(|| {
+                    let http = matches!(end, StreamEnd::Http { .. } | StreamEnd::Connect { .. });
+                    (
+                        if http { "error" } else { "incomplete" },
+                        unfinished.as_str(),
+                    )
+                });
+            // Written as it is serialised: the answer is not copied again.
+            let out = std::io::BufWriter::new(std::io::stdout().lock());
+            let _ = crate::render::json::write(&session, &attribution, outcome, out);
         }
     }
     if code != EXIT_COMPLETE {
-        eprintln!("research-tui: {}", failure_line(session, end));
+        eprintln!("research-tui: {}", failure_line(&session, end));
     }
     ExitCode::from(code)
-}
-
-/// Prints the answer's new text as it grows, with `[n]` after each cited span whose reference is
-/// known by the time the text passes its end (GROUNDING usually precedes the text it cites).
-struct AnswerPrinter {
-    /// Bytes of the answer already printed.
-    printed: usize,
-    /// `(byte position, source number)` markers already printed.
-    shown: HashSet<(usize, usize)>,
-    /// The answer is resent whole (it may be rewritten): print it once, at the end.
-    deferred: bool,
-    /// Markers from the last resolution, and what it was based on.
-    markers: Vec<(usize, Vec<usize>)>,
-    resolved_for: Option<(usize, u64)>,
-    pending: usize,
-}
-
-impl AnswerPrinter {
-    fn new() -> Self {
-        Self {
-            printed: 0,
-            shown: HashSet::new(),
-            deferred: false,
-            markers: Vec::new(),
-            resolved_for: None,
-            pending: 0,
-        }
-    }
-
-    fn print_new(&mut self, session: &Session) {
-        self.deferred |= session.answer.is_resent();
-        let answer = session.answer.as_str();
-        let Some(new) = answer.get(self.printed..) else {
-            // The answer was replaced under us: the rest is printed whole at the end.
-            self.deferred = true;
-            return;
-        };
-        if self.deferred || new.is_empty() {
-            return;
-        }
-        let mut text = String::with_capacity(new.len() + 16);
-        let mut from = self.printed;
-        // Markers the provider wrote into the text (xAI's inline links) print as they are.
-        self.refresh_markers(session);
-        for (pos, numbers) in &self.markers {
-            if *pos < self.printed || *pos > answer.len() {
-                continue;
-            }
-            text.push_str(&answer[from..*pos]);
-            from = *pos;
-            for &n in numbers {
-                if self.shown.insert((*pos, n)) {
-                    text.push_str(&format!("[{n}]"));
-                }
-            }
-        }
-        text.push_str(&answer[from..]);
-        self.printed = answer.len();
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(sanitize(&text).as_bytes());
-        let _ = out.flush();
-    }
-
-    /// Re-resolve only when the references changed or some are still waiting for their text.
-    fn refresh_markers(&mut self, session: &Session) {
-        let basis = (session.references.len(), session.grounding_revision);
-        if self.resolved_for == Some(basis) && self.pending == 0 {
-            return;
-        }
-        let attribution = Attribution::resolve(session, false);
-        self.markers = attribution.added_markers();
-        self.pending = attribution.pending_references;
-        self.resolved_for = Some(basis);
-    }
-
-    /// After the stream: the rest of the answer (or all of it, when deferred), then the sources.
-    fn finish(&mut self, session: &Session) {
-        self.deferred |= session.answer.is_resent();
-        let mut out = std::io::stdout().lock();
-        if self.deferred {
-            let _ = out.write_all(
-                crate::render::text::render(session, &Attribution::resolve(session, true))
-                    .as_bytes(),
-            );
-        } else {
-            self.print_new(session);
-            if self.printed > 0 && !session.answer.as_str().ends_with('\n') {
-                let _ = writeln!(out);
-            }
-            let attribution = Attribution::resolve(session, true);
-            let _ = out.write_all(crate::render::text::trailer(session, &attribution).as_bytes());
-        }
-        let _ = out.flush();
-    }
 }
 
 fn report_progress(event: &AgentEvent) {

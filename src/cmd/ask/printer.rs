@@ -1,0 +1,237 @@
+//! `ask --format text`: the answer printed as it streams, `[n]` after each cited span whose reference
+//! is known by the time the text passes its end, then the sources. It keeps no copy of the answer.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::Write;
+
+use crate::model::citations::Attribution;
+use crate::model::pending::{Change, LiveResolver};
+use crate::model::session::{AnswerBuffer, Session};
+use crate::render::sanitize::sanitize;
+
+/// How much recently printed text is kept to quote tool-level citations whose reference arrives
+/// after their text.
+const RECENT_TEXT: usize = 256 * 1024;
+
+/// Prints the answer's new text as it grows, with `[n]` after each cited span whose reference is
+/// known by the time the text passes its end (GROUNDING usually precedes the text it cites). It
+/// works in code points and keeps no copy of the answer: only the last [`RECENT_TEXT`] bytes, to
+/// quote tool-level citations in the trailer.
+pub(super) struct AnswerPrinter {
+    /// Code points of the answer printed.
+    printed: usize,
+    /// The answer is resent whole (it may be rewritten): print it once, at the end.
+    deferred: bool,
+    /// Citations, resolved as the answer arrives.
+    resolver: LiveResolver,
+    attribution: Attribution,
+    /// `(code point, source number)` markers to print when the text reaches them.
+    markers: BTreeSet<(usize, usize)>,
+    /// Markers printed.
+    shown: HashSet<(usize, usize)>,
+    /// The last text printed, from code point `recent_start`.
+    recent: String,
+    recent_start: usize,
+    /// The printed text ends with a line break.
+    ends_with_newline: bool,
+    /// Quotes of tool-level citations by `(start, end)` code points.
+    quotes: HashMap<(usize, usize), String>,
+}
+
+impl AnswerPrinter {
+    pub(super) fn new() -> Self {
+        Self {
+            printed: 0,
+            deferred: false,
+            resolver: LiveResolver::new(),
+            attribution: Attribution::default(),
+            markers: BTreeSet::new(),
+            shown: HashSet::new(),
+            recent: String::new(),
+            recent_start: 0,
+            ends_with_newline: false,
+            quotes: HashMap::new(),
+        }
+    }
+
+    /// Print `chunks`, the text `session` just took in, with the markers due in or right before them.
+    pub(super) fn print(&mut self, session: &Session, chunks: &[String]) {
+        self.deferred |= session.answer.is_resent();
+        if self.deferred {
+            return;
+        }
+        let change = self.resolver.update(&mut self.attribution, session, false);
+        let fresh: Vec<usize> = match change {
+            Change::Unchanged => Vec::new(),
+            Change::Grew { added, .. } => added,
+            Change::Rebuilt => (0..self.attribution.citations.len()).collect(),
+        };
+        for &i in &fresh {
+            let citation = &self.attribution.citations[i];
+            if let (Some(n), false) = (citation.source, citation.marker)
+                && citation.end >= self.printed
+            {
+                self.markers.insert((citation.end, n));
+            }
+        }
+        let mut text = String::new();
+        for chunk in chunks {
+            self.push_chunk(chunk, &mut text);
+        }
+        // Markers due where the text stands now (their reference came after the text).
+        self.push_markers_until(self.printed, &mut text);
+        for &i in &fresh {
+            self.quote(i);
+        }
+        if !text.is_empty() {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(sanitize(&text).as_bytes());
+            let _ = out.flush();
+        }
+    }
+
+    /// Add `chunk` and the markers within it to `text`.
+    fn push_chunk(&mut self, chunk: &str, text: &mut String) {
+        let end = self.printed + chunk.chars().count();
+        // Printed up to byte `from` of the chunk, which is code point `cp` of the answer.
+        let (mut from, mut cp) = (0, self.printed);
+        while let Some(&(pos, n)) = self.markers.first()
+            && pos <= end
+        {
+            let byte = chunk[from..]
+                .char_indices()
+                .nth(pos.saturating_sub(cp))
+                .map_or(chunk.len(), |(b, _)| from + b);
+            text.push_str(&chunk[from..byte]);
+            (from, cp) = (byte, pos.max(cp));
+            self.markers.pop_first();
+            if self.shown.insert((pos, n)) {
+                text.push_str(&format!("[{n}]"));
+            }
+        }
+        text.push_str(&chunk[from..]);
+        self.printed = end;
+        self.remember(chunk);
+    }
+
+    /// Add the markers due at or before code point `until`.
+    fn push_markers_until(&mut self, until: usize, text: &mut String) {
+        while let Some(&(pos, n)) = self.markers.first()
+            && pos <= until
+        {
+            self.markers.pop_first();
+            if self.shown.insert((pos, n)) {
+                text.push_str(&format!("[{n}]"));
+            }
+        }
+    }
+
+    /// Keep the end of the printed text for quotes.
+    fn remember(&mut self, chunk: &str) {
+        self.ends_with_newline =
+            chunk.ends_with('\n') || (chunk.is_empty() && self.ends_with_newline);
+        self.recent.push_str(chunk);
+        if self.recent.len() > 2 * RECENT_TEXT {
+            let mut cut = self.recent.len() - RECENT_TEXT;
+            while !self.recent.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.recent_start += self.recent[..cut].chars().count();
+            self.recent.drain(..cut);
+        }
+    }
+
+    /// Quote citation `i` when it is tool-level and its text is still at hand ("…" for the part
+    /// that is not).
+    fn quote(&mut self, i: usize) {
+        let citation = &self.attribution.citations[i];
+        let span = (citation.start, citation.end);
+        if citation.source.is_some() || self.quotes.contains_key(&span) {
+            return;
+        }
+        let skip = span.0.saturating_sub(self.recent_start);
+        let take = span.1.saturating_sub(self.recent_start.max(span.0));
+        let mut quote: String = self.recent.chars().skip(skip).take(take).collect();
+        if span.0 < self.recent_start {
+            quote.insert(0, '…');
+        }
+        self.quotes.insert(span, quote);
+    }
+
+    /// After the stream: the markers due at the end, then the sources (or the whole answer, when it
+    /// was resent).
+    pub(super) fn finish(&mut self, session: &mut Session) {
+        self.deferred |= session.answer.is_resent();
+        if self.deferred {
+            let text = crate::render::text::render(session, &Attribution::resolve(session, true));
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            return;
+        }
+        self.print(session, &[]);
+        let mut attribution = Attribution::resolve(session, true);
+        // The trailer quotes tool-level citations from an answer holding just their quotes.
+        let mut quotes = AnswerBuffer::default();
+        for citation in attribution
+            .citations
+            .iter_mut()
+            .filter(|c| c.source.is_none())
+        {
+            let quote = self
+                .quotes
+                .get(&(citation.start, citation.end))
+                .map_or("…", String::as_str);
+            let start = quotes.len();
+            quotes.push(quote);
+            citation.bytes = start..quotes.len();
+        }
+        session.answer = quotes;
+        let mut out = std::io::stdout().lock();
+        if self.printed > 0 && !self.ends_with_newline {
+            let _ = writeln!(out);
+        }
+        let _ = out.write_all(crate::render::text::trailer(session, &attribution).as_bytes());
+        let _ = out.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event::{AgentEvent, Reference};
+
+    fn tool_reference(start: usize, end: usize) -> Reference {
+        Reference {
+            start: Some(start as u64),
+            end: Some(end as u64),
+            tool_name: Some("calculator".into()),
+            ..Reference::default()
+        }
+    }
+
+    #[test]
+    fn tool_level_quotes_come_from_recent_text_and_say_when_theirs_is_gone() {
+        let mut session = Session::new();
+        session.answer.stop_keeping_text();
+        let mut printer = AnswerPrinter::new();
+        let chunk = "x".repeat(1024);
+        for _ in 0..600 {
+            session.apply(AgentEvent::AnswerDelta {
+                message_id: None,
+                text: chunk.clone(),
+            });
+            printer.print(&session, std::slice::from_ref(&chunk));
+        }
+        assert_eq!(session.answer.as_str(), "", "the answer is not kept");
+        let len = session.answer.char_len();
+        session.apply(AgentEvent::Grounding(vec![
+            tool_reference(0, 10),
+            tool_reference(len - 10, len),
+        ]));
+        printer.print(&session, &[]);
+        assert_eq!(printer.quotes[&(0, 10)], "…");
+        assert_eq!(printer.quotes[&(len - 10, len)], "x".repeat(10));
+        assert!(printer.recent.len() <= 2 * RECENT_TEXT);
+    }
+}
