@@ -3,4 +3,5 @@
 
 pub mod citations;
 pub mod event;
+pub mod pending;
 pub mod session;
