@@ -525,7 +525,10 @@ mod tests {
         use crate::tui::text::test_support::{plain, theme};
         let text = "**Checking margins**\n\nNVIDIA's gross margin was `75%` in Q2.";
         let folded = plain(&thinking_rows(&None, text, Fold::Folded, 60, &theme()));
-        assert_eq!(folded, ["▸ Checking margins NVIDIA's gross margin was 75% in Q2."]);
+        assert_eq!(
+            folded,
+            ["▸ Checking margins NVIDIA's gross margin was 75% in Q2."]
+        );
         let expanded = thinking_rows(&None, text, Fold::Expanded, 60, &theme());
         assert_eq!(
             plain(&expanded),
