@@ -48,7 +48,7 @@ use crate::wire::provider::bigdata::request::{
 };
 use crate::wire::provider::error_body::{ErrorBody, Problem};
 use crate::wire::provider::perplexity::request::{CHAT_COMPLETIONS, ChatCompletionRequest};
-use crate::wire::provider::xai::request::{RESPONSES, ResponsesRequest};
+use crate::wire::provider::responses::{RESPONSES, ResponsesRequest};
 use crate::wire::provider::zeta::request::{CHAT_STREAM, ChatRequest};
 use playback::{Rewrite, stream_response};
 use recordings::Recordings;
@@ -300,7 +300,7 @@ fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Resp
     } else {
         recordings::XAI_RESEARCH
     };
-    let note = note::for_question(recording, &xai_question(&request.input));
+    let note = note::for_question(recording, &request.question());
     let rewrite = Rewrite::Responses {
         response_id: rng::id("resp"),
         previous_response_id: request.previous_response_id,
@@ -420,23 +420,6 @@ fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         fault,
         None,
     )
-}
-
-/// The question of an xAI request: its text input, or the last user message's text.
-fn xai_question(input: &crate::wire::provider::xai::request::Input) -> String {
-    use crate::wire::provider::xai::request::Input;
-    match input {
-        Input::Text(text) => text.clone(),
-        Input::Messages(messages) => messages
-            .iter()
-            .rev()
-            .find(|m| m.role == "user")
-            .map(|m| match &m.content {
-                Value::String(text) => text.clone(),
-                other => other.to_string(),
-            })
-            .unwrap_or_default(),
-    }
 }
 
 /// A new conversation: a comparison question gets the sector comparison, anything else the deep dive.
