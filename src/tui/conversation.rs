@@ -5,7 +5,8 @@
 //! [`Conversation`] does the I/O that [`App`] (pure state) asks for through its effects: start a
 //! stream for a question (a follow-up, a branch, a retry), record its raw bytes and how it ended, and
 //! replace the conversation with a saved one. It owns the running turn ([`TurnDriver`], the same one
-//! `ask` uses): the event loop reads its updates through [`Conversation::next_update`].
+//! `ask` uses): the event loop reads its updates through [`Conversation::next_incoming`], with the
+//! changes of sessions other processes write ([`watching`]).
 
 use std::io;
 use std::time::Duration;
@@ -24,6 +25,9 @@ use crate::model::session::Session;
 use crate::wire::provider::Provider;
 
 use super::state::{App, ConnState, Continuation, Mode, Severity, Turn};
+
+mod watching;
+pub use watching::Incoming;
 
 /// Who answers.
 pub struct Agent {
@@ -131,6 +135,8 @@ pub struct Conversation {
     pub settings: Settings,
     /// Open every saved session on the demo agent (`--demo`), whatever answered it.
     pub force_demo: bool,
+    /// Sessions other processes write, followed as they stream.
+    follow: watching::Following,
 }
 
 impl Conversation {
@@ -142,6 +148,7 @@ impl Conversation {
             turn: None,
             settings,
             force_demo: false,
+            follow: Default::default(),
         }
     }
 
@@ -186,7 +193,12 @@ impl Conversation {
     /// Ask `question` as a new turn continuing `cont`. Returns whether a stream started.
     pub fn ask(&mut self, app: &mut App, question: String, cont: Continuation) -> bool {
         let Some(agent) = &self.agent else {
-            app.set_message("follow-ups need an agent", Severity::Warning);
+            let why = if app.mode == Mode::Watch {
+                "no session yet: a question follows up the session watched here, once one starts"
+            } else {
+                "follow-ups need an agent"
+            };
+            app.set_message(why, Severity::Warning);
             return false;
         };
         let ask = live::Ask {
@@ -208,6 +220,11 @@ impl Conversation {
             }
         };
         let saved_index = recorder.as_ref().map(|turn| turn.index);
+        if let Some(turn) = &recorder
+            && let Some(meta) = turn.saved.meta.turns.get(turn.index)
+        {
+            self.follow.shown(&meta.stream_file);
+        }
         let agent = self.agent.as_ref().expect("checked above");
         let driver = TurnDriver::start(sinks, recorder, |sink| {
             live::start_recorded(&agent.config, &ask, sink)
@@ -307,6 +324,7 @@ impl Conversation {
         let saved = turn.apply(update, &mut NewestTurn(app));
         if !turn.is_running() {
             self.reclaim_saved();
+            self.tailed_turn_ended(app);
         }
         if let Err(e) = saved {
             warn_unsaved(app, &e);
@@ -324,6 +342,8 @@ impl Conversation {
             cancel_on_server(app, run);
         }
         self.reclaim_saved();
+        // A followed turn goes on in its own process: only this app stopped following it.
+        self.stop_tailing(app);
         if let Err(e) = saved {
             warn_unsaved(app, &e);
         }
@@ -364,6 +384,11 @@ impl Conversation {
     /// agent that recorded it (a fresh demo agent for a demo session), ready for a follow-up from
     /// its last checkpoint. Later turns are saved into the same session.
     pub async fn open(&mut self, app: &mut App, saved: SavedSession) -> Result<(), String> {
+        // A turn followed from another process goes on there: stop following it here.
+        if self.follow.is_tailing() {
+            self.stop_tailing(app);
+            app.turns.pop();
+        }
         if self.is_streaming() || app.in_progress() {
             return Err("a stream is running — Ctrl-C to cancel it first".into());
         }
@@ -421,20 +446,34 @@ impl Conversation {
             let agent = Agent::live(config, &self.settings);
             self.set_agent(agent, app);
         }
+        // A turn still streaming in another process is followed, not rebuilt.
+        let live = saved
+            .meta
+            .turns
+            .last()
+            .filter(|turn| turn.status == TurnStatus::Streaming)
+            .cloned();
+        let finished = saved.meta.turns.len() - usize::from(live.is_some());
         // Replaying every raw turn file is file I/O and parsing: off the event loop's thread.
         let to_replay = saved.clone();
-        let turns = tokio::task::spawn_blocking(move || restore_turns(&to_replay))
+        let turns = tokio::task::spawn_blocking(move || restore_first_turns(&to_replay, finished))
             .await
             .map_err(|e| format!("cannot rebuild the session: {e}"))?;
-        let n = turns.len();
+        let n = saved.meta.turns.len();
         app.load_turns(turns, Some(saved.meta.id.clone()));
         app.resume = Continuation {
             chat_id: saved.meta.chat_id.clone(),
             ..Continuation::default()
         };
         self.saved = Some(saved);
+        let watching = live.is_some();
+        self.follow_opened(app, live);
         match warning {
             Some(warning) => app.set_message(warning, Severity::Warning),
+            None if watching => app.set_message(
+                "watching a live session as another process writes it — q quits, it goes on there",
+                Severity::Info,
+            ),
             None => app.set_message(
                 format!(
                     "opened a saved session ({n} turn{}) — type a follow-up",
@@ -491,28 +530,44 @@ fn warn_unsaved(app: &mut App, e: &io::Error) {
 
 /// Every turn of `saved`, rebuilt from its raw stream file, with the status it was saved with.
 pub fn restore_turns(saved: &SavedSession) -> Vec<Turn> {
-    let replayed = saved.replay_turns();
-    let mut turns: Vec<Turn> = Vec::with_capacity(replayed.len());
-    for (i, (meta, session)) in replayed.into_iter().enumerate() {
-        // The turn it continued: the one whose checkpoint it was sent with, else the one before.
-        let from_turn = match &meta.from_checkpoint_id {
-            Some(checkpoint) => turns
-                .iter()
-                .rposition(|t| t.checkpoint_id() == Some(checkpoint.as_str())),
-            None => i.checked_sub(1),
-        };
-        let request = Continuation {
-            chat_id: saved.meta.chat_id.clone(),
-            checkpoint_id: meta.from_checkpoint_id.clone(),
-            from_turn,
-        };
-        let conn = saved_conn(&meta, &session);
-        let elapsed = turn_duration(&meta).unwrap_or_default();
-        let mut turn = Turn::restored(meta.question.clone(), session, conn, elapsed, request);
-        turn.saved_index = Some(i);
+    restore_first_turns(saved, saved.meta.turns.len())
+}
+
+/// The first `n` turns of `saved`, as [`restore_turns`] rebuilds them.
+fn restore_first_turns(saved: &SavedSession, n: usize) -> Vec<Turn> {
+    let mut turns: Vec<Turn> = Vec::with_capacity(n);
+    for meta in saved.meta.turns.iter().take(n) {
+        let turn = restore_turn(saved, meta, &turns);
         turns.push(turn);
     }
     turns
+}
+
+/// Saved turn `meta` of `saved`, following `earlier`, rebuilt from its raw stream file.
+fn restore_turn(saved: &SavedSession, meta: &TurnMeta, earlier: &[Turn]) -> Turn {
+    let session = saved.replay_turn(meta);
+    let conn = saved_conn(meta, &session);
+    let elapsed = turn_duration(meta).unwrap_or_default();
+    let request = saved_request(saved, meta, earlier);
+    let mut turn = Turn::restored(meta.question.clone(), session, conn, elapsed, request);
+    turn.saved_index = Some(earlier.len());
+    turn
+}
+
+/// What saved turn `meta`, following `earlier`, continued.
+fn saved_request(saved: &SavedSession, meta: &TurnMeta, earlier: &[Turn]) -> Continuation {
+    // The turn it continued: the one whose checkpoint it was sent with, else the one before.
+    let from_turn = match &meta.from_checkpoint_id {
+        Some(checkpoint) => earlier
+            .iter()
+            .rposition(|t| t.checkpoint_id() == Some(checkpoint.as_str())),
+        None => earlier.len().checked_sub(1),
+    };
+    Continuation {
+        chat_id: saved.meta.chat_id.clone(),
+        checkpoint_id: meta.from_checkpoint_id.clone(),
+        from_turn,
+    }
 }
 
 /// How a saved turn ended, as the app shows it.
