@@ -15,7 +15,7 @@ use crate::agent::tail::{Changes, tail_file};
 use crate::agent::turn::TurnDriver;
 use crate::local::session_files::writer_alive;
 use crate::local::store::{SavedSession, SessionMeta, TurnMeta, TurnStatus};
-use crate::local::timestamp::unix_seconds;
+use crate::local::timestamp::{rfc3339, unix_seconds};
 use crate::tui::state::{App, ConnState, Focus, Mode, Severity};
 
 use super::{Conversation, restore_turn, saved_conn, saved_request};
@@ -50,6 +50,8 @@ struct WatchedSessions {
     follow: bool,
     /// Live turns already noticed, as (session id, stream file).
     seen: HashSet<(String, String)>,
+    /// When the watch began: a turn started since is new even when it ended before it was seen.
+    since: String,
 }
 
 /// What the event loop hands the conversation next.
@@ -147,6 +149,7 @@ impl Conversation {
             changes,
             follow,
             seen,
+            since: rfc3339(SystemTime::now()),
         });
         let newest = listed.iter().find(|meta| live_turn(meta).is_some());
         if let Some(saved) = newest.and_then(|meta| store.load(&meta.id).ok()) {
@@ -180,7 +183,9 @@ impl Conversation {
         let mut newest: Option<(String, SavedSession)> = None;
         for id in ids {
             let Ok(saved) = store.load(&id) else { continue };
-            let Some(turn) = live_turn(&saved.meta) else {
+            let Some(turn) = saved.meta.turns.last().filter(|turn| {
+                turn.status == TurnStatus::Streaming || turn.started_at >= watched.since
+            }) else {
                 continue;
             };
             if !watched.seen.insert((id, turn.stream_file.clone())) {
