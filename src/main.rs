@@ -53,8 +53,9 @@ enum Command {
     Ask(Box<research_tui::cmd::ask::AskArgs>),
     /// Open a saved session in the interactive app, ready for a follow-up.
     Open(research_tui::cmd::app::OpenArgs),
-    /// Watch the newest research session being written on this machine (by `ask`, the app or the
-    /// proxy) as it streams, waiting for one to start; `--follow` switches to each new one.
+    /// Watch the newest session being written on this machine (by `ask`, the app, the proxy), live.
+    ///
+    /// Waits for one when none is; `--follow` switches to each new session as it starts.
     Watch(research_tui::cmd::app::WatchArgs),
     /// List saved sessions, newest first.
     Sessions {

@@ -96,7 +96,7 @@ fn a_session_that_ask_writes_is_watched_live_and_ends_as_the_saved_session_shows
         status_line(s).contains("✔ complete")
     });
     assert!(!done.contains("watching · live"), "{done}");
-    assert!(done.contains("the watched turn is complete"), "{done}");
+    assert!(done.contains("complete — type a follow-up"), "{done}");
     let watched = exported_conversation(&t);
 
     let ids: Vec<String> = std::fs::read_dir(t.dir.path().join("research-tui/sessions"))

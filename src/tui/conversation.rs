@@ -194,7 +194,7 @@ impl Conversation {
     pub fn ask(&mut self, app: &mut App, question: String, cont: Continuation) -> bool {
         let Some(agent) = &self.agent else {
             let why = if app.mode == Mode::Watch {
-                "no session yet: a question follows up the session watched here, once one starts"
+                "nothing to follow up yet: no session has started"
             } else {
                 "follow-ups need an agent"
             };
@@ -471,7 +471,7 @@ impl Conversation {
         match warning {
             Some(warning) => app.set_message(warning, Severity::Warning),
             None if watching => app.set_message(
-                "watching a live session as another process writes it — q quits, it goes on there",
+                "watching live — q quits, the session goes on",
                 Severity::Info,
             ),
             None => app.set_message(

@@ -298,10 +298,7 @@ impl Conversation {
             turn.conn = saved_conn(meta, &turn.session);
         }
         let message = match app.turns.last().map(|turn| &turn.conn) {
-            Some(ConnState::Complete) => (
-                "the watched turn is complete — type a follow-up".to_owned(),
-                Severity::Info,
-            ),
+            Some(ConnState::Complete) => ("complete — type a follow-up".to_owned(), Severity::Info),
             Some(ConnState::Cut(reason)) => (format!("cut: {reason}"), Severity::Warning),
             Some(other) => (
                 format!("the watched turn ended: {}", other.label()),
