@@ -194,3 +194,55 @@ async fn a_writer_that_dies_mid_turn_leaves_the_turn_cut_with_the_reason() {
         "what arrived is kept"
     );
 }
+
+/// A new session whose first turn another writer is streaming.
+fn start_elsewhere(store: &SessionStore, question: &str) -> (String, SavedTurn, RawSink) {
+    let id = store
+        .create("research-agent", "bigdata", "http://127.0.0.1:9")
+        .unwrap()
+        .meta
+        .id;
+    let (turn, sink) = begin_elsewhere(store, &id, question);
+    (id, turn, sink)
+}
+
+#[tokio::test]
+async fn watch_follow_waits_opens_each_new_session_and_never_takes_a_question_being_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let mut app = app();
+    let mut conversation = conversation(&store);
+    conversation.watch_sessions(&mut app, true).await;
+    assert_eq!(app.mode, Mode::Watch);
+    assert!(app.turns.is_empty());
+
+    let (first, _a, _sink_a) = start_elsewhere(&store, "First?");
+    run_until(&mut app, &mut conversation, |app| {
+        app.session_id.as_deref() == Some(first.as_str())
+    })
+    .await;
+    assert!(app.watching);
+    assert_eq!(app.turns[0].question.as_deref(), Some("First?"));
+
+    // Half a question typed: a new session is announced, not opened over it.
+    app.prompt.insert_str("And what ab");
+    let (_second, _b, _sink_b) = start_elsewhere(&store, "Second?");
+    run_until(&mut app, &mut conversation, |app| {
+        app.message
+            .as_ref()
+            .is_some_and(|(text, _)| text.contains("another session started: Second?"))
+    })
+    .await;
+    assert_eq!(app.session_id.as_deref(), Some(first.as_str()));
+    assert_eq!(app.prompt.lines(), ["And what ab"]);
+
+    app.prompt = Default::default();
+    let (third, _c, _sink_c) = start_elsewhere(&store, "Third?");
+    run_until(&mut app, &mut conversation, |app| {
+        app.session_id.as_deref() == Some(third.as_str())
+    })
+    .await;
+    assert_eq!(app.turns.len(), 1);
+    assert_eq!(app.turns[0].question.as_deref(), Some("Third?"));
+    assert!(app.watching);
+}

@@ -203,10 +203,16 @@ impl Conversation {
         if shown == Some(saved.meta.id.as_str()) || (shown.is_some() && !watched.follow) {
             return false;
         }
-        if self.is_streaming() && !self.follow.is_tailing() {
+        // Never in the way of the user's own question, streaming or being typed.
+        let typing = app
+            .prompt
+            .lines()
+            .iter()
+            .any(|line| !line.trim().is_empty());
+        if typing || (self.is_streaming() && !self.follow.is_tailing()) {
             app.set_message(
                 format!(
-                    "another session started ({}) — s opens it after this answer",
+                    "another session started: {} (s opens it)",
                     crate::tui::screen::clean(saved.meta.first_question())
                 ),
                 Severity::Info,
