@@ -12,7 +12,7 @@ use research_tui::agent::turn::TurnRecorder;
 use research_tui::local::store::{SavedTurn, SessionStore, TurnStatus};
 use research_tui::model::session::Session;
 use research_tui::tui::conversation::{Conversation, Settings};
-use research_tui::tui::state::{App, AppConfig, ConnState, Mode};
+use research_tui::tui::state::{Action, App, AppConfig, ConnState, Effect, Mode};
 use research_tui::tui::theme::Theme;
 use research_tui::wire::provider::Provider;
 
@@ -245,4 +245,47 @@ async fn watch_follow_waits_opens_each_new_session_and_never_takes_a_question_be
     assert_eq!(app.turns.len(), 1);
     assert_eq!(app.turns[0].question.as_deref(), Some("Third?"));
     assert!(app.watching);
+}
+
+#[tokio::test]
+async fn while_watching_a_question_waits_ctrl_c_stops_following_and_q_quits_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let (id, _writer, sink) = start_elsewhere(&store, "What did NVIDIA report?");
+    let bytes = std::fs::read(EARNINGS).unwrap();
+    sink.lock()
+        .unwrap()
+        .write_all(&bytes[..bytes.len() / 2])
+        .unwrap();
+    let mut app = app();
+    let mut conversation = conversation(&store);
+    conversation.open_id(&mut app, &id).await.unwrap();
+    assert!(app.watching);
+
+    let cont = app.continuation();
+    assert!(!conversation.ask(&mut app, "Too early?".into(), cont));
+    assert_eq!(
+        app.message.as_ref().map(|(text, _)| text.as_str()),
+        Some(research_tui::tui::state::app::STILL_WATCHING)
+    );
+    assert_eq!(app.turns.len(), 1);
+
+    // Ctrl-C stops following here; the writer goes on.
+    assert_eq!(app.update(Action::Interrupt), Some(Effect::Cancel));
+    conversation.cancelled(&mut app);
+    assert!(!app.watching && !conversation.is_streaming());
+    match &app.turns[0].conn {
+        ConnState::Cut(reason) => assert!(reason.contains("no longer followed here"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        store.load(&id).unwrap().meta.turns[0].status,
+        TurnStatus::Streaming
+    );
+
+    // Watching again (the session opened anew), `q` quits at once: nothing here is lost.
+    conversation.open_id(&mut app, &id).await.unwrap();
+    assert!(app.watching);
+    assert_eq!(app.update(Action::Quit), Some(Effect::Quit));
+    assert!(app.quit);
 }

@@ -191,6 +191,10 @@ impl Conversation {
 
     /// Ask `question` as a new turn continuing `cont`. Returns whether a stream started.
     pub fn ask(&mut self, app: &mut App, question: String, cont: Continuation) -> bool {
+        if self.follow.is_tailing() {
+            app.set_message(super::state::app::STILL_WATCHING, Severity::Warning);
+            return false;
+        }
         let Some(agent) = &self.agent else {
             let why = if app.mode == Mode::Watch {
                 "nothing to follow up yet: no session has started"

@@ -114,6 +114,10 @@ pub struct App {
     pub watching: bool,
 }
 
+/// What a question gets while the watched turn still streams in another process.
+pub const STILL_WATCHING: &str =
+    "still streaming in another process — wait, or Ctrl-C to stop watching";
+
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 impl App {

@@ -319,10 +319,12 @@ impl App {
             return None;
         }
         if self.in_progress() {
-            self.set_message(
-                "still answering — wait, or Ctrl-C to cancel first",
-                Severity::Warning,
-            );
+            let wait = if self.watching {
+                super::app::STILL_WATCHING
+            } else {
+                "still answering — wait, or Ctrl-C to cancel first"
+            };
+            self.set_message(wait, Severity::Warning);
             return None;
         }
         let question = question.to_owned();
