@@ -104,3 +104,33 @@ async fn a_completion_ends_the_follow_while_the_writer_still_holds_the_turn() {
     assert_eq!(end, StreamEnd::Closed);
     assert_eq!(events, events_of_the_whole(&bytes));
 }
+
+#[tokio::test]
+async fn an_append_is_seen_as_it_lands_not_at_the_next_poll() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("turn-001.sse");
+    let mut file = std::fs::File::create(&path).unwrap();
+    let mut handle = tail_file(&path, Some(Provider::Bigdata), || true).unwrap();
+    assert_eq!(handle.updates.recv().await, Some(StreamUpdate::Connected));
+    let mut slowest = Duration::ZERO;
+    for n in 0..5 {
+        // Past the follower's first look, so only a change notification wakes it before the poll.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let line = format!(
+            "data: {{\"chat_id\":\"c\",\"message\":{{\"type\":\"ANSWER\",\"content\":\"{n}\"}}}}\n\n"
+        );
+        let written = std::time::Instant::now();
+        file.write_all(line.as_bytes()).unwrap();
+        loop {
+            match handle.updates.recv().await.unwrap() {
+                StreamUpdate::Events(events) if !events.is_empty() => break,
+                _ => {}
+            }
+        }
+        slowest = slowest.max(written.elapsed());
+    }
+    assert!(
+        slowest < research_tui::agent::tail::POLL / 2,
+        "an append took {slowest:?} to arrive"
+    );
+}
