@@ -215,6 +215,13 @@ async fn watch_follow_waits_opens_each_new_session_and_never_takes_a_question_be
     conversation.watch_sessions(&mut app, true).await;
     assert_eq!(app.mode, Mode::Watch);
     assert!(app.turns.is_empty());
+    // A question typed while waiting has nothing to follow up: it stays in the prompt.
+    app.prompt.insert_str("What changed?");
+    assert_eq!(app.update(Action::Submit), None);
+    assert_eq!(
+        app.message.as_ref().map(|(text, _)| text.as_str()),
+        Some("nothing to follow up yet: no session has started")
+    );
 
     let (first, _a, _sink_a) = start_elsewhere(&store, "First?");
     run_until(&mut app, &mut conversation, |app| {
@@ -223,6 +230,12 @@ async fn watch_follow_waits_opens_each_new_session_and_never_takes_a_question_be
     .await;
     assert!(app.watching);
     assert_eq!(app.turns[0].question.as_deref(), Some("First?"));
+    assert_eq!(
+        app.prompt.lines(),
+        ["What changed?"],
+        "kept across the opening"
+    );
+    app.prompt = Default::default();
 
     // Half a question typed: a new session is announced, not opened over it.
     app.prompt.insert_str("And what ab");
@@ -245,6 +258,13 @@ async fn watch_follow_waits_opens_each_new_session_and_never_takes_a_question_be
     assert_eq!(app.turns.len(), 1);
     assert_eq!(app.turns[0].question.as_deref(), Some("Third?"));
     assert!(app.watching);
+    assert!(
+        app.message
+            .as_ref()
+            .is_some_and(|(text, _)| text == "a new session started: Third?"),
+        "{:?}",
+        app.message
+    );
 }
 
 #[tokio::test]

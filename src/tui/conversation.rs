@@ -196,12 +196,7 @@ impl Conversation {
             return false;
         }
         let Some(agent) = &self.agent else {
-            let why = if app.mode == Mode::Watch {
-                "nothing to follow up yet: no session has started"
-            } else {
-                "follow-ups need an agent"
-            };
-            app.set_message(why, Severity::Warning);
+            app.set_message("follow-ups need an agent", Severity::Warning);
             return false;
         };
         let ask = live::Ask {

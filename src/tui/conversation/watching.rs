@@ -204,11 +204,8 @@ impl Conversation {
             return false;
         }
         // Never in the way of the user's own question, streaming or being typed.
-        let typing = app
-            .prompt
-            .lines()
-            .iter()
-            .any(|line| !line.trim().is_empty());
+        let typed = app.prompt.lines().join("\n");
+        let typing = shown.is_some() && !typed.trim().is_empty();
         if typing || (self.is_streaming() && !self.follow.is_tailing()) {
             app.set_message(
                 format!(
@@ -219,7 +216,21 @@ impl Conversation {
             );
             return true;
         }
+        let switched = shown.is_some();
+        let question = crate::tui::screen::clean(saved.meta.first_question());
         self.open_watched(app, saved).await;
+        if !switched && !typed.trim().is_empty() {
+            // Typed while waiting: it stays, to follow up the session once its turn ends.
+            app.prompt.insert_str(typed);
+        }
+        if switched
+            && app
+                .message
+                .as_ref()
+                .is_none_or(|(_, s)| *s == Severity::Info)
+        {
+            app.set_message(format!("a new session started: {question}"), Severity::Info);
+        }
         true
     }
 

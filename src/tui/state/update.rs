@@ -318,6 +318,14 @@ impl App {
             );
             return None;
         }
+        if self.mode == super::app::Mode::Watch {
+            // `watch` before any session started: the question stays for when one has.
+            self.set_message(
+                "nothing to follow up yet: no session has started",
+                Severity::Info,
+            );
+            return None;
+        }
         if self.in_progress() {
             let wait = if self.watching {
                 super::app::STILL_WATCHING
