@@ -6,7 +6,7 @@
 //! decides how the turn shows: complete, or cut when the writer died mid-turn. `watch` also watches
 //! the sessions folder, to open the newest live session and, with `--follow`, each new one.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -48,8 +48,8 @@ struct WatchedSessions {
     changes: Changes,
     /// Open each new live session in place of the one shown.
     follow: bool,
-    /// Live turns already noticed, as (session id, stream file).
-    seen: HashSet<(String, String)>,
+    /// The newest live turn noticed in each session: its stream file.
+    seen: HashMap<String, String>,
     /// When the watch began: a turn started since is new even when it ended before it was seen.
     since: String,
 }
@@ -172,7 +172,12 @@ impl Conversation {
         };
         let mut ids: Vec<String> = paths
             .iter()
-            .filter_map(|path| session_of(&watched.root, path))
+            .filter_map(|path| {
+                let id = session_of(&watched.root, path)?;
+                // Bytes of a turn already noticed are no news (a new turn changes the meta).
+                let streamed = path.extension().is_some_and(|e| e == "sse");
+                (!(streamed && watched.seen.contains_key(&id))).then_some(id)
+            })
             .collect();
         if paths.is_empty() && !watched.changes.is_watching() {
             // Nothing reports changes here: every session is looked at, at the poll's pace.
@@ -188,9 +193,10 @@ impl Conversation {
             }) else {
                 continue;
             };
-            if !watched.seen.insert((id, turn.stream_file.clone())) {
+            if watched.seen.get(&id) == Some(&turn.stream_file) {
                 continue;
             }
+            watched.seen.insert(id, turn.stream_file.clone());
             let started = turn.started_at.clone();
             if newest.as_ref().is_none_or(|(at, _)| *at <= started) {
                 newest = Some((started, saved));
