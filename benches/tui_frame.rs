@@ -128,12 +128,22 @@ fn app_with_pending(bytes: usize, pending: usize) -> App {
     app
 }
 
-fn terminal() -> Terminal<TestBackend> {
-    Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap()
+/// A terminal and the screen's caches kept between its frames, as the app's event loop keeps them.
+struct Screen {
+    terminal: Terminal<TestBackend>,
+    view: screen::View,
 }
 
-fn draw(terminal: &mut Terminal<TestBackend>, app: &mut App) {
-    terminal.draw(|frame| screen::draw(frame, app)).unwrap();
+fn terminal() -> Screen {
+    Screen {
+        terminal: Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap(),
+        view: screen::View::new(),
+    }
+}
+
+fn draw(screen: &mut Screen, app: &mut App) {
+    let Screen { terminal, view } = screen;
+    terminal.draw(|frame| view.draw(frame, app)).unwrap();
 }
 
 /// Time `base` and `other` in alternating rounds of 20 calls each: their medians per call and the
@@ -162,7 +172,7 @@ fn interleaved(base: &mut impl FnMut(), other: &mut impl FnMut()) -> (Duration, 
 }
 
 /// Append one chunk (every 16th ends its paragraph, as real answers do) and redraw.
-fn append_and_draw(app: &mut App, terminal: &mut Terminal<TestBackend>, counter: &mut usize) {
+fn append_and_draw(app: &mut App, terminal: &mut Screen, counter: &mut usize) {
     *counter += 1;
     let text = if (*counter).is_multiple_of(16) {
         "and networking grew on Spectrum-X.\n\n"

@@ -33,6 +33,28 @@ pub enum Row {
     Note(&'static str),
 }
 
+/// The sidebar's rows, kept between frames: laying them out formats every entry to count its rows,
+/// which would make each frame cost as much as the list is long.
+#[derive(Debug, Default)]
+pub struct SourcesCache {
+    /// [`Turn::id`], width and [`Turn::sidebar_version`] the rows were laid out for.
+    key: Option<(u64, usize, u64)>,
+    rows: Vec<Row>,
+}
+
+impl SourcesCache {
+    /// `turn`'s sidebar rows at `width` columns, laid out again only when the sidebar or the width
+    /// changed.
+    fn rows(&mut self, turn: &Turn, width: usize, theme: &Theme) -> &[Row] {
+        let key = (turn.id, width, turn.sidebar_version);
+        if self.key != Some(key) {
+            self.rows = layout(turn, width, theme);
+            self.key = Some(key);
+        }
+        &self.rows
+    }
+}
+
 /// Rows of `turn`'s sidebar entries at `width` columns (the gutter included).
 fn layout(turn: &Turn, width: usize, theme: &Theme) -> Vec<Row> {
     let items = &turn.sidebar;
@@ -221,14 +243,14 @@ impl SourcesFrame {
 }
 
 /// Lay out the rows and resolve the scroll, keeping the selected entry in view.
-pub fn prepare(app: &mut App, area: Rect) -> SourcesFrame {
+pub fn prepare(app: &mut App, cache: &mut SourcesCache, area: Rect) -> SourcesFrame {
     let focused = app.focus == Focus::Sources;
     let inner = pane_inner(area);
     let viewport = inner.height as usize;
     let Some(turn) = app.current() else {
         return SourcesFrame::NoTurn;
     };
-    let mut rows = layout(turn, inner.width as usize, &app.theme);
+    let mut rows = cache.rows(turn, inner.width as usize, &app.theme).to_vec();
     if turn.sidebar.is_empty() {
         rows.push(Row::Note(if turn.conn.in_progress() {
             "Sources appear as the answer cites them."

@@ -12,7 +12,7 @@ use super::answer::{self, AnswerFrame};
 use super::layout::{self, Areas, Pane};
 use super::plan::{self, PlanFrame};
 use super::popup::{self, PopupFrame};
-use super::sources::{self, SourcesFrame};
+use super::sources::{self, SourcesCache, SourcesFrame};
 use super::structured::StructuredCache;
 use super::{prompt, status};
 use crate::tui::state::{App, Spot};
@@ -22,6 +22,7 @@ use crate::tui::state::{App, Spot};
 pub struct View {
     activity: ActivityCache,
     structured: StructuredCache,
+    sources: SourcesCache,
     frame: Prepared,
 }
 
@@ -111,7 +112,7 @@ pub fn prepare(app: &mut App, view: &mut View, area: Rect) {
                     PaneFrame::Activity(activity::prepare(app, &mut view.activity, rect))
                 }
                 Pane::Answer => PaneFrame::Answer(answer::prepare(app, &mut view.structured, rect)),
-                Pane::Sources => PaneFrame::Sources(sources::prepare(app, rect)),
+                Pane::Sources => PaneFrame::Sources(sources::prepare(app, &mut view.sources, rect)),
             };
             (rect, prepared)
         })

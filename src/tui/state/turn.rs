@@ -93,6 +93,8 @@ pub struct Turn {
     pub ended: Option<Instant>,
     /// Sidebar entries in display order (rebuilt with the attribution).
     pub sidebar: Vec<SidebarItem>,
+    /// Bumped whenever `sidebar` is rebuilt.
+    pub sidebar_version: u64,
     /// What the request that started this turn continued (`r` sends the same again).
     pub request: Continuation,
     /// The turn's index in the saved session, when it is saved.
@@ -125,6 +127,7 @@ impl Turn {
             started: Instant::now(),
             ended: None,
             sidebar: Vec::new(),
+            sidebar_version: 0,
             request: Continuation::default(),
             saved_index: None,
             retry_at: None,
@@ -225,6 +228,7 @@ impl Turn {
             Change::Unchanged => {}
             Change::Rebuilt => {
                 self.sidebar = sidebar_of(&self.attribution);
+                self.sidebar_version += 1;
                 let ann = Annotations {
                     markers: self.attribution.markers(),
                     hidden: self.attribution.marker_spans(),
@@ -248,6 +252,7 @@ impl Turn {
                             .any(|s| matches!(s, SidebarItem::Tool(_))));
                 if sources || tools {
                     self.sidebar = sidebar_of(&self.attribution);
+                    self.sidebar_version += 1;
                 }
                 let mut changed = false;
                 for &i in &added {
