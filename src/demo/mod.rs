@@ -315,7 +315,7 @@ fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Resp
     } else {
         recordings::XAI_RESEARCH
     };
-    let note = note::for_question(recording, &xai_question(&request.input));
+    let note = note::for_question(recording, &request.input.question());
     let rewrite = Rewrite::Responses {
         response_id: rng::id("resp"),
         previous_response_id: request.previous_response_id,
@@ -434,23 +434,6 @@ fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         fault,
         None,
     )
-}
-
-/// The question of an xAI request: its text input, or the last user message's text.
-fn xai_question(input: &crate::wire::provider::xai::request::Input) -> String {
-    use crate::wire::provider::xai::request::Input;
-    match input {
-        Input::Text(text) => text.clone(),
-        Input::Messages(messages) => messages
-            .iter()
-            .rev()
-            .find(|m| m.role == "user")
-            .map(|m| match &m.content {
-                Value::String(text) => text.clone(),
-                other => other.to_string(),
-            })
-            .unwrap_or_default(),
-    }
 }
 
 /// A new conversation: a comparison question gets the sector comparison, anything else the deep dive.

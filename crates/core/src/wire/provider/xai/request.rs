@@ -55,6 +55,24 @@ pub struct Tool {
     pub kind: String,
 }
 
+impl Input {
+    /// The question: the text, or the last user message's content (its JSON when not text).
+    pub fn question(&self) -> String {
+        match self {
+            Input::Text(text) => text.clone(),
+            Input::Messages(messages) => messages
+                .iter()
+                .rev()
+                .find(|m| m.role == "user")
+                .map(|m| match &m.content {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
 impl ResponsesRequest {
     /// Read a body as the API does: `input` (a non-empty string or list of messages) is
     /// required; `model` and `previous_response_id` must be strings when present.
