@@ -63,10 +63,11 @@ pub fn run_cli(args: ProxyArgs) -> ExitCode {
             config.with_upstream(*provider, url)
         });
     let exit = runtime.block_on(async move {
-        let (addr, task) = match spawn(config.clone(), SocketAddr::new(args.bind, args.port)).await {
+        let wanted = SocketAddr::new(args.bind, args.port);
+        let (addr, task) = match spawn(config.clone(), wanted).await {
             Ok(bound) => bound,
             Err(e) => {
-                eprintln!("research-tui: cannot start the proxy: {e}");
+                eprintln!("research-tui: cannot start the proxy on {wanted}: {e}");
                 return ExitCode::from(1);
             }
         };

@@ -26,8 +26,9 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 
-use crate::agent::client::is_loopback;
+use crate::agent::client::{error_chain, is_loopback};
 use crate::local::store::SessionStore;
 use crate::render::sanitize::sanitize_line;
 use crate::wire::provider::asked::Asked;
@@ -97,6 +98,11 @@ pub async fn spawn(
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     let app = Router::new().fallback(forward).with_state(proxy);
+    // Each chunk goes out the moment it is written: without TCP_NODELAY, Nagle's algorithm holds a
+    // small write back until the client's delayed ACK (about 40 ms per stream start).
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
@@ -177,7 +183,11 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
     let answer = match sent {
         Ok(answer) => answer,
         Err(e) => {
-            let why = format!("cannot reach {} at {upstream}: {e}", spec.label);
+            let why = format!(
+                "cannot reach {} at {upstream}: {}",
+                spec.label,
+                error_chain(&e)
+            );
             eprintln!("research-tui proxy: {}", sanitize_line(&why));
             return refusal(StatusCode::BAD_GATEWAY, &why);
         }

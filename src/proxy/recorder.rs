@@ -19,7 +19,7 @@ use futures::Stream;
 use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-use crate::agent::client::RawSink;
+use crate::agent::client::{RawSink, error_chain};
 use crate::agent::stream::StreamEnd;
 use crate::agent::turn::TurnRecorder;
 use crate::local::store::{SavedSession, SavedTurn, SessionStore, TurnStatus};
@@ -67,7 +67,7 @@ where
         let item = ready!(Pin::new(&mut self.inner).poll_next(cx));
         let tee = match &item {
             Some(Ok(chunk)) => Tee::Chunk(chunk.clone()),
-            Some(Err(e)) => Tee::End(Err(e.to_string())),
+            Some(Err(e)) => Tee::End(Err(error_chain(e))),
             None => Tee::End(Ok(())),
         };
         let ended = !matches!(tee, Tee::Chunk(_));
