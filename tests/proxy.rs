@@ -545,3 +545,39 @@ async fn a_path_no_provider_starts_is_a_404_that_names_the_prefixes() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(proxy.store().list().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_leaves_mid_stream_leaves_a_turn_saved_as_cut_with_the_reason() {
+    let (_release, held) = tokio::sync::watch::channel(false);
+    let upstream = hostile_upstream(Arc::default(), held).await;
+    let proxy = ProxyProcess::start(upstream, |_| {});
+    let body = r#"{"model":"sonar-pro","stream":true,"messages":[{"role":"user","content":"Q"}]}"#;
+    let mut response = http()
+        .post(proxy.url(Provider::Perplexity, "/chat/completions"))
+        .header("authorization", format!("Bearer {KEY}"))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert!(response.chunk().await.unwrap().is_some());
+    drop(response);
+    let sessions = proxy.settled_sessions(1);
+    let turn = &sessions[0].turns[0];
+    assert_eq!(turn.status.as_str(), "cut", "{turn:?}");
+    let reason = turn.reason.as_deref().unwrap_or_default();
+    assert!(
+        reason.contains("the client closed the connection before the stream ended"),
+        "{turn:?}"
+    );
+    assert!(
+        proxy.output().contains("saved perplexity turn 1"),
+        "{}",
+        proxy.output()
+    );
+    let saved = proxy.store().load(&sessions[0].id).unwrap();
+    let raw = std::fs::read(saved.dir().join(&turn.stream_file)).unwrap();
+    assert_eq!(
+        raw, b"data: {\"id\":\"x\"}\n\n",
+        "what reached the client is saved"
+    );
+}

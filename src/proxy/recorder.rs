@@ -342,13 +342,13 @@ fn finish(mut saved_turn: SavedTurn, reader: &Reader, end: &StreamEnd, name: &st
     let saved = saved_turn.end(&reader.session, end);
     let index = saved_turn.index;
     let id = saved_turn.saved.meta.id.clone();
-    let stream_file = saved_turn
+    let (stream_file, status) = saved_turn
         .saved
         .meta
         .turns
         .get(index)
-        .map(|t| t.stream_file.clone())
-        .unwrap_or_default();
+        .map(|t| (t.stream_file.clone(), t.status.clone()))
+        .unwrap_or((String::new(), TurnStatus::Cut));
     let explained = match (end, &reader.failure) {
         (_, Some(why)) => {
             report(format_args!("turn {} of session {id}: {why}", index + 1));
@@ -358,6 +358,11 @@ fn finish(mut saved_turn: SavedTurn, reader: &Reader, end: &StreamEnd, name: &st
             ))
         }
         (StreamEnd::Http { .. }, None) => Some((TurnStatus::HttpError, end.describe())),
+        // Why it was cut (the upstream broke off, the client left), unless the store already
+        // said why (its file could not be written).
+        (StreamEnd::Cut { .. }, None) if saved.is_ok() && status == TurnStatus::Cut => {
+            Some((TurnStatus::Cut, end.describe()))
+        }
         _ => None,
     };
     let explained = explained.map_or(Ok(()), |(status, reason)| {
