@@ -152,87 +152,94 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
     let body = match axum::body::to_bytes(body, MAX_REQUEST_BYTES).await {
         Ok(body) => body,
         Err(e) => {
-            return refusal(
-                StatusCode::BAD_REQUEST,
-                &format!("cannot read the request body: {e}"),
-            );
+            let why = format!("cannot read the request body: {e}");
+            return refusal(StatusCode::BAD_REQUEST, &why);
         }
     };
     let query = parts.uri.query();
-    let spec = provider.spec();
-    // A body the dialect cannot read is still a research request (the agent answers it, with an
-    // error most likely): saved under a question that says so.
-    let asked = research_endpoint(provider, &parts.method, own).map(|endpoint| {
-        let asked = (spec.read_request)(query.unwrap_or(""), &body).unwrap_or_else(|| Asked {
-            ask: Ask::new(UNREADABLE),
-            ..Asked::default()
-        });
-        (endpoint, asked)
-    });
-    let upstream = proxy.config.upstream(provider);
-    let url = match query {
-        Some(query) => format!("{upstream}{own}?{query}"),
-        None => format!("{upstream}{own}"),
-    };
-    let sent = proxy.clients[provider as usize]
-        .request(parts.method.clone(), &url)
-        .headers(headers::upstream_request(&parts.headers, asked.is_some()))
-        .body(body.clone())
-        .send()
-        .await;
-    let answer = match sent {
+    let research = research_endpoint(provider, &parts.method, own);
+    let answer = match send(&proxy, provider, &parts, own, &body, research.is_some()).await {
         Ok(answer) => answer,
-        Err(e) => {
-            let why = format!(
-                "cannot reach {} at {upstream}: {}",
-                spec.label,
-                error_chain(&e)
-            );
-            eprintln!("research-tui proxy: {}", sanitize_line(&why));
-            return refusal(StatusCode::BAD_GATEWAY, &why);
-        }
+        Err(refused) => return refused,
     };
     let status = answer.status();
-    let mut response = Response::builder().status(status);
-    if let Some(headers) = response.headers_mut() {
-        *headers = headers::end_to_end(answer.headers());
-    }
     let is_stream = answer
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"));
-    let stream = Box::pin(answer.bytes_stream());
     let recorded =
-        asked.filter(|_| is_stream || status.is_client_error() || status.is_server_error());
-    let body = match recorded {
-        None => Body::from_stream(stream),
-        Some((endpoint, asked)) => {
-            let key = headers::client_key(spec, &parts.headers);
-            let turn = TurnToRecord {
-                provider,
-                endpoint,
-                upstream: upstream.to_owned(),
-                asked,
-                request: headers::saved_request(
-                    parts.method.as_str(),
-                    own,
-                    query,
-                    &parts.headers,
-                    &body,
-                    &key,
-                ),
-                key,
-                status: status.as_u16(),
-            };
-            Body::from_stream(start_recording(&proxy, turn, stream))
+        research.filter(|_| is_stream || status.is_client_error() || status.is_server_error());
+    let turn = recorded.map(|endpoint| {
+        let spec = provider.spec();
+        let key = headers::client_key(spec, &parts.headers);
+        let method = parts.method.as_str();
+        TurnToRecord {
+            provider,
+            endpoint,
+            upstream: proxy.config.upstream(provider).to_owned(),
+            // A body the dialect cannot read is still a research request (the agent answers it,
+            // with an error most likely): saved under a question that says so.
+            asked: (spec.read_request)(query.unwrap_or(""), &body).unwrap_or_else(|| Asked {
+                ask: Ask::new(UNREADABLE),
+                ..Asked::default()
+            }),
+            request: headers::saved_request(method, own, query, &parts.headers, &body, &key),
+            key,
+            status: status.as_u16(),
         }
+    });
+    pass_back(&proxy, answer, turn)
+}
+
+/// Send the request on to the provider's upstream: the answer's head, or the proxy's 502.
+async fn send(
+    proxy: &Proxy,
+    provider: Provider,
+    parts: &axum::http::request::Parts,
+    own: &str,
+    body: &Bytes,
+    research: bool,
+) -> Result<reqwest::Response, Response> {
+    let upstream = proxy.config.upstream(provider);
+    let url = match parts.uri.query() {
+        Some(query) => format!("{upstream}{own}?{query}"),
+        None => format!("{upstream}{own}"),
+    };
+    let mut request = proxy.clients[provider as usize]
+        .request(parts.method.clone(), &url)
+        .headers(headers::upstream_request(&parts.headers, research));
+    // A request without a body (a GET) goes on without one, not with `content-length: 0`.
+    if !body.is_empty() {
+        request = request.body(body.clone());
+    }
+    request.send().await.map_err(|e| {
+        let label = provider.spec().label;
+        let why = format!("cannot reach {label} at {upstream}: {}", error_chain(&e));
+        eprintln!("research-tui proxy: {}", sanitize_line(&why));
+        refusal(StatusCode::BAD_GATEWAY, &why)
+    })
+}
+
+/// The upstream's answer for the client: its status and end-to-end headers, and its body as it
+/// arrives, teed to a recorder when it is a research turn.
+fn pass_back(
+    proxy: &Arc<Proxy>,
+    answer: reqwest::Response,
+    turn: Option<TurnToRecord>,
+) -> Response {
+    let mut response = Response::builder().status(answer.status());
+    if let Some(headers) = response.headers_mut() {
+        *headers = headers::end_to_end(answer.headers());
+    }
+    let stream = Box::pin(answer.bytes_stream());
+    let body = match turn {
+        None => Body::from_stream(stream),
+        Some(turn) => Body::from_stream(start_recording(proxy, turn, stream)),
     };
     response.body(body).unwrap_or_else(|e| {
-        refusal(
-            StatusCode::BAD_GATEWAY,
-            &format!("cannot pass the response on: {e}"),
-        )
+        let why = format!("cannot pass the response on: {e}");
+        refusal(StatusCode::BAD_GATEWAY, &why)
     })
 }
 
