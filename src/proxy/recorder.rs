@@ -150,7 +150,7 @@ pub fn record(
             Some(Tee::Chunk(chunk)) => {
                 reader.feed(&chunk);
                 if let Err(e) = saved_turn.progress(&reader.session) {
-                    reader.failure(format!("its ids could not be saved: {e}"));
+                    reader.note_failure(format!("its ids could not be saved: {e}"));
                 }
             }
             Some(Tee::End(Ok(()))) => break StreamEnd::Closed,
@@ -254,6 +254,8 @@ struct Reader {
     error_body: Option<Vec<u8>>,
     /// Why the turn could not be recorded in full (beyond a failure to write its file).
     failure: Option<String>,
+    /// The dialect panicked: the rest of the stream is saved but not decoded.
+    undecodable: bool,
 }
 
 impl Reader {
@@ -267,10 +269,11 @@ impl Reader {
             session: Session::new(),
             error_body: failed.then(Vec::new),
             failure: None,
+            undecodable: false,
         }
     }
 
-    fn failure(&mut self, why: String) {
+    fn note_failure(&mut self, why: String) {
         self.failure.get_or_insert(why);
     }
 
@@ -298,7 +301,7 @@ impl Reader {
         {
             let _ = sink.write_all(bytes).and_then(|()| sink.flush());
         }
-        if self.failure.is_some() {
+        if self.undecodable {
             return;
         }
         let pipeline = &mut self.pipeline;
@@ -309,7 +312,10 @@ impl Reader {
         }));
         match decoded {
             Ok(events) => self.session.apply_all(events),
-            Err(_) => self.failure("the stream could not be decoded (a bug in its dialect)".into()),
+            Err(_) => {
+                self.undecodable = true;
+                self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
+            }
         }
     }
 
