@@ -172,13 +172,13 @@ struct Received {
 
 /// POST `ask` to `provider` at `base` (the demo agent, or the proxy's prefix), with the key in the
 /// provider's header, as the app builds the request.
-async fn post(
+async fn send(
     base: &str,
     provider: Provider,
     demo: SocketAddr,
     ask: &Ask,
     extra: &[(&str, &str)],
-) -> Received {
+) -> reqwest::Response {
     let request = live::request(&LiveConfig::demo(provider, demo), ask);
     let auth = provider.spec().auth;
     let mut builder = http()
@@ -190,7 +190,18 @@ async fn post(
     for (name, value) in extra {
         builder = builder.header(*name, *value);
     }
-    let response = builder.send().await.unwrap();
+    builder.send().await.unwrap()
+}
+
+/// [`send`], and everything that came back.
+async fn post(
+    base: &str,
+    provider: Provider,
+    demo: SocketAddr,
+    ask: &Ask,
+    extra: &[(&str, &str)],
+) -> Received {
+    let response = send(base, provider, demo, ask, extra).await;
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let body = response.bytes().await.unwrap().to_vec();
@@ -467,6 +478,18 @@ async fn hostile_upstream(
     addr
 }
 
+/// A question to the hostile upstream's held Perplexity stream, through the proxy.
+async fn ask_the_held_stream(proxy: &ProxyProcess) -> reqwest::Response {
+    let body = r#"{"model":"sonar-pro","stream":true,"messages":[{"role":"user","content":"Q"}]}"#;
+    http()
+        .post(proxy.url(Provider::Perplexity, "/chat/completions"))
+        .header("authorization", format!("Bearer {KEY}"))
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_chunk_reaches_the_client_before_the_upstream_finishes_and_redirects_are_not_followed() {
     let visits = Arc::new(Mutex::new(0));
@@ -474,14 +497,7 @@ async fn a_chunk_reaches_the_client_before_the_upstream_finishes_and_redirects_a
     let upstream = hostile_upstream(visits.clone(), held).await;
     let proxy = ProxyProcess::start(upstream, |_| {});
 
-    let body = r#"{"model":"sonar-pro","stream":true,"messages":[{"role":"user","content":"Q"}]}"#;
-    let mut response = http()
-        .post(proxy.url(Provider::Perplexity, "/chat/completions"))
-        .header("authorization", format!("Bearer {KEY}"))
-        .body(body)
-        .send()
-        .await
-        .unwrap();
+    let mut response = ask_the_held_stream(&proxy).await;
     let first = tokio::time::timeout(Duration::from_secs(5), response.chunk())
         .await
         .expect("the first chunk arrives while the upstream still holds the stream")
@@ -551,14 +567,7 @@ async fn a_client_that_leaves_mid_stream_leaves_a_turn_saved_as_cut_with_the_rea
     let (_release, held) = tokio::sync::watch::channel(false);
     let upstream = hostile_upstream(Arc::default(), held).await;
     let proxy = ProxyProcess::start(upstream, |_| {});
-    let body = r#"{"model":"sonar-pro","stream":true,"messages":[{"role":"user","content":"Q"}]}"#;
-    let mut response = http()
-        .post(proxy.url(Provider::Perplexity, "/chat/completions"))
-        .header("authorization", format!("Bearer {KEY}"))
-        .body(body)
-        .send()
-        .await
-        .unwrap();
+    let mut response = ask_the_held_stream(&proxy).await;
     assert!(response.chunk().await.unwrap().is_some());
     drop(response);
     let sessions = proxy.settled_sessions(1);
@@ -580,4 +589,28 @@ async fn a_client_that_leaves_mid_stream_leaves_a_turn_saved_as_cut_with_the_rea
         raw, b"data: {\"id\":\"x\"}\n\n",
         "what reached the client is saved"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stream_the_upstream_cuts_is_cut_for_the_client_too_and_saved_as_cut() {
+    let demo = demo_agent().await;
+    let proxy = ProxyProcess::start(demo, |_| {});
+    let provider = Provider::Zeta;
+    let ask = Ask::new(live::demo_question(provider));
+    let cut = [("x-demo-fault", "cut")];
+    let response = send(&proxy.url(provider, ""), provider, demo, &ask, &cut).await;
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.bytes().await.is_err(),
+        "the client sees the stream break, not a clean end"
+    );
+    let sessions = proxy.settled_sessions(1);
+    let turn = &sessions[0].turns[0];
+    assert_eq!(turn.status.as_str(), "cut", "{turn:?}");
+    let reason = turn.reason.as_deref().unwrap_or_default();
+    assert!(
+        reason.starts_with("connection cut before completion"),
+        "{turn:?}"
+    );
+    proxy.assert_key_nowhere();
 }
