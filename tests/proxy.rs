@@ -402,6 +402,24 @@ async fn an_upstream_error_passes_through_unchanged_and_is_saved_as_a_failed_tur
             .starts_with("HTTP 429"),
         "{turn:?}"
     );
+
+    // A body the agent refuses (422) is passed back as it came, and saved as a failed turn too.
+    let refused = http()
+        .post(proxy.url(provider, "/v1/research-agent"))
+        .header("x-api-key", KEY)
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 422);
+    assert!(refused.text().await.unwrap().contains("Field required"));
+    let sessions = proxy.settled_sessions(2);
+    let unreadable = sessions
+        .iter()
+        .flat_map(|s| &s.turns)
+        .find(|t| t.question == "(a request research-tui could not read)")
+        .expect("the refused request is saved");
+    assert_eq!(unreadable.status.as_str(), "http_error");
     proxy.assert_key_nowhere();
 }
 
