@@ -88,6 +88,15 @@ impl ProxyProcess {
         self.output.lock().unwrap().clone()
     }
 
+    /// Wait (up to 5 s) until the proxy has printed `text`.
+    fn wait_for_output(&self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !self.output().contains(text) {
+            assert!(Instant::now() < deadline, "{text:?} in {}", self.output());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// The saved sessions once none is streaming and `turns` turns are saved (within 10 s).
     fn settled_sessions(&self, turns: usize) -> Vec<SessionMeta> {
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -440,11 +449,7 @@ async fn a_store_that_cannot_be_written_leaves_the_proxied_stream_whole_and_says
         without_fresh_ids(&proxied.body),
         without_fresh_ids(&direct.body)
     );
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !proxy.output().contains("not recording this xai request") {
-        assert!(Instant::now() < deadline, "{}", proxy.output());
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    proxy.wait_for_output("not recording this xai request");
     proxy.assert_key_nowhere();
 }
 
@@ -596,11 +601,7 @@ async fn a_client_that_leaves_mid_stream_leaves_a_turn_saved_as_cut_with_the_rea
         reason.contains("the client closed the connection before the stream ended"),
         "{turn:?}"
     );
-    assert!(
-        proxy.output().contains("saved perplexity turn 1"),
-        "{}",
-        proxy.output()
-    );
+    proxy.wait_for_output("saved perplexity turn 1");
     let saved = proxy.store().load(&sessions[0].id).unwrap();
     let raw = std::fs::read(saved.dir().join(&turn.stream_file)).unwrap();
     assert_eq!(

@@ -342,13 +342,16 @@ impl SavedSession {
         })
     }
 
-    /// Record how the turn in `stream_file` ended; `unsaved` says why its stream file is incomplete.
+    /// Record how the turn in `stream_file` ended: `explained` is a status and reason its writer
+    /// knows better than the stream (an error's message, a failure to record it); `unsaved` says
+    /// why its stream file is incomplete, and wins.
     pub fn end_turn(
         &mut self,
         stream_file: &str,
         session: &Session,
         end: &StreamEnd,
         unsaved: Option<&str>,
+        explained: Option<(TurnStatus, String)>,
     ) -> io::Result<()> {
         self.update_meta(|meta| {
             let now = rfc3339(SystemTime::now());
@@ -357,28 +360,16 @@ impl SavedSession {
             turn.ended_at = Some(now.clone());
             turn.checkpoint_id = session.checkpoint_id().map(str::to_owned);
             turn.status = TurnStatus::of(session, end);
+            if let Some((status, reason)) = explained {
+                turn.status = status;
+                turn.reason = Some(reason);
+            }
             if let Some(failure) = unsaved {
                 // What the file holds is a cut stream, whatever the agent sent after it.
                 turn.status = TurnStatus::Cut;
                 turn.reason = Some(format!("only part of the stream was saved: {failure}"));
             }
             meta.updated_at = now;
-            Ok(())
-        })
-    }
-
-    /// Say why the turn in `stream_file` ended as `status` (after its end was saved): what the
-    /// status word alone does not tell, such as an error's message or a failure to record it.
-    pub fn explain_turn(
-        &mut self,
-        stream_file: &str,
-        status: TurnStatus,
-        reason: String,
-    ) -> io::Result<()> {
-        self.update_meta(|meta| {
-            let turn = turn_in(meta, stream_file)?;
-            turn.status = status;
-            turn.reason = Some(reason);
             Ok(())
         })
     }
@@ -482,10 +473,24 @@ impl TurnRecorder for SavedTurn {
 
     /// Save how the turn ended; an error also when its stream could not be saved in full.
     fn end(&mut self, session: &Session, end: &StreamEnd) -> io::Result<()> {
+        self.end_explained(session, end, None)
+    }
+}
+
+impl SavedTurn {
+    /// [`TurnRecorder::end`], with a status and reason the writer knows better than the stream
+    /// (saved in the same change of the meta, so no reader sees the end without them).
+    pub fn end_explained(
+        &mut self,
+        session: &Session,
+        end: &StreamEnd,
+        explained: Option<(TurnStatus, String)>,
+    ) -> io::Result<()> {
         let unsaved = self.writer.failure();
+        let file = &self.writer.stream_file;
         let saved = self
             .saved
-            .end_turn(&self.writer.stream_file, session, end, unsaved.as_deref());
+            .end_turn(file, session, end, unsaved.as_deref(), explained);
         // After the end is on disk (or could not be written: then the turn reads as cut).
         self.writer.lock = None;
         saved?;

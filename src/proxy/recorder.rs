@@ -345,36 +345,24 @@ impl Reader {
 
 /// Save how the turn ended and what the status alone does not say; report it on stderr.
 fn finish(mut saved_turn: SavedTurn, reader: &Reader, end: &StreamEnd, name: &str) {
-    let saved = saved_turn.end(&reader.session, end);
     let index = saved_turn.index;
     let id = saved_turn.saved.meta.id.clone();
-    let (stream_file, status) = saved_turn
-        .saved
-        .meta
-        .turns
-        .get(index)
-        .map(|t| (t.stream_file.clone(), t.status.clone()))
-        .unwrap_or((String::new(), TurnStatus::Cut));
     let explained = match (end, &reader.failure) {
         (_, Some(why)) => {
             report(format_args!("turn {} of session {id}: {why}", index + 1));
-            Some((
-                TurnStatus::Incomplete,
-                format!("not recorded in full: {why}"),
-            ))
+            let reason = format!("not recorded in full: {why}");
+            Some((TurnStatus::Incomplete, reason))
         }
         (StreamEnd::Http { .. }, None) => Some((TurnStatus::HttpError, end.describe())),
-        // Why it was cut (the upstream broke off, the client left), unless the store already
-        // said why (its file could not be written).
-        (StreamEnd::Cut { .. }, None) if saved.is_ok() && status == TurnStatus::Cut => {
+        // Why it was cut (the upstream broke off, the client left), unless it completed anyway.
+        (StreamEnd::Cut { .. }, None)
+            if TurnStatus::of(&reader.session, end) == TurnStatus::Cut =>
+        {
             Some((TurnStatus::Cut, end.describe()))
         }
         _ => None,
     };
-    let explained = explained.map_or(Ok(()), |(status, reason)| {
-        saved_turn.saved.explain_turn(&stream_file, status, reason)
-    });
-    if let Err(e) = saved.and(explained) {
+    if let Err(e) = saved_turn.end_explained(&reader.session, end, explained) {
         report(format_args!("turn {} of session {id}: {e}", index + 1));
     }
     let status = saved_turn
