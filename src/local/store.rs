@@ -2,7 +2,8 @@
 //!
 //! Each session lives in `$XDG_DATA_HOME/research-tui/sessions/<id>/`: one raw stream file per turn
 //! (`turn-001.sse`, …), written as bytes arrive, and `meta.json` (questions, times, endpoint, chat
-//! id, execution id, each turn's checkpoint id and status). Opening a session replays its raw files
+//! id, execution id, each turn's checkpoint id and status, and for a turn the recording proxy saved
+//! the request it was sent with, credentials left out). Opening a session replays its raw files
 //! through the normal pipeline, so what you see later is exactly what arrived.
 //!
 //! Any number of processes may write one session at once: every change to `meta.json` is made under

@@ -174,3 +174,26 @@ fn a_turn_whose_writer_died_reads_as_cut_and_the_next_writer_saves_it_so() {
     assert_eq!(on_disk.turns[0].status, TurnStatus::Cut);
     assert_eq!(on_disk.turns[1].status, TurnStatus::Streaming);
 }
+
+#[test]
+fn an_end_saved_with_an_explanation_keeps_its_status_and_reason_with_the_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let mut saved = store.create("responses", "openai", "x").unwrap();
+    let request = serde_json::json!({"method": "POST", "path": "/v1/responses"});
+    let writer = saved
+        .begin_recorded_turn("Q", None, Some(request.clone()))
+        .unwrap();
+    let (mut turn, _sink) = SavedTurn::new(saved, writer);
+    let end = StreamEnd::Http {
+        status: 429,
+        message: "rate limited".into(),
+    };
+    let explained = Some((TurnStatus::HttpError, end.describe()));
+    turn.end_explained(&Session::new(), &end, explained)
+        .unwrap();
+    let saved_turn = &store.list()[0].turns[0];
+    assert_eq!(saved_turn.status, TurnStatus::HttpError);
+    assert_eq!(saved_turn.reason.as_deref(), Some("HTTP 429: rate limited"));
+    assert_eq!(saved_turn.request.as_ref(), Some(&request));
+}
