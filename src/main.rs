@@ -49,6 +49,8 @@ enum Command {
     },
     /// Run the built-in demo agent (every provider's wire protocol, recorded sessions) on 127.0.0.1.
     Serve(research_tui::cmd::serve::ServeArgs),
+    /// Record every research session programs on this machine start: a local proxy for the agent APIs.
+    Proxy(research_tui::cmd::proxy::ProxyArgs),
     /// Ask a question (or follow up, or resume a checkpoint) and print the answer: for scripts.
     Ask(Box<research_tui::cmd::ask::AskArgs>),
     /// Open a saved session in the interactive app, ready for a follow-up.
@@ -75,6 +77,7 @@ fn main() -> ExitCode {
             provider,
         }) => research_tui::cmd::render::run_cli(&file, format, provider),
         Some(Command::Serve(args)) => research_tui::cmd::serve::run_cli(args),
+        Some(Command::Proxy(args)) => research_tui::cmd::proxy::run_cli(args),
         Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args),
         Some(Command::Sessions { json }) => research_tui::cmd::sessions::run_cli(json),
         Some(Command::Replay {

@@ -596,6 +596,7 @@ fn saved_meta(
                 status: status.into(),
                 stream_file: format!("turn-{:03}.sse", i + 1),
                 reason: None,
+                request: None,
             })
             .collect(),
     }

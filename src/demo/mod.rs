@@ -169,6 +169,8 @@ async fn serve(listener: tokio::net::TcpListener, app: Router, header_timeout: D
                 continue;
             }
         };
+        // Each frame goes out when it is written, not after the client's delayed ACK (Nagle).
+        let _ = stream.set_nodelay(true);
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
         tokio::spawn(async move {
             let mut builder = hyper::server::conn::http1::Builder::new();

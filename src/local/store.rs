@@ -2,7 +2,8 @@
 //!
 //! Each session lives in `$XDG_DATA_HOME/research-tui/sessions/<id>/`: one raw stream file per turn
 //! (`turn-001.sse`, …), written as bytes arrive, and `meta.json` (questions, times, endpoint, chat
-//! id, execution id, each turn's checkpoint id and status). Opening a session replays its raw files
+//! id, execution id, each turn's checkpoint id and status, and for a turn the recording proxy saved
+//! the request it was sent with, credentials left out). Opening a session replays its raw files
 //! through the normal pipeline, so what you see later is exactly what arrived.
 //!
 //! Any number of processes may write one session at once: every change to `meta.json` is made under
@@ -63,6 +64,10 @@ pub struct TurnMeta {
     /// writer died while it streamed, or its stream could not be saved in full).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The request as another program sent it, credentials left out (turns the recording proxy
+    /// saved; the app's own turns are described by the fields above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<serde_json::Value>,
 }
 
 impl TurnMeta {
@@ -271,6 +276,16 @@ impl SavedSession {
         question: &str,
         from_checkpoint_id: Option<&str>,
     ) -> io::Result<TurnWriter> {
+        self.begin_recorded_turn(question, from_checkpoint_id, None)
+    }
+
+    /// [`SavedSession::begin_turn`] for a request another program sent, saved with the turn.
+    pub fn begin_recorded_turn(
+        &mut self,
+        question: &str,
+        from_checkpoint_id: Option<&str>,
+        request: Option<serde_json::Value>,
+    ) -> io::Result<TurnWriter> {
         let dir = self.dir.clone();
         let mut created = None;
         let begun = self.update_meta(|meta| {
@@ -288,6 +303,7 @@ impl SavedSession {
                 status: TurnStatus::Streaming,
                 stream_file: stream_file.clone(),
                 reason: None,
+                request,
             });
             meta.updated_at = now;
             Ok(TurnWriter {
@@ -327,27 +343,28 @@ impl SavedSession {
         })
     }
 
-    /// Record how the turn in `stream_file` ended; `unsaved` says why its stream file is incomplete.
+    /// Record how the turn in `stream_file` ended: `explained` is a status and reason its writer
+    /// knows better than the stream (an error's message, a failure to record it); `unsaved` says
+    /// why its stream file is incomplete, and wins.
     pub fn end_turn(
         &mut self,
         stream_file: &str,
         session: &Session,
         end: &StreamEnd,
         unsaved: Option<&str>,
+        explained: Option<(TurnStatus, String)>,
     ) -> io::Result<()> {
         self.update_meta(|meta| {
             let now = rfc3339(SystemTime::now());
             adopt_ids(meta, session);
-            let turn = meta
-                .turns
-                .iter_mut()
-                .find(|turn| turn.stream_file == stream_file)
-                .ok_or_else(|| {
-                    io::Error::other(format!("{stream_file} is missing from the session's meta"))
-                })?;
+            let turn = turn_in(meta, stream_file)?;
             turn.ended_at = Some(now.clone());
             turn.checkpoint_id = session.checkpoint_id().map(str::to_owned);
             turn.status = TurnStatus::of(session, end);
+            if let Some((status, reason)) = explained {
+                turn.status = status;
+                turn.reason = Some(reason);
+            }
             if let Some(failure) = unsaved {
                 // What the file holds is a cut stream, whatever the agent sent after it.
                 turn.status = TurnStatus::Cut;
@@ -390,6 +407,16 @@ impl SavedSession {
     pub fn writer_alive(&self, turn: &TurnMeta) -> bool {
         writer_alive(&self.dir, &turn.stream_file)
     }
+}
+
+/// The turn saved in `stream_file`.
+fn turn_in<'a>(meta: &'a mut SessionMeta, stream_file: &str) -> io::Result<&'a mut TurnMeta> {
+    meta.turns
+        .iter_mut()
+        .find(|turn| turn.stream_file == stream_file)
+        .ok_or_else(|| {
+            io::Error::other(format!("{stream_file} is missing from the session's meta"))
+        })
 }
 
 /// The session knows a conversation id that `meta` does not hold (yet).
@@ -461,10 +488,24 @@ impl TurnRecorder for SavedTurn {
 
     /// Save how the turn ended; an error also when its stream could not be saved in full.
     fn end(&mut self, session: &Session, end: &StreamEnd) -> io::Result<()> {
+        self.end_explained(session, end, None)
+    }
+}
+
+impl SavedTurn {
+    /// [`TurnRecorder::end`], with a status and reason the writer knows better than the stream
+    /// (saved in the same change of the meta, so no reader sees the end without them).
+    pub fn end_explained(
+        &mut self,
+        session: &Session,
+        end: &StreamEnd,
+        explained: Option<(TurnStatus, String)>,
+    ) -> io::Result<()> {
         let unsaved = self.writer.failure();
+        let file = &self.writer.stream_file;
         let saved = self
             .saved
-            .end_turn(&self.writer.stream_file, session, end, unsaved.as_deref());
+            .end_turn(file, session, end, unsaved.as_deref(), explained);
         // After the end is on disk (or could not be written: then the turn reads as cut).
         self.writer.lock = None;
         saved?;
@@ -478,179 +519,4 @@ impl TurnRecorder for SavedTurn {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::event::AgentEvent;
-
-    const RAW: &[u8] = b"data: {\"chat_id\":\"c-9\",\"message\":{\"type\":\"ANSWER\",\"content\":\"Hi\"}}\n\ndata: {\"chat_id\":\"c-9\",\"message\":{\"type\":\"COMPLETE\",\"checkpoint_id\":\"ck-1\"}}\n\n";
-
-    /// The session `RAW` decodes to.
-    fn complete_session() -> Session {
-        let mut session = Session::new();
-        session.apply(AgentEvent::Conversation(
-            crate::model::event::ConversationIds {
-                chat_id: Some("c-9".into()),
-                ..Default::default()
-            },
-        ));
-        session.apply(AgentEvent::Complete {
-            checkpoint_id: Some("ck-1".into()),
-            consumption: vec![],
-        });
-        session
-    }
-
-    #[test]
-    fn a_session_keeps_raw_bytes_and_meta_and_replays_its_turns() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SessionStore::new(dir.path());
-        let mut saved = store
-            .create("research-agent", "bigdata", "http://127.0.0.1:1")
-            .unwrap();
-        let writer = saved.begin_turn("What changed?", None).unwrap();
-        let (mut turn, sink) = SavedTurn::new(saved, writer);
-        sink.lock().unwrap().write_all(RAW).unwrap();
-        turn.end(&complete_session(), &StreamEnd::Closed).unwrap();
-
-        let listed = store.list();
-        assert_eq!(listed.len(), 1);
-        assert_eq!(listed[0].first_question(), "What changed?");
-        assert_eq!(listed[0].last_checkpoint_id(), Some("ck-1"));
-        assert_eq!(listed[0].status(), "complete");
-        assert_eq!(listed[0].chat_id.as_deref(), Some("c-9"));
-
-        let found = store.find(Some("ck-1"), None).unwrap();
-        let turns = found.replay_turns();
-        assert_eq!(turns[0].1.answer.as_str(), "Hi");
-        assert_eq!(turns[0].1.checkpoint_id(), Some("ck-1"));
-        assert!(store.find(None, Some("c-9")).is_some());
-        assert!(store.find(Some("nope"), None).is_none());
-    }
-
-    #[test]
-    fn session_ids_cannot_escape_the_store() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SessionStore::new(dir.path());
-        assert!(store.load("../etc").is_err());
-        assert!(store.load("").is_err());
-    }
-
-    #[test]
-    fn sessions_list_newest_first() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SessionStore::new(dir.path());
-        let mut a = store.create("research-agent", "bigdata", "x").unwrap();
-        a.meta.updated_at = "2026-01-01T00:00:00Z".into();
-        write_meta(a.dir(), &a.meta).unwrap();
-        let b = store.create("research-agent", "bigdata", "x").unwrap();
-        let ids: Vec<_> = store.list().into_iter().map(|m| m.id).collect();
-        assert_eq!(ids, [b.meta.id.clone(), a.meta.id.clone()]);
-    }
-
-    #[test]
-    fn two_writers_of_one_session_keep_both_turns_in_files_of_their_own() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SessionStore::new(dir.path());
-        let created = store.create("research-agent", "bigdata", "x").unwrap();
-        // Two handles on the same session, as two processes resuming it would hold.
-        let mut first = store.load(&created.meta.id).unwrap();
-        let mut second = store.load(&created.meta.id).unwrap();
-        let (mut a, sink_a) = SavedTurn::new(first.clone(), first.begin_turn("A", None).unwrap());
-        let (mut b, sink_b) = SavedTurn::new(second.clone(), second.begin_turn("B", None).unwrap());
-        sink_a.lock().unwrap().write_all(RAW).unwrap();
-        sink_b.lock().unwrap().write_all(RAW).unwrap();
-        b.end(&complete_session(), &StreamEnd::Closed).unwrap();
-        a.end(&Session::new(), &StreamEnd::Cancelled).unwrap();
-
-        let meta = store.load(&created.meta.id).unwrap().meta;
-        let turns: Vec<_> = meta
-            .turns
-            .iter()
-            .map(|t| {
-                (
-                    t.question.as_str(),
-                    t.stream_file.as_str(),
-                    t.status.as_str(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            turns,
-            [
-                ("A", "turn-001.sse", "cancelled"),
-                ("B", "turn-002.sse", "complete")
-            ]
-        );
-        for file in ["turn-001.sse", "turn-002.sse"] {
-            assert_eq!(std::fs::read(created.dir().join(file)).unwrap(), RAW);
-        }
-        // No temp file is left behind.
-        let names: Vec<String> = std::fs::read_dir(created.dir())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|name| name.ends_with(".tmp"))
-            .collect();
-        assert!(names.is_empty(), "{names:?}");
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_stream_that_could_not_be_saved_in_full_ends_as_an_error_and_reads_as_cut() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SessionStore::new(dir.path());
-        let mut saved = store.create("research-agent", "bigdata", "x").unwrap();
-        let mut writer = saved.begin_turn("Q", None).unwrap();
-        // The disk fills up under the turn's file.
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
-        writer.file = Arc::new(Mutex::new(TurnFile::new(full)));
-        let (mut turn, sink) = SavedTurn::new(saved, writer);
-        assert!(sink.lock().unwrap().write_all(RAW).is_err());
-        let error = turn
-            .end(&complete_session(), &StreamEnd::Closed)
-            .unwrap_err();
-        assert!(
-            error.to_string().contains("could not be saved in full"),
-            "{error}"
-        );
-        let saved_turn = &store.list()[0].turns[0];
-        assert_eq!(saved_turn.status, TurnStatus::Cut);
-        assert!(
-            saved_turn
-                .reason
-                .as_deref()
-                .unwrap()
-                .contains("No space left"),
-            "{saved_turn:?}"
-        );
-    }
-
-    #[test]
-    fn a_turn_whose_writer_died_reads_as_cut_and_the_next_writer_saves_it_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SessionStore::new(dir.path());
-        let mut saved = store.create("research-agent", "bigdata", "x").unwrap();
-        let id = saved.meta.id.clone();
-        let (turn, _sink) = SavedTurn::new(saved.clone(), saved.begin_turn("Q", None).unwrap());
-        // Its writer lives: streaming.
-        assert_eq!(store.list()[0].status(), "streaming");
-        // Its writer goes away without saving the end (as a killed process does).
-        drop(turn);
-        let listed = &store.list()[0].turns[0];
-        assert_eq!(listed.status, TurnStatus::Cut);
-        assert!(listed.reason.as_deref().unwrap().starts_with("interrupted"));
-        assert_eq!(
-            store.load(&id).unwrap().meta.turns[0].status,
-            TurnStatus::Cut
-        );
-        // Only read so far; the next change to the session writes it down.
-        assert!(read_meta(saved.dir()).unwrap().turns[0].status == TurnStatus::Streaming);
-        let mut other = store.load(&id).unwrap();
-        let _next = other.begin_turn("Q2", None).unwrap();
-        let on_disk = read_meta(saved.dir()).unwrap();
-        assert_eq!(on_disk.turns[0].status, TurnStatus::Cut);
-        assert_eq!(on_disk.turns[1].status, TurnStatus::Streaming);
-    }
-}
+mod tests;

@@ -68,7 +68,7 @@ pub(super) fn detail(body: &[u8]) -> Option<String> {
 }
 
 /// An error and its causes, `outer: inner: …`, without repeats.
-pub(super) fn error_chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut parts: Vec<String> = vec![error.to_string()];
     let mut source = error.source();
     while let Some(cause) = source {

@@ -38,6 +38,8 @@ mod call;
 mod errors;
 
 use call::Call;
+/// An error and its causes on one line (the proxy says why an upstream could not be reached).
+pub(crate) use errors::error_chain;
 
 /// A secret API key. `Debug` and `Display` print `ApiKey(***)`.
 #[derive(Clone, PartialEq, Eq)]

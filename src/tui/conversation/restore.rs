@@ -108,6 +108,7 @@ mod tests {
             status: TurnStatus::Complete,
             stream_file: "turn-001.sse".into(),
             reason: None,
+            request: None,
         };
         assert_eq!(turn_duration(&meta), Some(Duration::from_secs(45)));
     }

@@ -8,6 +8,7 @@
 //! [`AutoDialect`] holds events back until one of them identifies the provider
 //! ([`Provider::detect`]), then hands everything to that dialect.
 
+pub mod asked;
 pub mod bigdata;
 pub mod error_body;
 mod fields;

@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value};
 
+use super::asked::{self, Asked};
 use super::request::{Ask, Endpoint, ProviderOptions, WireRequest};
 use super::{Dialect, Provider, bigdata, openai, perplexity, responses, xai, zeta};
 use crate::wire::sse::SseEvent;
@@ -31,6 +32,9 @@ pub struct ProviderSpec {
     pub endpoints: &'static [&'static Endpoint],
     /// A question (and what ties it to earlier turns) and the conversation's options → the request.
     pub build_request: fn(&Ask, &ProviderOptions) -> WireRequest,
+    /// The inverse: what a request to one of its endpoints asked (its query, its body), for the
+    /// recording proxy; `None` when the body is not such a request.
+    pub read_request: fn(&str, &[u8]) -> Option<Asked>,
     /// What continues a conversation.
     pub follow_up: FollowUp,
     pub demo: Demo,
@@ -58,6 +62,7 @@ pub static SPECS: [ProviderSpec; 5] = [
         auth: AuthHeader::XApiKey,
         endpoints: &[&bigdata::request::RESEARCH, &bigdata::request::WORKFLOW],
         build_request: bigdata::request::build,
+        read_request: asked::bigdata,
         follow_up: FollowUp::ChatOrCheckpoint,
         demo: Demo {
             question: "Break down NVIDIA's latest quarter: data-center growth, margins, and guidance",
@@ -82,6 +87,7 @@ pub static SPECS: [ProviderSpec; 5] = [
         auth: AuthHeader::Bearer,
         endpoints: &[&responses::RESPONSES],
         build_request: xai::request::build,
+        read_request: asked::responses,
         follow_up: FollowUp::PreviousResponse,
         demo: Demo {
             question: "Which solid-state battery makers are closest to mass production, and what are people on X saying about it?",
@@ -107,6 +113,7 @@ pub static SPECS: [ProviderSpec; 5] = [
         auth: AuthHeader::XAuth,
         endpoints: &[&zeta::request::CHAT_STREAM],
         build_request: zeta::request::build,
+        read_request: asked::zeta,
         follow_up: FollowUp::SessionWithHistory,
         demo: Demo {
             question: "What do recent papers say about retrieval-augmented generation for long documents?",
@@ -132,6 +139,7 @@ pub static SPECS: [ProviderSpec; 5] = [
         auth: AuthHeader::Bearer,
         endpoints: &[&responses::RESPONSES],
         build_request: openai::request::build,
+        read_request: asked::responses,
         follow_up: FollowUp::PreviousResponse,
         demo: Demo {
             question: "How close is grid-scale sodium-ion storage to displacing lithium iron phosphate?",
@@ -161,6 +169,7 @@ pub static SPECS: [ProviderSpec; 5] = [
         auth: AuthHeader::Bearer,
         endpoints: &[&perplexity::request::CHAT_COMPLETIONS],
         build_request: perplexity::request::build,
+        read_request: asked::perplexity,
         follow_up: FollowUp::History,
         demo: Demo {
             question: "What changed in the EU AI Act's obligations for general-purpose AI models in 2025?",

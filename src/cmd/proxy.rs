@@ -1,0 +1,97 @@
+//! `research-tui proxy`: the recording proxy ([`crate::proxy`]) on 127.0.0.1 until Ctrl-C.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::agent::client::check_base_url;
+use crate::local::store::SessionStore;
+use crate::proxy::{ProxyConfig, spawn};
+use crate::render::sanitize::sanitize_line;
+use crate::wire::provider::Provider;
+
+/// `research-tui proxy` options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProxyArgs {
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8788)]
+    pub port: u16,
+    /// Address to listen on. Anything but loopback lets other machines send requests through it
+    /// (and into your saved sessions): a warning says so.
+    #[arg(long, value_name = "ADDR", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    pub bind: IpAddr,
+    /// Send one provider's requests to this base URL instead of its API (repeatable), e.g.
+    /// bigdata=http://127.0.0.1:8787 for the demo agent.
+    #[arg(long, value_name = "NAME=URL", value_parser = parse_upstream)]
+    pub upstream: Vec<(Provider, String)>,
+}
+
+/// `NAME=URL`: a provider's name and an http(s) base URL.
+fn parse_upstream(s: &str) -> Result<(Provider, String), String> {
+    let names: Vec<&str> = Provider::ALL.iter().map(|p| p.as_str()).collect();
+    let (name, url) = s.split_once('=').ok_or_else(|| {
+        format!(
+            "takes NAME=URL (NAME one of {}), not {s:?}",
+            names.join(", ")
+        )
+    })?;
+    let provider = Provider::ALL
+        .into_iter()
+        .find(|p| p.as_str() == name.trim())
+        .ok_or_else(|| {
+            format!(
+                "{name:?} is not a provider: use one of {}",
+                names.join(", ")
+            )
+        })?;
+    check_base_url(url).map_err(|why| format!("{url:?} is not a base URL: {why}"))?;
+    Ok((provider, url.trim().to_owned()))
+}
+
+/// `research-tui proxy`: run the recording proxy until Ctrl-C.
+pub fn run_cli(args: ProxyArgs) -> ExitCode {
+    let runtime = match crate::runtime() {
+        Ok(runtime) => runtime,
+        Err(exit) => return exit,
+    };
+    let store = SessionStore::default();
+    let root = store.root().to_owned();
+    let config = args
+        .upstream
+        .iter()
+        .fold(ProxyConfig::new(store), |config, (provider, url)| {
+            config.with_upstream(*provider, url)
+        });
+    let exit = runtime.block_on(async move {
+        let wanted = SocketAddr::new(args.bind, args.port);
+        let (addr, task) = match spawn(config.clone(), wanted).await {
+            Ok(bound) => bound,
+            Err(e) => {
+                eprintln!("research-tui: cannot start the proxy on {wanted}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        eprintln!("research-tui proxy listening on http://{addr}");
+        if !args.bind.is_loopback() {
+            eprintln!(
+                "research-tui proxy: warning: {} is not a loopback address: anyone who can reach it can send requests through this proxy, and every session they start is saved here",
+                args.bind
+            );
+        }
+        for provider in Provider::ALL {
+            eprintln!(
+                "  http://{addr}/{:<10} → {}",
+                provider.as_str(),
+                sanitize_line(config.upstream(provider))
+            );
+        }
+        eprintln!("sessions are saved in {}", root.display());
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
+            _ = task => ExitCode::from(1),
+        }
+    });
+    // Recorders still saving a turn get a moment to write down how it ended.
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    exit
+}

@@ -1,0 +1,177 @@
+//! What crosses the proxy and what is kept: hop-by-hop headers dropped both ways, the client's key
+//! found (to be masked wherever it could be echoed) and left out of the request the session saves.
+
+use axum::http::{HeaderMap, header};
+use serde_json::{Map, Value, json};
+
+use crate::wire::provider::spec::{AuthHeader, ProviderSpec};
+use crate::wire::redact::Secret;
+
+/// Headers about one connection, never forwarded (RFC 9110 §7.6.1), plus those the proxy sets
+/// itself (`host`, and `content-length` for the request body it sends).
+const HOP_BY_HOP: [&str; 9] = [
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// `headers` without hop-by-hop ones (those named in `Connection` too).
+pub fn end_to_end(headers: &HeaderMap) -> HeaderMap {
+    let named: Vec<String> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|name| name.trim().to_ascii_lowercase())
+        .collect();
+    let mut kept = HeaderMap::with_capacity(headers.len());
+    for (name, value) in headers {
+        let name_str = name.as_str();
+        if !HOP_BY_HOP.contains(&name_str) && !named.iter().any(|n| n == name_str) {
+            kept.append(name.clone(), value.clone());
+        }
+    }
+    kept
+}
+
+/// The request headers to send upstream: end to end ones, without `host` and `content-length`
+/// (set for the upstream), and without `accept-encoding` for a recorded stream (so it arrives as
+/// text the recorder can read: research streams are not compressed anyway).
+pub fn upstream_request(headers: &HeaderMap, recorded: bool) -> HeaderMap {
+    let mut kept = end_to_end(headers);
+    kept.remove(header::HOST);
+    kept.remove(header::CONTENT_LENGTH);
+    if recorded {
+        kept.remove(header::ACCEPT_ENCODING);
+    }
+    kept
+}
+
+/// The client's key, from the header its provider takes it in (`Bearer` stripped), to be masked in
+/// everything saved.
+pub fn client_key(spec: &ProviderSpec, headers: &HeaderMap) -> Secret {
+    let value = headers
+        .get(spec.auth.name())
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .trim();
+    let key = match spec.auth {
+        AuthHeader::Bearer => value
+            .get(..7)
+            .filter(|scheme| scheme.eq_ignore_ascii_case("bearer "))
+            .map_or(value, |_| value[7..].trim()),
+        AuthHeader::XApiKey | AuthHeader::XAuth => value,
+    };
+    Secret::new(key)
+}
+
+/// A header, query parameter or field that may carry a credential, by its name.
+fn names_a_credential(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    [
+        "auth",
+        "key",
+        "token",
+        "secret",
+        "cookie",
+        "password",
+        "signature",
+    ]
+    .iter()
+    .any(|word| name.contains(word))
+}
+
+/// The request as the session saves it: method, path and query, headers and body, with every
+/// credential left out — headers and query parameters whose names say they carry one, any value
+/// that holds the key, and the key wherever else it appears (masked).
+pub fn saved_request(
+    method: &str,
+    path: &str,
+    query: Option<&str>,
+    headers: &HeaderMap,
+    body: &[u8],
+    key: &Secret,
+) -> Value {
+    let mut kept = Map::new();
+    for (name, value) in &end_to_end(headers) {
+        let Ok(value) = value.to_str() else { continue };
+        if names_a_credential(name.as_str()) || key.redact(value) != value {
+            continue;
+        }
+        let skip = [header::HOST, header::CONTENT_LENGTH];
+        if !skip.contains(name) {
+            kept.insert(name.to_string(), Value::from(value));
+        }
+    }
+    let query: Vec<&str> = query
+        .unwrap_or_default()
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .filter(|pair| !names_a_credential(pair.split('=').next().unwrap_or_default()))
+        .filter(|pair| key.redact(pair) == *pair)
+        .collect();
+    let path = if query.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{path}?{}", query.join("&"))
+    };
+    let text = String::from_utf8_lossy(body);
+    let text = key.redact(&text);
+    let body = serde_json::from_str(&text).unwrap_or_else(|_| Value::from(text.into_owned()));
+    json!({"method": method, "path": path, "headers": kept, "body": body})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::provider::Provider;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, value.parse().unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn connection_headers_and_those_it_names_stay_behind() {
+        let kept = end_to_end(&headers(&[
+            ("connection", "keep-alive, x-hop"),
+            ("x-hop", "1"),
+            ("te", "trailers"),
+            ("accept", "text/event-stream"),
+        ]));
+        let names: Vec<_> = kept.keys().map(|k| k.as_str()).collect();
+        assert_eq!(names, ["accept"]);
+    }
+
+    #[test]
+    fn the_saved_request_keeps_no_credential() {
+        let sent = headers(&[
+            ("authorization", "Bearer sk-live-SECRET-123456"),
+            ("x-custom-token", "t"),
+            ("x-echo", "sk-live-SECRET-123456"),
+            ("user-agent", "OpenAI/Python 1.0"),
+        ]);
+        let key = client_key(Provider::OpenAI.spec(), &sent);
+        let saved = saved_request(
+            "POST",
+            "/v1/responses",
+            Some("api_key=x&tenant=acme&k=sk-live-SECRET-123456"),
+            &sent,
+            br#"{"input":"sk-live-SECRET-123456 hi"}"#,
+            &key,
+        );
+        let text = saved.to_string();
+        assert!(!text.contains("SECRET"), "{text}");
+        assert_eq!(saved["path"], "/v1/responses?tenant=acme");
+        assert_eq!(saved["headers"], json!({"user-agent": "OpenAI/Python 1.0"}));
+    }
+}
