@@ -53,11 +53,14 @@ enum Command {
     Ask(Box<research_tui::cmd::ask::AskArgs>),
     /// Open a saved session in the interactive app, ready for a follow-up.
     Open(research_tui::cmd::app::OpenArgs),
-    /// List saved sessions, newest first.
+    /// List saved sessions, newest first (or those matching --search, best first).
     Sessions {
         /// One JSON object per line instead of a table.
         #[arg(long)]
         json: bool,
+        /// Only sessions whose questions, answers or source titles match TEXT (fuzzy), best first.
+        #[arg(long, value_name = "TEXT")]
+        search: Option<String>,
     },
 }
 
@@ -71,7 +74,9 @@ fn main() -> ExitCode {
         }) => research_tui::cmd::render::run_cli(&file, format, provider),
         Some(Command::Serve(args)) => research_tui::cmd::serve::run_cli(args),
         Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args),
-        Some(Command::Sessions { json }) => research_tui::cmd::sessions::run_cli(json),
+        Some(Command::Sessions { json, search }) => {
+            research_tui::cmd::sessions::run_cli(json, search.as_deref())
+        }
         Some(Command::Replay {
             file,
             speed,

@@ -3,7 +3,9 @@
 
 pub mod config;
 pub mod log;
+pub mod search;
 pub mod session_files;
 pub mod store;
+pub mod summary;
 pub mod timestamp;
 pub mod turn_status;

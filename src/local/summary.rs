@@ -1,0 +1,246 @@
+//! A small per-session summary, `summary.json` beside `meta.json`, so the sessions picker and
+//! `sessions --search` do not re-read every raw stream.
+//!
+//! A summary holds the meta it was built from (questions, provider, times, each turn's status and
+//! checkpoint) and, per turn, what search needs from the raw stream: the plan's title, the answer
+//! text (its first [`ANSWER_LIMIT`] bytes) and the titles of the sources it cites. It is a cache:
+//! the raw files stay the source of truth. A summary is used only while it is fresh — its version
+//! is [`VERSION`], its meta equals `meta.json` as it is on disk, and every turn file has the size
+//! it had when summarised — and is rebuilt from the raw files otherwise (missing, corrupt, written
+//! by another version, or a turn appended or grown behind its back).
+//!
+//! Writers refresh it under the session lock each time they change the meta (a turn begins or
+//! ends, ids or options arrive), through a unique temp file and a rename, so a reader sees a whole
+//! summary or none. A reader that had to rebuild one saves it back when the session is settled (no
+//! turn streaming) and its lock is free at that moment; it never waits for a writer.
+
+use std::io;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::local::session_files::{SessionLock, is_plain_name, replace_file};
+use crate::local::store::{SessionMeta, TurnStatus, read_meta, settle};
+use crate::model::citations::Attribution;
+use crate::wire::input::read_session;
+use crate::wire::provider::Provider;
+
+/// The summary's file name.
+pub const SUMMARY: &str = "summary.json";
+
+/// The summary layout's version: a summary of another version is rebuilt.
+pub const VERSION: u32 = 1;
+
+/// How much of each turn's answer a summary keeps (bytes, cut at a character boundary): enough to
+/// search any answer a research agent writes in full, while 10,000 summaries stay small to read.
+pub const ANSWER_LIMIT: usize = 64 * 1024;
+
+/// What listing and searching need of one saved session.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SessionSummary {
+    pub version: u32,
+    /// `meta.json` as it was when the summary was built (dead writers' turns not yet marked cut).
+    pub meta: SessionMeta,
+    pub turns: Vec<TurnSummary>,
+}
+
+/// What search needs of one turn's raw stream.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct TurnSummary {
+    pub stream_file: String,
+    /// The size of the stream file when it was summarised.
+    pub bytes: u64,
+    /// The plan's title, when the agent sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The answer's first [`ANSWER_LIMIT`] bytes.
+    pub answer: String,
+    /// The answer was longer than [`ANSWER_LIMIT`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub answer_cut: bool,
+    /// The cited sources' titles (the headline, else the label), in number order.
+    pub sources: Vec<String>,
+}
+
+impl SessionSummary {
+    /// A summary of `meta` alone, without anything from the raw streams.
+    pub fn of_meta(meta: SessionMeta) -> SessionSummary {
+        SessionSummary {
+            version: VERSION,
+            meta,
+            turns: Vec::new(),
+        }
+    }
+
+    /// The session's title: the first plan title an agent sent, else its first question.
+    pub fn title(&self) -> &str {
+        self.turns
+            .iter()
+            .find_map(|t| t.title.as_deref())
+            .unwrap_or_else(|| self.meta.first_question())
+    }
+
+    /// Whether the summary still describes the session in `dir` whose meta on disk is `meta`.
+    fn is_fresh(&self, dir: &Path, meta: &SessionMeta) -> bool {
+        self.version == VERSION
+            && self.meta == *meta
+            && self.turns.len() == meta.turns.len()
+            && self.turns.iter().zip(&meta.turns).all(|(summary, turn)| {
+                summary.stream_file == turn.stream_file
+                    && file_size(dir, &turn.stream_file) == Some(summary.bytes)
+            })
+    }
+}
+
+/// The size of turn file `name` in `dir`, when it is one.
+fn file_size(dir: &Path, name: &str) -> Option<u64> {
+    if !is_plain_name(name) {
+        return None;
+    }
+    std::fs::metadata(dir.join(name)).ok().map(|m| m.len())
+}
+
+/// The summary of `dir` on disk, whatever its freshness.
+fn read_summary(dir: &Path) -> Option<SessionSummary> {
+    serde_json::from_slice(&std::fs::read(dir.join(SUMMARY)).ok()?).ok()
+}
+
+/// Summarise turn file `stream_file` of `dir`.
+fn summarise_turn(dir: &Path, stream_file: &str, provider: Provider) -> TurnSummary {
+    let bytes = Some(stream_file)
+        .filter(|name| is_plain_name(name))
+        .and_then(|name| std::fs::read(dir.join(name)).ok())
+        .unwrap_or_default();
+    let session = read_session(&bytes[..], provider)
+        .map(|(session, _)| session)
+        .unwrap_or_default();
+    let full = session.answer.as_str();
+    let answer = cut_at_boundary(full, ANSWER_LIMIT);
+    let sources = Attribution::resolve(&session, true)
+        .numbered()
+        .map(|source| {
+            source
+                .headline
+                .clone()
+                .unwrap_or_else(|| source.label.clone())
+        })
+        .collect();
+    TurnSummary {
+        stream_file: stream_file.to_owned(),
+        bytes: bytes.len() as u64,
+        title: session.plan.as_ref().and_then(|plan| plan.title.clone()),
+        answer: answer.to_owned(),
+        answer_cut: answer.len() < full.len(),
+        sources,
+    }
+}
+
+/// At most `limit` bytes of `text`, ending at a character boundary.
+fn cut_at_boundary(text: &str, limit: usize) -> &str {
+    if text.len() <= limit {
+        return text;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// A summary of the session in `dir` whose meta on disk is `meta`, built from its raw files;
+/// turns `previous` summarised with the same file and size are taken from it.
+fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> SessionSummary {
+    let provider =
+        <Provider as clap::ValueEnum>::from_str(&meta.provider, true).unwrap_or_default();
+    let mut kept = previous
+        .filter(|summary| summary.version == VERSION)
+        .map(|summary| summary.turns)
+        .unwrap_or_default();
+    let turns = meta
+        .turns
+        .iter()
+        .map(|turn| {
+            let size = file_size(dir, &turn.stream_file);
+            match kept
+                .iter()
+                .position(|t| t.stream_file == turn.stream_file && Some(t.bytes) == size)
+            {
+                Some(i) => kept.swap_remove(i),
+                None => summarise_turn(dir, &turn.stream_file, provider),
+            }
+        })
+        .collect();
+    SessionSummary {
+        version: VERSION,
+        meta: meta.clone(),
+        turns,
+    }
+}
+
+/// Bring the summary of `dir` up to date with `meta`, just written by a writer holding the session
+/// lock. Only turns that changed are read again.
+pub(crate) fn refresh(dir: &Path, meta: &SessionMeta) -> io::Result<()> {
+    let summary = build(dir, meta, read_summary(dir));
+    write(dir, &summary)
+}
+
+fn write(dir: &Path, summary: &SessionSummary) -> io::Result<()> {
+    let bytes = serde_json::to_vec(summary).map_err(io::Error::other)?;
+    replace_file(dir, SUMMARY, &bytes)
+}
+
+/// The summary of the session in `dir`: the saved one when fresh, else rebuilt from the raw files
+/// (and saved back when nothing streams and nobody holds the session lock). Its meta is settled:
+/// turns whose writer died read as cut.
+pub fn load(dir: &Path) -> io::Result<SessionSummary> {
+    let meta = read_meta(dir)?;
+    let saved = read_summary(dir);
+    let mut summary = match saved {
+        Some(summary) if summary.is_fresh(dir, &meta) => summary,
+        saved => {
+            let rebuilt = build(dir, &meta, saved);
+            save_back(dir, &rebuilt);
+            rebuilt
+        }
+    };
+    summary.meta = settle(dir, summary.meta);
+    Ok(summary)
+}
+
+/// Save a summary a reader rebuilt, if the session is quiet: no turn streaming, the lock free, and
+/// the meta unchanged since the summary was built. Failing that, the next reader rebuilds it too.
+fn save_back(dir: &Path, summary: &SessionSummary) {
+    if summary
+        .meta
+        .turns
+        .iter()
+        .any(|t| t.status == TurnStatus::Streaming)
+    {
+        return;
+    }
+    let Ok(Some(_lock)) = SessionLock::try_acquire(dir) else {
+        return;
+    };
+    if read_meta(dir).is_ok_and(|meta| meta == summary.meta) {
+        let _ = write(dir, summary);
+    }
+}
+
+/// Every readable session's summary, newest first (the order of [`SessionStore::list`]).
+///
+/// [`SessionStore::list`]: crate::local::store::SessionStore::list
+pub fn list(root: &Path) -> Vec<SessionSummary> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut summaries: Vec<SessionSummary> = entries
+        .filter_map(|entry| load(&entry.ok()?.path()).ok())
+        .collect();
+    summaries.sort_by(|a, b| newest_first(&a.meta, &b.meta));
+    summaries
+}
+
+/// The order sessions are listed in: the latest change first, then the higher id.
+pub fn newest_first(a: &SessionMeta, b: &SessionMeta) -> std::cmp::Ordering {
+    b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id))
+}
