@@ -9,3 +9,4 @@ pub mod store;
 pub mod summary;
 pub mod timestamp;
 pub mod turn_status;
+pub mod watch;

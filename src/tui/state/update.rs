@@ -72,6 +72,11 @@ impl App {
             Action::Export => return Some(Effect::Export),
             Action::Turn(forward) => self.view_turn(forward),
             Action::Sessions => return self.sessions(),
+            Action::Filter => {
+                if let Some(picker) = self.picker_mut() {
+                    picker.start_filter();
+                }
+            }
             Action::Ids => self.popup = Some(Popup::Ids { scroll: 0 }),
             Action::Click(spot) => return self.click(spot),
             Action::Wheel(spot, rows) => self.wheel(spot, rows),
@@ -79,9 +84,12 @@ impl App {
             Action::Retry => return self.retry(),
             Action::Submit => return self.submit(),
             Action::Newline => self.prompt.insert_newline(),
-            Action::Edit(key) => {
-                self.prompt.input(key);
-            }
+            Action::Edit(key) => match self.picker_mut() {
+                Some(picker) => picker.edit_filter(key),
+                None => {
+                    self.prompt.input(key);
+                }
+            },
             Action::Type(key) => {
                 self.set_focus(Focus::Prompt);
                 if pending_q {
@@ -118,8 +126,15 @@ impl App {
         };
     }
 
-    /// Esc: close the popup, else drop the focused span, else (in Sources) the selection.
+    /// Esc: clear the picker's filter, else close the popup, else drop the focused span, else (in
+    /// Sources) the selection.
     fn escape(&mut self) {
+        if let Some(picker) = self.picker_mut()
+            && picker.typing()
+        {
+            picker.clear_filter();
+            return;
+        }
         if self.popup.take().is_none()
             && self.focus_span.take().is_none()
             && self.focus == Focus::Sources
