@@ -123,9 +123,17 @@ impl Search {
         list: impl IntoIterator<Item = &'a T>,
         summary: impl Fn(&T) -> &SessionSummary,
     ) -> Vec<(usize, Hit)> {
+        self.rank_indexed(list.into_iter().enumerate(), summary)
+    }
+
+    /// [`Search::rank`] over some items of a list, each given with its index in the list.
+    pub fn rank_indexed<'a, T: 'a>(
+        &mut self,
+        list: impl IntoIterator<Item = (usize, &'a T)>,
+        summary: impl Fn(&T) -> &SessionSummary,
+    ) -> Vec<(usize, Hit)> {
         let mut hits: Vec<(usize, Hit)> = list
             .into_iter()
-            .enumerate()
             .filter_map(|(i, item)| Some((i, self.best(summary(item))?)))
             .collect();
         hits.sort_by(|(a, hit_a), (b, hit_b)| hit_b.score.cmp(&hit_a.score).then(a.cmp(b)));

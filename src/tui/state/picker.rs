@@ -42,6 +42,8 @@ pub struct Picker {
     pub selected: usize,
     /// The filter, while `/` has it typed (`Some("")` right after `/`).
     pub filter: Option<String>,
+    /// The query the rows were last ranked for (a longer one only narrows them down).
+    ranked_for: String,
     watch: WatchGuard,
 }
 
@@ -87,6 +89,7 @@ impl Picker {
     pub fn set_entries(&mut self, entries: SessionList) {
         let selected = self.selected_id().map(str::to_owned);
         self.entries = entries;
+        self.ranked_for.clear();
         self.refresh(selected.as_deref());
     }
 
@@ -146,15 +149,22 @@ impl Picker {
                 .map(|index| Shown { index, hit: None })
                 .collect()
         } else {
-            search
-                .rank(self.entries.iter(), |e| &**e)
-                .into_iter()
+            // Typing on only narrows the matches: then rank those again, not every session.
+            let narrowing = !self.ranked_for.is_empty() && query.starts_with(&self.ranked_for);
+            let hits = if narrowing {
+                let candidates = self.shown.iter().map(|s| (s.index, &self.entries[s.index]));
+                search.rank_indexed(candidates, |e| &**e)
+            } else {
+                search.rank(self.entries.iter(), |e| &**e)
+            };
+            hits.into_iter()
                 .map(|(index, hit)| Shown {
                     index,
                     hit: Some(hit),
                 })
                 .collect()
         };
+        self.ranked_for = query.to_owned();
         self.selected = keep
             .and_then(|id| {
                 self.shown
