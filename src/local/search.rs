@@ -4,8 +4,11 @@
 //! so both find and rank the same sessions.
 //!
 //! The query's words must all match, in order of their letters, within one field (one question,
-//! one title, one answer line): a session scores what its best field scores. Case is ignored
-//! unless the query has a capital letter; accents are ignored unless it has one.
+//! one title, one answer line, one source title): a session scores what its best field scores.
+//! Case is ignored unless the query has a capital letter; accents are ignored unless it has one.
+//! In answers, plan titles and source titles — prose, where any query's letters turn up scattered —
+//! a match must also be close to the words typed: at least [`PROSE_SHARE`] percent of the score the
+//! query gets against itself (questions, which people remember and abbreviate, match freely).
 
 use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
@@ -45,11 +48,16 @@ pub struct Hit {
     pub indices: Vec<u32>,
 }
 
+/// How much of the query's own score a match in an answer or a title needs (percent).
+pub const PROSE_SHARE: u32 = 70;
+
 /// A query, ready to score sessions.
 pub struct Search {
     pattern: Pattern,
     matcher: Matcher,
     chars: Vec<char>,
+    /// The least score a match in prose counts with.
+    prose_floor: u32,
 }
 
 impl std::fmt::Debug for Search {
@@ -70,7 +78,7 @@ fn haystack<'a>(text: &'a str, chars: &'a mut Vec<char>) -> Utf32Str<'a> {
 
 impl Search {
     pub fn new(query: &str) -> Search {
-        Search {
+        let mut search = Search {
             pattern: Pattern::new(
                 query,
                 CaseMatching::Smart,
@@ -79,7 +87,11 @@ impl Search {
             ),
             matcher: Matcher::new(Config::DEFAULT),
             chars: Vec::new(),
-        }
+            prose_floor: 0,
+        };
+        let own = search.score(query).unwrap_or(0);
+        search.prose_floor = own * PROSE_SHARE / 100;
+        search
     }
 
     /// The query has no words: everything matches.
@@ -96,7 +108,9 @@ impl Search {
     pub fn best(&mut self, summary: &SessionSummary) -> Option<Hit> {
         let mut best: Option<(u32, Field, &str)> = None;
         for (field, text) in fields(summary) {
+            let prose = field != Field::Question;
             if let Some(score) = self.score(text)
+                && (!prose || score >= self.prose_floor)
                 && best.is_none_or(|(top, _, _)| score > top)
             {
                 best = Some((score, field, text));
@@ -234,6 +248,19 @@ mod tests {
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].1.field, Field::Question);
         assert!(Search::new("asml zebra").rank(&list, |s| s).is_empty());
+    }
+
+    #[test]
+    fn letters_scattered_over_prose_do_not_match_but_in_a_question_they_do() {
+        let scattered = "across two rooms";
+        let list = [
+            summary("Q", scattered, &[scattered]),
+            summary(scattered, "", &[]),
+            summary("Q", "TSMC doubles CoWoS capacity", &[]),
+        ];
+        let hits = Search::new("cowos").rank(&list, |s| s);
+        let found: Vec<(usize, Field)> = hits.iter().map(|(i, hit)| (*i, hit.field)).collect();
+        assert_eq!(found, [(2, Field::Answer), (1, Field::Question)]);
     }
 
     #[test]

@@ -244,3 +244,129 @@ pub fn list(root: &Path) -> Vec<SessionSummary> {
 pub fn newest_first(a: &SessionMeta, b: &SessionMeta) -> std::cmp::Ordering {
     b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::stream::StreamEnd;
+    use crate::agent::turn::TurnRecorder;
+    use crate::local::store::{SavedTurn, SessionStore};
+    use crate::model::session::Session;
+    use std::io::Write;
+
+    fn answer_event(text: &str) -> String {
+        let event =
+            serde_json::json!({"chat_id": "c-1", "message": {"type": "ANSWER", "content": text}});
+        format!("data: {event}\n\n")
+    }
+
+    /// A session in `store` with one complete turn whose raw stream answers `text`.
+    fn saved(store: &SessionStore, question: &str, text: &str) -> std::path::PathBuf {
+        let mut saved = store.create("research-agent", "bigdata", "x").unwrap();
+        let writer = saved.begin_turn(question, None).unwrap();
+        let (mut turn, sink) = SavedTurn::new(saved.clone(), writer);
+        sink.lock()
+            .unwrap()
+            .write_all(answer_event(text).as_bytes())
+            .unwrap();
+        turn.end(&Session::new(), &StreamEnd::Closed).unwrap();
+        saved.dir().to_owned()
+    }
+
+    fn on_disk(dir: &Path) -> Option<SessionSummary> {
+        read_summary(dir)
+    }
+
+    #[test]
+    fn a_turn_that_ends_leaves_a_fresh_summary_with_its_answer() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(tmp.path());
+        let dir = saved(&store, "What did NVIDIA report?", "Revenue rose 66%.");
+        let summary = on_disk(&dir).expect("written when the turn ended");
+        assert_eq!(summary.meta, read_meta(&dir).unwrap());
+        assert_eq!(summary.turns[0].answer, "Revenue rose 66%.");
+        assert!(summary.is_fresh(&dir, &read_meta(&dir).unwrap()));
+        assert_eq!(summary.title(), "What did NVIDIA report?");
+        assert_eq!(list(tmp.path()), vec![summary]);
+    }
+
+    #[test]
+    fn a_missing_corrupt_old_or_stale_summary_is_rebuilt_from_the_raw_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(tmp.path());
+        let dir = saved(&store, "Q", "First answer.");
+        let fresh = on_disk(&dir).unwrap();
+
+        // Missing: rebuilt, and saved back for the next reader.
+        std::fs::remove_file(dir.join(SUMMARY)).unwrap();
+        assert_eq!(load(&dir).unwrap(), fresh);
+        assert_eq!(on_disk(&dir), Some(fresh.clone()));
+
+        // Corrupt, or from another version: rebuilt alike.
+        std::fs::write(dir.join(SUMMARY), b"{\"version\": 1, \"me").unwrap();
+        assert_eq!(load(&dir).unwrap(), fresh);
+        let mut old = fresh.clone();
+        old.version = VERSION + 1;
+        old.turns[0].answer = "what another version wrote".into();
+        write(&dir, &old).unwrap();
+        assert_eq!(load(&dir).unwrap(), fresh);
+
+        // A turn file grown behind its back (the summary's meta still equals meta.json).
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join("turn-001.sse"))
+            .unwrap();
+        file.write_all(answer_event(" Then more.").as_bytes())
+            .unwrap();
+        assert_eq!(
+            load(&dir).unwrap().turns[0].answer,
+            "First answer. Then more."
+        );
+
+        // A turn appended behind its back: a new turn file and meta.json edited by hand.
+        std::fs::write(dir.join("turn-002.sse"), answer_event("Second answer.")).unwrap();
+        let mut meta = read_meta(&dir).unwrap();
+        let mut second = meta.turns[0].clone();
+        second.question = "Follow-up".into();
+        second.stream_file = "turn-002.sse".into();
+        meta.turns.push(second);
+        std::fs::write(dir.join("meta.json"), serde_json::to_vec(&meta).unwrap()).unwrap();
+        let rebuilt = load(&dir).unwrap();
+        assert_eq!(rebuilt.meta.turns.len(), 2);
+        assert_eq!(rebuilt.turns[1].answer, "Second answer.");
+        assert_eq!(on_disk(&dir), Some(rebuilt));
+    }
+
+    #[test]
+    fn a_streaming_turn_is_summarised_as_far_as_it_got_and_not_saved_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(tmp.path());
+        let mut saved = store.create("research-agent", "bigdata", "x").unwrap();
+        let writer = saved.begin_turn("Q", None).unwrap();
+        let (turn, sink) = SavedTurn::new(saved.clone(), writer);
+        sink.lock()
+            .unwrap()
+            .write_all(answer_event("So far").as_bytes())
+            .unwrap();
+        let live = load(saved.dir()).unwrap();
+        assert_eq!(live.meta.status(), "streaming");
+        assert_eq!(live.turns[0].answer, "So far");
+        assert_ne!(on_disk(saved.dir()).unwrap().turns[0].answer, "So far");
+        // Its writer dies: the turn reads as cut.
+        drop(turn);
+        assert_eq!(load(saved.dir()).unwrap().meta.status(), "cut");
+    }
+
+    #[test]
+    fn a_long_answer_keeps_its_first_64_kib_cut_at_a_character() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(tmp.path());
+        // The limit falls inside an `é`: the cut comes before it.
+        let text = format!("a{}", "é".repeat(ANSWER_LIMIT / 2));
+        let dir = saved(&store, "Q", &text);
+        let turn = &load(&dir).unwrap().turns[0];
+        assert!(turn.answer_cut);
+        assert_eq!(turn.answer.len(), ANSWER_LIMIT - 1);
+        assert!(text.starts_with(&turn.answer));
+    }
+}
