@@ -154,6 +154,16 @@ fn slash_filters_the_sessions_picker_as_you_type_with_matches_underlined() {
         key(&mut app, KeyCode::Enter),
         Some(Effect::OpenSession("20260527-090000-00ff".into()))
     );
+    // A paste goes into the filter too.
+    let mut app = picker_app();
+    key(&mut app, KeyCode::Char('/'));
+    app.update(research_tui::tui::state::Action::Paste(
+        "solid\nstate".into(),
+    ));
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(screen.contains("/ solid state"), "{screen}");
+    assert!(screen.contains("Saved sessions (1 of 3)"), "{screen}");
+
     let mut app = picker_app();
     keys(&mut app, "/zzz");
     assert!(

@@ -51,13 +51,22 @@ pub struct Hit {
 /// How much of the query's own score a match in an answer or a title needs (percent).
 pub const PROSE_SHARE: u32 = 70;
 
+/// At most this many threads match one query.
+pub const MOST_THREADS: usize = 4;
+/// A thread gets at least this many sessions to match (fewer are not worth a thread).
+const PER_THREAD: usize = 1000;
+
 /// A query, ready to score sessions.
 pub struct Search {
+    query: String,
     pattern: Pattern,
     matcher: Matcher,
     chars: Vec<char>,
     /// The least score a match in prose counts with.
     prose_floor: u32,
+    /// The score the query gets against itself: a field that scores as much is as good a match as
+    /// there will be, so the session's other fields are not scored.
+    own: u32,
 }
 
 impl std::fmt::Debug for Search {
@@ -79,6 +88,7 @@ fn haystack<'a>(text: &'a str, chars: &'a mut Vec<char>) -> Utf32Str<'a> {
 impl Search {
     pub fn new(query: &str) -> Search {
         let mut search = Search {
+            query: query.to_owned(),
             pattern: Pattern::new(
                 query,
                 CaseMatching::Smart,
@@ -88,9 +98,10 @@ impl Search {
             matcher: Matcher::new(Config::DEFAULT),
             chars: Vec::new(),
             prose_floor: 0,
+            own: 0,
         };
-        let own = search.score(query).unwrap_or(0);
-        search.prose_floor = own * PROSE_SHARE / 100;
+        search.own = search.score(query).unwrap_or(0);
+        search.prose_floor = search.own * PROSE_SHARE / 100;
         search
     }
 
@@ -114,6 +125,9 @@ impl Search {
                 && best.is_none_or(|(top, _, _)| score > top)
             {
                 best = Some((score, field, text));
+                if score >= self.own {
+                    break;
+                }
             }
         }
         let (score, field, text) = best?;
@@ -132,24 +146,50 @@ impl Search {
 
     /// The sessions of `list` that match, best first (equal scores keep the list's order), each
     /// with its index in `list`.
-    pub fn rank<'a, T: 'a>(
+    pub fn rank<'a, T: Sync + 'a>(
         &mut self,
         list: impl IntoIterator<Item = &'a T>,
-        summary: impl Fn(&T) -> &SessionSummary,
+        summary: impl Fn(&T) -> &SessionSummary + Sync,
     ) -> Vec<(usize, Hit)> {
         self.rank_indexed(list.into_iter().enumerate(), summary)
     }
 
     /// [`Search::rank`] over some items of a list, each given with its index in the list.
-    pub fn rank_indexed<'a, T: 'a>(
+    ///
+    /// A long list is split between the machine's cores (at most [`MOST_THREADS`]), each matching
+    /// its share with a matcher of its own.
+    pub fn rank_indexed<'a, T: Sync + 'a>(
         &mut self,
         list: impl IntoIterator<Item = (usize, &'a T)>,
-        summary: impl Fn(&T) -> &SessionSummary,
+        summary: impl Fn(&T) -> &SessionSummary + Sync,
     ) -> Vec<(usize, Hit)> {
-        let mut hits: Vec<(usize, Hit)> = list
-            .into_iter()
-            .filter_map(|(i, item)| Some((i, self.best(summary(item))?)))
-            .collect();
+        let list: Vec<(usize, &T)> = list.into_iter().collect();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MOST_THREADS)
+            .min(list.len() / PER_THREAD)
+            .max(1);
+        let match_all = |search: &mut Search, share: &[(usize, &T)]| -> Vec<(usize, Hit)> {
+            share
+                .iter()
+                .filter_map(|&(i, item)| Some((i, search.best(summary(item))?)))
+                .collect()
+        };
+        let mut hits = if threads == 1 {
+            match_all(self, &list)
+        } else {
+            let query = &self.query;
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = list
+                    .chunks(list.len().div_ceil(threads))
+                    .map(|share| scope.spawn(move || match_all(&mut Search::new(query), share)))
+                    .collect();
+                workers
+                    .into_iter()
+                    .flat_map(|w| w.join().unwrap_or_default())
+                    .collect()
+            })
+        };
         hits.sort_by(|(a, hit_a), (b, hit_b)| hit_b.score.cmp(&hit_a.score).then(a.cmp(b)));
         hits
     }

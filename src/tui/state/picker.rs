@@ -126,6 +126,20 @@ impl Picker {
         self.refresh(None);
     }
 
+    /// Text pasted while the filter is typed: added to it, control characters left out and line
+    /// breaks as spaces.
+    pub fn paste_filter(&mut self, text: &str) {
+        let Some(filter) = &mut self.filter else {
+            return;
+        };
+        filter.extend(
+            text.chars()
+                .map(|c| if c.is_whitespace() { ' ' } else { c })
+                .filter(|c| !c.is_control()),
+        );
+        self.refresh(None);
+    }
+
     /// Move the selection by `delta` rows, or to the top or bottom (`edge`).
     pub fn move_by(&mut self, delta: isize, edge: Option<bool>) {
         let last = self.shown.len().saturating_sub(1);

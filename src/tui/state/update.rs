@@ -97,6 +97,12 @@ impl App {
                 }
                 self.prompt.input(key);
             }
+            // A paste into the picker's filter is typed into it (on one line).
+            Action::Paste(text) if self.picker_typing() => {
+                if let Some(picker) = self.picker_mut() {
+                    picker.paste_filter(&text);
+                }
+            }
             // A paste behind a popup, or where nothing can be asked, goes nowhere.
             Action::Paste(_) if self.popup.is_some() || !self.can_ask => {}
             Action::Paste(text) => self.paste(&text),
