@@ -6,9 +6,10 @@
 //! The query's words must all match, in order of their letters, within one field (one question,
 //! one title, one answer line, one source title): a session scores what its best field scores.
 //! Case is ignored unless the query has a capital letter; accents are ignored unless it has one.
-//! In answers, plan titles and source titles — prose, where any query's letters turn up scattered —
-//! a match must also be close to the words typed: at least [`PROSE_SHARE`] percent of the score the
-//! query gets against itself (questions, which people remember and abbreviate, match freely).
+//! A match must also be close to the words typed, or any query's letters turn up scattered across
+//! long text: in answers, plan titles and source titles it needs at least [`PROSE_SHARE`] percent
+//! of the score the query gets against itself; in questions, which people remember and abbreviate,
+//! [`QUESTION_SHARE`] percent.
 
 use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
@@ -49,7 +50,9 @@ pub struct Hit {
 }
 
 /// How much of the query's own score a match in an answer or a title needs (percent).
-pub const PROSE_SHARE: u32 = 70;
+pub const PROSE_SHARE: u32 = 80;
+/// How much of it a match in a question needs: less, since people abbreviate what they asked.
+pub const QUESTION_SHARE: u32 = 50;
 
 /// At most this many threads match one query.
 pub const MOST_THREADS: usize = 4;
@@ -64,6 +67,8 @@ pub struct Search {
     chars: Vec<char>,
     /// The least score a match in prose counts with.
     prose_floor: u32,
+    /// The least score a match in a question counts with.
+    question_floor: u32,
     /// The score the query gets against itself: a field that scores as much is as good a match as
     /// there will be, so the session's other fields are not scored.
     own: u32,
@@ -98,10 +103,12 @@ impl Search {
             matcher: Matcher::new(Config::DEFAULT),
             chars: Vec::new(),
             prose_floor: 0,
+            question_floor: 0,
             own: 0,
         };
         search.own = search.score(query).unwrap_or(0);
         search.prose_floor = search.own * PROSE_SHARE / 100;
+        search.question_floor = search.own * QUESTION_SHARE / 100;
         search
     }
 
@@ -119,9 +126,12 @@ impl Search {
     pub fn best(&mut self, summary: &SessionSummary) -> Option<Hit> {
         let mut best: Option<(u32, Field, &str)> = None;
         for (field, text) in fields(summary) {
-            let prose = field != Field::Question;
+            let floor = match field {
+                Field::Question => self.question_floor,
+                _ => self.prose_floor,
+            };
             if let Some(score) = self.score(text)
-                && (!prose || score >= self.prose_floor)
+                && score >= floor
                 && best.is_none_or(|(top, _, _)| score > top)
             {
                 best = Some((score, field, text));
@@ -291,11 +301,13 @@ mod tests {
     }
 
     #[test]
-    fn letters_scattered_over_prose_do_not_match_but_in_a_question_they_do() {
+    fn letters_scattered_over_prose_do_not_match_but_an_abbreviated_question_does() {
+        let nvda = Search::new("nvda").best(&summary("What did NVIDIA report?", "", &[]));
+        assert_eq!(nvda.map(|hit| hit.field), Some(Field::Question));
         let scattered = "across two rooms";
         let list = [
-            summary("Q", scattered, &[scattered]),
-            summary(scattered, "", &[]),
+            summary(scattered, scattered, &[scattered]),
+            summary("Will TSMC double its Co-WoS lines?", "", &[]),
             summary("Q", "TSMC doubles CoWoS capacity", &[]),
         ];
         let hits = Search::new("cowos").rank(&list, |s| s);
