@@ -1,5 +1,6 @@
-//! Files on this machine: configuration and the API key, saved sessions, the diagnostic log, and
-//! the timestamps they carry.
+//! Files on this machine: configuration and the API key, saved sessions (with their summaries, the
+//! fuzzy search over them and the watch of their folder), the diagnostic log, and the timestamps
+//! they carry.
 
 pub mod config;
 pub mod log;

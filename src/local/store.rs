@@ -2,8 +2,9 @@
 //!
 //! Each session lives in `$XDG_DATA_HOME/research-tui/sessions/<id>/`: one raw stream file per turn
 //! (`turn-001.sse`, …), written as bytes arrive, and `meta.json` (questions, times, endpoint, chat
-//! id, execution id, each turn's checkpoint id and status). Opening a session replays its raw files
-//! through the normal pipeline, so what you see later is exactly what arrived.
+//! id, execution id, each turn's checkpoint id and status), with `summary.json` refreshed beside it
+//! on every change ([`crate::local::summary`]). Opening a session replays its raw files through the
+//! normal pipeline, so what you see later is exactly what arrived.
 //!
 //! Any number of processes may write one session at once: every change to `meta.json` is made under
 //! the session's lock to the file as it is on disk, and every turn gets a file of its own
