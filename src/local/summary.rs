@@ -3,7 +3,8 @@
 //!
 //! A summary holds the meta it was built from (questions, provider, times, each turn's status and
 //! checkpoint) and, per turn, what search needs from the raw stream: the plan's title, the answer
-//! text (its first [`ANSWER_LIMIT`] bytes) and the titles of the sources it cites. It is a cache:
+//! text (its first [`ANSWER_LIMIT`] bytes) and the titles of the sources it cites — with any API key
+//! the user has configured masked, should an agent have echoed one. It is a cache:
 //! the raw files stay the source of truth. A summary is used only while it is fresh — its version
 //! is [`VERSION`], its meta equals `meta.json` as it is on disk, and every turn file has the size
 //! it had when summarised — and is rebuilt from the raw files otherwise (missing, corrupt, written
@@ -16,14 +17,17 @@
 
 use std::io;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::local::config::live_target;
 use crate::local::session_files::{SessionLock, is_plain_name, replace_file};
 use crate::local::store::{SessionMeta, TurnStatus, read_meta, settle};
 use crate::model::citations::Attribution;
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
+use crate::wire::redact::Secret;
 
 /// The summary's file name.
 pub const SUMMARY: &str = "summary.json";
@@ -118,21 +122,36 @@ fn summarise_turn(dir: &Path, stream_file: &str, provider: Provider) -> TurnSumm
     let answer = cut_at_boundary(full, ANSWER_LIMIT);
     let sources = Attribution::resolve(&session, true)
         .numbered()
-        .map(|source| {
-            source
-                .headline
-                .clone()
-                .unwrap_or_else(|| source.label.clone())
-        })
+        .map(|source| without_keys(source.headline.as_deref().unwrap_or(&source.label)))
         .collect();
     TurnSummary {
         stream_file: stream_file.to_owned(),
         bytes: bytes.len() as u64,
-        title: session.plan.as_ref().and_then(|plan| plan.title.clone()),
-        answer: answer.to_owned(),
+        title: session
+            .plan
+            .as_ref()
+            .and_then(|plan| plan.title.as_deref())
+            .map(without_keys),
+        answer: without_keys(answer),
         answer_cut: answer.len() < full.len(),
         sources,
     }
+}
+
+/// `text` with every API key this user has configured masked: the raw stream keeps what an agent
+/// echoed, but a summary is a file people and scripts read.
+fn without_keys(text: &str) -> String {
+    static KEYS: OnceLock<Vec<Secret>> = OnceLock::new();
+    let keys = KEYS.get_or_init(|| {
+        <Provider as clap::ValueEnum>::value_variants()
+            .iter()
+            .filter_map(|provider| live_target(*provider, None).ok()?.api_key)
+            .map(|key| Secret::new(key.expose()))
+            .filter(|secret| !secret.is_empty())
+            .collect()
+    });
+    keys.iter()
+        .fold(text.to_owned(), |text, key| key.redact(&text).into_owned())
 }
 
 /// At most `limit` bytes of `text`, ending at a character boundary.
