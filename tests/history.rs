@@ -174,7 +174,6 @@ fn the_picker_shows_a_session_being_written_as_live_first_and_then_how_it_ended(
     wait_list(&rx, "the first read", |list| list.len() == 1);
 
     // Another process starts writing a session (here: this test, holding the turn lock).
-    std::thread::sleep(Duration::from_millis(1100));
     let mut live = store.create("research-agent", "xai", "x").unwrap();
     let writer = live.begin_turn("What is streaming now?", None).unwrap();
     let (mut turn, sink) = SavedTurn::new(live.clone(), writer);
