@@ -59,11 +59,14 @@ enum Command {
     ///
     /// Waits for one when none is; `--follow` switches to each new session as it starts.
     Watch(research_tui::cmd::app::WatchArgs),
-    /// List saved sessions, newest first.
+    /// List saved sessions, newest first (or those matching --search, best first).
     Sessions {
         /// One JSON object per line instead of a table.
         #[arg(long)]
         json: bool,
+        /// Only sessions whose questions, answers or source titles match TEXT (fuzzy), best first.
+        #[arg(long, value_name = "TEXT")]
+        search: Option<String>,
     },
 }
 
@@ -79,7 +82,9 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => research_tui::cmd::serve::run_cli(args),
         Some(Command::Proxy(args)) => research_tui::cmd::proxy::run_cli(args),
         Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args),
-        Some(Command::Sessions { json }) => research_tui::cmd::sessions::run_cli(json),
+        Some(Command::Sessions { json, search }) => {
+            research_tui::cmd::sessions::run_cli(json, search.as_deref())
+        }
         Some(Command::Replay {
             file,
             speed,

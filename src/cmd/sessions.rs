@@ -1,50 +1,130 @@
-//! `research-tui sessions`: the saved sessions, newest first, as a table or one JSON object a line.
+//! `research-tui sessions`: the saved sessions, newest first, as a table or one JSON object a line;
+//! with `--search TEXT`, only those that match, best first ([`crate::local::search`]).
 
 use std::io::{self, Write};
 
-use crate::local::store::SessionStore;
+use crate::local::search::{Hit, Search};
+use crate::local::store::{SessionMeta, SessionStore};
+use crate::local::summary;
+use crate::render::sanitize::sanitize_line;
 
-/// `research-tui sessions`: a table (or JSON lines) of saved sessions, newest first.
-pub fn run_cli(json: bool) -> std::process::ExitCode {
-    use crate::render::sanitize::sanitize_line;
+/// `research-tui sessions [--search TEXT] [--json]`.
+pub fn run_cli(json: bool, search: Option<&str>) -> std::process::ExitCode {
     let store = SessionStore::default();
-    let sessions = store.list();
     let mut out = io::stdout().lock();
+    match search {
+        None => list(&mut out, &store, json),
+        Some(query) => search_sessions(&mut out, &store, query, json),
+    };
+    std::process::ExitCode::SUCCESS
+}
+
+/// Every session, newest first (from `meta.json` alone: no raw stream is read).
+fn list(out: &mut impl Write, store: &SessionStore, json: bool) {
+    let sessions = store.list();
     if json {
         for meta in &sessions {
             let _ = writeln!(out, "{}", serde_json::to_string(meta).unwrap_or_default());
         }
-        return std::process::ExitCode::SUCCESS;
+        return;
     }
     if sessions.is_empty() {
         let _ = writeln!(out, "No saved sessions in {}", store.root().display());
-        return std::process::ExitCode::SUCCESS;
+        return;
     }
+    header(out);
+    for meta in &sessions {
+        row(out, meta);
+    }
+}
+
+/// The sessions that match `query`, best first: the table with the matched line under each row,
+/// or each session's JSON object with `score`, `field` and the matched `text` added.
+fn search_sessions(out: &mut impl Write, store: &SessionStore, query: &str, json: bool) {
+    let summaries = summary::list(store.root());
+    let hits = Search::new(query).rank(&summaries, |s| s);
+    if json {
+        for (i, hit) in &hits {
+            let _ = writeln!(out, "{}", hit_json(&summaries[*i].meta, hit));
+        }
+        return;
+    }
+    if hits.is_empty() {
+        let _ = writeln!(
+            out,
+            "No saved session matches \"{}\" ({} searched in {})",
+            sanitize_line(query),
+            summaries.len(),
+            store.root().display()
+        );
+        return;
+    }
+    header(out);
+    for (i, hit) in &hits {
+        row(out, &summaries[*i].meta);
+        let _ = writeln!(
+            out,
+            "{:<28} ↳ {}: {}",
+            "",
+            hit.field.as_str(),
+            snippet(&hit.text, hit.indices.first().copied().unwrap_or(0), 100)
+        );
+    }
+}
+
+/// A session's JSON object with how it matched.
+fn hit_json(meta: &SessionMeta, hit: &Hit) -> String {
+    let mut value = serde_json::to_value(meta).unwrap_or_default();
+    if let Some(object) = value.as_object_mut() {
+        object.insert("score".into(), hit.score.into());
+        object.insert("field".into(), hit.field.as_str().into());
+        object.insert("text".into(), hit.text.clone().into());
+    }
+    value.to_string()
+}
+
+/// About `width` characters of `text` (sanitised) around character `at`, `…` where cut.
+pub fn snippet(text: &str, at: u32, width: usize) -> String {
+    let chars: Vec<char> = sanitize_line(text).chars().collect();
+    let start = (at as usize).saturating_sub(width / 4).min(chars.len());
+    let end = (start + width).min(chars.len());
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(&chars[start..end]);
+    if end < chars.len() {
+        out.push('…');
+    }
+    out
+}
+
+fn header(out: &mut impl Write) {
     let _ = writeln!(
         out,
         "{:<28} {:<17} {:>5}  {:<13} {:<26} QUESTION",
         "ID", "DATE", "TURNS", "STATUS", "LAST CHECKPOINT"
     );
-    for meta in &sessions {
-        let date = meta
-            .updated_at
-            .get(..16)
-            .unwrap_or(&meta.updated_at)
-            .replace('T', " ");
-        let question: String = sanitize_line(meta.first_question())
-            .chars()
-            .take(60)
-            .collect();
-        let _ = writeln!(
-            out,
-            "{:<28} {:<17} {:>5}  {:<13} {:<26} {}",
-            sanitize_line(&meta.id),
-            sanitize_line(&date),
-            meta.turns.len(),
-            sanitize_line(meta.status()),
-            sanitize_line(meta.last_checkpoint_id().unwrap_or("-")),
-            question
-        );
-    }
-    std::process::ExitCode::SUCCESS
+}
+
+fn row(out: &mut impl Write, meta: &SessionMeta) {
+    let date = meta
+        .updated_at
+        .get(..16)
+        .unwrap_or(&meta.updated_at)
+        .replace('T', " ");
+    let question: String = sanitize_line(meta.first_question())
+        .chars()
+        .take(60)
+        .collect();
+    let _ = writeln!(
+        out,
+        "{:<28} {:<17} {:>5}  {:<13} {:<26} {}",
+        sanitize_line(&meta.id),
+        sanitize_line(&date),
+        meta.turns.len(),
+        sanitize_line(meta.status()),
+        sanitize_line(meta.last_checkpoint_id().unwrap_or("-")),
+        question
+    );
 }

@@ -1,9 +1,13 @@
-//! Files on this machine: configuration and the API key, saved sessions, the diagnostic log, and
-//! the timestamps they carry.
+//! Files on this machine: configuration and the API key, saved sessions (with their summaries, the
+//! fuzzy search over them and the watch of their folder), the diagnostic log, and the timestamps
+//! they carry.
 
 pub mod config;
 pub mod log;
+pub mod search;
 pub mod session_files;
 pub mod store;
+pub mod summary;
 pub mod timestamp;
 pub mod turn_status;
+pub mod watch;

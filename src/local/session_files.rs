@@ -35,13 +35,27 @@ pub struct SessionLock {
 impl SessionLock {
     /// Wait for the lock of the session in `dir`.
     pub fn acquire(dir: &Path) -> io::Result<SessionLock> {
-        let file = OpenOptions::new()
+        let file = Self::open(dir)?;
+        file.lock()?;
+        Ok(SessionLock { _file: file })
+    }
+
+    /// The lock of the session in `dir` when nobody holds it now (`None` when somebody does).
+    pub fn try_acquire(dir: &Path) -> io::Result<Option<SessionLock>> {
+        let file = Self::open(dir)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(SessionLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+
+    fn open(dir: &Path) -> io::Result<File> {
+        OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(dir.join(SESSION_LOCK))?;
-        file.lock()?;
-        Ok(SessionLock { _file: file })
+            .open(dir.join(SESSION_LOCK))
     }
 }
 

@@ -3,8 +3,9 @@
 //! Each session lives in `$XDG_DATA_HOME/research-tui/sessions/<id>/`: one raw stream file per turn
 //! (`turn-001.sse`, …), written as bytes arrive, and `meta.json` (questions, times, endpoint, chat
 //! id, execution id, each turn's checkpoint id and status, and for a turn the recording proxy saved
-//! the request it was sent with, credentials left out). Opening a session replays its raw files
-//! through the normal pipeline, so what you see later is exactly what arrived.
+//! the request it was sent with, credentials left out), with `summary.json` refreshed beside it on
+//! every change ([`crate::local::summary`]). Opening a session replays its raw files through the
+//! normal pipeline, so what you see later is exactly what arrived.
 //!
 //! Any number of processes may write one session at once: every change to `meta.json` is made under
 //! the session's lock to the file as it is on disk, and every turn gets a file of its own
@@ -26,6 +27,7 @@ use crate::agent::turn::TurnRecorder;
 use crate::local::session_files::{
     SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, replace_file, writer_alive,
 };
+use crate::local::summary;
 use crate::local::timestamp::{compact_stamp, rfc3339};
 pub use crate::local::turn_status::TurnStatus;
 use crate::model::session::Session;
@@ -177,7 +179,7 @@ impl SessionStore {
         let mut sessions: Vec<SessionMeta> = entries
             .filter_map(|entry| read_settled_meta(&entry.ok()?.path()).ok())
             .collect();
-        sessions.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
+        sessions.sort_by(summary::newest_first);
         sessions
     }
 
@@ -207,14 +209,18 @@ impl SessionStore {
 }
 
 /// The meta of the session in `dir`, as it is on disk.
-fn read_meta(dir: &Path) -> io::Result<SessionMeta> {
+pub(crate) fn read_meta(dir: &Path) -> io::Result<SessionMeta> {
     serde_json::from_slice(&std::fs::read(dir.join(META))?)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// The meta of the session in `dir`, every turn whose writer died while it streamed marked cut.
 fn read_settled_meta(dir: &Path) -> io::Result<SessionMeta> {
-    let meta = read_meta(dir)?;
+    Ok(settle(dir, read_meta(dir)?))
+}
+
+/// `meta`, read from `dir`, with every turn whose writer died while it streamed marked cut.
+pub(crate) fn settle(dir: &Path, meta: SessionMeta) -> SessionMeta {
     let dead: Vec<String> = meta
         .turns
         .iter()
@@ -223,7 +229,7 @@ fn read_settled_meta(dir: &Path) -> io::Result<SessionMeta> {
         .map(|turn| turn.stream_file.clone())
         .collect();
     if dead.is_empty() {
-        return Ok(meta);
+        return meta;
     }
     // A writer saves the turn's end before it lets go of the turn lock: read the meta again, so a
     // turn that ended between the first read and the lock check shows how it really ended.
@@ -233,7 +239,7 @@ fn read_settled_meta(dir: &Path) -> io::Result<SessionMeta> {
             turn.mark_writer_died();
         }
     }
-    Ok(meta)
+    meta
 }
 
 /// Replace the meta of the session in `dir` (under its lock, unless the session is new).
@@ -266,6 +272,8 @@ impl SavedSession {
         let mut meta = read_settled_meta(&self.dir)?;
         let out = change(&mut meta)?;
         write_meta(&self.dir, &meta)?;
+        // The summary is a cache the next reader rebuilds when this fails: never the turn's error.
+        let _ = summary::refresh(&self.dir, &meta);
         self.meta = meta;
         Ok(out)
     }

@@ -12,6 +12,7 @@ use super::conversation::Conversation;
 use super::export::{self, OpenError};
 use super::state::{Action, App, Effect, Severity};
 use super::{Term, screen};
+use crate::local::watch::SessionsWatch;
 use screen::View;
 
 /// What the export says about the conversation: who answered, how, and its saved session.
@@ -30,12 +31,15 @@ const WHEEL_ROWS: isize = 3;
 pub(super) enum Note {
     /// The browser opener for `url` failed.
     OpenFailed { error: String, url: String },
+    /// The saved sessions as the open picker's watch read them.
+    Sessions(crate::local::watch::SessionList),
 }
 
 /// A note from a helper thread: an opener that failed leaves the URL on screen and on the clipboard.
 pub(super) fn note(note: Note, app: &mut App, terminal: &mut Term) {
     match note {
         Note::OpenFailed { error, url } => show_and_copy(app, terminal, &error, &url),
+        Note::Sessions(list) => app.update_sessions(list),
     }
 }
 
@@ -102,6 +106,13 @@ async fn run_effect(
         Effect::ListSessions => {
             let list = conversation.list();
             app.show_sessions(list);
+            // Answers and sources for the filter, then every change while the picker is open.
+            if let (Some(store), Some(picker)) = (conversation.store(), app.picker_mut()) {
+                let tx = notes.clone();
+                picker.watch(SessionsWatch::start(store.root().to_owned(), move |list| {
+                    tx.send(Note::Sessions(list)).is_ok()
+                }));
+            }
         }
         Effect::OpenSession(id) => {
             if let Err(e) = conversation.open_id(app, &id).await {

@@ -4,8 +4,8 @@
 use crossterm::event::KeyEvent;
 
 use super::focus::Focus;
+use super::picker::Picker;
 use super::turn::SidebarItem;
-use crate::local::store::SessionMeta;
 
 /// What the user asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +41,8 @@ pub enum Action {
     Turn(bool),
     /// The saved sessions picker.
     Sessions,
+    /// `/` in the sessions picker: type a filter.
+    Filter,
     /// The ids popup.
     Ids,
     /// A click of the left mouse button on this spot.
@@ -117,10 +119,9 @@ pub enum Popup {
     Ids {
         scroll: usize,
     },
-    /// Saved sessions, newest first.
+    /// Saved sessions: live ones first, then newest first (or filtered, best first).
     Sessions {
-        list: Vec<SessionMeta>,
-        selected: usize,
+        picker: Box<Picker>,
     },
 }
 

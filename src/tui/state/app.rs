@@ -9,12 +9,16 @@ use ratatui_textarea::{TextArea, WrapMode};
 
 use super::action::{Popup, Severity};
 use super::focus::Focus;
+use super::picker::Picker;
 use super::scroll::Scroll;
 use super::turn::{Continuation, SidebarItem, Turn};
 use crate::agent::stream::StreamUpdate;
 use crate::local::store::SessionMeta;
+use crate::local::summary::SessionSummary;
+use crate::local::watch::SessionList;
 use crate::tui::theme::Theme;
 use crate::wire::provider::Provider;
+use std::sync::Arc;
 
 /// Where the stream comes from (shown in the status bar).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -317,14 +321,45 @@ impl App {
             .and_then(|_| self.continuation().from_turn)
     }
 
-    /// Show the saved sessions picker.
+    /// Show the saved sessions picker over `list` (newest first), this conversation's session
+    /// selected. Their answers and sources come with [`App::update_sessions`].
     pub fn show_sessions(&mut self, list: Vec<SessionMeta>) {
-        let selected = self
-            .session_id
-            .as_ref()
-            .and_then(|id| list.iter().position(|m| &m.id == id))
-            .unwrap_or(0);
-        self.popup = Some(Popup::Sessions { list, selected });
+        let entries = list
+            .into_iter()
+            .map(|meta| Arc::new(SessionSummary::of_meta(meta)))
+            .collect();
+        let picker = Picker::new(entries, self.session_id.as_deref());
+        self.popup = Some(Popup::Sessions {
+            picker: Box::new(picker),
+        });
+    }
+
+    /// The sessions picker, when it is open.
+    pub fn picker(&self) -> Option<&Picker> {
+        match &self.popup {
+            Some(Popup::Sessions { picker }) => Some(picker),
+            _ => None,
+        }
+    }
+
+    pub fn picker_mut(&mut self) -> Option<&mut Picker> {
+        match &mut self.popup {
+            Some(Popup::Sessions { picker }) => Some(picker),
+            _ => None,
+        }
+    }
+
+    /// The saved sessions as they are now (the picker's watch read them): the open picker shows
+    /// them, its selection and filter kept.
+    pub fn update_sessions(&mut self, list: SessionList) {
+        if let Some(picker) = self.picker_mut() {
+            picker.set_entries(list);
+        }
+    }
+
+    /// The sessions picker's filter has the keys.
+    pub fn picker_typing(&self) -> bool {
+        self.picker().is_some_and(Picker::typing)
     }
 
     /// Index of the turn the panes show (plan, activity, sources, highlights): the latest unless the
@@ -440,6 +475,7 @@ impl App {
 
     /// Something is animating (a spinner or the elapsed clock).
     pub fn needs_tick(&self) -> bool {
-        self.in_progress()
+        // A live session in the picker shows its elapsed time.
+        self.in_progress() || self.picker().is_some_and(Picker::has_live)
     }
 }

@@ -62,8 +62,11 @@ impl Key {
 pub enum Context {
     /// Always.
     Anywhere,
-    /// A popup is open: keys go to it, never to the panes or the prompt behind it.
+    /// A popup is open: keys go to it, never to the panes or the prompt behind it (except the
+    /// sessions picker's filter while it is typed).
     Popup,
+    /// The sessions picker's filter is being typed: keys no binding takes are typed into it.
+    PickerFilter,
     /// The prompt has the focus (no popup): keys no binding takes are typed.
     Prompt,
     /// A pane has the focus (no popup).
@@ -78,7 +81,8 @@ impl Context {
         let panes = app.popup.is_none() && app.focus != Focus::Prompt;
         match self {
             Context::Anywhere => true,
-            Context::Popup => app.popup.is_some(),
+            Context::Popup => app.popup.is_some() && !app.picker_typing(),
+            Context::PickerFilter => app.picker_typing(),
             Context::Prompt => app.popup.is_none() && app.focus == Focus::Prompt,
             Context::Panes => panes,
             Context::NarrowPanes => panes && app.narrow,
@@ -141,7 +145,7 @@ const fn bind(context: Context, keys: &'static [Key], action: Action) -> Binding
     }
 }
 
-use Context::{Anywhere, NarrowPanes, Panes, Popup as InPopup, Prompt};
+use Context::{Anywhere, NarrowPanes, Panes, PickerFilter, Popup as InPopup, Prompt};
 use KeyCode::{BackTab, Down, End, Enter, Esc, F, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
 /// Every key, in the order of the help.
@@ -184,6 +188,8 @@ pub static KEYMAP: &[KeyHelp] = &[
             bind(InPopup, &[any_char('k'), any(Up)], Action::Up),
             bind(Panes, &[plain('j'), any(Down)], Action::Down),
             bind(Panes, &[plain('k'), any(Up)], Action::Up),
+            bind(PickerFilter, &[any(Down)], Action::Down),
+            bind(PickerFilter, &[any(Up)], Action::Up),
         ],
     },
     KeyHelp {
@@ -192,6 +198,8 @@ pub static KEYMAP: &[KeyHelp] = &[
         readme: None,
         bindings: &[
             bind(InPopup, &[any(PageUp)], Action::PageUp),
+            bind(PickerFilter, &[any(PageUp)], Action::PageUp),
+            bind(PickerFilter, &[any(PageDown)], Action::PageDown),
             bind(InPopup, &[any(PageDown), any_char(' ')], Action::PageDown),
             bind(Panes, &[any(PageUp), ctrl('u')], Action::PageUp),
             bind(
@@ -221,6 +229,7 @@ pub static KEYMAP: &[KeyHelp] = &[
         bindings: &[
             bind(Panes, &[any(Enter)], Action::Enter),
             bind(InPopup, &[any(Enter)], Action::Enter),
+            bind(PickerFilter, &[any(Enter)], Action::Enter),
         ],
     },
     KeyHelp {
@@ -300,9 +309,17 @@ pub static KEYMAP: &[KeyHelp] = &[
         keys: "s",
         help: "saved sessions: j/k choose, Enter opens one in place of this conversation",
         readme: Some(
-            "saved sessions (newest first: date, turns, status, last checkpoint, first question); `j`/`k` choose, Enter opens one in place of this conversation",
+            "saved sessions: the ones being written now (by `ask`, another research-tui) first, marked `● live` with provider and elapsed time, then newest first (date, turns, status, last checkpoint, first question); the list updates as sessions start and end; `j`/`k` choose, Enter opens one in place of this conversation",
         ),
         bindings: &[bind(Panes, &[plain('s')], Action::Sessions)],
+    },
+    KeyHelp {
+        keys: "/",
+        help: "saved sessions: filter as you type (questions, answers, sources)",
+        readme: Some(
+            "in the saved sessions: filter as you type, fuzzy over questions, answer text and source titles, best matches first with the matched characters highlighted (a match in an answer or a source shows its line); ↑ ↓ choose, Enter opens, Backspace edits, Esc clears the filter",
+        ),
+        bindings: &[bind(InPopup, &[any_char('/')], Action::Filter)],
     },
     KeyHelp {
         keys: "I",
@@ -359,6 +376,7 @@ pub static KEYMAP: &[KeyHelp] = &[
         readme: None,
         bindings: &[
             bind(InPopup, &[any(Esc), any_char('q')], Action::Escape),
+            bind(PickerFilter, &[any(Esc)], Action::Escape),
             bind(Prompt, &[any(Esc)], Action::Focus(Focus::Answer)),
             bind(Panes, &[any(Esc)], Action::Escape),
         ],
@@ -416,7 +434,9 @@ pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
         bindings().find(|b| b.context.holds(app) && b.keys.iter().any(|k| k.matches(&key)));
     match binding {
         Some(binding) => Some(binding.action.clone()),
-        None if Context::Prompt.holds(app) => Some(Action::Edit(key)),
+        None if Context::Prompt.holds(app) || Context::PickerFilter.holds(app) => {
+            Some(Action::Edit(key))
+        }
         None if panes && app.can_ask && is_typed_char(&key) => Some(Action::Type(key)),
         None => None,
     }
@@ -432,10 +452,12 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::state::{AppConfig, Mode, Popup, SidebarItem};
+    use crate::tui::state::{AppConfig, Mode, Picker, Popup, SidebarItem};
 
     /// An app in every state that changes what keys do: each popup or none, each focus, both layouts.
     fn every_state() -> Vec<App> {
+        let mut filtering = Picker::default();
+        filtering.start_filter();
         let popups = [
             None,
             Some(Popup::Help { scroll: 0 }),
@@ -446,8 +468,10 @@ mod tests {
             }),
             Some(Popup::Ids { scroll: 0 }),
             Some(Popup::Sessions {
-                list: Vec::new(),
-                selected: 0,
+                picker: Box::default(),
+            }),
+            Some(Popup::Sessions {
+                picker: Box::new(filtering),
             }),
         ];
         let mut apps = Vec::new();

@@ -55,15 +55,10 @@ impl App {
 
     /// Move the sessions picker's selection; `false` when the picker is not open.
     fn move_picker(&mut self, delta: isize, edge: Option<bool>) -> bool {
-        let Some(Popup::Sessions { list, selected }) = &mut self.popup else {
+        let Some(picker) = self.picker_mut() else {
             return false;
         };
-        let last = list.len().saturating_sub(1);
-        *selected = match edge {
-            Some(true) => last,
-            Some(false) => 0,
-            None => selected.saturating_add_signed(delta).min(last),
-        };
+        picker.move_by(delta, edge);
         true
     }
 
@@ -226,8 +221,8 @@ impl App {
 
     /// Enter in the sessions picker: open the picked session (not while a stream runs).
     fn open_picked_session(&mut self) -> Option<Effect> {
-        if let Some(Popup::Sessions { list, selected }) = &self.popup {
-            let id = list.get(*selected).map(|m| m.id.clone());
+        if let Some(picker) = self.picker() {
+            let id = picker.selected_id().map(str::to_owned);
             if self.stream_running || self.in_progress() {
                 self.popup = None;
                 self.set_message(

@@ -72,6 +72,11 @@ impl App {
             Action::Export => return Some(Effect::Export),
             Action::Turn(forward) => self.view_turn(forward),
             Action::Sessions => return self.sessions(),
+            Action::Filter => {
+                if let Some(picker) = self.picker_mut() {
+                    picker.start_filter();
+                }
+            }
             Action::Ids => self.popup = Some(Popup::Ids { scroll: 0 }),
             Action::Click(spot) => return self.click(spot),
             Action::Wheel(spot, rows) => self.wheel(spot, rows),
@@ -79,15 +84,24 @@ impl App {
             Action::Retry => return self.retry(),
             Action::Submit => return self.submit(),
             Action::Newline => self.prompt.insert_newline(),
-            Action::Edit(key) => {
-                self.prompt.input(key);
-            }
+            Action::Edit(key) => match self.picker_mut() {
+                Some(picker) => picker.edit_filter(key),
+                None => {
+                    self.prompt.input(key);
+                }
+            },
             Action::Type(key) => {
                 self.set_focus(Focus::Prompt);
                 if pending_q {
                     self.prompt.insert_char('q');
                 }
                 self.prompt.input(key);
+            }
+            // A paste into the picker's filter is typed into it (on one line).
+            Action::Paste(text) if self.picker_typing() => {
+                if let Some(picker) = self.picker_mut() {
+                    picker.paste_filter(&text);
+                }
             }
             // A paste behind a popup, or where nothing can be asked, goes nowhere.
             Action::Paste(_) if self.popup.is_some() || !self.can_ask => {}
@@ -119,8 +133,15 @@ impl App {
         };
     }
 
-    /// Esc: close the popup, else drop the focused span, else (in Sources) the selection.
+    /// Esc: clear the picker's filter, else close the popup, else drop the focused span, else (in
+    /// Sources) the selection.
     fn escape(&mut self) {
+        if let Some(picker) = self.picker_mut()
+            && picker.typing()
+        {
+            picker.clear_filter();
+            return;
+        }
         if self.popup.take().is_none()
             && self.focus_span.take().is_none()
             && self.focus == Focus::Sources

@@ -11,11 +11,31 @@ use crate::wire::sse::SseError;
 /// data arrives (stdin from a live pipe works). An overlong line is reported and the rest still read.
 /// `provider` is a [`Provider`], or `None` to detect it from the first events.
 pub fn read_session(
-    mut reader: impl Read,
+    reader: impl Read,
     provider: impl Into<Option<Provider>>,
 ) -> std::io::Result<(Session, Vec<SseError>)> {
-    let mut pipeline = EventPipeline::new(provider);
+    read_into(reader, provider, Session::new(), |_| {})
+}
+
+/// Like [`read_session`], but the session only counts the answer it appends (a stream of any size
+/// costs no memory for its text): `observe` sees every event first, to keep what it needs of it.
+pub fn read_session_counting(
+    reader: impl Read,
+    provider: impl Into<Option<Provider>>,
+    observe: impl FnMut(&AgentEvent),
+) -> std::io::Result<(Session, Vec<SseError>)> {
     let mut session = Session::new();
+    session.answer.stop_keeping_text();
+    read_into(reader, provider, session, observe)
+}
+
+fn read_into(
+    mut reader: impl Read,
+    provider: impl Into<Option<Provider>>,
+    mut session: Session,
+    mut observe: impl FnMut(&AgentEvent),
+) -> std::io::Result<(Session, Vec<SseError>)> {
+    let mut pipeline = EventPipeline::new(provider);
     let mut events: Vec<AgentEvent> = Vec::new();
     let mut errors = Vec::new();
     let mut buf = vec![0u8; 256 * 1024];
@@ -29,11 +49,13 @@ pub fn read_session(
         if let Err(e) = pipeline.feed(&buf[..n], &mut events) {
             errors.push(e);
         }
+        events.iter().for_each(&mut observe);
         session.apply_all(events.drain(..));
     }
     if let Err(e) = pipeline.finish(&mut events) {
         errors.push(e);
     }
+    events.iter().for_each(&mut observe);
     session.apply_all(events.drain(..));
     Ok((session, errors))
 }

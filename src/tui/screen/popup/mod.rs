@@ -167,28 +167,38 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
                 rect,
             )
         }
-        Popup::Sessions { list, selected } => {
+        Popup::Sessions { picker } => {
             let pct = if narrow { 96 } else { 80 };
             let outer_w = (area.width * pct / 100).max(60.min(area.width));
             let width = outer_w.saturating_sub(4) as usize;
-            let (rows, selected_rows) =
-                sessions::session_rows(list, *selected, app.session_id.as_deref(), width, theme);
+            let (mut rows, header, selected_rows) =
+                sessions::session_rows(picker, app.session_id.as_deref(), width, theme);
             // As tall as the list, within 80% of the screen.
             let max_h = (area.height * 80 / 100).max(8.min(area.height));
             let height = (rows.len() as u16 + 2).clamp(8.min(max_h), max_h);
             let rect = sized(area, outer_w, height);
-            let content_h = rect.height.saturating_sub(2) as usize;
-            // Keep the selected entry in view.
+            let content_h = (rect.height.saturating_sub(2) as usize).saturating_sub(header);
+            // Keep the selected entry in view, under the filter.
             let top = selected_rows
                 .end
-                .saturating_sub(content_h)
-                .min(selected_rows.start);
-            plain(
-                format!("Saved sessions ({})", list.len()),
-                "Enter open · j/k move · Esc close",
-                rows[top.min(rows.len())..].to_vec(),
-                rect,
-            )
+                .saturating_sub(header + content_h)
+                .min(selected_rows.start.saturating_sub(header));
+            rows.drain(header..(header + top).min(rows.len()));
+            let (title, footer) = match &picker.filter {
+                Some(_) => (
+                    format!(
+                        "Saved sessions ({} of {})",
+                        picker.shown.len(),
+                        picker.entries.len()
+                    ),
+                    "type to filter · ↑↓ move · Enter open · Esc clear",
+                ),
+                None => (
+                    format!("Saved sessions ({})", picker.entries.len()),
+                    "Enter open · j/k move · / filter · Esc close",
+                ),
+            };
+            plain(title, footer, rows, rect)
         }
         Popup::Source { item, span, .. } => {
             let pct = if narrow { 96 } else { 80 };

@@ -1,0 +1,327 @@
+//! Fuzzy search over saved sessions: the `nucleo` matcher (as helix and television use) run over
+//! each session's questions, plan titles, source titles and answer lines, as its summary holds them
+//! ([`crate::local::summary`]). Shared by `research-tui sessions --search` and the sessions picker,
+//! so both find and rank the same sessions.
+//!
+//! The query's words must all match, in order of their letters, within one field (one question,
+//! one title, one answer line, one source title): a session scores what its best field scores.
+//! Case is ignored unless the query has a capital letter; accents are ignored unless it has one.
+//! A match must also be close to the words typed, or any query's letters turn up scattered across
+//! long text: in answers, plan titles and source titles it needs at least [`PROSE_SHARE`] percent
+//! of the score the query gets against itself; in questions, which people remember and abbreviate,
+//! [`QUESTION_SHARE`] percent.
+
+use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+use serde::Serialize;
+
+use crate::local::summary::SessionSummary;
+
+/// Which part of a session matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    Question,
+    Title,
+    Source,
+    Answer,
+}
+
+impl Field {
+    /// The field's name, as `sessions --search --json` writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Field::Question => "question",
+            Field::Title => "title",
+            Field::Source => "source",
+            Field::Answer => "answer",
+        }
+    }
+}
+
+/// How one session matched: its score, the field, that field's text (one line) and the matched
+/// characters in it (indices of `char`s, ascending).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub score: u32,
+    pub field: Field,
+    pub text: String,
+    pub indices: Vec<u32>,
+}
+
+/// How much of the query's own score a match in an answer or a title needs (percent).
+pub const PROSE_SHARE: u32 = 80;
+/// How much of it a match in a question needs: less, since people abbreviate what they asked.
+pub const QUESTION_SHARE: u32 = 50;
+
+/// At most this many threads match one query.
+pub const MOST_THREADS: usize = 4;
+/// A thread gets at least this many sessions to match (fewer are not worth a thread).
+const PER_THREAD: usize = 1000;
+
+/// A query, ready to score sessions.
+pub struct Search {
+    query: String,
+    pattern: Pattern,
+    matcher: Matcher,
+    chars: Vec<char>,
+    /// The least score a match in prose counts with.
+    prose_floor: u32,
+    /// The least score a match in a question counts with.
+    question_floor: u32,
+    /// The score the query gets against itself: a field that scores as much is as good a match as
+    /// there will be, so the session's other fields are not scored.
+    own: u32,
+}
+
+impl std::fmt::Debug for Search {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Search").finish_non_exhaustive()
+    }
+}
+
+/// `text` as the matcher reads it: one position per `char`, so indices map back to `chars()`.
+fn haystack<'a>(text: &'a str, chars: &'a mut Vec<char>) -> Utf32Str<'a> {
+    if text.is_ascii() {
+        return Utf32Str::Ascii(text.as_bytes());
+    }
+    chars.clear();
+    chars.extend(text.chars());
+    Utf32Str::Unicode(chars)
+}
+
+impl Search {
+    pub fn new(query: &str) -> Search {
+        let mut search = Search {
+            query: query.to_owned(),
+            pattern: Pattern::new(
+                query,
+                CaseMatching::Smart,
+                Normalization::Smart,
+                AtomKind::Fuzzy,
+            ),
+            matcher: Matcher::new(Config::DEFAULT),
+            chars: Vec::new(),
+            prose_floor: 0,
+            question_floor: 0,
+            own: 0,
+        };
+        search.own = search.score(query).unwrap_or(0);
+        search.prose_floor = search.own * PROSE_SHARE / 100;
+        search.question_floor = search.own * QUESTION_SHARE / 100;
+        search
+    }
+
+    /// The query has no words: everything matches.
+    pub fn is_empty(&self) -> bool {
+        self.pattern.atoms.is_empty()
+    }
+
+    fn score(&mut self, text: &str) -> Option<u32> {
+        let hay = haystack(text, &mut self.chars);
+        self.pattern.score(hay, &mut self.matcher)
+    }
+
+    /// How `summary` matches the query, if it does: its best field.
+    pub fn best(&mut self, summary: &SessionSummary) -> Option<Hit> {
+        let mut best: Option<(u32, Field, &str)> = None;
+        for (field, text) in fields(summary) {
+            let floor = match field {
+                Field::Question => self.question_floor,
+                _ => self.prose_floor,
+            };
+            if let Some(score) = self.score(text)
+                && score >= floor
+                && best.is_none_or(|(top, _, _)| score > top)
+            {
+                best = Some((score, field, text));
+                if score >= self.own {
+                    break;
+                }
+            }
+        }
+        let (score, field, text) = best?;
+        let mut indices = Vec::new();
+        let hay = haystack(text, &mut self.chars);
+        self.pattern.indices(hay, &mut self.matcher, &mut indices);
+        indices.sort_unstable();
+        indices.dedup();
+        Some(Hit {
+            score,
+            field,
+            text: text.to_owned(),
+            indices,
+        })
+    }
+
+    /// The sessions of `list` that match, best first (equal scores keep the list's order), each
+    /// with its index in `list`.
+    pub fn rank<'a, T: Sync + 'a>(
+        &mut self,
+        list: impl IntoIterator<Item = &'a T>,
+        summary: impl Fn(&T) -> &SessionSummary + Sync,
+    ) -> Vec<(usize, Hit)> {
+        self.rank_indexed(list.into_iter().enumerate(), summary)
+    }
+
+    /// [`Search::rank`] over some items of a list, each given with its index in the list.
+    ///
+    /// A long list is split between the machine's cores (at most [`MOST_THREADS`]), each matching
+    /// its share with a matcher of its own.
+    pub fn rank_indexed<'a, T: Sync + 'a>(
+        &mut self,
+        list: impl IntoIterator<Item = (usize, &'a T)>,
+        summary: impl Fn(&T) -> &SessionSummary + Sync,
+    ) -> Vec<(usize, Hit)> {
+        let list: Vec<(usize, &T)> = list.into_iter().collect();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MOST_THREADS)
+            .min(list.len() / PER_THREAD)
+            .max(1);
+        let match_all = |search: &mut Search, share: &[(usize, &T)]| -> Vec<(usize, Hit)> {
+            share
+                .iter()
+                .filter_map(|&(i, item)| Some((i, search.best(summary(item))?)))
+                .collect()
+        };
+        let mut hits = if threads == 1 {
+            match_all(self, &list)
+        } else {
+            let query = &self.query;
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = list
+                    .chunks(list.len().div_ceil(threads))
+                    .map(|share| scope.spawn(move || match_all(&mut Search::new(query), share)))
+                    .collect();
+                workers
+                    .into_iter()
+                    .flat_map(|w| w.join().unwrap_or_default())
+                    .collect()
+            })
+        };
+        hits.sort_by(|(a, hit_a), (b, hit_b)| hit_b.score.cmp(&hit_a.score).then(a.cmp(b)));
+        hits
+    }
+}
+
+/// Every searchable piece of text of a session, each one line: questions first, then titles,
+/// source titles and the answers' lines (so on equal scores the question wins).
+fn fields(summary: &SessionSummary) -> impl Iterator<Item = (Field, &str)> {
+    let questions = summary
+        .meta
+        .turns
+        .iter()
+        .flat_map(|t| t.question.lines())
+        .map(|q| (Field::Question, q));
+    let titles = summary
+        .turns
+        .iter()
+        .filter_map(|t| t.title.as_deref())
+        .map(|t| (Field::Title, t));
+    let sources = summary
+        .turns
+        .iter()
+        .flat_map(|t| &t.sources)
+        .map(|s| (Field::Source, s.as_str()));
+    let answers = summary
+        .turns
+        .iter()
+        .flat_map(|t| t.answer.lines())
+        .map(|line| (Field::Answer, line));
+    questions
+        .chain(titles)
+        .chain(sources)
+        .chain(answers)
+        .filter(|(_, text)| !text.trim().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::local::store::{SessionMeta, TurnMeta};
+    use crate::local::summary::TurnSummary;
+
+    fn summary(question: &str, answer: &str, sources: &[&str]) -> SessionSummary {
+        let meta: SessionMeta = serde_json::from_value(serde_json::json!({
+            "id": question, "created_at": "", "updated_at": "", "endpoint": "research-agent",
+            "base_url": "", "chat_id": null, "execution_id": null, "turns": [],
+        }))
+        .unwrap();
+        let mut summary = SessionSummary::of_meta(meta);
+        summary.meta.turns.push(TurnMeta {
+            question: question.into(),
+            started_at: String::new(),
+            ended_at: None,
+            from_checkpoint_id: None,
+            checkpoint_id: None,
+            status: "complete".into(),
+            stream_file: "turn-001.sse".into(),
+            reason: None,
+            request: None,
+        });
+        summary.turns.push(TurnSummary {
+            answer: answer.into(),
+            sources: sources.iter().map(|s| s.to_string()).collect(),
+            ..TurnSummary::default()
+        });
+        summary
+    }
+
+    #[test]
+    fn the_best_field_wins_and_its_matched_characters_are_given() {
+        let list = [
+            summary("Compare ASML and Lam Research", "Lithography.", &[]),
+            summary(
+                "NVIDIA quarter",
+                "Gross margin held at 75%.\nMore.",
+                &["Reuters: margins"],
+            ),
+            summary("Solid-state batteries", "Nothing here.", &[]),
+        ];
+        let mut search = Search::new("margin");
+        let hits = search.rank(&list, |s| s);
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        let (i, hit) = &hits[0];
+        assert_eq!(*i, 1);
+        assert!(
+            matches!(hit.field, Field::Answer | Field::Source),
+            "{hit:?}"
+        );
+        let matched: String = hit
+            .indices
+            .iter()
+            .map(|&k| hit.text.chars().nth(k as usize).unwrap())
+            .collect();
+        assert_eq!(matched.to_lowercase(), "margin");
+        // A question match outranks a scattered one; every word must match.
+        let hits = Search::new("asml lam").rank(&list, |s| s);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].1.field, Field::Question);
+        assert!(Search::new("asml zebra").rank(&list, |s| s).is_empty());
+    }
+
+    #[test]
+    fn letters_scattered_over_prose_do_not_match_but_an_abbreviated_question_does() {
+        let nvda = Search::new("nvda").best(&summary("What did NVIDIA report?", "", &[]));
+        assert_eq!(nvda.map(|hit| hit.field), Some(Field::Question));
+        let scattered = "across two rooms";
+        let list = [
+            summary(scattered, scattered, &[scattered]),
+            summary("Will TSMC double its Co-WoS lines?", "", &[]),
+            summary("Q", "TSMC doubles CoWoS capacity", &[]),
+        ];
+        let hits = Search::new("cowos").rank(&list, |s| s);
+        let found: Vec<(usize, Field)> = hits.iter().map(|(i, hit)| (*i, hit.field)).collect();
+        assert_eq!(found, [(2, Field::Answer), (1, Field::Question)]);
+    }
+
+    #[test]
+    fn indices_count_characters_in_text_that_is_not_ascii() {
+        let list = [summary("Münchner Rück: Ergebnis", "", &[])];
+        let hit = Search::new("ruck erg").best(&list[0]).unwrap();
+        let chars: Vec<char> = hit.text.chars().collect();
+        let matched: String = hit.indices.iter().map(|&k| chars[k as usize]).collect();
+        assert_eq!(matched, "RückErg");
+    }
+}

@@ -1,0 +1,423 @@
+//! A small per-session summary, `summary.json` beside `meta.json`, so the sessions picker and
+//! `sessions --search` do not re-read every raw stream.
+//!
+//! A summary holds the meta it was built from (questions, provider, times, each turn's status and
+//! checkpoint) and, per turn, what search needs from the raw stream: the plan's title, the answer
+//! text (its first [`ANSWER_LIMIT`] bytes) and the titles of the sources it cites — with any API key
+//! the user has configured masked, should an agent have echoed one. It is a cache:
+//! the raw files stay the source of truth. A summary is used only while it is fresh — its version
+//! is [`VERSION`], its meta equals `meta.json` as it is on disk, and every turn file has the size
+//! it had when summarised — and is rebuilt from the raw files otherwise (missing, corrupt, written
+//! by another version, or a turn appended or grown behind its back).
+//!
+//! Writers refresh it under the session lock each time they change the meta (a turn begins or
+//! ends, ids or options arrive), through a unique temp file and a rename, so a reader sees a whole
+//! summary or none. A reader that had to rebuild one saves it back when the session is settled (no
+//! turn streaming) and its lock is free at that moment; it never waits for a writer.
+
+use std::io;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::local::config::live_target;
+use crate::local::session_files::{SessionLock, is_plain_name, replace_file};
+use crate::local::store::{SessionMeta, TurnStatus, read_meta, settle};
+use crate::model::citations::Attribution;
+use crate::model::event::AgentEvent;
+use crate::wire::input::read_session_counting;
+use crate::wire::provider::Provider;
+use crate::wire::redact::Secret;
+
+/// The summary's file name.
+pub const SUMMARY: &str = "summary.json";
+
+/// The summary layout's version: a summary of another version is rebuilt.
+pub const VERSION: u32 = 1;
+
+/// How much of each turn's answer a summary keeps (bytes, cut at a character boundary): enough to
+/// search any answer a research agent writes in full, while 10,000 summaries stay small to read.
+pub const ANSWER_LIMIT: usize = 64 * 1024;
+
+/// What listing and searching need of one saved session.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SessionSummary {
+    pub version: u32,
+    /// `meta.json` as it was when the summary was built (dead writers' turns not yet marked cut).
+    pub meta: SessionMeta,
+    pub turns: Vec<TurnSummary>,
+}
+
+/// What search needs of one turn's raw stream.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct TurnSummary {
+    pub stream_file: String,
+    /// The size of the stream file when it was summarised.
+    pub bytes: u64,
+    /// The plan's title, when the agent sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The answer's first [`ANSWER_LIMIT`] bytes.
+    pub answer: String,
+    /// The answer was longer than [`ANSWER_LIMIT`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub answer_cut: bool,
+    /// The cited sources' titles (the headline, else the label), in number order.
+    pub sources: Vec<String>,
+}
+
+impl SessionSummary {
+    /// A summary of `meta` alone, without anything from the raw streams.
+    pub fn of_meta(meta: SessionMeta) -> SessionSummary {
+        SessionSummary {
+            version: VERSION,
+            meta,
+            turns: Vec::new(),
+        }
+    }
+
+    /// The session's title: the first plan title an agent sent, else its first question.
+    pub fn title(&self) -> &str {
+        self.turns
+            .iter()
+            .find_map(|t| t.title.as_deref())
+            .unwrap_or_else(|| self.meta.first_question())
+    }
+
+    /// Whether the summary still describes the session in `dir` whose meta on disk is `meta`.
+    fn is_fresh(&self, dir: &Path, meta: &SessionMeta) -> bool {
+        self.version == VERSION
+            && self.meta == *meta
+            && self.turns.len() == meta.turns.len()
+            && self.turns.iter().zip(&meta.turns).all(|(summary, turn)| {
+                summary.stream_file == turn.stream_file
+                    && file_size(dir, &turn.stream_file) == Some(summary.bytes)
+            })
+    }
+}
+
+/// The size of turn file `name` in `dir`, when it is one.
+fn file_size(dir: &Path, name: &str) -> Option<u64> {
+    if !is_plain_name(name) {
+        return None;
+    }
+    std::fs::metadata(dir.join(name)).ok().map(|m| m.len())
+}
+
+/// The summary of `dir` on disk, whatever its freshness.
+fn read_summary(dir: &Path) -> Option<SessionSummary> {
+    serde_json::from_slice(&std::fs::read(dir.join(SUMMARY)).ok()?).ok()
+}
+
+/// Summarise turn file `stream_file` of `dir`, read as a stream: the answer is not kept beyond its
+/// first [`ANSWER_LIMIT`] bytes, so a turn of any size costs little memory.
+fn summarise_turn(dir: &Path, stream_file: &str, provider: Provider) -> TurnSummary {
+    let file = Some(stream_file)
+        .filter(|name| is_plain_name(name))
+        .and_then(|name| std::fs::File::open(dir.join(name)).ok());
+    let bytes = file
+        .as_ref()
+        .and_then(|f| f.metadata().ok())
+        .map_or(0, |m| m.len());
+    let mut head = AnswerHead::default();
+    let session = file
+        .and_then(|file| read_session_counting(file, provider, |e| head.observe(e)).ok())
+        .map(|(session, _)| session)
+        .unwrap_or_default();
+    let sources = Attribution::resolve(&session, true)
+        .numbered()
+        .map(|source| without_keys(source.headline.as_deref().unwrap_or(&source.label)))
+        .collect();
+    let answer = cut_at_boundary(&head.text, ANSWER_LIMIT);
+    TurnSummary {
+        stream_file: stream_file.to_owned(),
+        bytes,
+        title: session
+            .plan
+            .as_ref()
+            .and_then(|plan| plan.title.as_deref())
+            .map(without_keys),
+        answer: without_keys(answer),
+        answer_cut: answer.len() < head.total,
+        sources,
+    }
+}
+
+/// The start of an answer as it streams: at most [`ANSWER_LIMIT`] bytes (plus one chunk), and how
+/// long the whole is.
+#[derive(Default)]
+struct AnswerHead {
+    text: String,
+    total: usize,
+}
+
+impl AnswerHead {
+    fn observe(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::AnswerDelta { text, .. } => {
+                self.total += text.len();
+                if self.text.len() <= ANSWER_LIMIT {
+                    self.text.push_str(text);
+                }
+            }
+            AgentEvent::AnswerReplace { text } => {
+                self.total = text.len();
+                self.text = cut_at_boundary(text, ANSWER_LIMIT + 1).to_owned();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `text` with every API key this user has configured masked: the raw stream keeps what an agent
+/// echoed, but a summary is a file people and scripts read.
+fn without_keys(text: &str) -> String {
+    static KEYS: OnceLock<Vec<Secret>> = OnceLock::new();
+    let keys = KEYS.get_or_init(|| {
+        <Provider as clap::ValueEnum>::value_variants()
+            .iter()
+            .filter_map(|provider| live_target(*provider, None).ok()?.api_key)
+            .map(|key| Secret::new(key.expose()))
+            .filter(|secret| !secret.is_empty())
+            .collect()
+    });
+    keys.iter()
+        .fold(text.to_owned(), |text, key| key.redact(&text).into_owned())
+}
+
+/// At most `limit` bytes of `text`, ending at a character boundary.
+fn cut_at_boundary(text: &str, limit: usize) -> &str {
+    if text.len() <= limit {
+        return text;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// A summary of the session in `dir` whose meta on disk is `meta`, built from its raw files;
+/// turns `previous` summarised with the same file and size are taken from it.
+fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> SessionSummary {
+    let provider =
+        <Provider as clap::ValueEnum>::from_str(&meta.provider, true).unwrap_or_default();
+    let mut kept = previous
+        .filter(|summary| summary.version == VERSION)
+        .map(|summary| summary.turns)
+        .unwrap_or_default();
+    let turns = meta
+        .turns
+        .iter()
+        .map(|turn| {
+            let size = file_size(dir, &turn.stream_file);
+            match kept
+                .iter()
+                .position(|t| t.stream_file == turn.stream_file && Some(t.bytes) == size)
+            {
+                Some(i) => kept.swap_remove(i),
+                None => summarise_turn(dir, &turn.stream_file, provider),
+            }
+        })
+        .collect();
+    SessionSummary {
+        version: VERSION,
+        meta: meta.clone(),
+        turns,
+    }
+}
+
+/// Bring the summary of `dir` up to date with `meta`, just written by a writer holding the session
+/// lock. Only turns that changed are read again.
+pub(crate) fn refresh(dir: &Path, meta: &SessionMeta) -> io::Result<()> {
+    let summary = build(dir, meta, read_summary(dir));
+    write(dir, &summary)
+}
+
+fn write(dir: &Path, summary: &SessionSummary) -> io::Result<()> {
+    let bytes = serde_json::to_vec(summary).map_err(io::Error::other)?;
+    replace_file(dir, SUMMARY, &bytes)
+}
+
+/// The summary of the session in `dir`: the saved one when fresh, else rebuilt from the raw files
+/// (and saved back when nothing streams and nobody holds the session lock). Its meta is settled:
+/// turns whose writer died read as cut.
+pub fn load(dir: &Path) -> io::Result<SessionSummary> {
+    let meta = read_meta(dir)?;
+    let saved = read_summary(dir);
+    let mut summary = match saved {
+        Some(summary) if summary.is_fresh(dir, &meta) => summary,
+        saved => {
+            let rebuilt = build(dir, &meta, saved);
+            save_back(dir, &rebuilt);
+            rebuilt
+        }
+    };
+    summary.meta = settle(dir, summary.meta);
+    Ok(summary)
+}
+
+/// Save a summary a reader rebuilt, if the session is quiet: no turn streaming, the lock free, and
+/// the meta unchanged since the summary was built. Failing that, the next reader rebuilds it too.
+fn save_back(dir: &Path, summary: &SessionSummary) {
+    if summary
+        .meta
+        .turns
+        .iter()
+        .any(|t| t.status == TurnStatus::Streaming)
+    {
+        return;
+    }
+    let Ok(Some(_lock)) = SessionLock::try_acquire(dir) else {
+        return;
+    };
+    if read_meta(dir).is_ok_and(|meta| meta == summary.meta) {
+        let _ = write(dir, summary);
+    }
+}
+
+/// Every readable session's summary, newest first (the order of [`SessionStore::list`]).
+///
+/// [`SessionStore::list`]: crate::local::store::SessionStore::list
+pub fn list(root: &Path) -> Vec<SessionSummary> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut summaries: Vec<SessionSummary> = entries
+        .filter_map(|entry| load(&entry.ok()?.path()).ok())
+        .collect();
+    summaries.sort_by(|a, b| newest_first(&a.meta, &b.meta));
+    summaries
+}
+
+/// The order sessions are listed in: the latest change first, then the higher id.
+pub fn newest_first(a: &SessionMeta, b: &SessionMeta) -> std::cmp::Ordering {
+    b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::stream::StreamEnd;
+    use crate::agent::turn::TurnRecorder;
+    use crate::local::store::{SavedTurn, SessionStore};
+    use crate::model::session::Session;
+    use std::io::Write;
+
+    fn answer_event(text: &str) -> String {
+        let event =
+            serde_json::json!({"chat_id": "c-1", "message": {"type": "ANSWER", "content": text}});
+        format!("data: {event}\n\n")
+    }
+
+    /// A session in `store` with one complete turn whose raw stream answers `text`.
+    fn saved(store: &SessionStore, question: &str, text: &str) -> std::path::PathBuf {
+        let mut saved = store.create("research-agent", "bigdata", "x").unwrap();
+        let writer = saved.begin_turn(question, None).unwrap();
+        let (mut turn, sink) = SavedTurn::new(saved.clone(), writer);
+        sink.lock()
+            .unwrap()
+            .write_all(answer_event(text).as_bytes())
+            .unwrap();
+        turn.end(&Session::new(), &StreamEnd::Closed).unwrap();
+        saved.dir().to_owned()
+    }
+
+    fn on_disk(dir: &Path) -> Option<SessionSummary> {
+        read_summary(dir)
+    }
+
+    #[test]
+    fn a_turn_that_ends_leaves_a_fresh_summary_with_its_answer() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(tmp.path());
+        let dir = saved(&store, "What did NVIDIA report?", "Revenue rose 66%.");
+        let summary = on_disk(&dir).expect("written when the turn ended");
+        assert_eq!(summary.meta, read_meta(&dir).unwrap());
+        assert_eq!(summary.turns[0].answer, "Revenue rose 66%.");
+        assert!(summary.is_fresh(&dir, &read_meta(&dir).unwrap()));
+        assert_eq!(summary.title(), "What did NVIDIA report?");
+        assert_eq!(list(tmp.path()), vec![summary]);
+    }
+
+    #[test]
+    fn a_missing_corrupt_old_or_stale_summary_is_rebuilt_from_the_raw_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(tmp.path());
+        let dir = saved(&store, "Q", "First answer.");
+        let fresh = on_disk(&dir).unwrap();
+
+        // Missing: rebuilt, and saved back for the next reader.
+        std::fs::remove_file(dir.join(SUMMARY)).unwrap();
+        assert_eq!(load(&dir).unwrap(), fresh);
+        assert_eq!(on_disk(&dir), Some(fresh.clone()));
+
+        // Corrupt, or from another version: rebuilt alike.
+        std::fs::write(dir.join(SUMMARY), b"{\"version\": 1, \"me").unwrap();
+        assert_eq!(load(&dir).unwrap(), fresh);
+        let mut old = fresh.clone();
+        old.version = VERSION + 1;
+        old.turns[0].answer = "what another version wrote".into();
+        write(&dir, &old).unwrap();
+        assert_eq!(load(&dir).unwrap(), fresh);
+
+        // A turn file grown behind its back (the summary's meta still equals meta.json).
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join("turn-001.sse"))
+            .unwrap();
+        file.write_all(answer_event(" Then more.").as_bytes())
+            .unwrap();
+        assert_eq!(
+            load(&dir).unwrap().turns[0].answer,
+            "First answer. Then more."
+        );
+
+        // A turn appended behind its back: a new turn file and meta.json edited by hand.
+        std::fs::write(dir.join("turn-002.sse"), answer_event("Second answer.")).unwrap();
+        let mut meta = read_meta(&dir).unwrap();
+        let mut second = meta.turns[0].clone();
+        second.question = "Follow-up".into();
+        second.stream_file = "turn-002.sse".into();
+        meta.turns.push(second);
+        std::fs::write(dir.join("meta.json"), serde_json::to_vec(&meta).unwrap()).unwrap();
+        let rebuilt = load(&dir).unwrap();
+        assert_eq!(rebuilt.meta.turns.len(), 2);
+        assert_eq!(rebuilt.turns[1].answer, "Second answer.");
+        assert_eq!(on_disk(&dir), Some(rebuilt));
+    }
+
+    #[test]
+    fn a_streaming_turn_is_summarised_as_far_as_it_got_and_not_saved_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(tmp.path());
+        let mut saved = store.create("research-agent", "bigdata", "x").unwrap();
+        let writer = saved.begin_turn("Q", None).unwrap();
+        let (turn, sink) = SavedTurn::new(saved.clone(), writer);
+        sink.lock()
+            .unwrap()
+            .write_all(answer_event("So far").as_bytes())
+            .unwrap();
+        let live = load(saved.dir()).unwrap();
+        assert_eq!(live.meta.status(), "streaming");
+        assert_eq!(live.turns[0].answer, "So far");
+        assert_ne!(on_disk(saved.dir()).unwrap().turns[0].answer, "So far");
+        // Its writer dies: the turn reads as cut.
+        drop(turn);
+        assert_eq!(load(saved.dir()).unwrap().meta.status(), "cut");
+    }
+
+    #[test]
+    fn a_long_answer_keeps_its_first_64_kib_cut_at_a_character() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(tmp.path());
+        // The limit falls inside an `é`: the cut comes before it.
+        let text = format!("a{}", "é".repeat(ANSWER_LIMIT / 2));
+        let dir = saved(&store, "Q", &text);
+        let turn = &load(&dir).unwrap().turns[0];
+        assert!(turn.answer_cut);
+        assert_eq!(turn.answer.len(), ANSWER_LIMIT - 1);
+        assert!(text.starts_with(&turn.answer));
+    }
+}
