@@ -1,9 +1,12 @@
 //! Headless renderers over the session model: Markdown with footnotes, JSON for scripts, and plain
 //! text for people. None of them parse wire data; all read [`Session`] and [`Attribution`].
 
+mod cells;
+pub mod chart_text;
 pub mod json;
 pub mod markdown;
 pub mod sanitize;
+pub mod table_text;
 pub mod text;
 
 use crate::model::citations::Attribution;

@@ -3,14 +3,14 @@
 use serde_json::Value;
 
 /// `value` with its axis unit: a unit starting with `$` (or `€`, `£`) goes in front
-/// (`$66.8B`), `%` right after, any other unit after a space (`12 GW`). At most three significant
+/// (`$66.8B`), `%` and `x` (a multiple) right after, any other unit after a space (`12 GW`). At most three significant
 /// digits after the point, trailing zeros dropped; thousands grouped.
 pub fn format_value(value: f64, unit: Option<&str>) -> String {
     let number = compact_number(value.abs());
     let sign = if value < 0.0 { "-" } else { "" };
     match unit.map(str::trim).filter(|u| !u.is_empty()) {
         None => format!("{sign}{number}"),
-        Some("%") => format!("{sign}{number}%"),
+        Some(unit @ ("%" | "x" | "×")) => format!("{sign}{number}{unit}"),
         Some(unit) => match unit.chars().next() {
             Some(c @ ('$' | '€' | '£' | '¥')) => {
                 format!("{sign}{c}{number}{}", &unit[c.len_utf8()..])
@@ -105,6 +105,7 @@ mod tests {
         assert_eq!(format_value(-2.5, Some("$B")), "-$2.5B");
         assert_eq!(format_value(62.14, Some("%")), "62.1%");
         assert_eq!(format_value(12.0, Some("GW")), "12 GW");
+        assert_eq!(format_value(33.0, Some("x")), "33x");
         assert_eq!(format_value(1250.0, None), "1250");
         assert_eq!(format_value(125_000.0, None), "125,000");
         assert_eq!(format_value(0.4567, None), "0.457");

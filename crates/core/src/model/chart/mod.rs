@@ -69,6 +69,8 @@ pub struct Series {
     /// `None` for the only series of a chart without a legend.
     pub name: Option<String>,
     pub mark: Mark,
+    /// The value axis this series is read on (layers may each have their own: `$B` and `%`).
+    pub axis: Axis,
     pub points: Vec<(f64, f64)>,
 }
 
@@ -175,6 +177,37 @@ impl Drawing {
     /// A legend is needed: several series, or one with a name.
     pub fn has_legend(&self) -> bool {
         self.series.len() > 1
+    }
+
+    /// The chart as panels sharing its x axis, one per value axis: series in different units
+    /// (revenue in `$B` and margin in `%`) are never drawn on one scale. Usually one panel.
+    pub fn panels(&self) -> Vec<Drawing> {
+        let mut panels: Vec<Drawing> = Vec::new();
+        for series in &self.series {
+            match panels.iter_mut().find(|p| p.y.unit == series.axis.unit) {
+                Some(panel) => {
+                    panel.series.push(series.clone());
+                    if panel.y.title != series.axis.title {
+                        panel.y.title = panel.y.title.take().filter(|_| panel.series.len() < 2);
+                    }
+                }
+                None => panels.push(Drawing {
+                    mark: series.mark,
+                    stacked: false,
+                    x: self.x.clone(),
+                    y: series.axis.clone(),
+                    domain: self.domain.clone(),
+                    series: vec![series.clone()],
+                }),
+            }
+        }
+        if panels.len() <= 1 {
+            return vec![self.clone()];
+        }
+        for panel in &mut panels {
+            panel.stacked = self.stacked && panel.mark == self.mark && panel.series.len() > 1;
+        }
+        panels
     }
 }
 

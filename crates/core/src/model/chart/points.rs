@@ -187,6 +187,7 @@ fn push_point(series: &mut Vec<Series>, name: Option<String>, mark: Mark, point:
         None => series.push(Series {
             name,
             mark,
+            axis: Axis::default(),
             points: vec![point],
         }),
     }

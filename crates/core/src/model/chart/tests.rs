@@ -396,3 +396,27 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn layers_in_different_units_are_drawn_as_panels_with_their_own_scale() {
+    let d = drawn(json!({
+        "data": {"values": [
+            {"q": "Q4 FY26", "rev": 68.1, "gm": 73.5, "om": 65.0},
+            {"q": "Q1 FY27", "rev": 73.2, "gm": 75.1, "om": 66.2}
+        ]},
+        "encoding": {"x": {"field": "q", "type": "ordinal", "sort": null}},
+        "layer": [
+            {"mark": "line", "encoding": {"y": {"field": "rev", "type": "quantitative", "title": "Revenue ($B)"}}},
+            {"mark": "line", "encoding": {"y": {"field": "gm", "type": "quantitative", "title": "Gross margin (%)"}}},
+            {"mark": "line", "encoding": {"y": {"field": "om", "type": "quantitative", "title": "Operating margin (%)"}}}
+        ],
+        "resolve": {"scale": {"y": "independent"}}
+    }));
+    let panels = d.panels();
+    assert_eq!(panels.len(), 2);
+    assert_eq!(panels[0].y.unit.as_deref(), Some("$B"));
+    assert_eq!(panels[1].y.unit.as_deref(), Some("%"));
+    assert_eq!(panels[1].series.len(), 2);
+    assert_eq!(panels[1].y.title, None);
+    assert_eq!(panels[1].categories(), ["Q4 FY26", "Q1 FY27"]);
+}

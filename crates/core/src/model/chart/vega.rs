@@ -518,6 +518,7 @@ fn combine(plots: Vec<Plot>) -> Result<Drawing, String> {
             series.push(Series {
                 name,
                 mark: plot.mark,
+                axis: plot.y.clone(),
                 points,
             });
         }
