@@ -1,8 +1,12 @@
 //! `render` throughput on a large synthetic stream, as a ratio to a serde_json parse-only pass over
 //! the same bytes (measured in the same run), plus peak heap memory as a multiple of the file size.
 //!
-//! The stream: ≈1.8 M answer characters in 40 k ANSWER chunks, 5,000 references to 1,000 sources,
-//! 200 tool calls with audit traces — about 7 MB. Targets: ≤ 2× the parse-only time, ≤ 5× memory.
+//! The stream ([`streams::benchmark_stream`]): ≈1.8 M answer characters in 40 k ANSWER chunks, 5,000
+//! references to 1,000 sources, 200 tool calls with audit traces — about 8 MB. Targets: ≤ 2× the
+//! parse-only time, ≤ 5× memory.
+
+#[path = "support/streams.rs"]
+mod streams;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -13,7 +17,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use research_tui::render::{Format, render};
 use research_tui::wire::input::read_session;
 use research_tui::wire::provider::Provider;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 struct PeakAlloc;
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
@@ -50,89 +54,6 @@ unsafe impl GlobalAlloc for PeakAlloc {
 #[global_allocator]
 static GLOBAL: PeakAlloc = PeakAlloc;
 
-const WORDS: [&str; 12] = [
-    "revenue",
-    "margin",
-    "guidance",
-    "€2.1bn",
-    "東京",
-    "growth",
-    "data-center",
-    "📈",
-    "capex",
-    "demand",
-    "supply",
-    "Müller",
-];
-
-/// A deterministic ~7 MB Bigdata.com stream, one `data:` line per event.
-fn synthetic_stream() -> Vec<u8> {
-    const CHUNKS: usize = 40_000;
-    const SOURCES: usize = 1_000;
-    const REFERENCES: usize = 5_000;
-    const TOOL_CALLS: usize = 200;
-    let mut out = String::with_capacity(8 << 20);
-    let mut push = |message: Value| {
-        out.push_str("data: ");
-        out.push_str(
-            &serde_json::to_string(&json!({"chat_id": "chat-bench", "message": message})).unwrap(),
-        );
-        out.push('\n');
-    };
-    let source = |i: usize| {
-        if i.is_multiple_of(2) {
-            json!({"type": "BIGDATA", "id": format!("doc-{i:05}"), "hd": format!("Quarterly filing number {i}"),
-                   "src_name": "SEC EDGAR", "ts": "2026-04-15T00:00:00Z", "url": format!("https://example.com/doc/{i}"),
-                   "chunks": [{"cnum": 1, "text": "Data Center revenue was $39.1 billion, up 73% from a year ago.", "relevance": 0.9}]})
-        } else {
-            json!({"type": "EXTERNAL", "id": format!("ext-{i:05}"), "hd": format!("Market report {i}"), "ts": "2026-05-02T13:20:00Z",
-                   "text": "Shares rose after the forecast topped estimates.", "action": {"name": "Reuters", "url": format!("https://example.org/{i}")}})
-        }
-    };
-    for t in 0..TOOL_CALLS {
-        push(
-            json!({"type": "ACTION", "tool_name": "search", "tool_arguments": {"query": format!("query {t}")}}),
-        );
-        let values: Vec<Value> = (0..SOURCES / TOOL_CALLS)
-            .map(|k| source(t * (SOURCES / TOOL_CALLS) + k))
-            .collect();
-        push(
-            json!({"type": "AUDIT", "audit_traces": [{"audit_type": "SearchAuditV1", "tool_id": format!("audit-{t}"),
-                    "query": {"text": format!("query {t}")}, "results": [{"type": "CQS", "values": values}]}]}),
-        );
-    }
-    let mut answer_len = 0usize;
-    let mut refs_sent = 0usize;
-    for c in 0..CHUNKS {
-        let mut chunk = String::new();
-        let mut w = c;
-        while chunk.chars().count() < 43 {
-            chunk.push_str(WORDS[w % WORDS.len()]);
-            chunk.push(' ');
-            w = w.wrapping_mul(31).wrapping_add(7);
-        }
-        answer_len += chunk.chars().count();
-        push(json!({"type": "ANSWER", "message_id": "ans-1", "content": chunk}));
-        // A batch of references every 400 chunks, each within the text sent so far.
-        if (c + 1) % (CHUNKS / 100) == 0 {
-            let refs: Vec<Value> = (0..REFERENCES / 100)
-                .map(|k| {
-                    let i = refs_sent + k;
-                    let end = answer_len - (i * 13) % 500;
-                    let s = (i * 7) % SOURCES;
-                    json!({"start": end - 30, "end": end, "tool_name": "search", "audit_id": format!("audit-{}", s / (SOURCES / TOOL_CALLS)), "source": source(s)})
-                })
-                .collect();
-            refs_sent += refs.len();
-            push(json!({"type": "GROUNDING", "references": refs}));
-        }
-    }
-    push(
-        json!({"type": "COMPLETE", "checkpoint_id": "ckpt-bench", "consumption": [{"type": "base", "input_tokens": 1, "output_tokens": 2, "cached_tokens": 0}]}),
-    );
-    out.into_bytes()
-}
-
 /// The baseline: split lines and parse every `data:` payload with serde_json, nothing else.
 fn parse_only(bytes: &[u8]) -> usize {
     let text = std::str::from_utf8(bytes).unwrap();
@@ -164,7 +85,7 @@ fn median_time(mut f: impl FnMut(), runs: usize) -> Duration {
 }
 
 fn bench(c: &mut Criterion) {
-    let bytes = synthetic_stream();
+    let bytes = streams::benchmark_stream(false);
     let size = bytes.len();
     let (session, _) = read_session(&bytes[..], Provider::Bigdata).unwrap();
     eprintln!(

@@ -63,6 +63,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    research_tui::agent::turn::set_max_answer_bytes((cli.tui.max_answer_mib << 20) as usize);
     match cli.command {
         Some(Command::Render {
             file,

@@ -10,10 +10,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::mpsc::UnboundedSender;
-
 use crate::agent::client::{AgentClient, StreamOptions, backoff};
-use crate::agent::stream::StreamUpdate;
+use crate::agent::stream::{StreamUpdate, UpdateSender};
 use crate::wire::provider::spec::Runs;
 use crate::wire::provider::{Provider, WireRequest};
 use crate::wire::sse::{Framing, SseDecoder, SseEvent};
@@ -140,7 +138,7 @@ pub(crate) async fn reconnect(
     tracker: &mut RunTracker,
     options: StreamOptions,
     reason: &str,
-    tx: &UnboundedSender<StreamUpdate>,
+    tx: &UpdateSender,
 ) -> Option<reqwest::Response> {
     let path = tracker.resume_path()?;
     let client = &tracker.run.client;
@@ -157,14 +155,14 @@ pub(crate) async fn reconnect(
             wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
             reason: client.redact(&reason),
         };
-        if tx.send(retrying).is_err() {
+        if tx.send(retrying).await.is_err() {
             return None;
         }
         tokio::time::sleep(wait).await;
         let request = client.authorized(reqwest::Method::GET, &path).ok()?;
         match tokio::time::timeout(options.idle_timeout, request.send()).await {
             Ok(Ok(response)) if response.status().as_u16() == 200 => {
-                tx.send(StreamUpdate::Connected).ok()?;
+                tx.send(StreamUpdate::Connected).await.ok()?;
                 return Some(response);
             }
             // The run is gone, or this key may not see it: resuming cannot work.

@@ -53,10 +53,19 @@ impl StreamEnd {
     }
 }
 
+/// Updates a stream task may send ahead of its reader. Then it waits: a server (or a replay) faster
+/// than the app is slowed to the app's pace instead of filling memory with what the app has not
+/// taken in yet (over HTTP the wait is TCP flow control).
+pub const BACKLOG: usize = 64;
+
+/// Where a stream task sends its updates: `send(…).await` waits while [`BACKLOG`] updates are
+/// unread, and fails once the reader is gone.
+pub type UpdateSender = tokio::sync::mpsc::Sender<StreamUpdate>;
+
 /// The receiving end of a background stream task.
 #[derive(Debug)]
 pub struct StreamHandle {
-    pub updates: tokio::sync::mpsc::UnboundedReceiver<StreamUpdate>,
+    pub updates: tokio::sync::mpsc::Receiver<StreamUpdate>,
     task: tokio::task::JoinHandle<()>,
     /// The run on the server this stream follows, when it outlives the connection.
     server_run: Option<ServerRun>,
@@ -66,10 +75,10 @@ impl StreamHandle {
     /// Start `task`, which reports over the sender it is given.
     pub fn spawn<F, Fut>(task: F) -> Self
     where
-        F: FnOnce(tokio::sync::mpsc::UnboundedSender<StreamUpdate>) -> Fut,
+        F: FnOnce(UpdateSender) -> Fut,
         Fut: std::future::Future<Output = ()> + Send + 'static,
     {
-        let (tx, updates) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, updates) = tokio::sync::mpsc::channel(BACKLOG);
         let task = tokio::spawn(task(tx));
         Self {
             updates,

@@ -8,6 +8,7 @@
 //! store implements it); save errors go back to the caller, which reports them its own way.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::agent::client::RawSink;
@@ -45,12 +46,36 @@ impl TurnTarget for Session {
     }
 }
 
+/// The longest answer a turn takes unless told otherwise: 64 MiB (real answers are a few KB).
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = 64 << 20;
+
+static MAX_ANSWER_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_ANSWER_BYTES);
+
+/// The answer limit every turn of this process starts with (`--max-answer-mib`): an answer that
+/// grows past it is cut there, with a message saying so, instead of filling memory.
+pub fn set_max_answer_bytes(bytes: usize) {
+    MAX_ANSWER_BYTES.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// The answer limit as the user gave it.
+fn describe_limit(bytes: usize) -> String {
+    if bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
 /// A running turn: its stream (until it ends or is cancelled) and the recorder it saves into.
 pub struct TurnDriver<R> {
     stream: Option<StreamHandle>,
     recorder: Option<R>,
     /// The server-side run of a stream cancelled here, not yet cancelled on the server.
     cancelled_run: Option<ServerRun>,
+    /// Answers longer than this are cut.
+    max_answer: usize,
+    /// How the turn ended, once it did.
+    ended: Option<StreamEnd>,
 }
 
 impl<R: TurnRecorder> TurnDriver<R> {
@@ -65,7 +90,20 @@ impl<R: TurnRecorder> TurnDriver<R> {
             stream: Some(start(tee(sinks))),
             recorder,
             cancelled_run: None,
+            max_answer: MAX_ANSWER_BYTES.load(Ordering::Relaxed),
+            ended: None,
         }
+    }
+
+    /// Cut the answer at `bytes` rather than the process's limit.
+    pub fn with_max_answer(mut self, bytes: usize) -> Self {
+        self.max_answer = bytes.max(1);
+        self
+    }
+
+    /// How the turn ended (the stream's end, an answer cut at the limit, a cancel), once it did.
+    pub fn ended(&self) -> Option<&StreamEnd> {
+        self.ended.as_ref()
     }
 
     /// The stream is still running: it has not ended and was not cancelled.
@@ -101,17 +139,40 @@ impl<R: TurnRecorder> TurnDriver<R> {
     }
 
     /// Apply `update` to `target`, then save: events save progress, the end saves how the turn ended
-    /// (and the stream is over). The error is a failure to save; the update was applied anyway.
+    /// (and the stream is over). An answer that grows past the limit ends the turn right there: the
+    /// stream is stopped and the turn is cut, saying why. The error is a failure to save; the update
+    /// was applied anyway.
     pub fn apply(&mut self, update: StreamUpdate, target: &mut impl TurnTarget) -> io::Result<()> {
         let running = self.is_running();
-        let end = match &update {
+        let mut end = match &update {
             StreamUpdate::Ended(end) => Some(end.clone()),
             _ => None,
         };
         let events = matches!(update, StreamUpdate::Events(_));
         target.apply_update(update);
+        if running
+            && events
+            && target
+                .session()
+                .is_some_and(|session| session.answer.len() > self.max_answer)
+        {
+            if let Some(stream) = &mut self.stream {
+                stream.cancel();
+            }
+            let cut = StreamEnd::Cut {
+                reason: format!(
+                    "the answer passed {}, the limit set by --max-answer-mib",
+                    describe_limit(self.max_answer)
+                ),
+            };
+            target.apply_update(StreamUpdate::Ended(cut.clone()));
+            end = Some(cut);
+        }
         if end.is_some() {
             self.stream = None;
+            if running {
+                self.ended.clone_from(&end);
+            }
         }
         // An update applied after the end (or a cancel) saves nothing: the turn is already saved.
         let (true, Some(recorder), Some(session)) = (running, &mut self.recorder, target.session())
@@ -133,6 +194,7 @@ impl<R: TurnRecorder> TurnDriver<R> {
         };
         stream.cancel();
         self.cancelled_run = stream.server_run().cloned();
+        self.ended = Some(StreamEnd::Cancelled);
         match (&mut self.recorder, target.session()) {
             (Some(recorder), Some(session)) => recorder.end(session, &StreamEnd::Cancelled),
             _ => Ok(()),
@@ -225,7 +287,7 @@ mod tests {
             }
             StreamHandle::spawn(move |tx| async move {
                 for update in updates {
-                    let _ = tx.send(update);
+                    let _ = tx.send(update).await;
                 }
             })
         }
@@ -285,6 +347,34 @@ mod tests {
         assert_eq!(
             driver.into_recorder().unwrap().0,
             ["progress Hal", "end Hal cancelled"]
+        );
+    }
+
+    #[tokio::test]
+    async fn an_answer_past_the_limit_is_cut_there_and_saved_as_cut() {
+        let updates = (0..10).map(|_| delta("0123456789")).collect();
+        let mut driver =
+            TurnDriver::start(Vec::new(), Some(Log::default()), scripted(updates, b""))
+                .with_max_answer(25);
+        let mut session = Session::new();
+        while driver.is_running() {
+            let update = driver.next_update().await;
+            driver.apply(update, &mut session).unwrap();
+        }
+        assert_eq!(session.answer.as_str(), "012345678901234567890123456789");
+        let reason = "the answer passed 25 bytes, the limit set by --max-answer-mib";
+        assert_eq!(
+            driver.ended(),
+            Some(&StreamEnd::Cut {
+                reason: reason.into()
+            })
+        );
+        let log = driver.into_recorder().unwrap().0;
+        assert_eq!(
+            log.last().unwrap(),
+            &format!(
+                "end 012345678901234567890123456789 connection cut before completion: {reason}"
+            )
         );
     }
 }

@@ -67,6 +67,16 @@ pub struct TuiArgs {
     /// Quit a moment after the first answer ends (for tests).
     #[arg(long, hide = true)]
     pub exit_when_done: bool,
+    /// Cut an answer that grows past this many MiB, saying so (every command that streams).
+    #[arg(
+        long,
+        global = true,
+        value_name = "MIB",
+        env = "RESEARCH_TUI_MAX_ANSWER_MIB",
+        default_value_t = 64,
+        value_parser = clap::value_parser!(u64).range(1..=1 << 20)
+    )]
+    pub max_answer_mib: u64,
 }
 
 /// `research-tui open <ID>`.

@@ -25,6 +25,7 @@ use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::agent::turn::TurnDriver;
 use crate::local::store::{SavedSession, SavedTurn, SessionStore};
+use crate::model::citations::Attribution;
 use crate::model::event::{AgentEvent, StepStatus};
 use crate::model::session::Session;
 use crate::render::Format;
@@ -342,7 +343,7 @@ async fn ask(
     let mut printer = TextPrinter::for_stdout();
     let (session, end) =
         follow_turn(driver, args.format, progress, &mut printer, &mut saving).await;
-    let code = print_result(args.format, &mut printer, &session, &end);
+    let code = print_result(args.format, &mut printer, session, &end);
     if saving.failed && code == EXIT_COMPLETE {
         eprintln!("research-tui: the answer is complete, but it was not saved (see above)");
         return ExitCode::from(EXIT_OTHER);
@@ -437,7 +438,8 @@ impl Saving {
 }
 
 /// Follow the turn to its end: retries (and on a terminal, progress) to stderr, the answer to stdout
-/// as it grows (`text`), failures to save as errors (in `saving`). Ctrl-C cancels it.
+/// as it grows (`text`; to a pipe it keeps no copy of it), failures to save as errors (in
+/// `saving`). Ctrl-C cancels it.
 async fn follow_turn(
     mut driver: TurnDriver<SavedTurn>,
     format: Format,
@@ -450,7 +452,12 @@ async fn follow_turn(
         .recorder()
         .map(|turn| turn.saved.meta.id.clone())
         .filter(|_| progress);
+    let streaming_text = format == Format::Text;
     let mut session = Session::new();
+    if streaming_text && printer.streams_without_keeping() {
+        // Printed as it arrives: the session only counts the text.
+        session.answer.stop_keeping_text();
+    }
     loop {
         let update = tokio::select! {
             update = driver.next_update() => update,
@@ -477,21 +484,35 @@ async fn follow_turn(
             StreamUpdate::Events(events) if progress => events.iter().for_each(report_progress),
             _ => {}
         }
-        let end = match &update {
-            StreamUpdate::Ended(end) => Some(end.clone()),
-            _ => None,
+        let chunks = if streaming_text {
+            answer_chunks(&update)
+        } else {
+            Vec::new()
         };
-        let events = matches!(update, StreamUpdate::Events(_));
         let saved = driver.apply(update, &mut session);
-        if let Some(end) = end {
+        if streaming_text {
+            printer.print(&session, &chunks);
+        }
+        if let Some(end) = driver.ended() {
             report_saved_end(saving, saved, saved_as.as_deref());
-            return (session, end);
+            return (session, end.clone());
         }
         saving.report(saved);
-        if events && format == Format::Text {
-            printer.print_new(&session);
-        }
     }
+}
+
+/// The answer text an update appends (copies of its chunks: the session keeps none in `text`).
+fn answer_chunks(update: &StreamUpdate) -> Vec<String> {
+    let StreamUpdate::Events(events) = update else {
+        return Vec::new();
+    };
+    events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::AnswerDelta { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// How saving the turn's end went: an error, or the session it was saved as (`saved_as`).
@@ -508,35 +529,34 @@ fn report_saved_end(saving: &mut Saving, saved: std::io::Result<()>, saved_as: O
 fn print_result(
     format: Format,
     printer: &mut TextPrinter,
-    session: &Session,
+    mut session: Session,
     end: &StreamEnd,
 ) -> u8 {
-    let code = exit_code(session, end);
+    let code = exit_code(&session, end);
     match format {
-        Format::Text => printer.finish(session),
+        Format::Text => printer.finish(&mut session),
         Format::Markdown => {
-            print!("{}", crate::render::render(session, Format::Markdown));
+            print!("{}", crate::render::render(&session, Format::Markdown));
         }
         Format::Json => {
-            let attribution = crate::model::citations::Attribution::resolve(session, true);
-            let mut doc = crate::render::json::to_value(session, &attribution);
-            if session.error.is_none()
-                && !matches!(end, StreamEnd::Closed)
-                && let Some(object) = doc.as_object_mut()
-            {
-                // The stream did not finish: say so, and why, in the document itself.
-                let http = matches!(end, StreamEnd::Http { .. } | StreamEnd::Connect { .. });
-                object.insert(
-                    "status".into(),
-                    Value::from(if http { "error" } else { "incomplete" }),
-                );
-                object.insert("error".into(), Value::from(end.describe()));
-            }
-            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            let attribution = Attribution::resolve(&session, true);
+            // The stream did not finish: say so, and why, in the document itself.
+            let unfinished = end.describe();
+            let outcome =
+                (session.error.is_none() && !matches!(end, StreamEnd::Closed)).then(|| {
+                    let http = matches!(end, StreamEnd::Http { .. } | StreamEnd::Connect { .. });
+                    (
+                        if http { "error" } else { "incomplete" },
+                        unfinished.as_str(),
+                    )
+                });
+            // Written as it is serialised: the answer is not copied again.
+            let out = std::io::BufWriter::new(std::io::stdout().lock());
+            let _ = crate::render::json::write(&session, &attribution, outcome, out);
         }
     }
     if code != EXIT_COMPLETE {
-        eprintln!("research-tui: {}", failure_line(session, end));
+        eprintln!("research-tui: {}", failure_line(&session, end));
     }
     code
 }

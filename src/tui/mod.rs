@@ -32,7 +32,9 @@ use ratatui::backend::CrosstermBackend;
 
 use crate::agent::client::{ApiKey, StreamOptions};
 use crate::agent::live;
-use crate::agent::replay::{Speed, replay};
+use crate::agent::replay::{Speed, replay_file};
+use crate::agent::stream::StreamUpdate;
+use crate::model::event::AgentEvent;
 use crate::wire::provider::Provider;
 use conversation::{Agent, Conversation, LiveConfig, Settings};
 use failure::{Doing, Failure};
@@ -233,16 +235,19 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
     result
 }
 
-/// `replay FILE`: the recording plays as a stream (read before the screen is taken over).
+/// `replay FILE`: the recording plays as a stream, read as it plays (opened before the screen is
+/// taken over).
 fn start_replay(
     app: &mut App,
     conversation: &mut Conversation,
     replay_opts: &ReplayOptions,
 ) -> Result<(), Failure> {
-    let bytes = std::fs::read(&replay_opts.path)
-        .doing(format_args!("cannot read {}", replay_opts.path.display()))?;
-    app.provider = replay_opts.provider.or_else(|| detect_provider(&bytes));
-    let handle = replay(&bytes, replay_opts.speed, replay_opts.provider);
+    let cannot_read = || format!("cannot read {}", replay_opts.path.display());
+    let head = read_head(&replay_opts.path).doing(cannot_read())?;
+    app.provider = replay_opts.provider.or_else(|| detect_provider(&head));
+    // Played as it is read: a recording of any size is never in memory whole.
+    let handle = replay_file(&replay_opts.path, replay_opts.speed, replay_opts.provider)
+        .doing(cannot_read())?;
     conversation.play(app, handle);
     Ok(())
 }
@@ -332,6 +337,16 @@ fn unknown_resume(resume: &Continuation) -> Option<String> {
     ))
 }
 
+/// The first MiB of a recording: enough to tell its provider.
+fn read_head(path: &std::path::Path) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)?
+        .take(1 << 20)
+        .read_to_end(&mut head)?;
+    Ok(head)
+}
+
 /// The provider a recording speaks, from its first identifying events.
 fn detect_provider(bytes: &[u8]) -> Option<Provider> {
     let mut pipeline = crate::wire::provider::EventPipeline::auto();
@@ -345,6 +360,14 @@ fn detect_provider(bytes: &[u8]) -> Option<Provider> {
     }
     None
 }
+
+/// Stream updates applied in one go before input is read again…
+const UPDATE_BATCH: usize = 256;
+/// …and for at most this long.
+const UPDATE_BUDGET: Duration = Duration::from_millis(8);
+/// Answer text taken in between two frames: the next frame lays it out, which must stay quick, so
+/// more waits for that frame (the stream task waits meanwhile: see `agent::stream::BACKLOG`).
+const TEXT_PER_FRAME: usize = 256 * 1024;
 
 async fn event_loop(
     terminal: &mut Term,
@@ -364,6 +387,8 @@ async fn event_loop(
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut quit_at: Option<tokio::time::Instant> = None;
+    // Answer bytes taken in since the last frame.
+    let mut text_since_draw = 0usize;
 
     loop {
         if app.quit {
@@ -375,10 +400,17 @@ async fn event_loop(
                 .doing("cannot draw on the terminal")?;
             last_draw = Instant::now();
             dirty = false;
+            text_since_draw = 0;
         }
         let draw_at = tokio::time::Instant::from_std(last_draw + FRAME);
         let ticking = app.needs_tick();
+        let take_updates = text_since_draw < TEXT_PER_FRAME;
+        // In this order: signals, then keys, then a frame that is due, then the stream; so however
+        // fast updates arrive, input and redraws never wait for more than one batch.
         tokio::select! {
+            biased;
+            _ = sigterm.recv() => break,
+            _ = sighup.recv() => break,
             event = events.next() => match event {
                 Some(Ok(event)) => {
                     dirty |= effects::handle_event(event, app, conversation, terminal, &view, &note_tx).await;
@@ -386,15 +418,13 @@ async fn event_loop(
                 Some(Err(e)) => return Err(e).doing("cannot read the terminal's input"),
                 None => break,
             },
-            update = conversation.next_update() => {
-                conversation.apply(app, update);
-                // Drain what else arrived: one redraw for the whole batch.
-                for _ in 0..1024 {
-                    match conversation.try_next_update() {
-                        Some(update) => conversation.apply(app, update),
-                        None => break,
-                    }
-                }
+            Some(note) = note_rx.recv() => {
+                effects::note(note, app, terminal);
+                dirty = true;
+            }
+            _ = tokio::time::sleep_until(draw_at), if dirty => {}
+            update = conversation.next_update(), if take_updates => {
+                text_since_draw += apply_batch(app, conversation, update, text_since_draw);
                 dirty = true;
                 if opts.exit_when_done && !conversation.is_streaming() && !app.in_progress() && quit_at.is_none() {
                     quit_at = Some(tokio::time::Instant::now() + Duration::from_millis(500));
@@ -404,15 +434,53 @@ async fn event_loop(
                 app.tick = app.tick.wrapping_add(1);
                 dirty = true;
             }
-            _ = tokio::time::sleep_until(draw_at), if dirty => {}
             _ = tokio::time::sleep_until(quit_at.unwrap_or_else(tokio::time::Instant::now)), if quit_at.is_some() => break,
-            Some(note) = note_rx.recv() => {
-                effects::note(note, app, terminal);
-                dirty = true;
-            }
-            _ = sigterm.recv() => break,
-            _ = sighup.recv() => break,
         }
     }
     Ok(())
+}
+
+/// Apply `first` and the updates already waiting behind it — at most [`UPDATE_BATCH`], for at most
+/// [`UPDATE_BUDGET`], until [`TEXT_PER_FRAME`] answer bytes (counting `taken` before) — and return
+/// the answer bytes they carried.
+fn apply_batch(
+    app: &mut App,
+    conversation: &mut Conversation,
+    first: StreamUpdate,
+    taken: usize,
+) -> usize {
+    let started = Instant::now();
+    let mut text = 0;
+    let mut update = first;
+    for applied in 1.. {
+        text += answer_bytes(&update);
+        conversation.apply(app, update);
+        if applied >= UPDATE_BATCH
+            || taken + text >= TEXT_PER_FRAME
+            || started.elapsed() >= UPDATE_BUDGET
+        {
+            break;
+        }
+        match conversation.try_next_update() {
+            Some(next) => update = next,
+            None => break,
+        }
+    }
+    text
+}
+
+/// The answer text an update carries, in bytes.
+fn answer_bytes(update: &StreamUpdate) -> usize {
+    match update {
+        StreamUpdate::Events(events) => events
+            .iter()
+            .map(|event| match event {
+                AgentEvent::AnswerDelta { text, .. } | AgentEvent::AnswerReplace { text } => {
+                    text.len()
+                }
+                _ => 0,
+            })
+            .sum(),
+        _ => 0,
+    }
 }

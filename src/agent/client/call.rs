@@ -32,11 +32,11 @@ enum Outcome {
 }
 
 impl Call {
-    pub(super) async fn run(self, tx: UnboundedSender<StreamUpdate>) {
+    pub(super) async fn run(self, tx: UpdateSender) {
         let max_attempts = self.options.max_attempts.max(1);
         let mut attempt = 1;
         loop {
-            if tx.send(StreamUpdate::Connecting { attempt }).is_err() {
+            if tx.send(StreamUpdate::Connecting { attempt }).await.is_err() {
                 return;
             }
             let end = match self.attempt(&tx).await {
@@ -57,24 +57,24 @@ impl Call {
                         wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
                         reason: self.client.redact(&reason),
                     };
-                    if tx.send(retrying).is_err() {
+                    if tx.send(retrying).await.is_err() {
                         return;
                     }
                     tokio::time::sleep(wait).await;
                     continue;
                 }
             };
-            let _ = tx.send(StreamUpdate::Ended(self.redact_end(end)));
+            let _ = tx.send(StreamUpdate::Ended(self.redact_end(end))).await;
             return;
         }
     }
 
-    async fn attempt(&self, tx: &UnboundedSender<StreamUpdate>) -> Outcome {
+    async fn attempt(&self, tx: &UpdateSender) -> Outcome {
         let response = match self.connect().await {
             Ok(response) => response,
             Err(outcome) => return outcome,
         };
-        if tx.send(StreamUpdate::Connected).is_err() {
+        if tx.send(StreamUpdate::Connected).await.is_err() {
             return Outcome::Gone;
         }
         self.read_body(response, tx).await
@@ -188,11 +188,7 @@ impl Call {
     }
 
     /// Read the stream through the provider's dialect, sending events as they are decoded.
-    async fn read_body(
-        &self,
-        mut response: reqwest::Response,
-        tx: &UnboundedSender<StreamUpdate>,
-    ) -> Outcome {
+    async fn read_body(&self, mut response: reqwest::Response, tx: &UpdateSender) -> Outcome {
         let idle = self.options.idle_timeout;
         let idle_secs = idle.as_secs();
         let mut keep_alive = KeepAlive::default();
@@ -229,7 +225,7 @@ impl Call {
                     }
                     // An overlong line is counted as malformed by the pipeline; the stream goes on.
                     let _ = reader.pipeline.feed(&chunk, &mut reader.events);
-                    if !reader.flush(tx) {
+                    if !reader.flush(tx).await {
                         return Outcome::Gone;
                     }
                     if reader.terminal {
@@ -244,7 +240,7 @@ impl Call {
                         continue;
                     }
                     reader.finish();
-                    if !reader.flush(tx) {
+                    if !reader.flush(tx).await {
                         return Outcome::Gone;
                     }
                     break StreamEnd::Cut {
@@ -258,7 +254,7 @@ impl Call {
                         continue;
                     }
                     reader.finish_cut();
-                    if !reader.flush(tx) {
+                    if !reader.flush(tx).await {
                         return Outcome::Gone;
                     }
                     break StreamEnd::Cut {
@@ -289,7 +285,7 @@ impl Call {
         &self,
         reader: &mut BodyReader,
         reason: &str,
-        tx: &UnboundedSender<StreamUpdate>,
+        tx: &UpdateSender,
     ) -> Option<reqwest::Response> {
         if reader.terminal {
             return None;
@@ -348,7 +344,7 @@ impl BodyReader {
     }
 
     /// Send the pending events, if any. `false` when the receiver is gone.
-    fn flush(&mut self, tx: &UnboundedSender<StreamUpdate>) -> bool {
+    async fn flush(&mut self, tx: &UpdateSender) -> bool {
         if self.events.is_empty() {
             return true;
         }
@@ -358,6 +354,7 @@ impl BodyReader {
             .iter()
             .any(|e| matches!(e, AgentEvent::Complete { .. } | AgentEvent::Error { .. }));
         tx.send(StreamUpdate::Events(std::mem::take(&mut self.events)))
+            .await
             .is_ok()
     }
 }

@@ -19,12 +19,11 @@ use std::fmt;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
-use tokio::sync::mpsc::UnboundedSender;
 
 use crate::agent::http_checks::{KeepAlive, WrongBody, not_an_event_stream};
 pub use crate::agent::http_checks::{check_base_url, check_base_url_flag};
 use crate::agent::resume::{self, RunTracker, ServerRun};
-use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate, UpdateSender};
 use crate::model::event::AgentEvent;
 use crate::render::sanitize::sanitize_line;
 // The Bigdata.com request types this client's shorthands take.

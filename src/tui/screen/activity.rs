@@ -17,7 +17,7 @@ use super::{clean, keep_visible, pane_block, pane_inner, piece, plain_lines, tit
 use crate::model::event::Role;
 use crate::model::session::{Activity, Session};
 use crate::tui::state::{App, Focus, Turn};
-use crate::tui::text::{Piece, RLine, wrap};
+use crate::tui::text::{Piece, RLine, inline_text, render_block, wrap};
 use crate::tui::theme::Theme;
 
 /// A short summary of tool arguments: the query when there is one, else `key=value` pairs.
@@ -199,10 +199,11 @@ fn thinking_rows(role: &Role, text: &str, fold: Fold, width: usize, theme: &Them
         } else {
             1
         };
-        let start = self::head(text.trim_start(), width * rows_wanted);
-        head.push(piece(clean(start.trim_end()), style));
+        // Reasoning summaries are Markdown (`**Checking margins**`): their words, not the marks.
+        let raw_start = self::head(text.trim_start(), width * rows_wanted);
+        head.push(piece(clean(&inline_text(raw_start)), style));
         let mut rows = fit(head, width, fold == Fold::Wrapped);
-        let more = rows.len() > rows_wanted || start.len() < text.trim().len();
+        let more = rows.len() > rows_wanted || raw_start.len() < text.trim().len();
         if fold == Fold::Wrapped && more {
             rows.truncate(rows_wanted);
             if let Some(last) = rows.last_mut() {
@@ -217,9 +218,14 @@ fn thinking_rows(role: &Role, text: &str, fold: Fold, width: usize, theme: &Them
     }
     head.push(piece("▾ thinking", theme.muted()));
     let mut rows = vec![RLine { pieces: head }];
-    let indent = vec![piece("    ", theme.muted())];
-    for line in text.lines() {
-        rows.extend(wrap(&[piece(clean(line), style)], width, &indent, &indent));
+    // Rendered as the Markdown it is, in the thinking style (bold kept).
+    let blocks = render_block(text, 0, &[], &[], width.saturating_sub(4), theme);
+    for mut row in blocks {
+        for piece in &mut row.pieces {
+            piece.style = style.add_modifier(piece.style.add_modifier & Modifier::BOLD);
+        }
+        row.pieces.insert(0, self::piece("    ", theme.muted()));
+        rows.push(row);
     }
     rows
 }
@@ -512,5 +518,29 @@ mod tests {
             "NVDA entity_id=D8442A"
         );
         assert_eq!(summarize_args(&Value::Null), "");
+    }
+
+    #[test]
+    fn reasoning_summaries_show_their_words_not_their_markdown_marks() {
+        use crate::tui::text::test_support::{plain, theme};
+        let text = "**Checking margins**\n\nNVIDIA's gross margin was `75%` in Q2.";
+        let folded = plain(&thinking_rows(&None, text, Fold::Folded, 60, &theme()));
+        assert_eq!(
+            folded,
+            ["▸ Checking margins NVIDIA's gross margin was 75% in Q2."]
+        );
+        let expanded = thinking_rows(&None, text, Fold::Expanded, 60, &theme());
+        assert_eq!(
+            plain(&expanded),
+            [
+                "▾ thinking",
+                "    Checking margins",
+                "",
+                "    NVIDIA's gross margin was 75% in Q2."
+            ]
+        );
+        let title = &expanded[1].pieces[1];
+        assert!(title.style.add_modifier.contains(Modifier::BOLD));
+        assert!(title.style.add_modifier.contains(Modifier::ITALIC));
     }
 }

@@ -244,6 +244,7 @@ pub fn prepare(app: &mut App, structured: &mut StructuredCache, area: Rect) -> A
     let total: usize = parts.iter().map(|(_, _, h)| h).sum();
     scroll_to_requests(app, &parts, total, height);
     let top = app.answer_scroll.resolve(total, height);
+    show_window(app, &parts, top, height);
     AnswerFrame {
         more_below: !app.answer_scroll.follow && top + height < total,
         body: Some(AnswerBody { parts, total, top }),
@@ -369,16 +370,41 @@ fn scroll_to_requests(app: &mut App, parts: &[(usize, Part, usize)], total: usiz
     if let Some(byte) = app.scroll_to_byte.take() {
         let mut offset = 0;
         for (turn, part, h) in parts {
-            if let (true, Part::Answer(_)) = (*turn == current, part)
-                && let Some(row) = app.turns[current].view.row_of_byte(byte)
-            {
-                app.answer_scroll.total = total;
-                app.answer_scroll.viewport = height;
-                app.answer_scroll.top = (offset + row).saturating_sub(height / 3);
-                app.answer_scroll.follow = false;
-                break;
+            if *turn == current && matches!(part, Part::Answer(_)) {
+                let theme = &app.theme;
+                let shown = &mut app.turns[current];
+                if let Some(row) = shown
+                    .view
+                    .locate(shown.session.answer.as_str(), byte, theme)
+                {
+                    app.answer_scroll.total = total;
+                    app.answer_scroll.viewport = height;
+                    app.answer_scroll.top = (offset + row).saturating_sub(height / 3);
+                    app.answer_scroll.follow = false;
+                    break;
+                }
             }
             offset += h;
+        }
+    }
+}
+
+/// Have each answer in rows `top..top + height` wrap the blocks it shows there (the view keeps rows
+/// only around what was last shown).
+fn show_window(app: &mut App, parts: &[(usize, Part, usize)], top: usize, height: usize) {
+    let theme = app.theme.clone();
+    let mut offset = 0;
+    for (_, part, h) in parts {
+        let (start, end) = (offset, offset + h);
+        offset = end;
+        if let Part::Answer(i) = part
+            && end > top
+            && start < top + height
+        {
+            let skip = top.saturating_sub(start);
+            let turn = &mut app.turns[*i];
+            turn.view
+                .show(turn.session.answer.as_str(), skip, height, &theme);
         }
     }
 }

@@ -61,37 +61,9 @@ fn layout(turn: &Turn, width: usize, theme: &Theme) -> Vec<Row> {
     rows
 }
 
-/// An X post's author (`@name`), or its id when the link names none (`/i/status/…`).
-fn x_post(url: &str) -> Option<String> {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))?;
-    let (host, path) = rest.split_once('/')?;
-    let host = host
-        .trim_start_matches("www.")
-        .trim_start_matches("mobile.");
-    if host != "x.com" && host != "twitter.com" {
-        return None;
-    }
-    let mut parts = path.split(['/', '?', '#']);
-    let (user, status, id) = (parts.next()?, parts.next()?, parts.next()?);
-    if status != "status" || id.is_empty() {
-        return None;
-    }
-    Some(if user == "i" || user.is_empty() {
-        format!("X post {id}")
-    } else {
-        format!("@{user} on X · post {id}")
-    })
-}
-
-/// How a source is named on screen: its label, or for a post on X that has only the host for a
-/// label (xAI), who posted it or which post it is, so posts can be told apart.
+/// How a source is named on screen: its label, cleaned for the terminal.
 pub fn source_label(source: &Source) -> String {
-    match source.url.as_deref().and_then(x_post) {
-        Some(post) if source.headline.is_none() => clean(&post),
-        _ => clean(&source.label),
-    }
+    clean(&source.label)
 }
 
 /// A source's label rows: `[n] publisher - date` on one row when it fits; else the publisher wrapped
@@ -155,11 +127,14 @@ fn detail(turn: &Turn, source: &Source) -> String {
         None => {}
     }
     let a = &turn.attribution;
-    let x_quote = source.url.as_deref().and_then(x_post).and_then(|_| {
-        let first = source.citations.first().and_then(|&c| a.citations.get(c))?;
-        let text = inline_text(&cited_text(a, first, turn.session.answer.as_str()));
-        Some(format!("“{}”", clean(&text)))
-    });
+    // A post on X has no title: what it says (as cited) tells it apart.
+    let x_quote = (source.kind.as_deref() == Some("X"))
+        .then_some(())
+        .and_then(|()| {
+            let first = source.citations.first().and_then(|&c| a.citations.get(c))?;
+            let text = inline_text(&cited_text(a, first, turn.session.answer.as_str()));
+            Some(format!("“{}”", clean(&text)))
+        });
     x_quote
         .or_else(|| source.url.as_deref().map(clean))
         .or_else(kind)
@@ -350,23 +325,4 @@ pub fn gutter_row(
         select_row(&mut row, width, theme.selection(focused));
     }
     row
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn posts_on_x_are_named_by_their_author_or_id() {
-        assert_eq!(
-            x_post("https://x.com/elonmusk/status/123?s=20").as_deref(),
-            Some("@elonmusk on X · post 123")
-        );
-        assert_eq!(
-            x_post("https://twitter.com/i/status/456").as_deref(),
-            Some("X post 456")
-        );
-        assert_eq!(x_post("https://x.com/elonmusk"), None);
-        assert_eq!(x_post("https://example.com/a/status/1"), None);
-    }
 }

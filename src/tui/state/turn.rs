@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::model::citations::Attribution;
 use crate::model::event::AgentEvent;
+use crate::model::pending::{Change, LiveResolver};
 use crate::model::session::Session;
 use crate::tui::text::{Annotations, AnswerView};
 
@@ -100,7 +101,8 @@ pub struct Turn {
     pub retry_at: Option<Instant>,
     /// This turn asks turn `n`'s question again (`r`).
     pub retry_of: Option<usize>,
-    resolved_key: (usize, usize, bool),
+    /// Keeps `attribution` up to date as events arrive, with work only for what changed.
+    resolver: LiveResolver,
     /// Unique among the turns of this run: caches on the screen's side know a turn by it (an index
     /// is reused when a saved session replaces the conversation).
     pub id: u64,
@@ -127,7 +129,7 @@ impl Turn {
             saved_index: None,
             retry_at: None,
             retry_of: None,
-            resolved_key: (0, 0, false),
+            resolver: LiveResolver::new(),
             id: NEXT_TURN_ID.fetch_add(1, Ordering::Relaxed),
         }
     }
@@ -149,7 +151,7 @@ impl Turn {
             request,
             ..Turn::new(Some(question))
         };
-        turn.refresh_attribution(true);
+        turn.refresh_attribution();
         turn
     }
 
@@ -181,23 +183,9 @@ impl Turn {
             .or(self.request.chat_id.as_deref())
     }
 
-    /// Apply events and refresh the attribution when it may have changed.
+    /// Apply events and bring the attribution up to date.
     pub fn apply_events(&mut self, events: Vec<AgentEvent>) {
-        // Anything but the frequent, reference-neutral events may change citations.
-        let mut force = false;
         for event in events {
-            force |= !matches!(
-                event,
-                AgentEvent::AnswerDelta { .. }
-                    | AgentEvent::Thinking { .. }
-                    | AgentEvent::Plan(_)
-                    | AgentEvent::ToolCall { .. }
-                    | AgentEvent::Audit { .. }
-                    | AgentEvent::Conversation(_)
-                    | AgentEvent::Received
-                    | AgentEvent::Unknown { .. }
-                    | AgentEvent::Malformed { .. }
-            );
             if matches!(event, AgentEvent::AnswerReplace { .. }) {
                 self.generation += 1;
             }
@@ -217,32 +205,65 @@ impl Turn {
         ) {
             self.conn = ConnState::Streaming;
         }
-        self.refresh_attribution(force);
+        self.refresh_attribution();
     }
 
-    /// Re-resolve citations if references, answer length (with pending references) or finality changed.
-    pub fn refresh_attribution(&mut self, force: bool) {
+    /// How many times the whole citation resolution ran for this turn (once it finished, or when
+    /// the answer or its references were replaced; never per chunk).
+    pub fn full_resolutions(&self) -> usize {
+        self.resolver.rebuilds()
+    }
+
+    /// Bring the citations, the sidebar and the answer's markers up to date with the session: only
+    /// what arrived since the last call is looked at (see [`LiveResolver`]).
+    fn refresh_attribution(&mut self) {
         let finished = self.session.is_finished() || !self.conn.in_progress();
-        let refs = self.session.references.len();
-        let len = self.session.answer.char_len();
-        let (old_refs, old_len, old_finished) = self.resolved_key;
-        let stale = force
-            || refs != old_refs
-            || finished != old_finished
-            || (len != old_len && self.attribution.pending_references > 0);
-        if !stale {
-            return;
-        }
-        self.resolved_key = (refs, len, finished);
-        self.attribution = Attribution::resolve(&self.session, finished);
-        self.sidebar = sidebar_of(&self.attribution);
-        let ann = Annotations {
-            markers: self.attribution.markers(),
-            hidden: self.attribution.marker_spans(),
-        };
-        if ann != self.ann {
-            self.ann = ann;
-            self.markers_version += 1;
+        match self
+            .resolver
+            .update(&mut self.attribution, &self.session, finished)
+        {
+            Change::Unchanged => {}
+            Change::Rebuilt => {
+                self.sidebar = sidebar_of(&self.attribution);
+                let ann = Annotations {
+                    markers: self.attribution.markers(),
+                    hidden: self.attribution.marker_spans(),
+                };
+                if ann != self.ann {
+                    self.ann = ann;
+                    self.markers_version += 1;
+                }
+            }
+            Change::Grew {
+                added,
+                shifted,
+                sources,
+            } => {
+                let citations = &self.attribution.citations;
+                let tools = added.iter().any(|&i| citations[i].source.is_none())
+                    || (shifted
+                        && self
+                            .sidebar
+                            .iter()
+                            .any(|s| matches!(s, SidebarItem::Tool(_))));
+                if sources || tools {
+                    self.sidebar = sidebar_of(&self.attribution);
+                }
+                let mut changed = false;
+                for &i in &added {
+                    if let Some(n) = citations[i].source {
+                        changed |= add_marker(&mut self.ann.markers, citations[i].bytes.end, n);
+                    }
+                }
+                if added.iter().any(|&i| citations[i].marker) {
+                    let hidden = self.attribution.marker_spans();
+                    changed |= hidden != self.ann.hidden;
+                    self.ann.hidden = hidden;
+                }
+                if changed {
+                    self.markers_version += 1;
+                }
+            }
         }
     }
 
@@ -266,7 +287,7 @@ impl Turn {
         if self.ended.is_none() {
             self.ended = Some(Instant::now());
         }
-        self.refresh_attribution(true);
+        self.refresh_attribution();
     }
 
     pub fn apply_update(&mut self, update: StreamUpdate) {
@@ -296,6 +317,25 @@ impl Turn {
 
     pub fn elapsed(&self) -> Duration {
         self.ended.unwrap_or_else(Instant::now) - self.started
+    }
+}
+
+/// Add source `n`'s marker at byte `pos` to `markers` (sorted by position, numbers ascending without
+/// repeats, as [`Attribution::markers`] makes them). Whether it was new.
+fn add_marker(markers: &mut Vec<(usize, Vec<usize>)>, pos: usize, n: usize) -> bool {
+    let at = markers.partition_point(|(p, _)| *p < pos);
+    match markers.get_mut(at) {
+        Some((p, numbers)) if *p == pos => match numbers.binary_search(&n) {
+            Ok(_) => false,
+            Err(i) => {
+                numbers.insert(i, n);
+                true
+            }
+        },
+        _ => {
+            markers.insert(at, (pos, vec![n]));
+            true
+        }
     }
 }
 
@@ -332,4 +372,76 @@ pub fn sidebar_of(a: &Attribution) -> Vec<SidebarItem> {
             .map(|(i, _)| SidebarItem::Source(i)),
     );
     items
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event::{Reference, SourceDoc};
+
+    fn delta(text: &str) -> AgentEvent {
+        AgentEvent::AnswerDelta {
+            message_id: None,
+            text: text.into(),
+        }
+    }
+
+    /// `count` references to 7 sources, every 10 code points, the last 3 of every 5 tool-level.
+    fn references(count: u64, marker: bool) -> Vec<Reference> {
+        (0..count)
+            .map(|i| Reference {
+                start: Some(i * 10),
+                end: Some(i * 10 + 4 + i % 3),
+                source: (i % 5 < 3).then(|| SourceDoc {
+                    id: Some(format!("doc-{}", i % 7)),
+                    ..SourceDoc::default()
+                }),
+                marker,
+                ..Reference::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn references_sent_before_their_text_are_resolved_without_resolving_everything_per_chunk() {
+        let mut turn = Turn::new(Some("q".into()));
+        turn.apply_update(StreamUpdate::Connected);
+        // Sent before the text they cite, out of order: all pending.
+        let mut refs = references(300, false);
+        refs.reverse();
+        turn.apply_events(vec![AgentEvent::Grounding(refs)]);
+        assert_eq!(turn.attribution.pending_references, 300);
+        for _ in 0..1000 {
+            turn.apply_events(vec![delta("abc")]);
+        }
+        assert_eq!(turn.attribution.pending_references, 0);
+        assert_eq!(
+            turn.full_resolutions(),
+            0,
+            "3,000 chunks with references pending, no full resolution"
+        );
+        // What the answer pane and the sidebar show is what a full resolve gives.
+        let full = Attribution::resolve(&turn.session, false);
+        assert_eq!(turn.attribution, full);
+        assert_eq!(turn.ann.markers, full.markers());
+        assert_eq!(turn.sidebar, sidebar_of(&full));
+        turn.end(StreamEnd::Closed);
+        assert_eq!(turn.full_resolutions(), 1, "once, at the end");
+    }
+
+    #[test]
+    fn provider_markers_that_arrive_with_their_text_are_hidden_as_they_come() {
+        let mut turn = Turn::new(None);
+        turn.apply_update(StreamUpdate::Connected);
+        for (i, reference) in references(50, true).into_iter().enumerate() {
+            turn.apply_events(vec![delta("0123456789")]);
+            if i % 2 == 0 {
+                turn.apply_events(vec![AgentEvent::Grounding(vec![reference])]);
+            }
+        }
+        let full = Attribution::resolve(&turn.session, false);
+        assert_eq!(turn.ann.markers, full.markers());
+        assert_eq!(turn.ann.hidden, full.marker_spans());
+        assert_eq!(turn.sidebar, sidebar_of(&full));
+    }
 }

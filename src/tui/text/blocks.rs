@@ -1,9 +1,15 @@
 //! The answer's cached, wrapped rendering ([`AnswerView`]). The answer is split into top-level blocks
-//! (separated by blank lines, outside code fences). Every completed block is parsed and wrapped once
-//! per width and cached; as the answer streams in only the last, open block is redone. Heights are
-//! kept as prefix sums so finding the visible window is a binary search: drawing a frame costs the
-//! same for a 1 KB and a 1 MB answer.
+//! (separated by blank lines, outside code fences; a block that grows past [`MAX_BLOCK`] bytes is cut
+//! at a line end, or inside an overlong line, and continues in the next). Every completed block is
+//! parsed and wrapped once per width for its height; heights are kept as prefix sums so finding the
+//! visible window is a binary search, and as the answer streams in only the last, open block is
+//! redone: drawing a frame costs the same for a 1 KB and a 1 MB answer.
+//!
+//! Rows are kept only around the window last shown ([`AnswerView::show`]) and at the bottom, where
+//! a streaming answer is followed: a block scrolled back to is wrapped again. So memory is the answer
+//! itself plus a few numbers per block, however long the answer grows.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use super::annotations::Annotations;
@@ -11,22 +17,48 @@ use super::line::RLine;
 use super::markdown::render_block;
 use crate::tui::theme::Theme;
 
+/// The longest block rendered as one: an answer without blank lines (or one endless line) is cut
+/// into blocks of about this many bytes, so the open block redone per frame stays small.
+pub const MAX_BLOCK: usize = 32 * 1024;
+
+/// Blocks whose rows are kept on either side of the window shown, and at the bottom.
+const KEEP_AROUND: usize = 8;
+
+/// How a block begins.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Start {
+    /// A new block: a blank row before it (unless it is the first).
+    #[default]
+    Block,
+    /// The rest of a block cut at [`MAX_BLOCK`]: it goes on without a blank row.
+    Continued,
+    /// The rest of a code block cut at [`MAX_BLOCK`]: rendered as if its fence opened it.
+    InFence(u8, usize),
+}
+
+/// A completed block: where it is and how tall it is (its rows are in [`AnswerView::rows_of`] while
+/// they are kept).
 #[derive(Debug, Clone)]
 struct Segment {
     range: Range<usize>,
-    lines: Vec<RLine>,
+    start: Start,
+    height: usize,
     marker_sig: u64,
 }
 
-/// Where block splitting stopped: the open block starts at `block_start`; lines before `pos` were
-/// looked at.
+/// Where block splitting stopped: the open block starts at `block_start` (beginning as
+/// `block_kind`); lines before `pos` were looked at.
 #[derive(Debug, Clone, Copy, Default)]
 struct ScanState {
     block_start: usize,
+    block_kind: Start,
     pos: usize,
     fence: Option<(u8, usize)>,
     saw_blank: bool,
 }
+
+/// A row for blocks whose rows are not kept (only reached when [`AnswerView::show`] was skipped).
+static BLANK: RLine = RLine { pieces: Vec::new() };
 
 /// The cached, wrapped rendering of one answer.
 #[derive(Debug, Clone, Default)]
@@ -39,7 +71,10 @@ pub struct AnswerView {
     segments: Vec<Segment>,
     /// `prefix[i]` = rows of `segments[..i]` (including the blank row between segments).
     prefix: Vec<usize>,
-    tail: Option<Segment>,
+    /// Rows of completed blocks, by segment index: those around the window shown and at the bottom.
+    rows_of: BTreeMap<usize, Vec<RLine>>,
+    /// The open last block and its rows.
+    tail: Option<(Segment, Vec<RLine>)>,
     scan: ScanState,
     /// Blocks rendered since creation (for tests and the benchmark: caching works).
     pub renders: usize,
@@ -63,6 +98,20 @@ fn fence_of(line: &str) -> Option<(u8, usize)> {
     (n >= 3).then_some((c, n))
 }
 
+/// Where to cut an overlong line that starts at `from`: after the last space within [`MAX_BLOCK`]
+/// bytes, else at the character boundary there.
+fn cut_in_line(text: &str, from: usize) -> usize {
+    let mut end = from + MAX_BLOCK;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[from..end]
+        .rfind(' ')
+        .map(|i| from + i + 1)
+        .filter(|&cut| cut > from + MAX_BLOCK / 2)
+        .unwrap_or(end)
+}
+
 impl AnswerView {
     pub fn new() -> Self {
         Self::default()
@@ -70,17 +119,22 @@ impl AnswerView {
 
     /// Total rows.
     pub fn height(&self) -> usize {
-        self.completed_height() + self.tail.as_ref().map_or(0, |t| t.lines.len())
+        self.completed_height() + self.tail.as_ref().map_or(0, |(t, _)| t.height)
     }
 
     /// Rows of the completed blocks (they do not change as more text arrives).
     pub fn completed_height(&self) -> usize {
-        self.prefix.last().copied().unwrap_or(0) + self.segments.last().map_or(0, |s| s.lines.len())
+        self.prefix.last().copied().unwrap_or(0) + self.segments.last().map_or(0, |s| s.height)
     }
 
     /// Number of cached (completed) blocks.
     pub fn cached_blocks(&self) -> usize {
         self.segments.len()
+    }
+
+    /// Completed blocks whose rows are kept (the rest are only their heights).
+    pub fn kept_blocks(&self) -> usize {
+        self.rows_of.len()
     }
 
     /// Bring the view up to date with the answer text and markers, for `width` columns. Cheap when
@@ -119,7 +173,48 @@ impl AnswerView {
             self.known_len = text.len();
             self.split_blocks(text, theme);
             let range = self.scan.block_start..text.len();
-            self.tail = (!range.is_empty()).then(|| self.render_segment(text, range, theme));
+            self.tail = (!range.is_empty()).then(|| {
+                let segment = self.segment(range, self.scan.block_kind);
+                let rows = self.render(text, &segment, self.segments.len(), theme);
+                (
+                    Segment {
+                        height: rows.len(),
+                        ..segment
+                    },
+                    rows,
+                )
+            });
+        }
+    }
+
+    /// Rows `top..top + count` will be drawn next: wrap the blocks there whose rows are not kept,
+    /// and let go of rows far from them (and from the bottom).
+    pub fn show(&mut self, text: &str, top: usize, count: usize, theme: &Theme) {
+        if self.segments.is_empty() || self.known_len > text.len() {
+            return;
+        }
+        let first = self.segment_at(top);
+        let last = self.segment_at(top + count.saturating_sub(1));
+        for i in first..=last.min(self.segments.len() - 1) {
+            self.ensure_rows(text, i, theme);
+        }
+        let keep = first.saturating_sub(KEEP_AROUND)..last + KEEP_AROUND + 1;
+        let bottom = self.segments.len().saturating_sub(KEEP_AROUND);
+        self.rows_of.retain(|i, _| keep.contains(i) || *i >= bottom);
+    }
+
+    /// The segment holding row `row` (`segments.len()` for the open tail).
+    fn segment_at(&self, row: usize) -> usize {
+        if row >= self.completed_height() {
+            return self.segments.len();
+        }
+        self.prefix.partition_point(|&p| p <= row).saturating_sub(1)
+    }
+
+    fn ensure_rows(&mut self, text: &str, i: usize, theme: &Theme) {
+        if !self.rows_of.contains_key(&i) {
+            let rows = self.render(text, &self.segments[i].clone(), i, theme);
+            self.rows_of.insert(i, rows);
         }
     }
 
@@ -128,12 +223,12 @@ impl AnswerView {
         let first = self.segments.partition_point(|s| s.range.end < from);
         let mut changed = false;
         for i in first..self.segments.len() {
-            let range = self.segments[i].range.clone();
-            let sig = self.ann.signature(&range);
+            let sig = self.ann.signature(&self.segments[i].range);
             if sig != self.segments[i].marker_sig {
-                let lines = self.render_lines(text, &range, theme, i > 0);
-                self.segments[i].lines = lines;
+                let rows = self.render(text, &self.segments[i].clone(), i, theme);
+                self.segments[i].height = rows.len();
                 self.segments[i].marker_sig = sig;
+                self.rows_of.insert(i, rows);
                 changed = true;
             }
         }
@@ -150,56 +245,76 @@ impl AnswerView {
         while self.prefix.len() < self.segments.len() {
             let i = self.prefix.len();
             self.prefix
-                .push(self.prefix[i - 1] + self.segments[i - 1].lines.len());
+                .push(self.prefix[i - 1] + self.segments[i - 1].height);
         }
     }
 
-    fn render_lines(
-        &mut self,
-        text: &str,
-        range: &Range<usize>,
-        theme: &Theme,
-        gap: bool,
-    ) -> Vec<RLine> {
+    /// A segment for `range` (its height is filled in once rendered).
+    fn segment(&self, range: Range<usize>, start: Start) -> Segment {
+        Segment {
+            marker_sig: self.ann.signature(&range),
+            range,
+            start,
+            height: 0,
+        }
+    }
+
+    /// The rows of `segment`, which is block `index`.
+    fn render(&mut self, text: &str, segment: &Segment, index: usize, theme: &Theme) -> Vec<RLine> {
         self.renders += 1;
-        let mut lines = render_block(
-            &text[range.clone()],
-            range.start,
-            self.ann.markers_in(range),
-            self.ann.hidden_in(range),
-            self.width,
-            theme,
-        );
-        if gap && !lines.is_empty() {
+        let range = &segment.range;
+        let markers = self.ann.markers_in(range);
+        let hidden = self.ann.hidden_in(range);
+        let mut lines = match segment.start {
+            Start::InFence(c, n) => {
+                // The fence line maps to bytes before the block, which it does not show.
+                let opener = String::from_utf8(vec![c; n]).unwrap_or_default() + "\n";
+                let source = opener.clone() + &text[range.clone()];
+                let base = range.start.saturating_sub(opener.len());
+                render_block(&source, base, markers, hidden, self.width, theme)
+            }
+            _ => render_block(
+                &text[range.clone()],
+                range.start,
+                markers,
+                hidden,
+                self.width,
+                theme,
+            ),
+        };
+        if segment.start == Start::Block && index > 0 && !lines.is_empty() {
             lines.insert(0, RLine::blank());
         }
         lines
     }
 
-    fn render_segment(&mut self, text: &str, range: Range<usize>, theme: &Theme) -> Segment {
-        let gap = !self.segments.is_empty();
-        let lines = self.render_lines(text, &range, theme, gap);
-        let marker_sig = self.ann.signature(&range);
-        Segment {
-            range,
-            lines,
-            marker_sig,
-        }
-    }
-
     /// Cache the block `range`, which is complete.
-    fn complete_block(&mut self, text: &str, range: Range<usize>, theme: &Theme) {
-        let segment = self.render_segment(text, range, theme);
+    fn complete_block(&mut self, text: &str, range: Range<usize>, start: Start, theme: &Theme) {
+        let index = self.segments.len();
+        let mut segment = self.segment(range, start);
+        let rows = self.render(text, &segment, index, theme);
+        segment.height = rows.len();
         let start_row = self.completed_height();
         self.segments.push(segment);
         self.prefix.push(start_row);
+        self.rows_of.insert(index, rows);
     }
 
     /// Find blocks completed since the last call and cache them.
     fn split_blocks(&mut self, text: &str, theme: &Theme) {
         let bytes = text.as_bytes();
         let mut scan = self.scan;
-        while let Some(nl) = memchr::memchr(b'\n', &bytes[scan.pos..]) {
+        loop {
+            let rest = &bytes[scan.pos..];
+            let nl = memchr::memchr(b'\n', &rest[..rest.len().min(MAX_BLOCK + 1)]);
+            // An overlong line (ended or not) is cut where its first MAX_BLOCK bytes say, so the
+            // blocks are the same however the text arrived.
+            if nl.is_none() && rest.len() > MAX_BLOCK {
+                let cut = cut_in_line(text, scan.pos);
+                self.cut_block(text, &mut scan, cut, theme);
+                continue;
+            }
+            let Some(nl) = nl else { break };
             let line_start = scan.pos;
             let line = &text[line_start..line_start + nl];
             scan.pos = line_start + nl + 1;
@@ -215,20 +330,24 @@ impl AnswerView {
                 {
                     scan.fence = None;
                 }
-                continue;
-            }
-            if is_blank(line) {
+            } else if is_blank(line) {
                 scan.saw_blank = true;
                 continue;
+            } else {
+                let indented = line.starts_with([' ', '\t']);
+                if scan.saw_blank && !indented && line_start > scan.block_start {
+                    self.complete_block(text, scan.block_start..line_start, scan.block_kind, theme);
+                    scan.block_start = line_start;
+                    scan.block_kind = Start::Block;
+                }
+                scan.saw_blank = false;
+                if let Some(fence) = fence_of(line) {
+                    scan.fence = Some(fence);
+                }
             }
-            let indented = line.starts_with([' ', '\t']);
-            if scan.saw_blank && !indented && line_start > scan.block_start {
-                self.complete_block(text, scan.block_start..line_start, theme);
-                scan.block_start = line_start;
-            }
-            scan.saw_blank = false;
-            if let Some(fence) = fence_of(line) {
-                scan.fence = Some(fence);
+            if scan.pos - scan.block_start > MAX_BLOCK {
+                let cut = scan.pos;
+                self.cut_block(text, &mut scan, cut, theme);
             }
         }
         // A partial line that starts a new block at column 0 after a blank line closes the block
@@ -241,48 +360,88 @@ impl AnswerView {
                 .next()
                 .is_some_and(|c| !c.is_whitespace())
         {
-            self.complete_block(text, scan.block_start..scan.pos, theme);
+            self.complete_block(text, scan.block_start..scan.pos, scan.block_kind, theme);
             scan.block_start = scan.pos;
+            scan.block_kind = Start::Block;
             scan.saw_blank = false;
         }
         self.scan = scan;
     }
 
-    /// Rows `top..top + count` (fewer at the end).
-    pub fn rows(&self, top: usize, count: usize) -> impl Iterator<Item = &RLine> {
-        let completed = self.completed_height();
-        let (first, skip) = if top < completed {
-            let i = self.prefix.partition_point(|&p| p <= top).saturating_sub(1);
-            (i, top - self.prefix[i])
-        } else {
-            (self.segments.len(), top - completed)
+    /// Complete the open block at byte `cut` (it grew past [`MAX_BLOCK`]); the rest continues it.
+    fn cut_block(&mut self, text: &str, scan: &mut ScanState, cut: usize, theme: &Theme) {
+        self.complete_block(text, scan.block_start..cut, scan.block_kind, theme);
+        scan.block_start = cut;
+        scan.pos = scan.pos.max(cut);
+        scan.block_kind = match scan.fence {
+            Some((c, n)) => Start::InFence(c, n),
+            None => Start::Continued,
         };
-        self.segments[first..]
-            .iter()
-            .chain(self.tail.iter())
-            .flat_map(|s| s.lines.iter())
-            .skip(skip)
-            .take(count)
     }
 
-    /// The first row showing raw byte `pos` (or the nearest row before it).
+    /// Rows `top..top + count` (fewer at the end). Rows of blocks not kept (see
+    /// [`AnswerView::show`]) come out blank.
+    pub fn rows(&self, top: usize, count: usize) -> impl Iterator<Item = &RLine> {
+        let mut out: Vec<&RLine> = Vec::with_capacity(count.min(256));
+        let mut index = self.segment_at(top);
+        let mut skip = if index < self.segments.len() {
+            top - self.prefix[index]
+        } else {
+            top - self.completed_height()
+        };
+        while out.len() < count {
+            let (rows, height) = match self.segments.get(index) {
+                Some(segment) => (self.rows_of.get(&index), segment.height),
+                None => match &self.tail {
+                    Some((segment, rows)) if index == self.segments.len() => {
+                        (Some(rows), segment.height)
+                    }
+                    _ => break,
+                },
+            };
+            let wanted = (count - out.len()).min(height.saturating_sub(skip));
+            match rows {
+                Some(rows) => out.extend(rows.iter().skip(skip).take(wanted)),
+                None => out.extend(std::iter::repeat_n(&BLANK, wanted)),
+            }
+            skip = 0;
+            index += 1;
+        }
+        out.into_iter()
+    }
+
+    /// The first row showing raw byte `pos` (or the nearest row before it); the block's first row
+    /// when its rows are not kept.
     pub fn row_of_byte(&self, pos: usize) -> Option<usize> {
         let seg_index = self.segments.partition_point(|s| s.range.end <= pos);
-        let (segment, base) = match self.segments.get(seg_index) {
-            Some(s) => (s, self.prefix[seg_index]),
-            None => (self.tail.as_ref()?, self.completed_height()),
+        let (rows, base) = match self.segments.get(seg_index) {
+            Some(_) => match self.rows_of.get(&seg_index) {
+                Some(rows) => (rows, self.prefix[seg_index]),
+                None => return Some(self.prefix[seg_index]),
+            },
+            None => (&self.tail.as_ref()?.1, self.completed_height()),
         };
-        if let Some(i) = segment.lines.iter().position(|l| l.covers(pos)) {
+        if let Some(i) = rows.iter().position(|l| l.covers(pos)) {
             return Some(base + i);
         }
         // Not an exact hit (markup): the last row whose text starts before `pos`.
         let mut best = None;
-        for (i, line) in segment.lines.iter().enumerate() {
+        for (i, line) in rows.iter().enumerate() {
             if line.max_src().is_some_and(|end| end <= pos) {
                 best = Some(i);
             }
         }
         Some(base + best.unwrap_or(0))
+    }
+
+    /// Like [`AnswerView::row_of_byte`], exact: the block holding `pos` is wrapped again when its
+    /// rows were let go.
+    pub fn locate(&mut self, text: &str, pos: usize, theme: &Theme) -> Option<usize> {
+        let seg_index = self.segments.partition_point(|s| s.range.end <= pos);
+        if seg_index < self.segments.len() && self.known_len <= text.len() {
+            self.ensure_rows(text, seg_index, theme);
+        }
+        self.row_of_byte(pos)
     }
 }
 
@@ -368,5 +527,103 @@ mod tests {
         assert_eq!(a, b);
         assert!(a.iter().any(|l| l.contains("bold[1]")));
         assert!(a.iter().any(|l| l.contains("more code")));
+    }
+
+    fn all_rows(view: &AnswerView) -> Vec<String> {
+        view.rows(0, usize::MAX).map(RLine::text).collect()
+    }
+
+    /// Every row of `view`, read through windows of `height` rows as the screen would show them.
+    fn rows_through_windows(view: &mut AnswerView, text: &str, height: usize) -> Vec<String> {
+        let theme = theme();
+        let mut rows = Vec::new();
+        let mut top = 0;
+        while top < view.height() {
+            view.show(text, top, height, &theme);
+            rows.extend(view.rows(top, height).map(RLine::text));
+            top += height;
+        }
+        rows
+    }
+
+    #[test]
+    fn rows_are_kept_only_around_the_window_shown_and_come_back_when_scrolled_to() {
+        let theme = theme();
+        let mut text = String::new();
+        for i in 0..2000 {
+            text.push_str(&format!(
+                "Paragraph {i} with **some** words to wrap at forty columns.\n\n"
+            ));
+        }
+        let mut view = AnswerView::new();
+        view.sync(&text, &Annotations::default(), 0, 0, 40, &theme);
+        let mut fresh = AnswerView::new();
+        fresh.sync(&text, &Annotations::default(), 0, 0, 40, &theme);
+        let expected = all_rows(&fresh);
+        // Following the bottom: only the last blocks keep their rows.
+        view.show(&text, view.height() - 30, 30, &theme);
+        assert!(
+            view.kept_blocks() <= 40,
+            "{} blocks kept",
+            view.kept_blocks()
+        );
+        // Scrolling back through everything shows every row exactly, a window at a time.
+        assert_eq!(rows_through_windows(&mut view, &text, 30), expected);
+        assert!(
+            view.kept_blocks() <= 60,
+            "{} blocks kept",
+            view.kept_blocks()
+        );
+        // A jump to a span far up lands on its row.
+        let pos = text.find("Paragraph 123 ").unwrap();
+        let row = view.locate(&text, pos, &theme).unwrap();
+        assert_eq!(
+            view.rows(row, 1).next().unwrap().text(),
+            "Paragraph 123 with some words to wrap at"
+        );
+    }
+
+    #[test]
+    fn an_answer_without_blank_lines_is_cut_into_blocks_the_same_however_it_arrives() {
+        let theme = theme();
+        let mut text = String::from("```\n");
+        for i in 0..3000 {
+            text.push_str(&format!("let line_{i} = {i};\n"));
+        }
+        text.push_str("```\n");
+        // One endless line, then one long paragraph of short lines.
+        for i in 0..12000 {
+            text.push_str(&format!("word{i} "));
+        }
+        text.push('\n');
+        for i in 0..4000 {
+            text.push_str(&format!("line {i} of one paragraph\n"));
+        }
+        let mut whole = AnswerView::new();
+        whole.sync(&text, &Annotations::default(), 0, 0, 60, &theme);
+        assert!(
+            whole.cached_blocks() >= 6,
+            "{} blocks",
+            whole.cached_blocks()
+        );
+        let mut streamed = AnswerView::new();
+        let mut end = 0;
+        while end < text.len() {
+            end = (end + 997).min(text.len());
+            streamed.sync(&text[..end], &Annotations::default(), 0, 0, 60, &theme);
+        }
+        let rows = all_rows(&whole);
+        assert_eq!(all_rows(&streamed), rows);
+        // Code cut in the middle is still shown as code, and nothing is lost at the cuts.
+        assert!(
+            rows.contains(&"  let line_2999 = 2999;".to_owned()),
+            "code continues"
+        );
+        let words: usize = rows.iter().map(|r| r.matches("word").count()).sum();
+        assert_eq!(words, 12000);
+        assert!(
+            rows.iter()
+                .any(|r| r.contains("line 3999 of one paragraph"))
+        );
     }
 }

@@ -75,7 +75,7 @@ pub struct Source {
 }
 
 impl Source {
-    fn from_doc(n: usize, key: String, doc: &SourceDoc) -> Self {
+    pub(crate) fn from_doc(n: usize, key: String, doc: &SourceDoc) -> Self {
         let publisher = doc
             .src_name
             .clone()

@@ -4,5 +4,6 @@
 pub mod chart;
 pub mod citations;
 pub mod event;
+pub mod pending;
 pub mod session;
 pub mod structured;

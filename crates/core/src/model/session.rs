@@ -12,16 +12,31 @@ use crate::model::event::{
 };
 
 /// The answer text plus an index from code points to bytes, kept up to date as chunks arrive.
+///
+/// The text is held once: chunks are appended in place, never copied per event. A reader that prints
+/// the answer as it streams and needs nothing else from it can [`AnswerBuffer::stop_keeping_text`]:
+/// the buffer then only counts what arrives.
 #[derive(Debug, Default, Clone)]
 pub struct AnswerBuffer {
     text: String,
     index: CodePointIndex,
     /// The whole answer arrived at least once ([`AnswerBuffer::replace`]).
     resent: bool,
+    /// Times the text was replaced by a different one.
+    replacements: u64,
+    /// Appended chunks are counted, not kept (see [`AnswerBuffer::stop_keeping_text`]).
+    counting_only: bool,
+    /// Bytes appended while only counting.
+    counted_bytes: usize,
 }
 
 impl AnswerBuffer {
     pub fn push(&mut self, chunk: &str) {
+        if self.counting_only && !self.resent {
+            self.index.count(chunk);
+            self.counted_bytes += chunk.len();
+            return;
+        }
         self.index.extend(&self.text, chunk);
         self.text.push_str(chunk);
     }
@@ -29,12 +44,23 @@ impl AnswerBuffer {
     /// The whole answer so far, as providers that resend their message send it.
     pub fn replace(&mut self, text: &str) {
         self.resent = true;
-        if text == self.text {
+        if text == self.text && self.counted_bytes == 0 {
             return;
         }
+        self.replacements += 1;
         self.text.clear();
         self.index = CodePointIndex::default();
+        self.counted_bytes = 0;
         self.push(text);
+    }
+
+    /// From now on appended text is only counted (its length in bytes and code points), not kept:
+    /// for a reader that prints each chunk as it arrives, so a huge answer costs no memory.
+    /// [`AnswerBuffer::as_str`] then has no text for what was appended, and
+    /// [`AnswerBuffer::byte_of`] no positions in it. An answer that is resent whole is kept (it is
+    /// printed at the end).
+    pub fn stop_keeping_text(&mut self) {
+        self.counting_only = true;
     }
 
     /// The provider resends the whole answer rather than appending to it: text already shown may
@@ -43,8 +69,24 @@ impl AnswerBuffer {
         self.resent
     }
 
+    /// How many times the text was replaced by a different one: offsets resolved before a
+    /// replacement may no longer hold.
+    pub fn replacements(&self) -> u64 {
+        self.replacements
+    }
+
+    /// The text (empty for what arrived after [`AnswerBuffer::stop_keeping_text`]).
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+
+    /// Length in bytes, counted text included.
+    pub fn len(&self) -> usize {
+        self.text.len() + self.counted_bytes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Length in code points (the unit of grounding offsets).
@@ -52,9 +94,12 @@ impl AnswerBuffer {
         self.index.len
     }
 
-    /// Byte position of code point `cp`, or `None` past the end. O(1) amortised: a checkpoint every
-    /// [`CHECKPOINT_EVERY`] code points, then a short scan.
+    /// Byte position of code point `cp`, or `None` past the end (or in text only counted). O(1)
+    /// amortised: a checkpoint every [`CHECKPOINT_EVERY`] code points, then a short scan.
     pub fn byte_of(&self, cp: usize) -> Option<usize> {
+        if self.counted_bytes > 0 {
+            return None;
+        }
         self.index.byte_of(&self.text, cp)
     }
 }
@@ -87,6 +132,15 @@ impl CodePointIndex {
             }
             self.len += 1;
         }
+    }
+
+    /// Count `chunk`'s code points without indexing them (the text is not kept).
+    fn count(&mut self, chunk: &str) {
+        self.len += if chunk.is_ascii() {
+            chunk.len()
+        } else {
+            chunk.chars().count()
+        };
     }
 
     fn byte_of(&self, text: &str, cp: usize) -> Option<usize> {
@@ -198,6 +252,8 @@ pub struct Session {
     thinking_by_message_id: HashMap<String, usize>,
     pub answer: AnswerBuffer,
     pub references: Vec<Reference>,
+    /// Times [`Session::references`] was replaced wholesale (rather than added to).
+    grounding_replacements: u64,
     /// Bumped whenever [`Session::references`] changes (added to or replaced wholesale): a replaced
     /// list may have the same length as the old one, so its length alone does not tell.
     pub grounding_revision: u64,
@@ -278,6 +334,7 @@ impl Session {
                 if references != self.references {
                     self.references = references;
                     self.grounding_revision += 1;
+                    self.grounding_replacements += 1;
                 }
             }
             AgentEvent::AnswerDelta { text, .. } => self.answer.push(&text),
@@ -361,6 +418,11 @@ impl Session {
         {
             self.roles.push(role.clone());
         }
+    }
+
+    /// How many times the references were replaced wholesale: citations resolved before may be gone.
+    pub fn grounding_replacements(&self) -> u64 {
+        self.grounding_replacements
     }
 
     /// The audit trace whose `tool_id` is `audit_id`.

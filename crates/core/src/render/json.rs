@@ -125,6 +125,24 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
     text
 }
 
+/// Write the document to `out` as it is serialised, with no copy of the answer in memory. `outcome`
+/// replaces the status and error with what the caller knows better (a stream that never finished).
+pub fn write(
+    session: &Session,
+    attribution: &Attribution,
+    outcome: Option<(&'static str, &str)>,
+    mut out: impl std::io::Write,
+) -> std::io::Result<()> {
+    let mut doc = document(session, attribution);
+    if let Some((status, error)) = outcome {
+        doc.status = status;
+        doc.error = Some(error);
+    }
+    serde_json::to_writer_pretty(&mut out, &doc)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
 /// The same document as a `Value`, for callers that post-process it.
 pub fn to_value(session: &Session, attribution: &Attribution) -> Value {
     serde_json::to_value(document(session, attribution)).unwrap_or(Value::Null)

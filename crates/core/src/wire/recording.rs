@@ -17,38 +17,68 @@ pub const DEFAULT_DELAY_MS: u64 = 25;
 /// Split a recording into frames. Every byte of the input ends up in exactly one frame, in order,
 /// so concatenating the frames gives the original stream back.
 pub fn parse_frames(text: &[u8]) -> Vec<Frame> {
+    let mut splitter = FrameSplitter::default();
     let mut frames = Vec::new();
-    let mut start = 0;
-    let mut i = 0;
-    while i < text.len() {
-        // A frame ends after "\n\n" (or "\r\n\r\n").
-        let end = if text[i..].starts_with(b"\n\n") {
-            Some(i + 2)
-        } else if text[i..].starts_with(b"\r\n\r\n") {
-            Some(i + 4)
-        } else {
-            None
-        };
-        if let Some(end) = end {
-            frames.push(frame(&text[start..end]));
+    splitter.push(text, &mut frames);
+    frames.extend(splitter.finish());
+    frames
+}
+
+/// Splits a recording into the frames [`parse_frames`] finds, as its bytes arrive: a recording can
+/// be played while it is read, never held whole.
+#[derive(Debug, Default)]
+pub struct FrameSplitter {
+    /// Bytes of the frame in progress.
+    pending: Vec<u8>,
+    /// How far into `pending` no frame end was found.
+    scanned: usize,
+}
+
+impl FrameSplitter {
+    /// Take `bytes`; complete frames go to `out`.
+    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<Frame>) {
+        self.pending.extend_from_slice(bytes);
+        let mut start = 0;
+        let mut i = self.scanned;
+        // A frame ends after "\n\n" (or "\r\n\r\n"): only a line break can begin either.
+        loop {
+            let Some(found) = memchr::memchr2(b'\n', b'\r', &self.pending[i..]) else {
+                i = self.pending.len();
+                break;
+            };
+            i += found;
+            let rest = &self.pending[i..];
+            let end = if rest.starts_with(b"\n\n") {
+                i + 2
+            } else if rest.starts_with(b"\r\n\r\n") {
+                i + 4
+            } else if b"\n\n".starts_with(rest) || b"\r\n\r\n".starts_with(rest) {
+                // Too few bytes to tell yet.
+                break;
+            } else {
+                i += 1;
+                continue;
+            };
+            out.push(frame(&self.pending[start..end]));
             start = end;
             i = end;
-        } else {
-            i += 1;
         }
+        self.pending.drain(..start);
+        self.scanned = i - start;
     }
-    if start < text.len() {
-        frames.push(frame(&text[start..]));
+
+    /// The last frame, when the recording does not end with a blank line.
+    pub fn finish(self) -> Option<Frame> {
+        (!self.pending.is_empty()).then(|| frame(&self.pending))
     }
-    frames
 }
 
 fn frame(bytes: &[u8]) -> Frame {
     let delay_ms = bytes
         .split(|&b| b == b'\n')
         .find_map(|line| {
-            let line = std::str::from_utf8(line).ok()?.trim_end_matches('\r');
-            line.strip_prefix(": delay=")?.trim().parse().ok()
+            let value = line.strip_prefix(b": delay=")?;
+            std::str::from_utf8(value).ok()?.trim().parse().ok()
         })
         .unwrap_or(DEFAULT_DELAY_MS);
     Frame {
@@ -70,5 +100,21 @@ mod tests {
         assert_eq!(frames[1].delay_ms, DEFAULT_DELAY_MS);
         let joined: Vec<u8> = frames.iter().flat_map(|f| f.bytes.clone()).collect();
         assert_eq!(joined, text);
+    }
+
+    #[test]
+    fn frames_split_as_bytes_arrive_are_the_frames_of_the_whole_recording() {
+        let text: &[u8] =
+            b": delay=120\r\ndata: {\"a\":1}\r\n\r\ndata: b\n\n\n\ndata: {\"c\":3}\n\r\n\ntail\r";
+        let whole = parse_frames(text);
+        for size in 1..8 {
+            let mut splitter = FrameSplitter::default();
+            let mut frames = Vec::new();
+            for piece in text.chunks(size) {
+                splitter.push(piece, &mut frames);
+            }
+            frames.extend(splitter.finish());
+            assert_eq!(frames, whole, "{size}-byte pieces");
+        }
     }
 }

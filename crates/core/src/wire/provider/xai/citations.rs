@@ -261,12 +261,15 @@ fn place(
 }
 
 /// A cited or consulted web page. `title` is its headline unless it is only the display number
-/// xAI gives (`"1"`) or the URL itself.
+/// xAI gives (`"1"`) or the URL itself. A post on X is published by its author: `@name on X · post
+/// ID` (or `X post ID` when the link names none), so posts can be told apart where the host alone
+/// would name them all `x.com`.
 pub fn source_doc(url: &str, title: Option<&str>) -> SourceDoc {
     let host = host_of(url);
     let is_x = host
         .as_deref()
         .is_some_and(|h| matches!(h, "x.com" | "twitter.com" | "mobile.twitter.com"));
+    let post = is_x.then(|| x_post(url)).flatten();
     SourceDoc {
         kind: Some(if is_x { "X" } else { "WEB" }.to_owned()),
         url: Some(url.to_owned()),
@@ -274,9 +277,26 @@ pub fn source_doc(url: &str, title: Option<&str>) -> SourceDoc {
             .map(str::trim)
             .filter(|t| !t.is_empty() && *t != url && !t.chars().all(|c| c.is_ascii_digit()))
             .map(str::to_owned),
-        src_name: host,
+        src_name: post.or(host),
         ..SourceDoc::default()
     }
+}
+
+/// Who posted the X post at `url` and which post it is (`https://x.com/NAME/status/ID`), or only
+/// which (`/i/status/ID`).
+fn x_post(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let (_, path) = rest.split_once('/')?;
+    let mut parts = path.split(['/', '?', '#']);
+    let (user, status, id) = (parts.next()?, parts.next()?, parts.next()?);
+    if status != "status" || id.is_empty() {
+        return None;
+    }
+    Some(if user == "i" || user.is_empty() {
+        format!("X post {id}")
+    } else {
+        format!("@{user} on X · post {id}")
+    })
 }
 
 /// `https://www.reuters.com/x` → `reuters.com`.

@@ -270,6 +270,11 @@ fn hosts_drop_www_and_x_posts_are_their_own_kind() {
     let post = source_doc("https://x.com/i/status/1", Some("3"));
     assert_eq!(post.kind.as_deref(), Some("X"));
     assert_eq!(post.headline, None);
+    assert_eq!(post.src_name.as_deref(), Some("X post 1"));
+    let named = source_doc("https://mobile.twitter.com/elonmusk/status/123?s=20", None);
+    assert_eq!(named.src_name.as_deref(), Some("@elonmusk on X · post 123"));
+    let profile = source_doc("https://x.com/elonmusk", None);
+    assert_eq!(profile.src_name.as_deref(), Some("x.com"));
 }
 
 #[test]

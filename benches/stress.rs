@@ -1,0 +1,337 @@
+//! Large streams through the real binary: peak memory as a multiple of the stream size, CPU against
+//! `render` of the same file, and how fast a key is answered while the stream floods in. Every number
+//! is measured in this run, on files generated into a temporary directory that is deleted at the end.
+//!
+//! - Memory: a 100 MB Bigdata.com stream (1 KB answer chunks, 2,000 references sent before the
+//!   answer) replayed at max speed in the app (tmux, 140×42) and answered by `ask` (`--format json`
+//!   and `text`) from a local server. Targets: app ≤ 3×, `ask --format json` ≤ 2×, `ask --format
+//!   text` ≤ 50 MB flat.
+//! - CPU: the 8 MB benchmark stream with every GROUNDING sent first (every reference pending while
+//!   the answer streams): `replay --speed max` in the app against `render` of the same file.
+//!   Target ≤ 5×.
+//! - Responsiveness: `?` pressed during the 100 MB replay; the time until the help popup is on the
+//!   screen (target ≤ 100 ms plus tmux's own capture latency).
+//!
+//! Run with `cargo bench --bench stress`. Needs tmux and GNU time (`/usr/bin/time`). Set `STRESS_BIN`
+//! to measure another build of the binary (an older one, for a before/after comparison),
+//! `STRESS_MB` to change the size of the large stream, and `STRESS_WRITE=FILE` to only write the
+//! groundings-first stream to FILE (for a profiler).
+
+#[path = "support/streams.rs"]
+mod streams;
+
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What GNU time reported for one run.
+#[derive(Debug, Clone, Copy)]
+struct Usage {
+    peak_rss: u64,
+    cpu: Duration,
+    wall: Duration,
+}
+
+const TIME_FORMAT: &str = "%M %U %S %e";
+
+fn parse_usage(path: &Path) -> Option<Usage> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().rev().find(|l| !l.trim().is_empty())?;
+    let fields: Vec<f64> = line
+        .split_whitespace()
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    let [kb, user, sys, wall] = fields[..] else {
+        return None;
+    };
+    Some(Usage {
+        peak_rss: kb as u64 * 1024,
+        cpu: Duration::from_secs_f64(user + sys),
+        wall: Duration::from_secs_f64(wall),
+    })
+}
+
+fn binary() -> PathBuf {
+    std::env::var_os("STRESS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_research-tui")))
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1e6
+}
+
+struct Bench {
+    bin: PathBuf,
+    dir: tempfile::TempDir,
+    /// The binary takes `--max-answer-mib` (builds before it cut every answer at the default).
+    limit_flag: bool,
+    runs: usize,
+}
+
+impl Bench {
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// `args` with the answer limit raised above the stream (when the binary has one).
+    fn args<'a>(&self, args: &[&'a str]) -> Vec<&'a str> {
+        let mut all = args.to_vec();
+        if self.limit_flag {
+            all.extend(["--max-answer-mib", "4096"]);
+        }
+        all
+    }
+
+    /// Run the binary under GNU time with stdout to /dev/null.
+    fn run(&self, args: &[&str], env: &[(&str, String)]) -> Usage {
+        let out = self.path("usage");
+        Command::new("/usr/bin/time")
+            .arg("-f")
+            .arg(TIME_FORMAT)
+            .arg("-o")
+            .arg(&out)
+            .arg(&self.bin)
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .env("XDG_DATA_HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path())
+            .env("XDG_CACHE_HOME", self.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("GNU time runs");
+        parse_usage(&out).expect("GNU time wrote its report")
+    }
+
+    /// Run the app in a detached 140×42 tmux session; `during` is called while it runs (with a
+    /// function that captures the screen). Returns what GNU time measured once the app quit.
+    fn run_app(&self, args: &[&str], during: impl FnOnce(&dyn Fn() -> String)) -> Usage {
+        let out = self.path("app-usage");
+        let _ = std::fs::remove_file(&out);
+        let socket = format!("research-tui-stress-{}", std::process::id());
+        let dir = self.dir.path().display().to_string();
+        let mut command = format!(
+            "env XDG_DATA_HOME={dir} XDG_CONFIG_HOME={dir} XDG_CACHE_HOME={dir} TERM=xterm-256color /usr/bin/time -f '{TIME_FORMAT}' -o {} {}",
+            out.display(),
+            self.bin.display()
+        );
+        for arg in args {
+            command.push_str(&format!(" '{arg}'"));
+        }
+        let tmux = |extra: &[&str]| {
+            Command::new("tmux")
+                .args(["-L", &socket, "-f", "/dev/null"])
+                .args(extra)
+                .output()
+                .expect("tmux runs")
+        };
+        let started = tmux(&[
+            "new-session",
+            "-d",
+            "-x",
+            "140",
+            "-y",
+            "42",
+            "-s",
+            "stress",
+            &command,
+        ]);
+        assert!(started.status.success(), "tmux starts the app");
+        let capture = || {
+            String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", "stress"]).stdout)
+                .into_owned()
+        };
+        during(&capture);
+        let deadline = Instant::now() + Duration::from_secs(1800);
+        let usage = loop {
+            if let Some(usage) = parse_usage(&out) {
+                break usage;
+            }
+            assert!(Instant::now() < deadline, "the app did not finish");
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let _ = tmux(&["kill-server"]);
+        usage
+    }
+}
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter that is not ours means another bench was asked for.
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .unwrap_or_default();
+    if !filter.is_empty() && !"stress".contains(filter.as_str()) {
+        return;
+    }
+    if let Some(path) = std::env::var_os("STRESS_WRITE") {
+        // For profiling: just write the groundings-first stream.
+        std::fs::write(&path, streams::benchmark_stream(true)).unwrap();
+        return;
+    }
+    let has = |tool: &str, arg: &str| {
+        Command::new(tool)
+            .arg(arg)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !has("tmux", "-V") || !Path::new("/usr/bin/time").exists() {
+        eprintln!("stress: needs tmux and GNU time (/usr/bin/time); skipped");
+        return;
+    }
+    let bin = binary();
+    let help = Command::new(&bin)
+        .arg("--help")
+        .output()
+        .expect("the binary runs");
+    let bench = Bench {
+        limit_flag: String::from_utf8_lossy(&help.stdout).contains("--max-answer-mib"),
+        bin,
+        dir: tempfile::Builder::new()
+            .prefix("research-tui-stress")
+            .tempdir_in(std::env::temp_dir())
+            .expect("a temporary directory"),
+        runs: 5,
+    };
+    println!("binary: {}", bench.bin.display());
+    cpu(&bench);
+    memory(&bench);
+}
+
+/// TUI replay at max speed against `render` of the same groundings-first file.
+fn cpu(bench: &Bench) {
+    let file = bench.path("groundings-first.sse");
+    std::fs::write(&file, streams::benchmark_stream(true)).unwrap();
+    let size = std::fs::metadata(&file).unwrap().len();
+    let path = file.display().to_string();
+    let render = median(
+        (0..bench.runs)
+            .map(|_| {
+                bench
+                    .run(&["render", &path, "--format", "markdown"], &[])
+                    .cpu
+            })
+            .collect(),
+    );
+    // As many runs as `render` got, unless one takes long (a build from before the fix).
+    let mut app_runs = Vec::new();
+    while app_runs.len() < bench.runs && app_runs.iter().all(|t: &Duration| t.as_secs() < 20) {
+        let args = bench.args(&["replay", &path, "--speed", "max", "--exit-when-done"]);
+        app_runs.push(bench.run_app(&args, |_| {}).cpu);
+    }
+    let app = median(app_runs);
+    println!(
+        "groundings-first stream ({:.1} MB, 5,000 references pending while 40 k chunks stream): \
+         app replay --speed max {:.2} s CPU, render {:.2} s CPU (medians): {:.1}× (target ≤ 5×)",
+        mb(size),
+        app.as_secs_f64(),
+        render.as_secs_f64(),
+        app.as_secs_f64() / render.as_secs_f64()
+    );
+    std::fs::remove_file(&file).unwrap();
+}
+
+/// Peak RSS of the app and of `ask` on the large stream.
+fn memory(bench: &Bench) {
+    let target_mb: u64 = std::env::var("STRESS_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let file = bench.path("large.sse");
+    let mut out = BufWriter::new(std::fs::File::create(&file).unwrap());
+    let stream = streams::write_large_stream(&mut out, target_mb * 1_000_000).unwrap();
+    drop(out);
+    let size = stream.bytes;
+    println!(
+        "large stream: {:.1} MB ({:.1} MB of answer in {} chunks, {} references sent first)",
+        mb(size),
+        mb(stream.answer_bytes),
+        stream.chunks,
+        stream.references
+    );
+    let ratio = |usage: Usage| usage.peak_rss as f64 / size as f64;
+    let path = file.display().to_string();
+
+    let mut key_latency = None;
+    let app = bench.run_app(
+        &bench.args(&["replay", &path, "--speed", "max", "--exit-when-done"]),
+        |capture| key_latency = press_help_mid_stream(capture),
+    );
+    println!(
+        "app replay --speed max: peak RSS {:.0} MB = {:.2}× the stream (target ≤ 3×), {:.1} s",
+        mb(app.peak_rss),
+        ratio(app),
+        app.wall.as_secs_f64()
+    );
+    match key_latency {
+        Some(latency) => println!(
+            "  a key pressed mid-stream was on screen after {} ms (tmux capture included)",
+            latency.as_millis()
+        ),
+        None => println!("  a key pressed mid-stream was not answered within 10 s"),
+    }
+
+    let served = file.clone();
+    let base_url = streams::serve_event_stream(move |socket| {
+        if let Ok(mut f) = std::fs::File::open(&served) {
+            let _ = std::io::copy(&mut f, socket);
+        }
+    });
+    let key = [("BIGDATA_API_KEY", "stress-test-key".to_owned())];
+    for (format, target) in [("json", "≤ 2× the stream"), ("text", "≤ 50 MB flat")] {
+        let usage = bench.run(
+            &bench.args(&[
+                "ask",
+                "a question",
+                "--base-url",
+                &base_url,
+                "--format",
+                format,
+            ]),
+            &key,
+        );
+        println!(
+            "ask --format {format}: peak RSS {:.0} MB = {:.2}× the stream (target {target}), {:.1} s",
+            mb(usage.peak_rss),
+            ratio(usage),
+            usage.wall.as_secs_f64()
+        );
+    }
+    std::fs::remove_file(&file).unwrap();
+}
+
+/// Once the answer is streaming, press `?` and time how long until the help popup shows.
+fn press_help_mid_stream(capture: &dyn Fn() -> String) -> Option<Duration> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !capture().contains("Section") {
+        if Instant::now() > deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let socket = format!("research-tui-stress-{}", std::process::id());
+    let pressed = Instant::now();
+    Command::new("tmux")
+        .args(["-L", &socket, "send-keys", "-t", "stress", "?"])
+        .output()
+        .ok()?;
+    while pressed.elapsed() < Duration::from_secs(10) {
+        if capture().contains("Esc close") {
+            let latency = pressed.elapsed();
+            let _ = Command::new("tmux")
+                .args(["-L", &socket, "send-keys", "-t", "stress", "Escape"])
+                .output();
+            return Some(latency);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    None
+}
