@@ -28,6 +28,8 @@ pub struct FileConfig {
     pub api_key: Option<ApiKey>,
     pub base_url: Option<String>,
     pub theme: Option<String>,
+    /// `charts = true`: the app asks the Bigdata.com agent for charts (as `--charts` does).
+    pub charts: bool,
 }
 
 fn nonblank_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ApiKey>, D::Error> {

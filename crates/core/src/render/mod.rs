@@ -23,11 +23,16 @@ pub enum Format {
 
 /// Render a finished (or cut) session in `format`.
 pub fn render(session: &Session, format: Format) -> String {
+    render_sized(session, format, text::DEFAULT_WIDTH)
+}
+
+/// [`render`], with text charts and tables fitting `width` columns.
+pub fn render_sized(session: &Session, format: Format, width: usize) -> String {
     let attribution = Attribution::resolve(session, true);
     match format {
         Format::Markdown => markdown::render(session, &attribution),
         Format::Json => json::render(session, &attribution),
-        Format::Text => text::render(session, &attribution),
+        Format::Text => text::render_sized(session, &attribution, width),
     }
 }
 
