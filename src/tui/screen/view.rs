@@ -9,6 +9,7 @@ use ratatui::widgets::Block;
 
 use super::activity::{self, ActivityCache, ActivityFrame};
 use super::answer::{self, AnswerFrame};
+use super::chart::ChartCache;
 use super::layout::{self, Areas, Pane};
 use super::plan::{self, PlanFrame};
 use super::popup::{self, PopupFrame};
@@ -22,6 +23,7 @@ use crate::tui::state::{App, Spot};
 pub struct View {
     activity: ActivityCache,
     structured: StructuredCache,
+    charts: ChartCache,
     frame: Prepared,
 }
 
@@ -110,7 +112,11 @@ pub fn prepare(app: &mut App, view: &mut View, area: Rect) {
                 Pane::Activity => {
                     PaneFrame::Activity(activity::prepare(app, &mut view.activity, rect))
                 }
-                Pane::Answer => PaneFrame::Answer(answer::prepare(app, &mut view.structured, rect)),
+                Pane::Answer => PaneFrame::Answer(answer::prepare(
+                    app,
+                    (&mut view.structured, &mut view.charts),
+                    rect,
+                )),
                 Pane::Sources => PaneFrame::Sources(sources::prepare(app, rect)),
             };
             (rect, prepared)

@@ -46,12 +46,13 @@ pub fn heading(chart: &Chart) -> String {
     }
 }
 
-fn panel_lines(drawing: &Drawing, width: usize) -> Vec<String> {
+/// One panel (one value axis) drawn in `width` columns: its y title, the picture, the legend.
+pub fn panel_lines(drawing: &Drawing, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(title) = &drawing.y.title {
         lines.push(sanitize_line(title).into_owned());
     }
-    let bars = drawing.mark == Mark::Bar && matches!(drawing.domain, Domain::Categories(_));
+    let bars = is_bar_panel(drawing);
     lines.extend(match bars {
         true => bar_lines(drawing, width),
         false => plot_lines(drawing, width),
@@ -60,6 +61,11 @@ fn panel_lines(drawing: &Drawing, width: usize) -> Vec<String> {
         lines.push(legend(drawing, bars));
     }
     lines
+}
+
+/// Drawn as rows of bars (categories with bars), not as a plot.
+pub fn is_bar_panel(drawing: &Drawing) -> bool {
+    drawing.mark == Mark::Bar && matches!(drawing.domain, Domain::Categories(_))
 }
 
 fn legend(drawing: &Drawing, bars: bool) -> String {
