@@ -55,9 +55,9 @@ fn a_click_focuses_a_pane_and_picks_a_source_or_an_activity_item() {
     assert!(app.popup.is_none());
     let _ = screen;
     let screen = frame(&mut app, &mut view, 140, 42);
-    click(&mut app, &view, cell_of(&screen, "⚙ get_earnings_calendar"));
+    click(&mut app, &view, cell_of(&screen, "⚙ search \"NVIDIA first"));
     assert_eq!(app.focus, Focus::Activity);
-    assert_eq!(app.activity_selected, Some(1));
+    assert_eq!(app.activity_selected, Some(4));
     let screen = frame(&mut app, &mut view, 140, 42);
     click(&mut app, &view, cell_of(&screen, "Type a question"));
     assert_eq!(app.focus, Focus::Prompt);

@@ -219,6 +219,11 @@ fn plot_rows(panel: &Drawing, width: usize, height: usize, theme: &Theme) -> Vec
         })
         .collect();
     let (x_lo, x_hi) = panel.x_bounds();
+    // Points on a numeric axis keep off its ends.
+    let (x_lo, x_hi) = match panel.domain {
+        Domain::Numbers => (x_lo - (x_hi - x_lo) * 0.05, x_hi + (x_hi - x_lo) * 0.05),
+        Domain::Categories(_) => (x_lo, x_hi),
+    };
     let (y_lo, y_hi) = panel.y_bounds();
     let pad = (y_hi - y_lo) * 0.05;
     let (y_lo, y_hi) = match panel.mark {
