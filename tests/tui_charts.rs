@@ -276,3 +276,22 @@ fn structured_output_unfolds_into_a_table_and_j_shows_the_json_y_copies() {
     };
     assert_eq!(serde_json::from_str::<Value>(&copied).unwrap(), peers());
 }
+
+#[test]
+fn the_tool_level_citation_that_drew_a_chart_points_at_it() {
+    let mut app = support::app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    // Past the nine sources to the first tool data entry: the chart tool.
+    keys(&mut app, "cjjjjjjjjj");
+    key(&mut app, KeyCode::Enter);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        screen.contains("Tool data: python_code_execution"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Chart      ▦ Revenue by segment, Q1 FY2027 — drawn in the answer"),
+        "{screen}"
+    );
+}
