@@ -120,6 +120,28 @@ pub fn chart_rows(
     rows
 }
 
+/// `chart` filling `width` × `height` (full screen): its plots share the height left by the
+/// heading, caption and the rows around each panel.
+pub fn full_screen_rows(
+    chart: &ChartEvent,
+    width: usize,
+    height: usize,
+    theme: &Theme,
+) -> Vec<RLine> {
+    const SMALLEST: usize = 6;
+    let panels = match interpret(chart) {
+        ChartView::Drawn(drawing) => drawing.panels().len().max(1),
+        ChartView::Undrawable(_) => 1,
+    };
+    let smallest = chart_rows(chart, width, SMALLEST, theme);
+    let fixed = smallest.len().saturating_sub(panels * SMALLEST);
+    let plot = (height.saturating_sub(fixed) / panels).max(SMALLEST);
+    if plot == SMALLEST {
+        return smallest;
+    }
+    chart_rows(chart, width, plot, theme)
+}
+
 /// The text renderer's bar rows, each series' fill pattern in its color.
 fn bar_rows(panel: &Drawing, width: usize, theme: &Theme) -> Vec<RLine> {
     let lines = panel_lines(panel, width);

@@ -201,8 +201,8 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
                 .and_then(|t| t.session.charts.get(*chart))
             {
                 Some(c) => {
-                    let plot = (inner.height as usize).saturating_sub(6).max(6);
-                    let rows = super::chart::chart_rows(c, inner.width as usize, plot, theme);
+                    let (w, h) = (inner.width as usize, inner.height as usize);
+                    let rows = super::chart::full_screen_rows(c, w, h, theme);
                     (
                         format!(
                             "Chart {} of {}",
