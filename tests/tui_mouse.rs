@@ -145,3 +145,24 @@ fn m_leaves_the_mouse_to_the_terminal_and_back() {
         Some(Effect::MouseCapture(true))
     );
 }
+
+#[test]
+fn clicking_a_chart_opens_it_full_screen() {
+    let mut app = app();
+    let mut view = View::new();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    keys(&mut app, "ag");
+    let screen = frame(&mut app, &mut view, 140, 42);
+    click(
+        &mut app,
+        &view,
+        cell_of(&screen, "Gaming                ██"),
+    );
+    assert_eq!(
+        app.popup,
+        Some(research_tui::tui::state::Popup::Chart { turn: 0, chart: 0 })
+    );
+    let screen = frame(&mut app, &mut view, 140, 42);
+    assert!(screen.contains("Chart 1 of 2"), "{screen}");
+}
