@@ -295,3 +295,22 @@ fn the_tool_level_citation_that_drew_a_chart_points_at_it() {
         "{screen}"
     );
 }
+
+#[test]
+fn export_writes_each_chart_as_a_vega_lite_block_and_the_structured_output_as_a_table() {
+    use research_tui::tui::export::{ExportMeta, export_to};
+    let app = shown(&[lines()], Some(peers()), Theme::default());
+    let dir = tempfile::tempdir().unwrap();
+    let path = export_to(dir.path(), &app.turns, &ExportMeta::default()).unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
+    let block = &text[text
+        .find("**Quarterly revenue and margin**\n\n*Two units: two panels.*\n\n```vega-lite\n")
+        .unwrap()..];
+    let body = &block[block.find("```vega-lite\n").unwrap() + 13..];
+    let spec: Value = serde_json::from_str(&body[..body.find("\n```").unwrap()]).unwrap();
+    assert_eq!(spec, lines()["vega_lite_spec"]);
+    assert!(text.contains(
+        "| company | ticker | growth_pct | forward_pe | segments |\n|---|---|---:|---:|---|\n"
+    ));
+    assert!(text.contains("| Lam Research | LRCX | 18 | 27 | {2 fields} |"));
+}
