@@ -166,3 +166,39 @@ fn render_markdown_fences_each_spec_and_tables_the_structured_output() {
             .contains("| Lam Research | LRCX | Mar-Q 2026 | 5.6 | USD bn | 18 | 50.1 | 30 | 27 |")
     );
 }
+
+/// The app's `--charts` (or `charts = true`) reaches the request through its provider options,
+/// which a saved session keeps; other providers ignore it.
+#[test]
+fn the_apps_chart_option_asks_for_charts_in_the_bigdata_request_only() {
+    use research_tui::agent::live::{Ask, LiveConfig, ProviderOptions, request};
+    use research_tui::wire::provider::Provider;
+    let options = ProviderOptions {
+        charts: true,
+        ..ProviderOptions::default()
+    };
+    let config = LiveConfig::new(Provider::Bigdata, None).with_options(&options);
+    assert!(
+        config.provider_options().charts,
+        "kept for the saved session"
+    );
+    let body = request(&config, &Ask::new("Q")).body;
+    assert_eq!(
+        body["tools_configs"]["python_code_execution"],
+        json!({"enabled": true, "chart_generation_enabled": true})
+    );
+    let plain = LiveConfig::new(Provider::Bigdata, None);
+    assert!(
+        request(&plain, &Ask::new("Q"))
+            .body
+            .get("tools_configs")
+            .is_none()
+    );
+    let xai = LiveConfig::new(Provider::Xai, None).with_options(&options);
+    assert!(
+        request(&xai, &Ask::new("Q"))
+            .body
+            .get("tools_configs")
+            .is_none()
+    );
+}

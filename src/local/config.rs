@@ -406,6 +406,16 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn charts_in_the_config_file_ask_for_charts_and_default_to_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(dir.path(), "charts = true\n", 0o644);
+        assert!(read_file_config(&path).unwrap().charts);
+        let path = write_config(dir.path(), "theme = \"dark\"\n", 0o644);
+        assert!(!read_file_config(&path).unwrap().charts);
+    }
+
+    #[cfg(unix)]
+    #[test]
     fn a_world_readable_config_without_a_key_is_fine() {
         let dir = tempfile::tempdir().unwrap();
         let path = write_config(dir.path(), "theme = \"dark\"\n", 0o644);
