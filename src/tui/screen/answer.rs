@@ -245,6 +245,7 @@ pub fn prepare(app: &mut App, caches: Caches, area: Rect) -> AnswerFrame {
     let width = inner.width.max(1) as usize;
     let height = inner.height as usize;
     if height == 0 {
+        app.chart_in_view = None;
         return AnswerFrame {
             more_below: false,
             body: None,
