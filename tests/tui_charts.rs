@@ -124,6 +124,22 @@ fn area() -> Value {
             "y": {"field": "revenue", "type": "quantitative", "title": "Revenue ($B)"}}}})
 }
 
+fn stacked_area() -> Value {
+    let rows: Vec<Value> = quarters()
+        .iter()
+        .flat_map(|q| {
+            let revenue = q["revenue"].as_f64().unwrap();
+            [("Data Center", revenue * 0.9), ("Other", revenue * 0.1)]
+                .map(|(segment, v)| json!({"quarter": q["quarter"], "segment": segment, "rev": v}))
+        })
+        .collect();
+    json!({"title": "Revenue by segment over time", "chart_type": "area", "vega_lite_spec": {
+        "data": {"values": rows}, "mark": "area",
+        "encoding": {"x": {"field": "quarter", "type": "ordinal", "sort": null},
+            "y": {"field": "rev", "type": "quantitative", "title": "Revenue ($B)"},
+            "color": {"field": "segment"}}}})
+}
+
 fn scatter() -> Value {
     json!({"title": "Valuation against growth", "chart_type": "scatter", "vega_lite_spec": {
         "data": {"values": [
@@ -148,6 +164,7 @@ fn each_chart_kind_is_drawn_inside_the_answer_after_its_span() {
         ("stacked_bars", stacked_bars()),
         ("lines", lines()),
         ("area", area()),
+        ("stacked_area", stacked_area()),
         ("scatter", scatter()),
         ("undrawable", undrawable()),
     ];

@@ -188,9 +188,41 @@ fn filled(points: &[(f64, f64)], samples: usize) -> Vec<(f64, f64)> {
     out
 }
 
-/// Markers without colors: one shape per series (the legend names it).
+/// Each series' points, stacked on the ones before it when the panel stacks (its y is the running
+/// total at that category).
+fn stacked_points(panel: &Drawing) -> Vec<Vec<(f64, f64)>> {
+    if !panel.stacked {
+        return panel.series.iter().map(|s| s.points.clone()).collect();
+    }
+    let mut totals = vec![0.0; panel.categories().len()];
+    panel
+        .series
+        .iter()
+        .map(|s| {
+            s.points
+                .iter()
+                .map(|&(x, y)| match totals.get_mut(x as usize) {
+                    Some(total) => {
+                        *total += y;
+                        (x, *total)
+                    }
+                    None => (x, y),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Markers: braille lines and dots in color; without colors one shape per series (the legend
+/// names it).
 fn marker(series: usize, mark: Mark, no_color: bool) -> (Marker, Option<char>) {
     match (no_color, mark) {
+        // Areas are filled: whole cells, a fill pattern per series without colors.
+        (true, Mark::Area) => {
+            let glyph = FILLS[series % FILLS.len()];
+            (Marker::Custom(glyph), Some(glyph))
+        }
+        (false, Mark::Area) => (Marker::Block, None),
         (true, _) => {
             let glyph = MARKERS[series % MARKERS.len()];
             (Marker::Custom(glyph), Some(glyph))
@@ -202,17 +234,18 @@ fn marker(series: usize, mark: Mark, no_color: bool) -> (Marker, Option<char>) {
 
 /// A line, area or scatter panel as ratatui's `Chart`, `height` rows tall.
 fn plot_rows(panel: &Drawing, width: usize, height: usize, theme: &Theme) -> Vec<RLine> {
-    let samples = (width / panel.categories().len().max(2)).clamp(2, 40);
-    let data: Vec<Vec<(f64, f64)>> = panel
-        .series
+    // Enough samples that a filled area leaves no column empty.
+    let samples = (2 * width / panel.categories().len().max(2)).clamp(2, 200);
+    let data: Vec<Vec<(f64, f64)>> = stacked_points(panel)
         .iter()
-        .map(|s| match s.mark {
-            Mark::Area => filled(&s.points, samples),
-            _ => s.points.clone(),
+        .zip(&panel.series)
+        .map(|(points, s)| match s.mark {
+            Mark::Area => filled(points, samples),
+            _ => points.clone(),
         })
         .collect();
     let named = panel.has_legend();
-    let datasets: Vec<Dataset> = panel
+    let mut datasets: Vec<Dataset> = panel
         .series
         .iter()
         .zip(&data)
@@ -240,6 +273,10 @@ fn plot_rows(panel: &Drawing, width: usize, height: usize, theme: &Theme) -> Vec
             dataset
         })
         .collect();
+    if panel.stacked {
+        // The top of the stack first: each lower series is drawn over the one above it.
+        datasets.reverse();
+    }
     let (x_lo, x_hi) = panel.x_bounds();
     // Points on a numeric axis keep off its ends.
     let (x_lo, x_hi) = match panel.domain {
