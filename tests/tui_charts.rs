@@ -331,3 +331,19 @@ fn export_writes_each_chart_as_a_vega_lite_block_and_the_structured_output_as_a_
     ));
     assert!(text.contains("| Lam Research | LRCX | 18 | 27 | {2 fields} |"));
 }
+
+#[test]
+fn enter_on_a_charts_activity_line_opens_the_chart() {
+    let mut app = support::app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    // The newest activity item is the second chart.
+    keys(&mut app, "t");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.popup, Some(Popup::Chart { turn: 0, chart: 1 }));
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        screen.contains("Quarterly revenue and non-GAAP gross margin"),
+        "{screen}"
+    );
+}

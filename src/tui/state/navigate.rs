@@ -200,6 +200,15 @@ impl App {
                     return None;
                 }
                 let i = self.activity_selected.unwrap_or(n - 1);
+                // A chart's line opens the chart.
+                if let Some(crate::model::session::Activity::Chart { index }) =
+                    self.current().and_then(|t| t.session.activity.get(i))
+                {
+                    let (turn, chart) = (self.current_index(), *index);
+                    self.activity_selected = Some(i);
+                    self.popup = Some(Popup::Chart { turn, chart });
+                    return None;
+                }
                 if !self.expanded.remove(&i) {
                     self.expanded.insert(i);
                 }
