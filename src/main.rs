@@ -53,6 +53,10 @@ enum Command {
     Ask(Box<research_tui::cmd::ask::AskArgs>),
     /// Open a saved session in the interactive app, ready for a follow-up.
     Open(research_tui::cmd::app::OpenArgs),
+    /// Watch the newest session being written on this machine (by `ask`, the app, the proxy), live.
+    ///
+    /// Waits for one when none is; `--follow` switches to each new session as it starts.
+    Watch(research_tui::cmd::app::WatchArgs),
     /// List saved sessions, newest first.
     Sessions {
         /// One JSON object per line instead of a table.
@@ -90,6 +94,9 @@ fn main() -> ExitCode {
         ),
         Some(Command::Open(args)) => {
             research_tui::cmd::app::open(args, cli.tui.theme, cli.tui.debug)
+        }
+        Some(Command::Watch(args)) => {
+            research_tui::cmd::app::watch(args, cli.tui.theme, cli.tui.debug)
         }
         None => research_tui::cmd::app::run(cli.tui),
     }

@@ -135,19 +135,26 @@ const BATCH_BYTES: usize = 64 * 1024;
 
 /// Sends a recording's frames with their pacing through the provider's pipeline. Frames that follow
 /// each other without a pause (all of them at [`Speed::Max`]) go out together, as one update, the
-/// way a network chunk carries several events: far fewer wake-ups for the reader.
-struct Player {
+/// way a network chunk carries several events: far fewer wake-ups for the reader. A file followed
+/// as it grows ([`crate::agent::tail`]) is fed the same way, as it arrives.
+pub(super) struct Player {
     pipeline: EventPipeline,
     speed: Speed,
     tx: UpdateSender,
     /// Events decoded and not sent yet, and the bytes they came from.
     batch: Vec<AgentEvent>,
     batch_bytes: usize,
+    /// The stream said it is over: a completion, an error or a cancel arrived.
+    over: bool,
 }
 
 impl Player {
     /// The stream is open (`None` when no one listens any more).
-    async fn start(speed: Speed, provider: Option<Provider>, tx: UpdateSender) -> Option<Player> {
+    pub(super) async fn start(
+        speed: Speed,
+        provider: Option<Provider>,
+        tx: UpdateSender,
+    ) -> Option<Player> {
         tx.send(StreamUpdate::Connected).await.ok()?;
         Some(Player {
             pipeline: EventPipeline::new(provider),
@@ -155,6 +162,7 @@ impl Player {
             tx,
             batch: Vec::new(),
             batch_bytes: 0,
+            over: false,
         })
     }
 
@@ -168,14 +176,34 @@ impl Player {
             }
             tokio::time::sleep(pause).await;
         }
+        self.feed(&frame.bytes).await
+    }
+
+    /// Decode `bytes` (a line cut in two waits in the decoder for its end), sending the batch when
+    /// it is full. `false` when no one listens any more.
+    pub(super) async fn feed(&mut self, bytes: &[u8]) -> bool {
+        let before = self.batch.len();
         // A decoder error (an overlong line) is local to that line; the rest still plays.
-        let _ = self.pipeline.feed(&frame.bytes, &mut self.batch);
-        self.batch_bytes += frame.bytes.len();
+        let _ = self.pipeline.feed(bytes, &mut self.batch);
+        self.over |= self.batch[before..].iter().any(|event| {
+            matches!(
+                event,
+                AgentEvent::Complete { .. }
+                    | AgentEvent::Error { .. }
+                    | AgentEvent::Cancelled { .. }
+            )
+        });
+        self.batch_bytes += bytes.len();
         (self.batch.len() < BATCH_EVENTS && self.batch_bytes < BATCH_BYTES) || self.flush().await
     }
 
+    /// A completion, an error or a cancel was decoded: the stream has said all it will.
+    pub(super) fn is_over(&self) -> bool {
+        self.over
+    }
+
     /// Send the decoded events, if any. `false` when no one listens any more.
-    async fn flush(&mut self) -> bool {
+    pub(super) async fn flush(&mut self) -> bool {
         if self.batch.is_empty() {
             return true;
         }
@@ -185,13 +213,13 @@ impl Player {
     }
 
     /// The recording is over: what the pipeline still holds, then the end.
-    async fn finish(mut self) {
+    pub(super) async fn finish(mut self) {
         let _ = self.pipeline.finish(&mut self.batch);
         self.end(StreamEnd::Closed).await;
     }
 
     /// What is decoded, then `end`.
-    async fn end(mut self, end: StreamEnd) {
+    pub(super) async fn end(mut self, end: StreamEnd) {
         if self.flush().await {
             let _ = self.tx.send(StreamUpdate::Ended(end)).await;
         }

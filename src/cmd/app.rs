@@ -1,5 +1,6 @@
 //! The interactive app's commands: `research-tui [--provider P] [--demo] [--resume CKPT]
-//! [--chat-id ID] …`, `research-tui open <ID>` and `research-tui replay <FILE>`. Everything that can
+//! [--chat-id ID] …`, `research-tui open <ID>`, `research-tui watch [--follow]` and
+//! `research-tui replay <FILE>`. Everything that can
 //! fail (an unknown session, a provider that does not match the saved session) fails here, before
 //! the terminal is touched.
 
@@ -96,6 +97,20 @@ pub struct OpenArgs {
     pub demo_speed: f64,
 }
 
+/// `research-tui watch [--follow]`.
+#[derive(Debug, clap::Args)]
+pub struct WatchArgs {
+    /// Also switch to each new session as it starts (a terminal kept open beside a notebook).
+    #[arg(long)]
+    pub follow: bool,
+    /// Seconds without data before a follow-up's stream counts as stalled.
+    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    pub idle_timeout: u64,
+    /// Demo playback speed for follow-ups of a demo session (for tests).
+    #[arg(long, hide = true, default_value_t = 1.0)]
+    pub demo_speed: f64,
+}
+
 fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
     eprintln!("research-tui: {message}");
     ExitCode::from(code)
@@ -171,6 +186,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
             charts: args.charts || charts_in_config(),
         },
         debug: args.debug,
+        watch: None,
     })
 }
 
@@ -200,6 +216,20 @@ pub fn open(args: OpenArgs, theme: Option<String>, debug: bool) -> ExitCode {
         open: Some(saved),
         store: Some(store),
         debug,
+        ..TuiOptions::default()
+    })
+}
+
+/// `research-tui watch [--follow]`: the newest session being written on this machine, followed as
+/// it streams (waiting for one when none is); with `--follow`, each new one as it starts.
+pub fn watch(args: WatchArgs, theme: Option<String>, debug: bool) -> ExitCode {
+    crate::tui::run_blocking(TuiOptions {
+        demo_speed: args.demo_speed,
+        theme,
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        store: Some(SessionStore::default()),
+        debug,
+        watch: Some(args.follow),
         ..TuiOptions::default()
     })
 }

@@ -20,12 +20,13 @@
 //! [`ServerConfig::header_read_timeout`] (half-open, idle between requests, or trickling its headers)
 //! is closed.
 
+mod book;
 mod note;
 mod playback;
 mod recordings;
 mod runs;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use book::Book;
 use std::fmt;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -47,7 +48,7 @@ use crate::wire::provider::bigdata::request::{
 };
 use crate::wire::provider::error_body::{ErrorBody, Problem};
 use crate::wire::provider::perplexity::request::{CHAT_COMPLETIONS, ChatCompletionRequest};
-use crate::wire::provider::xai::request::{RESPONSES, ResponsesRequest};
+use crate::wire::provider::responses::{RESPONSES, ResponsesRequest};
 use crate::wire::provider::zeta::request::{CHAT_STREAM, ChatRequest};
 use playback::{Rewrite, stream_response};
 use recordings::Recordings;
@@ -126,9 +127,6 @@ impl fmt::Display for Fault {
 /// The header that picks a fault for one request: `cut`, `stall` or `status=N`.
 pub const FAULT_HEADER: &str = "x-demo-fault";
 
-/// How many request bodies `GET /_demo/requests` keeps.
-const REQUEST_LOG_LEN: usize = 200;
-
 /// Bind `127.0.0.1:port` (0 picks a free port) and serve in the background. Returns the bound address
 /// and the server task (abort it to stop accepting connections).
 pub async fn spawn(
@@ -204,19 +202,6 @@ impl AppState {
         Duration::try_from_secs_f64(delay_ms as f64 / 1000.0 / self.speed)
             .unwrap_or(Duration::from_secs(3600))
     }
-}
-
-/// What the server remembers between requests.
-#[derive(Default)]
-struct Book {
-    /// Chat id → the `persistence_mode` it started with.
-    chats: HashMap<String, String>,
-    /// Checkpoint id → the chat it belongs to.
-    checkpoints: HashMap<String, String>,
-    executions: HashSet<String>,
-    /// OpenAI responses created, by id.
-    runs: HashMap<String, runs::DemoRun>,
-    requests: VecDeque<Value>,
 }
 
 fn router(state: Arc<AppState>) -> Router {
@@ -315,7 +300,7 @@ fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Resp
     } else {
         recordings::XAI_RESEARCH
     };
-    let note = note::for_question(recording, &xai_question(&request.input));
+    let note = note::for_question(recording, &request.question());
     let rewrite = Rewrite::Responses {
         response_id: rng::id("resp"),
         previous_response_id: request.previous_response_id,
@@ -405,7 +390,9 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         {
             return error(StatusCode::BAD_REQUEST, "persistence_mode mismatch");
         }
-        book.chats.entry(chat_id.clone()).or_insert(mode);
+        if book.chats.get(&chat_id).is_none() {
+            book.chats.insert(chat_id.clone(), mode);
+        }
         (chat_id, recording)
     };
     let note = note::for_question(recording, &request.message);
@@ -422,7 +409,6 @@ fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         Err(refusal) => return refusal.into_response(),
     };
     let execution_id = request.execution_id.unwrap_or_else(|| rng::id("exec"));
-    state.book().executions.insert(execution_id.clone());
     let rewrite = Rewrite::Workflow {
         execution_id,
         request_id: rng::id("req"),
@@ -434,23 +420,6 @@ fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         fault,
         None,
     )
-}
-
-/// The question of an xAI request: its text input, or the last user message's text.
-fn xai_question(input: &crate::wire::provider::xai::request::Input) -> String {
-    use crate::wire::provider::xai::request::Input;
-    match input {
-        Input::Text(text) => text.clone(),
-        Input::Messages(messages) => messages
-            .iter()
-            .rev()
-            .find(|m| m.role == "user")
-            .map(|m| match &m.content {
-                Value::String(text) => text.clone(),
-                other => other.to_string(),
-            })
-            .unwrap_or_default(),
-    }
 }
 
 /// A new conversation: a comparison question gets the sector comparison, anything else the deep dive.
@@ -538,11 +507,7 @@ fn log_request(
         "fault": headers.get(FAULT_HEADER).and_then(|v| v.to_str().ok()),
         "body": body,
     });
-    let mut book = state.book();
-    if book.requests.len() == REQUEST_LOG_LEN {
-        book.requests.pop_front();
-    }
-    book.requests.push_back(entry);
+    state.book().log_request(entry);
 }
 
 fn error(status: StatusCode, detail: &str) -> Response {

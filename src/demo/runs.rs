@@ -19,7 +19,7 @@ use super::recordings::{self, Part, Recording};
 use super::{AppState, FAULT_HEADER, admit, log_request};
 use crate::agent::rng;
 use crate::wire::provider::openai;
-use crate::wire::provider::openai::request::{RESPONSES, ResponsesRequest};
+use crate::wire::provider::responses::{RESPONSES, ResponsesRequest};
 
 /// A run the server created.
 #[derive(Debug, Clone)]

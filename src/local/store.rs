@@ -360,21 +360,35 @@ impl SavedSession {
 
     /// Rebuild every turn from its raw stream file.
     pub fn replay_turns(&self) -> Vec<(TurnMeta, Session)> {
-        let provider =
-            <Provider as clap::ValueEnum>::from_str(&self.meta.provider, true).unwrap_or_default();
         self.meta
             .turns
             .iter()
-            .map(|turn| {
-                let session = Some(&turn.stream_file)
-                    .filter(|name| is_plain_name(name))
-                    .and_then(|name| File::open(self.dir.join(name)).ok())
-                    .and_then(|f| read_session(f, provider).ok())
-                    .map(|(session, _)| session)
-                    .unwrap_or_default();
-                (turn.clone(), session)
-            })
+            .map(|turn| (turn.clone(), self.replay_turn(turn)))
             .collect()
+    }
+
+    /// The provider the session speaks.
+    pub fn provider(&self) -> Provider {
+        <Provider as clap::ValueEnum>::from_str(&self.meta.provider, true).unwrap_or_default()
+    }
+
+    /// Rebuild `turn` from its raw stream file (as much as there is).
+    pub fn replay_turn(&self, turn: &TurnMeta) -> Session {
+        self.stream_path(turn)
+            .and_then(|path| File::open(path).ok())
+            .and_then(|f| read_session(f, self.provider()).ok())
+            .map(|(session, _)| session)
+            .unwrap_or_default()
+    }
+
+    /// Where `turn`'s raw stream is, when its name stays inside the session's folder.
+    pub fn stream_path(&self, turn: &TurnMeta) -> Option<PathBuf> {
+        is_plain_name(&turn.stream_file).then(|| self.dir.join(&turn.stream_file))
+    }
+
+    /// Whether a live process still writes `turn` (it holds the turn's lock).
+    pub fn writer_alive(&self, turn: &TurnMeta) -> bool {
+        writer_alive(&self.dir, &turn.stream_file)
     }
 }
 

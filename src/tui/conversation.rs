@@ -5,10 +5,10 @@
 //! [`Conversation`] does the I/O that [`App`] (pure state) asks for through its effects: start a
 //! stream for a question (a follow-up, a branch, a retry), record its raw bytes and how it ended, and
 //! replace the conversation with a saved one. It owns the running turn ([`TurnDriver`], the same one
-//! `ask` uses): the event loop reads its updates through [`Conversation::next_update`].
+//! `ask` uses): the event loop reads its updates through [`Conversation::next_incoming`], with the
+//! changes of sessions other processes write ([`watching`]).
 
 use std::io;
-use std::time::Duration;
 
 use crate::agent::client::{ApiKey, RawSink, StreamOptions, is_loopback};
 use crate::agent::live;
@@ -16,14 +16,17 @@ use crate::agent::resume::ServerRun;
 use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
 use crate::agent::turn::{TurnDriver, TurnTarget};
 use crate::demo::{Fault, ServerConfig};
-use crate::local::store::{
-    SavedSession, SavedTurn, SessionMeta, SessionStore, TurnMeta, TurnStatus,
-};
-use crate::local::timestamp::unix_seconds;
+use crate::local::store::{SavedSession, SavedTurn, SessionMeta, SessionStore, TurnStatus};
 use crate::model::session::Session;
 use crate::wire::provider::Provider;
 
-use super::state::{App, ConnState, Continuation, Mode, Severity, Turn};
+use super::state::{App, Continuation, Mode, Severity};
+
+mod restore;
+mod watching;
+pub use restore::restore_turns;
+use restore::{restore_first_turns, restore_turn, saved_conn, saved_request};
+pub use watching::Incoming;
 
 /// Who answers.
 pub struct Agent {
@@ -131,6 +134,8 @@ pub struct Conversation {
     pub settings: Settings,
     /// Open every saved session on the demo agent (`--demo`), whatever answered it.
     pub force_demo: bool,
+    /// Sessions other processes write, followed as they stream.
+    follow: watching::Following,
 }
 
 impl Conversation {
@@ -142,6 +147,7 @@ impl Conversation {
             turn: None,
             settings,
             force_demo: false,
+            follow: Default::default(),
         }
     }
 
@@ -185,6 +191,10 @@ impl Conversation {
 
     /// Ask `question` as a new turn continuing `cont`. Returns whether a stream started.
     pub fn ask(&mut self, app: &mut App, question: String, cont: Continuation) -> bool {
+        if self.follow.is_tailing() {
+            app.set_message(super::state::app::STILL_WATCHING, Severity::Warning);
+            return false;
+        }
         let Some(agent) = &self.agent else {
             app.set_message("follow-ups need an agent", Severity::Warning);
             return false;
@@ -208,6 +218,11 @@ impl Conversation {
             }
         };
         let saved_index = recorder.as_ref().map(|turn| turn.index);
+        if let Some(turn) = &recorder
+            && let Some(meta) = turn.saved.meta.turns.get(turn.index)
+        {
+            self.follow.shown(&meta.stream_file);
+        }
         let agent = self.agent.as_ref().expect("checked above");
         let driver = TurnDriver::start(sinks, recorder, |sink| {
             live::start_recorded(&agent.config, &ask, sink)
@@ -307,6 +322,7 @@ impl Conversation {
         let saved = turn.apply(update, &mut NewestTurn(app));
         if !turn.is_running() {
             self.reclaim_saved();
+            self.tailed_turn_ended(app);
         }
         if let Err(e) = saved {
             warn_unsaved(app, &e);
@@ -324,6 +340,8 @@ impl Conversation {
             cancel_on_server(app, run);
         }
         self.reclaim_saved();
+        // A followed turn goes on in its own process: only this app stopped following it.
+        self.stop_tailing(app);
         if let Err(e) = saved {
             warn_unsaved(app, &e);
         }
@@ -364,11 +382,63 @@ impl Conversation {
     /// agent that recorded it (a fresh demo agent for a demo session), ready for a follow-up from
     /// its last checkpoint. Later turns are saved into the same session.
     pub async fn open(&mut self, app: &mut App, saved: SavedSession) -> Result<(), String> {
+        // A turn followed from another process goes on there: stop following it here.
+        if self.follow.is_tailing() {
+            self.stop_tailing(app);
+            app.turns.pop();
+        }
         if self.is_streaming() || app.in_progress() {
             return Err("a stream is running — Ctrl-C to cancel it first".into());
         }
-        let provider =
-            <Provider as clap::ValueEnum>::from_str(&saved.meta.provider, true).unwrap_or_default();
+        let warning = self.agent_for(app, &saved).await?;
+        // A turn still streaming in another process is followed, not rebuilt.
+        let live = saved
+            .meta
+            .turns
+            .last()
+            .filter(|turn| turn.status == TurnStatus::Streaming)
+            .cloned();
+        let finished = saved.meta.turns.len() - usize::from(live.is_some());
+        // Replaying every raw turn file is file I/O and parsing: off the event loop's thread.
+        let to_replay = saved.clone();
+        let turns = tokio::task::spawn_blocking(move || restore_first_turns(&to_replay, finished))
+            .await
+            .map_err(|e| format!("cannot rebuild the session: {e}"))?;
+        let n = saved.meta.turns.len();
+        app.load_turns(turns, Some(saved.meta.id.clone()));
+        app.resume = Continuation {
+            chat_id: saved.meta.chat_id.clone(),
+            ..Continuation::default()
+        };
+        self.saved = Some(saved);
+        let watching = live.is_some();
+        self.follow_opened(app, live);
+        match warning {
+            Some(warning) => app.set_message(warning, Severity::Warning),
+            None if watching => app.set_message(
+                "watching live — q quits, the session goes on",
+                Severity::Info,
+            ),
+            None => app.set_message(
+                format!(
+                    "opened a saved session ({n} turn{}) — type a follow-up",
+                    if n == 1 { "" } else { "s" }
+                ),
+                Severity::Info,
+            ),
+        }
+        Ok(())
+    }
+
+    /// Answer follow-ups of `saved` with the agent that recorded it: a demo agent for a demo
+    /// session (or with `--demo`), else the live provider with the user's own key and base URL.
+    /// A warning when follow-ups may not work as the user expects.
+    async fn agent_for(
+        &mut self,
+        app: &mut App,
+        saved: &SavedSession,
+    ) -> Result<Option<String>, String> {
+        let provider = saved.provider();
         let mut warning = None;
         if self.force_demo || is_loopback(&saved.meta.base_url) {
             let reuse = self
@@ -421,29 +491,7 @@ impl Conversation {
             let agent = Agent::live(config, &self.settings);
             self.set_agent(agent, app);
         }
-        // Replaying every raw turn file is file I/O and parsing: off the event loop's thread.
-        let to_replay = saved.clone();
-        let turns = tokio::task::spawn_blocking(move || restore_turns(&to_replay))
-            .await
-            .map_err(|e| format!("cannot rebuild the session: {e}"))?;
-        let n = turns.len();
-        app.load_turns(turns, Some(saved.meta.id.clone()));
-        app.resume = Continuation {
-            chat_id: saved.meta.chat_id.clone(),
-            ..Continuation::default()
-        };
-        self.saved = Some(saved);
-        match warning {
-            Some(warning) => app.set_message(warning, Severity::Warning),
-            None => app.set_message(
-                format!(
-                    "opened a saved session ({n} turn{}) — type a follow-up",
-                    if n == 1 { "" } else { "s" }
-                ),
-                Severity::Info,
-            ),
-        }
-        Ok(())
+        Ok(warning)
     }
 }
 
@@ -489,68 +537,6 @@ fn warn_unsaved(app: &mut App, e: &io::Error) {
     );
 }
 
-/// Every turn of `saved`, rebuilt from its raw stream file, with the status it was saved with.
-pub fn restore_turns(saved: &SavedSession) -> Vec<Turn> {
-    let replayed = saved.replay_turns();
-    let mut turns: Vec<Turn> = Vec::with_capacity(replayed.len());
-    for (i, (meta, session)) in replayed.into_iter().enumerate() {
-        // The turn it continued: the one whose checkpoint it was sent with, else the one before.
-        let from_turn = match &meta.from_checkpoint_id {
-            Some(checkpoint) => turns
-                .iter()
-                .rposition(|t| t.checkpoint_id() == Some(checkpoint.as_str())),
-            None => i.checked_sub(1),
-        };
-        let request = Continuation {
-            chat_id: saved.meta.chat_id.clone(),
-            checkpoint_id: meta.from_checkpoint_id.clone(),
-            from_turn,
-        };
-        let conn = saved_conn(&meta, &session);
-        let elapsed = turn_duration(&meta).unwrap_or_default();
-        let mut turn = Turn::restored(meta.question.clone(), session, conn, elapsed, request);
-        turn.saved_index = Some(i);
-        turns.push(turn);
-    }
-    turns
-}
-
-/// How a saved turn ended, as the app shows it.
-fn saved_conn(meta: &TurnMeta, session: &Session) -> ConnState {
-    if let Some(reason) = &meta.reason {
-        // What the store knows better than the status word: its writer died, or it is saved in part.
-        return ConnState::Cut(reason.clone());
-    }
-    match &meta.status {
-        TurnStatus::Complete => ConnState::Complete,
-        TurnStatus::Error => ConnState::Error(
-            session
-                .error
-                .clone()
-                .unwrap_or_else(|| "the agent reported an error".into()),
-        ),
-        TurnStatus::HttpError => ConnState::Error("the agent answered with an HTTP error".into()),
-        TurnStatus::ConnectError => ConnState::Error("could not connect to the agent".into()),
-        TurnStatus::Cut => ConnState::Cut("the connection was cut before completion".into()),
-        TurnStatus::Stalled => ConnState::Stalled(0),
-        TurnStatus::Cancelled => ConnState::Cancelled,
-        TurnStatus::Incomplete => ConnState::Cut("the stream closed before completion".into()),
-        // The store marks a turn whose writer died as cut: this one is still being written.
-        TurnStatus::Streaming => ConnState::Cut(
-            "still streaming in another process: this is what had arrived when it was opened"
-                .into(),
-        ),
-        TurnStatus::Other(other) => ConnState::Cut(format!("saved as {other}")),
-    }
-}
-
-/// From `started_at` to `ended_at`.
-fn turn_duration(meta: &TurnMeta) -> Option<Duration> {
-    let start = unix_seconds(&meta.started_at)?;
-    let end = unix_seconds(meta.ended_at.as_deref()?)?;
-    Some(Duration::from_secs(end.checked_sub(start)?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,23 +548,5 @@ mod tests {
         assert!(is_loopback("http://[::1]:9"));
         assert!(!is_loopback("https://agents.bigdata.com"));
         assert!(!is_loopback("https://api.x.ai"));
-    }
-
-    #[test]
-    fn saved_timestamps_give_the_turn_duration() {
-        assert_eq!(unix_seconds("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(unix_seconds("2026-11-23T02:06:15Z"), Some(1_795_399_575));
-        assert_eq!(unix_seconds("2000-02-29T00:00:00Z"), Some(951_782_400));
-        let meta = TurnMeta {
-            question: "q".into(),
-            started_at: "2026-11-23T02:06:15Z".into(),
-            ended_at: Some("2026-11-23T02:07:00Z".into()),
-            from_checkpoint_id: None,
-            checkpoint_id: None,
-            status: TurnStatus::Complete,
-            stream_file: "turn-001.sse".into(),
-            reason: None,
-        };
-        assert_eq!(turn_duration(&meta), Some(Duration::from_secs(45)));
     }
 }

@@ -36,7 +36,7 @@ use crate::agent::replay::{Speed, replay_file};
 use crate::agent::stream::StreamUpdate;
 use crate::model::event::AgentEvent;
 use crate::wire::provider::Provider;
-use conversation::{Agent, Conversation, LiveConfig, Settings};
+use conversation::{Agent, Conversation, Incoming, LiveConfig, Settings};
 use failure::{Doing, Failure};
 use state::{App, AppConfig, Continuation, Mode, Severity};
 
@@ -94,6 +94,9 @@ pub struct TuiOptions {
     pub provider_options: live::ProviderOptions,
     /// A failure also prints where it happened (`--debug`).
     pub debug: bool,
+    /// `watch`: open the newest live session (waiting for one); `Some(true)` (`--follow`) also
+    /// opens each new one as it starts.
+    pub watch: Option<bool>,
 }
 
 impl Default for TuiOptions {
@@ -115,6 +118,7 @@ impl Default for TuiOptions {
             store: Some(crate::local::store::SessionStore::default()),
             provider_options: live::ProviderOptions::default(),
             debug: false,
+            watch: None,
         }
     }
 }
@@ -220,6 +224,8 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
         start_replay(&mut app, &mut conversation, replay_opts)?;
     } else if let Some(saved) = opts.open.clone() {
         open_saved(&mut app, &mut conversation, &opts, saved).await?;
+    } else if let Some(follow) = opts.watch {
+        conversation.watch_sessions(&mut app, follow).await;
     } else {
         start_agent(&mut app, &mut conversation, &opts, &settings).await?;
     }
@@ -423,13 +429,16 @@ async fn event_loop(
                 dirty = true;
             }
             _ = tokio::time::sleep_until(draw_at), if dirty => {}
-            update = conversation.next_update(), if take_updates => {
-                text_since_draw += apply_batch(app, conversation, update, text_since_draw);
-                dirty = true;
-                if opts.exit_when_done && !conversation.is_streaming() && !app.in_progress() && quit_at.is_none() {
-                    quit_at = Some(tokio::time::Instant::now() + Duration::from_millis(500));
+            incoming = conversation.next_incoming(take_updates) => match incoming {
+                Incoming::Update(update) => {
+                    text_since_draw += apply_batch(app, conversation, update, text_since_draw);
+                    dirty = true;
+                    if opts.exit_when_done && !conversation.is_streaming() && !app.in_progress() && quit_at.is_none() {
+                        quit_at = Some(tokio::time::Instant::now() + Duration::from_millis(500));
+                    }
                 }
-            }
+                change => dirty |= conversation.on_change(app, change).await,
+            },
             _ = tick.tick(), if ticking => {
                 app.tick = app.tick.wrapping_add(1);
                 dirty = true;

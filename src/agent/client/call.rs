@@ -214,17 +214,7 @@ impl Call {
                     if keep_alive.carries_data(&chunk) {
                         deadline = tokio::time::Instant::now() + idle;
                     }
-                    if let Some(sink) = &self.sink
-                        && let Ok(mut sink) = sink.lock()
-                    {
-                        // A full disk must not stop the stream; the session file is best effort.
-                        let _ = sink.write_all(&chunk).and_then(|()| sink.flush());
-                    }
-                    if let Some(tracker) = &mut reader.tracker {
-                        tracker.feed(&chunk);
-                    }
-                    // An overlong line is counted as malformed by the pipeline; the stream goes on.
-                    let _ = reader.pipeline.feed(&chunk, &mut reader.events);
+                    self.take_in(&mut reader, &chunk);
                     if !reader.flush(tx).await {
                         return Outcome::Gone;
                     }
@@ -263,20 +253,22 @@ impl Call {
                 }
             }
         };
-        if reader.terminal {
-            // COMPLETE or ERROR arrived: however the connection ends after that, the stream is over.
-            Outcome::Final(StreamEnd::Closed)
-        } else if reader.seen_event || !matches!(end, StreamEnd::Stalled { .. }) {
-            // The research began once the server said 200: a stream that ends or breaks is not sent
-            // again. Only a stall before the first event counts as a timeout worth another try.
-            Outcome::Final(end)
-        } else {
-            Outcome::Retryable {
-                reason: StreamEnd::describe(&end),
-                retry_after: None,
-                end,
-            }
+        outcome_of(&reader, end)
+    }
+
+    /// A chunk of the body: to the raw sink, the run tracker and the dialect.
+    fn take_in(&self, reader: &mut BodyReader, chunk: &[u8]) {
+        if let Some(sink) = &self.sink
+            && let Ok(mut sink) = sink.lock()
+        {
+            // A full disk must not stop the stream; the session file is best effort.
+            let _ = sink.write_all(chunk).and_then(|()| sink.flush());
         }
+        if let Some(tracker) = &mut reader.tracker {
+            tracker.feed(chunk);
+        }
+        // An overlong line is counted as malformed by the pipeline; the stream goes on.
+        let _ = reader.pipeline.feed(chunk, &mut reader.events);
     }
 
     /// The connection ended (`reason`) before the run did: for a run on the server, its stream
@@ -293,15 +285,7 @@ impl Call {
         let tracker = reader.tracker.as_mut()?;
         let next = resume::reconnect(tracker, self.options, reason, tx).await?;
         let separator = tracker.separator();
-        tracker.feed(separator);
-        if !separator.is_empty() {
-            if let Some(sink) = &self.sink
-                && let Ok(mut sink) = sink.lock()
-            {
-                let _ = sink.write_all(separator).and_then(|()| sink.flush());
-            }
-            let _ = reader.pipeline.feed(separator, &mut reader.events);
-        }
+        self.take_in(reader, separator);
         Some(next)
     }
 
@@ -319,6 +303,24 @@ impl Call {
                 message: redact(message),
             },
             other => other,
+        }
+    }
+}
+
+/// How a body that ended with `end` ends the call.
+fn outcome_of(reader: &BodyReader, end: StreamEnd) -> Outcome {
+    if reader.terminal {
+        // COMPLETE or ERROR arrived: however the connection ends after that, the stream is over.
+        Outcome::Final(StreamEnd::Closed)
+    } else if reader.seen_event || !matches!(end, StreamEnd::Stalled { .. }) {
+        // The research began once the server said 200: a stream that ends or breaks is not sent
+        // again. Only a stall before the first event counts as a timeout worth another try.
+        Outcome::Final(end)
+    } else {
+        Outcome::Retryable {
+            reason: StreamEnd::describe(&end),
+            retry_after: None,
+            end,
         }
     }
 }

@@ -281,7 +281,7 @@ mod tests {
     use super::errors::http_message;
     use super::*;
     use crate::wire::provider::bigdata::request::RESEARCH;
-    use crate::wire::provider::xai::request::RESPONSES;
+    use crate::wire::provider::responses::RESPONSES;
 
     #[test]
     fn error_sentences_carry_the_detail() {

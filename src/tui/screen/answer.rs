@@ -321,6 +321,11 @@ fn layout(app: &mut App, caches: Caches, width: usize) -> Vec<(usize, Part, usiz
 
 /// What the answer pane says before the first question.
 fn empty_hint(app: &App) -> String {
+    if app.mode == crate::tui::state::Mode::Watch {
+        return "Waiting for a research session to start… (q quits). Any `research-tui ask`, \
+                app or proxy on this machine shows here as it streams."
+            .to_owned();
+    }
     if !app.can_ask {
         return "Nothing to show yet.".to_owned();
     }

@@ -137,6 +137,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 fn state_fact(app: &App) -> (String, Style) {
     let theme = &app.theme;
     let Some(turn) = app.latest() else {
+        if app.mode == Mode::Watch {
+            return (" waiting for a session".to_owned(), theme.muted());
+        }
         let mut text = " ready".to_owned();
         if let Some(checkpoint) = &app.resume.checkpoint_id {
             text.push_str(&format!(" · resume {}", short_id(checkpoint)));
@@ -154,6 +157,10 @@ fn state_fact(app: &App) -> (String, Style) {
         ConnState::Idle => ("·".to_owned(), theme.muted()),
         _ => (app.spinner().to_owned(), theme.accent()),
     };
+    if app.watching && turn.conn.in_progress() {
+        // Another process streams it: this app only follows.
+        return (format!(" {glyph} watching · live"), style);
+    }
     (format!(" {glyph} {}", state_text(app, turn)), style)
 }
 

@@ -22,6 +22,8 @@ pub enum Mode {
     Demo,
     Live,
     Replay,
+    /// `watch`, before any session opened: no agent yet.
+    Watch,
 }
 
 impl Mode {
@@ -30,6 +32,7 @@ impl Mode {
             Mode::Demo => "DEMO",
             Mode::Live => "LIVE",
             Mode::Replay => "REPLAY",
+            Mode::Watch => "WATCH",
         }
     }
 }
@@ -109,7 +112,14 @@ pub struct App {
     pub resume: Continuation,
     /// The saved session this conversation is written to.
     pub session_id: Option<String>,
+    /// The newest turn streams in another process and this app follows it (`watching · live`):
+    /// stopping here stops nothing there.
+    pub watching: bool,
 }
+
+/// What a question gets while the watched turn still streams in another process.
+pub const STILL_WATCHING: &str =
+    "still streaming in another process — wait, or Ctrl-C to stop watching";
 
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -165,6 +175,7 @@ impl App {
             max_attempts: 3,
             resume: Continuation::default(),
             session_id: None,
+            watching: false,
         };
         app.reset_prompt();
         app
@@ -192,6 +203,12 @@ impl App {
     pub fn begin_turn_with(&mut self, question: Option<String>, request: Continuation) {
         let mut turn = Turn::new(question);
         turn.request = request;
+        self.add_turn(turn);
+    }
+
+    /// Add `turn` as the newest (a new question, or a turn of a watched session that another
+    /// process wrote): the panes show it.
+    pub fn add_turn(&mut self, turn: Turn) {
         self.turns.push(turn);
         self.viewed_turn = None;
         self.activity_selected = None;
@@ -208,6 +225,7 @@ impl App {
     /// focused for a follow-up from the last checkpoint.
     pub fn load_turns(&mut self, turns: Vec<Turn>, session_id: Option<String>) {
         self.stream_running = false;
+        self.watching = false;
         self.turns = turns;
         self.session_id = session_id;
         self.resume = Continuation::default();
@@ -344,6 +362,7 @@ impl App {
         }
         if ended {
             self.stream_running = false;
+            self.watching = false;
             self.confirm_quit = false;
             if self.can_ask {
                 self.focus = Focus::Prompt;

@@ -99,7 +99,8 @@ impl App {
 
     /// `q`: quit; while a stream runs, only when pressed again (one `q` says how).
     fn quit_or_confirm(&mut self, confirmed: bool) -> Option<Effect> {
-        if confirmed || !(self.stream_running || self.in_progress()) {
+        // A watched stream goes on in its own process: quitting here loses nothing.
+        if confirmed || self.watching || !(self.stream_running || self.in_progress()) {
             self.quit = true;
             return Some(Effect::Quit);
         }
@@ -288,15 +289,29 @@ impl App {
     /// Ctrl-C: the turn ends as cancelled; [`Effect::Cancel`] has the conversation stop its stream.
     fn cancel(&mut self) {
         self.stream_running = false;
+        let watched = std::mem::take(&mut self.watching);
         if let Some(turn) = self.turns.last_mut()
             && turn.conn.in_progress()
         {
-            turn.end(StreamEnd::Cancelled);
+            turn.end(if watched {
+                StreamEnd::Cut {
+                    reason:
+                        "no longer followed here; it goes on in its own process (s opens it again)"
+                            .into(),
+                }
+            } else {
+                StreamEnd::Cancelled
+            });
         }
         if self.can_ask {
             self.focus = Focus::Prompt;
         }
-        self.set_message("cancelled — Ctrl-C again quits", Severity::Warning);
+        let message = if watched {
+            "stopped watching — the session goes on in its own process; Ctrl-C again quits"
+        } else {
+            "cancelled — Ctrl-C again quits"
+        };
+        self.set_message(message, Severity::Warning);
     }
 
     fn submit(&mut self) -> Option<Effect> {
@@ -312,11 +327,21 @@ impl App {
             );
             return None;
         }
-        if self.in_progress() {
+        if self.mode == super::app::Mode::Watch {
+            // `watch` before any session started: the question stays for when one has.
             self.set_message(
-                "still answering — wait, or Ctrl-C to cancel first",
-                Severity::Warning,
+                "nothing to follow up yet: no session has started",
+                Severity::Info,
             );
+            return None;
+        }
+        if self.in_progress() {
+            let wait = if self.watching {
+                super::app::STILL_WATCHING
+            } else {
+                "still answering — wait, or Ctrl-C to cancel first"
+            };
+            self.set_message(wait, Severity::Warning);
             return None;
         }
         let question = question.to_owned();

@@ -15,6 +15,7 @@ pub mod openai;
 pub mod perplexity;
 mod pipeline;
 pub mod request;
+pub mod responses;
 pub mod spec;
 pub mod xai;
 pub mod zeta;

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::request::{Ask, Endpoint, ProviderOptions, WireRequest};
-use super::{Dialect, Provider, bigdata, openai, perplexity, xai, zeta};
+use super::{Dialect, Provider, bigdata, openai, perplexity, responses, xai, zeta};
 use crate::wire::sse::SseEvent;
 
 /// Everything about one provider. See [`SPECS`].
@@ -80,7 +80,7 @@ pub static SPECS: [ProviderSpec; 5] = [
         api_key_env: "XAI_API_KEY",
         shared_config: false,
         auth: AuthHeader::Bearer,
-        endpoints: &[&xai::request::RESPONSES],
+        endpoints: &[&responses::RESPONSES],
         build_request: xai::request::build,
         follow_up: FollowUp::PreviousResponse,
         demo: Demo {
@@ -130,7 +130,7 @@ pub static SPECS: [ProviderSpec; 5] = [
         api_key_env: "OPENAI_API_KEY",
         shared_config: false,
         auth: AuthHeader::Bearer,
-        endpoints: &[&openai::request::RESPONSES],
+        endpoints: &[&responses::RESPONSES],
         build_request: openai::request::build,
         follow_up: FollowUp::PreviousResponse,
         demo: Demo {

@@ -82,7 +82,8 @@ fn deep_research_runs_in_the_background_with_web_search_preview_and_reasoning_su
                "previous_response_id": "resp_prev"})
     );
     assert!(request::runs_in_background(&request.body));
-    let parsed = request::ResponsesRequest::parse(&request.body_bytes()).unwrap();
+    let parsed =
+        crate::wire::provider::responses::ResponsesRequest::parse(&request.body_bytes()).unwrap();
     assert!(parsed.background);
     assert_eq!(parsed.question(), "Why?");
 

@@ -1,90 +1,11 @@
-//! xAI's request, `POST /v1/responses` ([`ResponsesRequest`]): one type shared by the client that
-//! sends it and the demo server that reads it.
+//! xAI's request: a Responses API body ([`ResponsesRequest`], shared with OpenAI) asking for web and
+//! X search.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::DEFAULT_MODEL;
-use crate::wire::provider::error_body::Problem;
-use crate::wire::provider::fields::Fields;
-use crate::wire::provider::request::{
-    Ask, Endpoint, NOT_FOUND, ProviderOptions, WireRequest, null_as_default,
-};
-
-/// The Responses API.
-pub static RESPONSES: Endpoint = Endpoint {
-    name: "responses",
-    path: "/v1/responses",
-    not_found: NOT_FOUND,
-};
-
-/// The body of `POST /v1/responses`. `None` fields are left out.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ResponsesRequest {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    pub input: Input,
-    #[serde(default, deserialize_with = "null_as_default")]
-    pub stream: bool,
-    #[serde(default, deserialize_with = "null_as_default")]
-    pub tools: Vec<Tool>,
-    /// Continue from this response (the last turn's id).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub previous_response_id: Option<String>,
-}
-
-/// `input`: a plain prompt, or messages.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Input {
-    Text(String),
-    Messages(Vec<InputMessage>),
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InputMessage {
-    pub role: String,
-    /// Text, or a list of content parts.
-    pub content: Value,
-}
-
-/// A server-side tool the model may use: `{"type": "web_search"}`, `{"type": "x_search"}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Tool {
-    #[serde(rename = "type")]
-    pub kind: String,
-}
-
-impl ResponsesRequest {
-    /// Read a body as the API does: `input` (a non-empty string or list of messages) is
-    /// required; `model` and `previous_response_id` must be strings when present.
-    pub fn parse(body: &[u8]) -> Result<Self, Vec<Problem>> {
-        let mut fields = Fields::parse(body)?;
-        check_common(&mut fields);
-        fields.finish()
-    }
-}
-
-/// The checks every Responses API body shares (xAI's and OpenAI's): `input` a non-empty string or
-/// list of messages; `model` and `previous_response_id` strings when present.
-pub(crate) fn check_common(fields: &mut Fields) {
-    match fields.get("input") {
-        None | Some(Value::Null) => fields.missing("input"),
-        Some(Value::String(s)) if !s.is_empty() => {}
-        Some(Value::Array(items)) if !items.is_empty() => {}
-        Some(other) => {
-            let problem = Problem::field(
-                "input_type",
-                &["input"],
-                "Input should be a non-empty string or list of messages",
-                other.clone(),
-            );
-            fields.report(problem);
-        }
-    }
-    fields.optional_string("model");
-    fields.optional_string("previous_response_id");
-}
+use crate::wire::provider::request::{Ask, ProviderOptions, WireRequest};
+use crate::wire::provider::responses::{Input, InputMessage, RESPONSES, ResponsesRequest, Tool};
 
 /// A streamed question with web and X search; a follow-up chains the previous response (the
 /// checkpoint, else the conversation id).
@@ -96,6 +17,8 @@ pub fn build(ask: &Ask, options: &ProviderOptions) -> WireRequest {
             content: Value::from(ask.question.as_str()),
         }]),
         stream: true,
+        background: false,
+        reasoning: None,
         tools: ["web_search", "x_search"]
             .map(|kind| Tool { kind: kind.into() })
             .into(),

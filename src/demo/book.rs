@@ -1,0 +1,108 @@
+//! What the demo agent remembers between requests (conversations, checkpoints, OpenAI runs, the
+//! last request bodies), each bounded: a `serve` left running for weeks forgets the oldest instead
+//! of growing without end.
+
+use std::borrow::Borrow;
+use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
+
+use serde_json::Value;
+
+use super::runs::DemoRun;
+
+/// Entries each kind of memory keeps; a conversation older than that many newer ones is forgotten
+/// (its follow-ups are then taken as a new chat from an earlier run, as after a restart).
+pub(super) const REMEMBERED: usize = 10_000;
+
+/// How many request bodies `GET /_demo/requests` keeps.
+pub(super) const REQUEST_LOG_LEN: usize = 64;
+
+/// What the server remembers between requests.
+#[derive(Default)]
+pub(super) struct Book {
+    /// Chat id → the `persistence_mode` it started with.
+    pub chats: Remembered<String, String>,
+    /// Checkpoint id → the chat it belongs to.
+    pub checkpoints: Remembered<String, String>,
+    /// OpenAI responses created, by id.
+    pub runs: Remembered<String, DemoRun>,
+    pub requests: VecDeque<Value>,
+}
+
+impl Book {
+    /// Keep `entry` in the request log, forgetting the oldest beyond [`REQUEST_LOG_LEN`].
+    pub fn log_request(&mut self, entry: Value) {
+        if self.requests.len() == REQUEST_LOG_LEN {
+            self.requests.pop_front();
+        }
+        self.requests.push_back(entry);
+    }
+}
+
+/// A map that keeps its newest [`REMEMBERED`] entries (by first insertion).
+pub(super) struct Remembered<K, V> {
+    map: HashMap<K, V>,
+    order: VecDeque<K>,
+    capacity: usize,
+}
+
+impl<K, V> Default for Remembered<K, V> {
+    fn default() -> Self {
+        Self {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+            capacity: REMEMBERED,
+        }
+    }
+}
+
+impl<K: Eq + Hash + Clone, V> Remembered<K, V> {
+    pub fn get<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+    {
+        self.map.get(key)
+    }
+
+    pub fn get_mut<Q: Hash + Eq + ?Sized>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+    {
+        self.map.get_mut(key)
+    }
+
+    /// Remember `value` for `key` (replacing an earlier one), forgetting the oldest entry when full.
+    pub fn insert(&mut self, key: K, value: V) {
+        if self.map.insert(key.clone(), value).is_some() {
+            return;
+        }
+        self.order.push_back(key);
+        if self.order.len() > self.capacity
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.map.remove(&oldest);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_running_demo_forgets_its_oldest_conversations_instead_of_growing() {
+        let mut chats: Remembered<String, String> = Remembered {
+            capacity: 3,
+            ..Remembered::default()
+        };
+        for i in 0..5 {
+            chats.insert(format!("chat-{i}"), "disabled".into());
+        }
+        chats.insert("chat-4".into(), "again".into());
+        assert_eq!(chats.map.len(), 3);
+        assert_eq!(chats.order.len(), 3);
+        assert!(chats.get("chat-1").is_none());
+        assert_eq!(chats.get("chat-2").map(String::as_str), Some("disabled"));
+        assert_eq!(chats.get("chat-4").map(String::as_str), Some("again"));
+    }
+}
