@@ -45,6 +45,18 @@ pub(crate) fn annotate(
     clean: impl Fn(&str) -> std::borrow::Cow<'_, str>,
     marker: impl Fn(usize, &mut String),
 ) -> String {
+    annotate_with(answer, attribution, clean, marker, &[])
+}
+
+/// [`annotate`], with each `(byte, text)` of `inserts` (sorted by byte) written at that byte of the
+/// answer, after any markers due there.
+pub(crate) fn annotate_with(
+    answer: &str,
+    attribution: &Attribution,
+    clean: impl Fn(&str) -> std::borrow::Cow<'_, str>,
+    marker: impl Fn(usize, &mut String),
+    inserts: &[(usize, String)],
+) -> String {
     let hidden = attribution.marker_spans();
     let mut out = String::with_capacity(answer.len() + attribution.citations.len() * 6);
     let visible = |out: &mut String, from: usize, to: usize| {
@@ -67,12 +79,24 @@ pub(crate) fn annotate(
         }
     };
     let mut pos = 0;
+    let mut pending = inserts.iter().peekable();
     for (byte, numbers) in attribution.markers() {
+        while let Some((at, text)) = pending.next_if(|(at, _)| *at < byte) {
+            visible(&mut out, pos, *at);
+            out.push_str(text);
+            pos = pos.max(*at);
+        }
         visible(&mut out, pos, byte);
         for n in numbers {
             marker(n, &mut out);
         }
         pos = pos.max(byte);
+    }
+    for (at, text) in pending {
+        let at = (*at).min(answer.len());
+        visible(&mut out, pos, at);
+        out.push_str(text);
+        pos = pos.max(at);
     }
     visible(&mut out, pos, answer.len());
     out
