@@ -1,7 +1,9 @@
 //! Frame cost of the interactive app at 140×42 (TestBackend): a 1 MB answer against a 1 KB answer,
 //! both cached and following the bottom (target: ≤ 2×), appending a chunk to a 1 MB answer then
 //! redrawing, and the same with 5,000 references pending (sent before the text they cite, as the
-//! Bigdata agent does). Prints the measured ratios as well as criterion's numbers.
+//! Bigdata agent does), and a 1 KB answer with three charts in view (bars, lines in two units, a
+//! scatter) against one without, both with the view kept between frames as the app keeps it.
+//! Prints the measured ratios as well as criterion's numbers.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -10,7 +12,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use research_tui::agent::stream::StreamUpdate;
-use research_tui::model::event::{AgentEvent, Reference, SourceDoc};
+use research_tui::model::event::{AgentEvent, Chart, Reference, SourceDoc};
 use research_tui::tui::screen;
 use research_tui::tui::state::{App, AppConfig, Mode};
 use research_tui::tui::theme::Theme;
@@ -128,6 +130,38 @@ fn app_with_pending(bytes: usize, pending: usize) -> App {
     app
 }
 
+/// [`app_with`] 1 KB, and three charts over its first paragraphs (so in view at the top).
+fn app_with_charts() -> App {
+    let mut app = app_with(1024);
+    let quarters: Vec<serde_json::Value> = (0..8)
+        .map(|q| serde_json::json!({"q": format!("Q{q}"), "rev": 40.0 + 5.0 * q as f64, "gm": 70.0 + q as f64 * 0.6}))
+        .collect();
+    let specs = [
+        serde_json::json!({"data": {"values": quarters}, "mark": "bar",
+            "encoding": {"x": {"field": "q", "type": "ordinal"}, "y": {"field": "rev", "type": "quantitative", "title": "Revenue ($B)"}}}),
+        serde_json::json!({"data": {"values": quarters}, "encoding": {"x": {"field": "q", "type": "ordinal"}},
+            "layer": [{"mark": "line", "encoding": {"y": {"field": "rev", "type": "quantitative", "title": "Revenue ($B)"}}},
+                      {"mark": "line", "encoding": {"y": {"field": "gm", "type": "quantitative", "title": "Margin (%)"}}}]}),
+        serde_json::json!({"data": {"values": quarters}, "mark": "point",
+            "encoding": {"x": {"field": "rev", "type": "quantitative"}, "y": {"field": "gm", "type": "quantitative"}}}),
+    ];
+    let events = specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            AgentEvent::Chart(Chart {
+                title: Some(format!("Chart {i}")),
+                start: Some(20),
+                end: Some(60 + i as u64),
+                spec: Some(spec),
+                ..Chart::default()
+            })
+        })
+        .collect();
+    app.apply_update(StreamUpdate::Events(events));
+    app
+}
+
 /// A terminal and the screen's caches kept between its frames, as the app's event loop keeps them.
 struct Screen {
     terminal: Terminal<TestBackend>,
@@ -232,6 +266,27 @@ fn bench(c: &mut Criterion) {
         "append a chunk to a 1 MB answer with 5,000 references pending and redraw: {t_pending:?} ({ratio:.2}x a steady 1 KB frame)"
     );
 
+    // Charts: a kept view draws each chart once; later frames only copy its rows.
+    let mut plain = app_with(1024);
+    let mut charts = app_with_charts();
+    let (mut plain_term, mut chart_term) = (terminal(), terminal());
+    draw(&mut chart_term, &mut charts);
+    assert!(
+        chart_term
+            .terminal
+            .backend()
+            .to_string()
+            .contains("Chart 0"),
+        "the charts are in view"
+    );
+    let (t_plain, t_charts, ratio) = interleaved(
+        &mut || draw(&mut plain_term, black_box(&mut plain)),
+        &mut || draw(&mut chart_term, black_box(&mut charts)),
+    );
+    println!(
+        "frame 140x42 with three charts in view: {t_charts:?} against {t_plain:?} without, ratio {ratio:.2}x"
+    );
+
     let mut group = c.benchmark_group("tui_frame");
     group.bench_function("steady_1kb_answer", |b| {
         b.iter(|| draw(&mut small_term, black_box(&mut small)))
@@ -250,6 +305,9 @@ fn bench(c: &mut Criterion) {
     draw(&mut term, &mut pending);
     group.bench_function("append_chunk_1mb_answer_5000_pending", |b| {
         b.iter(|| append_and_draw(&mut pending, &mut term, &mut counter))
+    });
+    group.bench_function("steady_1kb_answer_three_charts", |b| {
+        b.iter(|| draw(&mut chart_term, black_box(&mut charts)))
     });
     group.finish();
 }

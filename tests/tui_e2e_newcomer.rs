@@ -221,10 +221,10 @@ fn the_mouse_clicks_sources_and_markers_and_scrolls_the_pane_under_it() {
         s.contains("↓ more · G follows")
     });
     // A click on a citation marker picks its source.
-    let (x, y) = cell_of(&screen, "billion[3];");
-    t.mouse(0, x + "billion[".len() as u16, y);
-    t.wait_for("source 3 picked", Duration::from_secs(5), |s| {
-        s.contains("▶ [3] SEC EDGAR") && status_line(s).contains("source [3] selected")
+    let (x, y) = cell_of(&screen, "China[4]");
+    t.mouse(0, x + "China[".len() as u16, y);
+    t.wait_for("source 4 picked", Duration::from_secs(5), |s| {
+        s.contains("▶ [4] Bigdata.com") && status_line(s).contains("source [4] selected")
     });
     // `m` leaves the mouse to the terminal.
     t.send(&["m"]);

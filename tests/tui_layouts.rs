@@ -99,7 +99,8 @@ fn the_selected_source_and_activity_carry_a_marker_and_a_bar_across_the_pane() {
     for x in x0..139 {
         assert_eq!(buffer[(x, y)].bg, bar, "cell {x} of the selected row");
     }
-    keys(&mut app, "tkk");
+    // Up past the two charts, the chart tool's call and trace and the last thought.
+    keys(&mut app, "tkkkkkk");
     let screen = draw(&mut app, 140, 42).backend().to_string();
     assert!(
         screen
@@ -117,9 +118,9 @@ fn the_newest_activity_item_wraps_instead_of_being_cut() {
     let lines: Vec<&str> = screen.lines().collect();
     let at = lines
         .iter()
-        .position(|l| l.contains("▸ I have what I need."))
+        .position(|l| l.contains("▦ chart: Quarterly revenue"))
         .expect("the newest item");
-    assert!(lines[at + 1].contains("Structure: headline"), "{screen}");
+    assert!(lines[at + 1].contains("and non-GAAP gross"), "{screen}");
     assert!(!lines[at].contains('…'), "{screen}");
 }
 
@@ -153,7 +154,7 @@ fn plus_and_minus_resize_the_focused_pane_and_z_zooms_it() {
         draw(&mut app, 140, 42)
             .backend()
             .to_string()
-            .contains("Activity 16")
+            .contains("Activity 20")
     );
 }
 

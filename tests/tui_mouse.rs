@@ -55,9 +55,9 @@ fn a_click_focuses_a_pane_and_picks_a_source_or_an_activity_item() {
     assert!(app.popup.is_none());
     let _ = screen;
     let screen = frame(&mut app, &mut view, 140, 42);
-    click(&mut app, &view, cell_of(&screen, "⚙ get_earnings_calendar"));
+    click(&mut app, &view, cell_of(&screen, "⚙ search \"NVIDIA first"));
     assert_eq!(app.focus, Focus::Activity);
-    assert_eq!(app.activity_selected, Some(1));
+    assert_eq!(app.activity_selected, Some(4));
     let screen = frame(&mut app, &mut view, 140, 42);
     click(&mut app, &view, cell_of(&screen, "Type a question"));
     assert_eq!(app.focus, Focus::Prompt);
@@ -144,4 +144,25 @@ fn m_leaves_the_mouse_to_the_terminal_and_back() {
         key(&mut app, crossterm::event::KeyCode::Char('m')),
         Some(Effect::MouseCapture(true))
     );
+}
+
+#[test]
+fn clicking_a_chart_opens_it_full_screen() {
+    let mut app = app();
+    let mut view = View::new();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    keys(&mut app, "ag");
+    let screen = frame(&mut app, &mut view, 140, 42);
+    click(
+        &mut app,
+        &view,
+        cell_of(&screen, "Gaming                ██"),
+    );
+    assert_eq!(
+        app.popup,
+        Some(research_tui::tui::state::Popup::Chart { turn: 0, chart: 0 })
+    );
+    let screen = frame(&mut app, &mut view, 140, 42);
+    assert!(screen.contains("Chart 1 of 2"), "{screen}");
 }

@@ -158,6 +158,7 @@ class Recorder:
         self.think_n, self.msg_n = 0, 0
         self.after_plan = False
         self.expect = {}        # filled by answer(): clean answer and intended spans, for checks
+        self.charts = []        # (tool alias, CHART message, the answer text it illustrates)
 
     # -- low level
     def _delay(self, lo, hi):
@@ -242,10 +243,35 @@ class Recorder:
     def retry(self, message):
         self.emit({"type": "LLM_RETRY", "message": message}, self._delay(600, 1000))
 
+    def chart_tool(self, alias, task, code):
+        """ACTION python_code_execution + AUDIT: the tool that draws charts.  Fixed delays (no
+        random draw), so adding it leaves the rest of a recording's pacing as it was."""
+        self.emit({"type": "ACTION", "tool_name": "python_code_execution",
+                   "tool_arguments": {"task": task, "code": code}}, 420)
+        trace = {"audit_type": "MarkdownAuditV1", "tool_id": self.tool_id(alias),
+                 "title": "Python code execution: " + task, "content": "Generated charts from the reported figures."}
+        self.traces[alias] = (trace["tool_id"], "python_code_execution")
+        self.emit({"type": "AUDIT", "audit_traces": [trace]}, 1150)
+
+    def chart(self, alias, chart_id, title, caption, chart_type, spec, data_points, span):
+        """A CHART sent once the answer has streamed past `span` (text that occurs once in the
+        answer: the chart's start/end and a tool-level reference from `alias` cover it)."""
+        msg = {"type": "CHART", "chart_id": chart_id, "title": title, "caption": caption,
+               "chart_type": chart_type, "data_points": data_points, "vega_lite_spec": spec}
+        self.charts.append((alias, msg, span))
+
     def answer(self, marked, message_id="ans-1", batches=3):
         """Stream the answer in chunks, with GROUNDING batches: the first before the answer
-        starts, the others as the streamed text reaches their first span."""
+        starts, the others as the streamed text reaches their first span.  Charts follow the
+        chunk that completes their span."""
         text, spans = parse_markers(marked)
+        charts = []
+        for alias, msg, span in self.charts:
+            assert text.count(span) == 1, "chart span must occur once: " + span[:40]
+            start = text.index(span)
+            msg = dict(msg, start=start, end=start + len(span))
+            charts.append(msg)
+            spans.append((start, start + len(span), "tool", alias, "audit_id", span))
         refs = []
         for start, end, kind, alias, key, span in spans:
             if kind == "src":
@@ -269,7 +295,9 @@ class Recorder:
             streamed += len(c)
             while pending and streamed >= pending[0][0]["start"]:
                 self.emit({"type": "GROUNDING", "references": pending.pop(0)}, self._delay(60, 180))
-        assert not pending
+            while charts and streamed >= charts[0]["end"]:
+                self.emit(charts.pop(0), 90, message_id="chart-%d" % (len(self.charts) - len(charts)))
+        assert not pending and not charts
 
     def structured(self, schema, content):
         self.emit({"type": "STRUCTURED_OUTPUT", "json_schema": schema, "content": content},
@@ -320,6 +348,17 @@ def parse_recording(text):
     return frames
 
 
+def answer_so_far(msgs, until):
+    """The answer streamed before message `until`."""
+    text = ""
+    for m in msgs:
+        if m is until:
+            break
+        if m["type"] == "ANSWER":
+            text += m["content"]
+    return text
+
+
 def check(name, rec, kind, text):
     frames = parse_recording(text)
     msgs = [f[1]["message" if kind == "research" else "delta"] for f in frames]
@@ -351,6 +390,10 @@ def check(name, rec, kind, text):
                 refs.append(r)
         elif m["type"] == "PLANNING":
             assert 3 <= len(m["plan"]["steps"]) <= 6 and m["plan"]["title"]
+        elif m["type"] == "CHART":
+            assert 0 <= m["start"] < m["end"] <= len(answer)
+            assert len(answer_so_far(msgs, m)) >= m["end"], "chart sent before its span"
+            assert m["vega_lite_spec"]["data"]["values"], "chart without inline data"
 
     # every reference: valid offsets, and the span it was written for
     wanted = sorted(rec.expect["spans"])
@@ -370,7 +413,7 @@ def check(name, rec, kind, text):
     if kind == "research":
         assert 300 <= words <= 800, words
         assert len(cited) >= 8, len(cited)
-        assert 4 <= len(actions) <= 7, len(actions)
+        assert 4 <= len(actions) <= 8, len(actions)
         assert 15 <= duration <= 35, duration
     else:
         assert 150 <= words <= 300, words

@@ -272,6 +272,54 @@ STRUCTURED_CONTENT = {
 }
 
 
+# --------------------------------------------------------------------------- charts (deep dive)
+
+SEGMENTS = [("Data Center", 66.8), ("Gaming", 4.5), ("Professional Visualization", 0.8),
+            ("Automotive & Robotics", 0.7), ("OEM & Other", 0.4)]
+SEGMENT_SPEC = {
+    "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+    "title": "Revenue by segment, Q1 FY2027",
+    "data": {"values": [{"segment": n, "revenue_usd_bn": v} for n, v in SEGMENTS]},
+    "mark": "bar",
+    "encoding": {
+        "y": {"field": "segment", "type": "nominal", "sort": "-x", "title": "Segment"},
+        "x": {"field": "revenue_usd_bn", "type": "quantitative", "title": "Revenue ($B)"},
+        "tooltip": [{"field": "segment"}, {"field": "revenue_usd_bn", "format": ".1f"}],
+    },
+}
+QUARTERS = [("Q1 FY26", 44.1, 71.3), ("Q2 FY26", 46.7, 72.7), ("Q3 FY26", 57.0, 73.6),
+            ("Q4 FY26", 66.5, 75.0), ("Q1 FY27", 73.2, 75.1)]
+TREND_SPEC = {
+    "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+    "title": "Quarterly revenue and non-GAAP gross margin",
+    "data": {"values": [{"quarter": q, "revenue_usd_bn": r, "gross_margin_pct": m} for q, r, m in QUARTERS]},
+    "encoding": {"x": {"field": "quarter", "type": "ordinal", "sort": None, "title": "Fiscal quarter"}},
+    "layer": [
+        {"mark": {"type": "line", "point": True},
+         "encoding": {"y": {"field": "revenue_usd_bn", "type": "quantitative", "title": "Revenue ($B)"}}},
+        {"mark": {"type": "line", "point": True, "strokeDash": [4, 2]},
+         "encoding": {"y": {"field": "gross_margin_pct", "type": "quantitative",
+                            "title": "Gross margin (%)", "scale": {"zero": False}}}},
+    ],
+    "resolve": {"scale": {"y": "independent"}},
+}
+CHART_CODE = ("import altair as alt\nimport pandas as pd\n"
+              "segments = pd.DataFrame(SEGMENTS, columns=['segment', 'revenue_usd_bn'])\n"
+              "alt.Chart(segments).mark_bar().encode(y=alt.Y('segment', sort='-x'), x='revenue_usd_bn')")
+
+
+def add_deep_dive_charts(r):
+    r.chart_tool("py", "Chart revenue by segment and the quarterly trend", CHART_CODE)
+    r.chart("py", "chart-nvda-segments", "Revenue by segment, Q1 FY2027",
+            "Data Center was $66.8B of $73.2B; every other segment together was under $6.5B.", "bar",
+            SEGMENT_SPEC, [{"label": n, "value": v} for n, v in SEGMENTS],
+            "Data Center is now more than nine-tenths of the business.")
+    r.chart("py", "chart-nvda-trend", "Quarterly revenue and non-GAAP gross margin",
+            "Revenue rose in every quarter of the last five; gross margin recovered to the mid-70s.", "line",
+            TREND_SPEC, [{"label": q, "revenue_usd_bn": rv, "gross_margin_pct": m} for q, rv, m in QUARTERS],
+            "non-GAAP gross margin was 75.1% (GAAP 74.9%)")
+
+
 def build_deep_dive(Recorder):
     r = Recorder("earnings-deep-dive", SOURCES, chat_id=CHAT_ID)
     r.plan("NVIDIA Q1 FY2027 earnings deep dive", [
@@ -321,6 +369,7 @@ def build_deep_dive(Recorder):
     r.think("I have what I need. Structure: headline numbers, a segment table, margins as a numbered list, "
             "guidance, supply, then market reaction. Every figure should tie to the filing, press release or call; "
             "valuation to the tearsheet and the date to the calendar.")
+    add_deep_dive_charts(r)
     r.answer(DEEP_DIVE_ANSWER, message_id="ans-1", batches=3)
     r.structured(STRUCTURED_SCHEMA, STRUCTURED_CONTENT)
     r.complete([("base", (48210, 3906, 12288)), ("pro", (0, 0, 0))], checkpoint_id="ckpt-demo-nvda-q1fy27-0001")

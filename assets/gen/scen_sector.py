@@ -161,6 +161,75 @@ China-domestic toolmakers such as Naura and AMEC are left out: coverage of their
 _Offline demo: a recorded, synthetic session — figures are illustrative._"""
 
 
+# --------------------------------------------------------------------------- charts and structured output
+
+PEERS = [
+    # company, ticker, period, revenue, currency, growth %, gross margin %, China share %, forward P/E
+    ("ASML", "ASML", "Q1 2026", 8.0, "EUR bn", 3, 53.2, 25, 33),
+    ("Applied Materials", "AMAT", "FQ2 2026", 7.6, "USD bn", 7, 48.9, 29, 22),
+    ("Lam Research", "LRCX", "Mar-Q 2026", 5.6, "USD bn", 18, 50.1, 30, 27),
+    ("Tokyo Electron", "8035.T", "FY3/2026", 2550.0, "JPY bn", 5, 47.1, 36, 25),
+]
+METRICS = ["Revenue growth YoY", "Gross margin", "China share"]
+PEER_SPEC = {
+    "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+    "title": "Growth, margin and China exposure",
+    "data": {"values": [{"company": c, METRICS[0]: g, METRICS[1]: m, METRICS[2]: ch}
+                        for c, _, _, _, _, g, m, ch, _ in PEERS]},
+    "transform": [{"fold": METRICS, "as": ["metric", "value"]}],
+    "mark": "bar",
+    "encoding": {
+        "x": {"field": "company", "type": "nominal", "sort": None, "title": "Company"},
+        "xOffset": {"field": "metric", "sort": METRICS},
+        "y": {"field": "value", "type": "quantitative", "title": "Percent (%)"},
+        "color": {"field": "metric", "type": "nominal", "sort": METRICS, "title": "Metric"},
+    },
+}
+PE_SPEC = {
+    "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+    "title": "Forward P/E against the ten-year average",
+    "data": {"values": [{"ticker": t, "forward_pe": pe} for _, t, _, _, _, _, _, _, pe in PEERS]},
+    "layer": [
+        {"mark": "bar",
+         "encoding": {"x": {"field": "ticker", "type": "nominal", "sort": "-y", "title": "Ticker"},
+                      "y": {"field": "forward_pe", "type": "quantitative", "title": "Forward P/E (x)"}}},
+        {"data": {"values": [{"average": 18}]}, "mark": {"type": "rule", "strokeDash": [4, 4]},
+         "encoding": {"y": {"field": "average", "type": "quantitative"}}},
+    ],
+}
+PEER_CODE = ("import altair as alt\nimport pandas as pd\n"
+             "peers = pd.DataFrame(PEERS)\n"
+             "alt.Chart(peers).transform_fold(METRICS, as_=['metric', 'value']).mark_bar()"
+             ".encode(x='company:N', xOffset='metric:N', y='value:Q', color='metric:N')")
+PEER_SCHEMA = {
+    "type": "array",
+    "items": {"type": "object", "properties": {
+        "company": {"type": "string"}, "ticker": {"type": "string"}, "latest_period": {"type": "string"},
+        "revenue": {"type": "number"}, "revenue_unit": {"type": "string"},
+        "revenue_growth_yoy_pct": {"type": "number"}, "gross_margin_pct": {"type": "number"},
+        "china_share_pct": {"type": "number"}, "forward_pe": {"type": "number"}},
+        "required": ["company", "ticker"]},
+}
+PEER_CONTENT = [
+    {"company": c, "ticker": t, "latest_period": p, "revenue": rv, "revenue_unit": u,
+     "revenue_growth_yoy_pct": g, "gross_margin_pct": m, "china_share_pct": ch, "forward_pe": pe}
+    for c, t, p, rv, u, g, m, ch, pe in PEERS
+]
+
+
+def add_charts(r):
+    r.chart_tool("py", "Chart the peer comparison and valuation", PEER_CODE)
+    r.chart("py", "chart-semicap-peers", "Growth, margin and China exposure",
+            "Latest reported period for each company; Lam grew fastest, Tokyo Electron is the most exposed to China.",
+            "grouped_bar", PEER_SPEC,
+            [{"label": c, METRICS[0]: g, METRICS[1]: m, METRICS[2]: ch} for c, _, _, _, _, g, m, ch, _ in PEERS],
+            "The differences come down to technology exposure, China and valuation.")
+    r.chart("py", "chart-semicap-pe", "Forward P/E against the ten-year average",
+            "Every name trades above the group's ten-year average of about 18 times.", "bar", PE_SPEC,
+            [{"label": t, "value": pe} for _, t, _, _, _, _, _, _, pe in PEERS],
+            "the group trades at about 26 times forward earnings, against a ten-year average of roughly 18")
+
+
 def build(Recorder):
     r = Recorder("sector-comparison", SOURCES, chat_id=CHAT_ID)
     r.plan("Semiconductor equipment: growth, China exposure and valuation", [
@@ -244,7 +313,9 @@ def build(Recorder):
     r.think("Valuation gap covered: Bloomberg gives 22×, 27× and 25× for Applied, Lam and Tokyo Electron, and "
             "the ASML tearsheet gives 33×. Writing the comparison — results table, company notes, China list, "
             "valuation table — and noting the tearsheet failure and the skipped step so the reader knows.")
+    add_charts(r)
     r.answer(ANSWER, message_id="ans-1", batches=4)
+    r.structured(PEER_SCHEMA, PEER_CONTENT)
     r.complete([("base", (83115, 5204, 16384)), ("pro", (0, 0, 0))], checkpoint_id="ckpt-demo-semicap-0001")
     return r, {"title": "Semiconductor equipment sector comparison", "prompt": PROMPT, "chat_id": CHAT_ID,
                "research_effort": "standard", "checkpoint_id": "ckpt-demo-semicap-0001"}

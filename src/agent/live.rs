@@ -30,6 +30,8 @@ pub struct LiveConfig {
     pub tenant: Option<String>,
     /// Zeta Alpha: the agent identifier (default [`crate::wire::provider::zeta::DEFAULT_AGENT`]).
     pub agent: Option<String>,
+    /// Bigdata.com: ask for charts. Ignored by the others.
+    pub charts: bool,
     pub options: StreamOptions,
 }
 
@@ -43,6 +45,7 @@ impl LiveConfig {
             model: None,
             tenant: None,
             agent: None,
+            charts: false,
             options: StreamOptions::default(),
         }
     }
@@ -66,6 +69,7 @@ impl LiveConfig {
         self.model = options.model.clone().or(self.model);
         self.tenant = options.tenant.clone().or(self.tenant);
         self.agent = options.agent.clone().or(self.agent);
+        self.charts |= options.charts;
         self
     }
 
@@ -74,6 +78,7 @@ impl LiveConfig {
             model: self.model.clone(),
             tenant: self.tenant.clone(),
             agent: self.agent.clone(),
+            charts: self.charts,
         }
     }
 }

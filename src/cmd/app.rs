@@ -59,6 +59,10 @@ pub struct TuiArgs {
     /// Zeta Alpha: the agent identifier.
     #[arg(long)]
     pub agent: Option<String>,
+    /// Ask the Bigdata.com agent for charts (python code execution with chart generation); also
+    /// `charts = true` in the config file.
+    #[arg(long)]
+    pub charts: bool,
     /// Demo playback speed (for tests).
     #[arg(long, hide = true, default_value_t = 1.0)]
     pub demo_speed: f64,
@@ -179,6 +183,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
             model: args.model,
             tenant: args.tenant,
             agent: args.agent,
+            charts: args.charts || charts_in_config(),
         },
         debug: args.debug,
         watch: None,
@@ -235,6 +240,13 @@ fn saved_provider(saved: &SavedSession) -> Provider {
 
 /// The base URL and key for LIVE mode (no key: the demo). Bigdata.com reads the shared config
 /// (environment or private config file); xAI and Zeta Alpha their environment variables.
+/// `charts = true` in the config file (a file that cannot be read says nothing here: the theme
+/// reports it).
+fn charts_in_config() -> bool {
+    let path = crate::local::config::config_file();
+    crate::local::config::read_file_config(&path).is_ok_and(|c| c.charts)
+}
+
 fn live_target(
     provider: Provider,
     base_url: Option<&str>,

@@ -75,6 +75,9 @@ pub struct AskArgs {
     /// Guidance on tone and structure of the answer.
     #[arg(long, value_name = "TEXT")]
     pub expected_output: Option<String>,
+    /// Ask the Bigdata.com agent for charts (python code execution with chart generation).
+    #[arg(long)]
+    pub charts: bool,
     /// Run a workflow: a template id, or a path to a JSON file holding an inline template.
     #[arg(long, value_name = "TEMPLATE")]
     pub workflow: Option<String>,
@@ -184,6 +187,9 @@ fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, S
     if args.workflow.is_some() {
         return Err("workflows are a Bigdata.com feature (drop --provider)".into());
     }
+    if args.charts {
+        return Err("--charts asks the Bigdata.com agent for charts (drop --provider)".into());
+    }
     let history = known
         .filter(|_| args.provider.spec().follow_up.sends_history())
         .map(|saved| {
@@ -216,6 +222,11 @@ fn bigdata_plan(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, St
         Some(other) => return Err(format!("--model takes base or pro, not {other:?}")),
     };
     if let Some(template) = &args.workflow {
+        if args.charts {
+            return Err(
+                "--charts goes with a question to the Research Agent, not --workflow".into(),
+            );
+        }
         let mut request = WorkflowRequest::new(workflow_template(template)?);
         for pair in &args.inputs {
             let (key, value) = pair
@@ -253,6 +264,9 @@ fn bigdata_plan(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, St
         );
     }
     request.expected_output = args.expected_output.clone();
+    if args.charts || known.is_some_and(|s| s.meta.options.charts) {
+        request.request_charts();
+    }
     Ok(Plan::Research(request))
 }
 
@@ -303,6 +317,7 @@ async fn ask(
             .or(saved_options.model),
         tenant: args.tenant.clone().or(saved_options.tenant),
         agent: args.agent.clone().or(saved_options.agent),
+        charts: args.charts || saved_options.charts,
     };
     let saved = match known {
         Some(saved) => Ok(saved),

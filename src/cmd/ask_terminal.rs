@@ -79,7 +79,8 @@ impl TerminalAnswer {
         self.sync(session, true);
         let mut text = self.rows(self.view.height());
         let attribution = Attribution::resolve(session, true);
-        for line in crate::render::text::trailer(session, &attribution).split_inclusive('\n') {
+        let trailer = crate::render::text::trailer_sized(session, &attribution, self.width);
+        for line in trailer.split_inclusive('\n') {
             text.push_str(&quoted_words(line));
         }
         text

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::render::{Format, render};
+use crate::render::{Format, render_sized};
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
 
@@ -40,7 +40,8 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
             }
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
-            if let Err(e) = stdout.write_all(render(&session, format).as_bytes())
+            if let Err(e) =
+                stdout.write_all(render_sized(&session, format, output_width()).as_bytes())
                 && e.kind() != std::io::ErrorKind::BrokenPipe
             {
                 eprintln!("research-tui: {e}");
@@ -52,5 +53,14 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
             eprintln!("research-tui: reading {file}: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Columns the text charts and tables fit: the terminal's on a terminal, else 80.
+pub(crate) fn output_width() -> usize {
+    use std::io::IsTerminal;
+    match std::io::stdout().is_terminal() {
+        true => crossterm::terminal::size().map_or(80, |(w, _)| usize::from(w).max(20)),
+        false => crate::render::text::DEFAULT_WIDTH,
     }
 }

@@ -28,6 +28,8 @@ pub struct FileConfig {
     pub api_key: Option<ApiKey>,
     pub base_url: Option<String>,
     pub theme: Option<String>,
+    /// `charts = true`: the app asks the Bigdata.com agent for charts (as `--charts` does).
+    pub charts: bool,
 }
 
 fn nonblank_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ApiKey>, D::Error> {
@@ -400,6 +402,16 @@ mod tests {
         assert!(Config::load_from(&path, None).is_ok());
         let path = write_config(dir.path(), "api_key = \"k\"\n", 0o604);
         assert!(Config::load_from(&path, None).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn charts_in_the_config_file_ask_for_charts_and_default_to_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(dir.path(), "charts = true\n", 0o644);
+        assert!(read_file_config(&path).unwrap().charts);
+        let path = write_config(dir.path(), "theme = \"dark\"\n", 0o644);
+        assert!(!read_file_config(&path).unwrap().charts);
     }
 
     #[cfg(unix)]

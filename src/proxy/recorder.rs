@@ -196,6 +196,7 @@ fn merged(kept: &ProviderOptions, sent: &ProviderOptions) -> ProviderOptions {
         model: sent.model.clone().or_else(|| kept.model.clone()),
         tenant: sent.tenant.clone().or_else(|| kept.tenant.clone()),
         agent: sent.agent.clone().or_else(|| kept.agent.clone()),
+        charts: sent.charts || kept.charts,
     }
 }
 

@@ -53,12 +53,6 @@ pub fn conversation_markdown(turns: &[Turn], meta: &ExportMeta) -> String {
             &turn.session,
             &attribution,
         )));
-        if let Some(structured) = &turn.session.structured_output {
-            let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
-            out.push_str("\n**Structured output**\n\n```json\n");
-            out.push_str(&crate::render::sanitize::sanitize(&pretty));
-            out.push_str("\n```\n");
-        }
         if let Some(error) = &turn.session.error {
             out.push_str(&format!("\n> Error: {}\n", sanitize_line(error)));
         } else if turn.session.completion.is_none() {

@@ -241,6 +241,19 @@ impl Theme {
             Style::new().bg(self.selection_bg)
         }
     }
+    /// Series `i` of a chart: a color each (cycling); without colors the charts tell series
+    /// apart by their fill pattern or marker, so this is plain.
+    pub fn series(&self, i: usize) -> Style {
+        let palette = [
+            self.accent,
+            self.warning,
+            self.success,
+            self.marker,
+            self.error,
+            self.heading,
+        ];
+        self.fg_style(palette[i % palette.len()])
+    }
     pub fn success(&self) -> Style {
         self.fg_style(self.success)
     }

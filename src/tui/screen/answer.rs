@@ -9,6 +9,9 @@ use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
+use std::rc::Rc;
+
+use super::chart::ChartCache;
 use super::structured::StructuredCache;
 use super::{clean, pane_block, pane_inner, piece, plain_lines, title, wrap_text};
 use crate::tui::text::{Decorations, PieceKind, RLine, merge_ranges, to_line};
@@ -21,10 +24,16 @@ use crate::tui::theme::Theme;
 #[derive(Debug)]
 enum Part {
     Rows(Vec<RLine>),
-    Answer(usize),
+    /// Rows `range` of turn `usize`'s answer (charts go between such slices).
+    Answer(usize, Range<usize>),
     /// The turn's structured output (folded, or a table).
     Structured(Vec<RLine>),
+    /// The turn's chart `usize`, drawn.
+    Chart(usize, Rc<[RLine]>),
 }
+
+/// The answer pane's caches: structured outputs and charts.
+pub type Caches<'a> = (&'a mut StructuredCache, &'a mut ChartCache);
 
 /// What the rule above a turn says: its number, where it continued from when that is not simply the
 /// turn before, and whether it is the turn the panes show.
@@ -190,8 +199,9 @@ impl AnswerFrame {
             }
             return match part {
                 Part::Structured(_) => Some(Spot::Structured(*turn)),
-                Part::Answer(i) if *i == app.current_index() => {
-                    let line = app.turns[*i].view.rows(row, 1).next()?;
+                Part::Chart(chart, _) => Some(Spot::Chart(*turn, *chart)),
+                Part::Answer(i, rows) if *i == app.current_index() => {
+                    let line = app.turns[*i].view.rows(rows.start + row, 1).next()?;
                     marker_at(line, x).map(Spot::Marker)
                 }
                 _ => None,
@@ -230,21 +240,23 @@ fn marker_at(line: &RLine, x: usize) -> Option<usize> {
 
 /// Bring every turn's rendering up to date for the pane's width, lay out the parts and resolve the
 /// scroll, carrying out `[`/`]`'s and `n`/`N`'s requests to bring a turn or a span into view.
-pub fn prepare(app: &mut App, structured: &mut StructuredCache, area: Rect) -> AnswerFrame {
+pub fn prepare(app: &mut App, caches: Caches, area: Rect) -> AnswerFrame {
     let inner = pane_inner(area);
     let width = inner.width.max(1) as usize;
     let height = inner.height as usize;
     if height == 0 {
+        app.chart_in_view = None;
         return AnswerFrame {
             more_below: false,
             body: None,
         };
     }
-    let parts = layout(app, structured, width);
+    let parts = layout(app, caches, width);
     let total: usize = parts.iter().map(|(_, _, h)| h).sum();
     scroll_to_requests(app, &parts, total, height);
     let top = app.answer_scroll.resolve(total, height);
     show_window(app, &parts, top, height);
+    app.chart_in_view = chart_in_view(&parts, top, height);
     AnswerFrame {
         more_below: !app.answer_scroll.follow && top + height < total,
         body: Some(AnswerBody { parts, total, top }),
@@ -252,11 +264,8 @@ pub fn prepare(app: &mut App, structured: &mut StructuredCache, area: Rect) -> A
 }
 
 /// Every turn's parts (header, answer or placeholder, trailer), their renderings synced to `width`.
-fn layout(
-    app: &mut App,
-    structured: &mut StructuredCache,
-    width: usize,
-) -> Vec<(usize, Part, usize)> {
+fn layout(app: &mut App, caches: Caches, width: usize) -> Vec<(usize, Part, usize)> {
+    let (structured, charts) = caches;
     let theme = app.theme.clone();
     let spinner = app.spinner();
     let can_ask = app.can_ask;
@@ -281,7 +290,7 @@ fn layout(
             let h = rows.len();
             parts.push((index, Part::Rows(rows), h));
         } else {
-            parts.push((index, Part::Answer(index), turn.view.height()));
+            answer_and_charts(turn, index, charts, width, &theme, &mut parts);
         }
         let open = app.structured_open.contains(&index);
         let turn = &app.turns[index];
@@ -375,12 +384,14 @@ fn scroll_to_requests(app: &mut App, parts: &[(usize, Part, usize)], total: usiz
     if let Some(byte) = app.scroll_to_byte.take() {
         let mut offset = 0;
         for (turn, part, h) in parts {
-            if *turn == current && matches!(part, Part::Answer(_)) {
+            if let (true, Part::Answer(_, rows)) = (*turn == current, part) {
                 let theme = &app.theme;
                 let shown = &mut app.turns[current];
                 if let Some(row) = shown
                     .view
                     .locate(shown.session.answer.as_str(), byte, theme)
+                    .filter(|row| rows.contains(row))
+                    .map(|row| row - rows.start)
                 {
                     app.answer_scroll.total = total;
                     app.answer_scroll.viewport = height;
@@ -402,14 +413,19 @@ fn show_window(app: &mut App, parts: &[(usize, Part, usize)], top: usize, height
     for (_, part, h) in parts {
         let (start, end) = (offset, offset + h);
         offset = end;
-        if let Part::Answer(i) = part
+        if let Part::Answer(i, rows) = part
             && end > top
             && start < top + height
         {
             let skip = top.saturating_sub(start);
             let turn = &mut app.turns[*i];
-            turn.view
-                .show(turn.session.answer.as_str(), skip, height, &theme);
+            let count = height.min(h - skip);
+            turn.view.show(
+                turn.session.answer.as_str(),
+                rows.start + skip,
+                count,
+                &theme,
+            );
         }
     }
 }
@@ -422,6 +438,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &AnswerFrame) {
         .is_some_and(|t| t.session.structured_output.is_some())
         && !app.structured_open.contains(&app.current_index());
     let extra = match (prepared.more_below, focused && folded_output) {
+        _ if focused && app.chart_in_view.is_some() => {
+            Some("Enter: the chart full screen".to_owned())
+        }
         (true, _) => Some("↓ more · G follows".to_owned()),
         (false, true) => Some("Enter unfolds the structured output".to_owned()),
         (false, false) => None,
@@ -474,9 +493,10 @@ fn visible_lines<'a>(app: &'a App, body: &'a AnswerBody, height: usize) -> Vec<L
             Part::Rows(rows) | Part::Structured(rows) => {
                 lines.extend(plain_lines(&rows[skip..skip + take]));
             }
-            Part::Answer(i) => {
+            Part::Chart(_, rows) => lines.extend(plain_lines(&rows[skip..skip + take])),
+            Part::Answer(i, rows) => {
                 let d = if *turn_index == current { &deco } else { &none };
-                for row in app.turns[*i].view.rows(skip, take) {
+                for row in app.turns[*i].view.rows(rows.start + skip, take) {
                     lines.push(to_line(row, d, &app.theme));
                 }
             }
@@ -506,4 +526,66 @@ fn selected_spans(app: &App) -> (Vec<Range<usize>>, Option<Range<usize>>) {
         .and_then(|i| app.turns.get(current)?.attribution.citations.get(i))
         .map(|c| c.bytes.clone());
     (highlights, focus_range)
+}
+
+/// The turn's answer as slices of its rows with each chart after the block its span ends in (at
+/// the end when it has no span, or that block is still streaming).
+fn answer_and_charts(
+    turn: &Turn,
+    index: usize,
+    charts: &mut ChartCache,
+    width: usize,
+    theme: &Theme,
+    parts: &mut Vec<(usize, Part, usize)>,
+) {
+    let height = turn.view.height();
+    let mut anchors: Vec<(usize, usize)> = turn
+        .session
+        .charts
+        .iter()
+        .enumerate()
+        .map(|(i, chart)| {
+            let row = chart
+                .end
+                .and_then(|end| turn.session.answer.byte_of(end.saturating_sub(1) as usize))
+                .and_then(|byte| turn.view.block_end_row(byte))
+                .unwrap_or(height)
+                .min(height);
+            (row, i)
+        })
+        .collect();
+    anchors.sort();
+    let mut from = 0;
+    for (row, chart) in anchors {
+        if row > from {
+            parts.push((index, Part::Answer(index, from..row), row - from));
+            from = row;
+        }
+        let rows = charts.rows(turn, chart, width, theme);
+        let h = rows.len();
+        parts.push((index, Part::Chart(chart, rows), h));
+    }
+    if from < height {
+        parts.push((index, Part::Answer(index, from..height), height - from));
+    }
+}
+
+/// The chart Enter opens: the first one whose rows are in the window.
+fn chart_in_view(
+    parts: &[(usize, Part, usize)],
+    top: usize,
+    height: usize,
+) -> Option<(usize, usize)> {
+    let mut offset = 0;
+    for (turn, part, h) in parts {
+        let (start, end) = (offset, offset + h);
+        offset = end;
+        if let Part::Chart(chart, _) = part
+            && end > top
+            && start < top + height
+        {
+            return Some((*turn, *chart));
+        }
+    }
+    None
 }

@@ -5,6 +5,7 @@
 
 pub mod activity;
 pub mod answer;
+pub mod chart;
 pub mod layout;
 pub mod plan;
 pub mod popup;

@@ -1,13 +1,17 @@
 //! A turn's structured output under its answer: folded to one line (`▸ Structured output: company
 //! NVIDIA Corp · ticker NVDA · …`) so the answer stays in view when it ends, and unfolded by Enter on
-//! the answer into a table of fields (nested objects as `guidance.period`, lists of values joined).
+//! the answer into a table: a list of objects as rows and columns (one block per row when too
+//! wide), an object as key/value rows (nested objects as `guidance.period`, lists of values
+//! joined, deeper nesting folded). `J` shows the raw JSON, which `y` copies.
 //! Kept between frames: the output does not change once it has arrived.
 
 use ratatui::style::Modifier;
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
-use super::{clean, piece, truncate, wrap_text};
+use super::{clean, piece, truncate};
+use crate::model::structured::{Table, table_of};
+use crate::render::table_text::aligned;
 use crate::tui::state::Turn;
 use crate::tui::text::RLine;
 use crate::tui::theme::Theme;
@@ -116,18 +120,36 @@ fn structured_rows(turn: &Turn, open: bool, width: usize, theme: &Theme) -> Vec<
     let Some(structured) = &turn.session.structured_output else {
         return Vec::new();
     };
-    let fields = fields(&structured.content);
-    let count = match fields.len() {
-        1 => "1 field".to_owned(),
-        n => format!("{n} fields"),
+    let table = table_of(&structured.content);
+    let (count, summary) = match &table {
+        Table::Columns(columns) => (
+            format!(
+                "{} rows × {} columns",
+                columns.rows.len(),
+                columns.headers.len()
+            ),
+            columns
+                .rows
+                .iter()
+                .filter_map(|row| row.first().map(|c| clean(c)))
+                .collect::<Vec<_>>(),
+        ),
+        _ => {
+            let fields = fields(&structured.content);
+            let count = match fields.len() {
+                1 => "1 field".to_owned(),
+                n => format!("{n} fields"),
+            };
+            let summary = fields
+                .iter()
+                .map(|(k, v)| format!("{} {}", clean(k), clean(v)))
+                .collect();
+            (count, summary)
+        }
     };
     let mut rows = vec![RLine::blank()];
     let heading = theme.heading(3);
     if !open {
-        let summary: Vec<String> = fields
-            .iter()
-            .map(|(k, v)| format!("{} {}", clean(k), clean(v)))
-            .collect();
         let head = "▸ Structured output: ".to_owned();
         let rest = truncate(&summary.join(" · "), width.saturating_sub(head.width()));
         rows.push(RLine {
@@ -136,32 +158,24 @@ fn structured_rows(turn: &Turn, open: bool, width: usize, theme: &Theme) -> Vec<
         return rows;
     }
     rows.push(RLine {
-        pieces: vec![piece(
-            format!("▾ Structured output · {count} (Enter folds)"),
-            heading,
-        )],
+        pieces: vec![
+            piece(format!("▾ Structured output · {count}"), heading),
+            piece(" (Enter folds · J raw JSON)", theme.muted()),
+        ],
     });
-    let key_w = fields
-        .iter()
-        .map(|(k, _)| clean(k).width())
-        .max()
-        .unwrap_or(0)
-        .min(width / 2)
-        + 2;
-    let key_style = theme.muted().add_modifier(Modifier::BOLD);
-    for (key, value) in &fields {
-        let key = truncate(&clean(key), key_w.saturating_sub(2));
-        let pad = key_w.saturating_sub(key.width());
-        rows.extend(wrap_text(
-            &clean(value),
-            theme.text(),
-            width,
-            vec![
-                piece("  ", key_style),
-                piece(format!("{key}{}", " ".repeat(pad)), key_style),
-            ],
-            vec![piece(" ".repeat(key_w + 2), key_style)],
-        ));
+    let header_style = theme.muted().add_modifier(Modifier::BOLD);
+    let lines = aligned(&table, width);
+    // A column table's header and rule (a list of objects too wide for columns has neither).
+    let has_header = lines.get(1).is_some_and(|l| l.starts_with('─'));
+    for (i, line) in lines.into_iter().enumerate() {
+        let style = if has_header && i < 2 {
+            header_style
+        } else {
+            theme.text()
+        };
+        rows.push(RLine {
+            pieces: vec![piece(line, style)],
+        });
     }
     rows
 }

@@ -9,6 +9,7 @@ use ratatui::widgets::Block;
 
 use super::activity::{self, ActivityCache, ActivityFrame};
 use super::answer::{self, AnswerFrame};
+use super::chart::ChartCache;
 use super::layout::{self, Areas, Pane};
 use super::plan::{self, PlanFrame};
 use super::popup::{self, PopupFrame};
@@ -23,6 +24,7 @@ pub struct View {
     activity: ActivityCache,
     structured: StructuredCache,
     sources: SourcesCache,
+    charts: ChartCache,
     frame: Prepared,
 }
 
@@ -111,7 +113,11 @@ pub fn prepare(app: &mut App, view: &mut View, area: Rect) {
                 Pane::Activity => {
                     PaneFrame::Activity(activity::prepare(app, &mut view.activity, rect))
                 }
-                Pane::Answer => PaneFrame::Answer(answer::prepare(app, &mut view.structured, rect)),
+                Pane::Answer => PaneFrame::Answer(answer::prepare(
+                    app,
+                    (&mut view.structured, &mut view.charts),
+                    rect,
+                )),
                 Pane::Sources => PaneFrame::Sources(sources::prepare(app, &mut view.sources, rect)),
             };
             (rect, prepared)

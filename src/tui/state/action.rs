@@ -22,6 +22,8 @@ pub enum Action {
     Top,
     Bottom,
     Enter,
+    /// The raw JSON of the structured output (the turn the panes show).
+    RawJson,
     NextSpan,
     PrevSpan,
     OpenUrl,
@@ -95,6 +97,8 @@ pub enum Spot {
     Marker(usize),
     /// Turn `n`'s structured output line.
     Structured(usize),
+    /// A chart in the answer: turn, chart index.
+    Chart(usize, usize),
     /// A tab of the one-pane layout.
     Tab(Focus),
     Prompt,
@@ -117,6 +121,16 @@ pub enum Popup {
     },
     /// Every id of the conversation and the turn shown, whole.
     Ids {
+        scroll: usize,
+    },
+    /// A chart full screen: turn, chart index.
+    Chart {
+        turn: usize,
+        chart: usize,
+    },
+    /// A structured output's raw JSON (`y` copies it).
+    Json {
+        turn: usize,
         scroll: usize,
     },
     /// Saved sessions: live ones first, then newest first (or filtered, best first).

@@ -72,6 +72,9 @@ pub struct App {
     pub structured_open: HashSet<usize>,
     /// Scroll the answer to this turn's structured output when the next frame is prepared.
     pub scroll_to_structured: Option<usize>,
+    /// The chart Enter on the answer opens (turn, chart): the first one in view, as the last frame
+    /// laid out.
+    pub chart_in_view: Option<(usize, usize)>,
     /// Selected sidebar entry.
     pub source_selected: Option<usize>,
     /// The span `n`/`N` jumped to: index into the current turn's citations.
@@ -153,6 +156,7 @@ impl App {
             expanded: HashSet::new(),
             structured_open: HashSet::new(),
             scroll_to_structured: None,
+            chart_in_view: None,
             source_selected: None,
             focus_span: None,
             scroll_to_byte: None,

@@ -222,15 +222,21 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Enter",
-        help: "Sources: open the detail (j/k pick a span, Enter jumps to it) · Activity: expand the item · Answer: open the structured output",
+        help: "Sources: open the detail (j/k pick a span, Enter jumps to it) · Activity: expand the item (a chart: full screen) · Answer: the chart in view full screen, else open the structured output",
         readme: Some(
-            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports; `j`/`k` pick a span, Enter jumps to it in the answer) · Activity: expand the item · Answer: unfold the structured output into a table",
+            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports; `j`/`k` pick a span, Enter jumps to it in the answer) · Activity: expand the item (a chart's line opens the chart full screen) · Answer: the chart in view full screen (a click on a chart too), else unfold the structured output into a table",
         ),
         bindings: &[
             bind(Panes, &[any(Enter)], Action::Enter),
             bind(InPopup, &[any(Enter)], Action::Enter),
             bind(PickerFilter, &[any(Enter)], Action::Enter),
         ],
+    },
+    KeyHelp {
+        keys: "J",
+        help: "the structured output's raw JSON (y copies it)",
+        readme: None,
+        bindings: &[bind(Panes, &[plain('J')], Action::RawJson)],
     },
     KeyHelp {
         keys: "n N",

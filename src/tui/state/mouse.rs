@@ -54,8 +54,12 @@ impl App {
             Spot::Structured(turn) => {
                 self.set_focus(Focus::Answer);
                 if turn == self.current_index() {
-                    return self.enter();
+                    self.toggle_structured();
                 }
+            }
+            Spot::Chart(turn, chart) => {
+                self.set_focus(Focus::Answer);
+                self.popup = Some(Popup::Chart { turn, chart });
             }
             Spot::Popup | Spot::Nothing => {}
         }
@@ -73,7 +77,10 @@ impl App {
     pub(super) fn wheel(&mut self, spot: Spot, rows: isize) {
         if self.popup.is_some() {
             if let Some(
-                Popup::Help { scroll } | Popup::Source { scroll, .. } | Popup::Ids { scroll },
+                Popup::Help { scroll }
+                | Popup::Source { scroll, .. }
+                | Popup::Ids { scroll }
+                | Popup::Json { scroll, .. },
             ) = &mut self.popup
             {
                 *scroll = scroll.saturating_add_signed(rows);
@@ -84,7 +91,7 @@ impl App {
             Spot::Pane(focus) | Spot::Tab(focus) => focus,
             Spot::Source(_) => Focus::Sources,
             Spot::Activity(_) => Focus::Activity,
-            Spot::Marker(_) | Spot::Structured(_) => Focus::Answer,
+            Spot::Marker(_) | Spot::Structured(_) | Spot::Chart(..) => Focus::Answer,
             Spot::Prompt | Spot::Popup | Spot::Nothing => return,
         };
         self.reveal_selection = false;

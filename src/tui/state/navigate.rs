@@ -20,8 +20,9 @@ impl App {
         match &mut self.popup {
             Some(Popup::Help { scroll })
             | Some(Popup::Source { scroll, .. })
-            | Some(Popup::Ids { scroll }) => Some(scroll),
-            Some(Popup::Sessions { .. }) | None => None,
+            | Some(Popup::Ids { scroll })
+            | Some(Popup::Json { scroll, .. }) => Some(scroll),
+            Some(Popup::Sessions { .. } | Popup::Chart { .. }) | None => None,
         }
     }
 
@@ -170,7 +171,9 @@ impl App {
                 }
                 return None;
             }
-            Some(Popup::Help { .. } | Popup::Ids { .. }) => {
+            Some(
+                Popup::Help { .. } | Popup::Ids { .. } | Popup::Chart { .. } | Popup::Json { .. },
+            ) => {
                 self.popup = None;
                 return None;
             }
@@ -192,19 +195,44 @@ impl App {
                     return None;
                 }
                 let i = self.activity_selected.unwrap_or(n - 1);
+                // A chart's line opens the chart.
+                if let Some(crate::model::session::Activity::Chart { index }) =
+                    self.current().and_then(|t| t.session.activity.get(i))
+                {
+                    let (turn, chart) = (self.current_index(), *index);
+                    self.activity_selected = Some(i);
+                    self.popup = Some(Popup::Chart { turn, chart });
+                    return None;
+                }
                 if !self.expanded.remove(&i) {
                     self.expanded.insert(i);
                 }
                 self.activity_selected = Some(i);
             }
-            Focus::Answer => self.toggle_structured(),
+            Focus::Answer => match self.chart_in_view {
+                Some((turn, chart)) => self.popup = Some(Popup::Chart { turn, chart }),
+                None => self.toggle_structured(),
+            },
             _ => {}
         }
         None
     }
 
+    /// `J`: the raw JSON of the structured output of the turn the panes show.
+    pub(super) fn raw_json(&mut self) {
+        let turn = self.current_index();
+        match self
+            .turns
+            .get(turn)
+            .map(|t| t.session.structured_output.is_some())
+        {
+            Some(true) => self.popup = Some(Popup::Json { turn, scroll: 0 }),
+            _ => self.set_message("no structured output in this turn", Severity::Info),
+        }
+    }
+
     /// Enter on the answer: the structured output of the turn the panes show, unfolded or folded.
-    fn toggle_structured(&mut self) {
+    pub(super) fn toggle_structured(&mut self) {
         let index = self.current_index();
         if self
             .turns

@@ -66,6 +66,7 @@ impl App {
             Action::Top => self.jump_to_edge(false),
             Action::Bottom => self.jump_to_edge(true),
             Action::Enter => return self.enter(),
+            Action::RawJson => self.raw_json(),
             Action::NextSpan => self.jump_span(true),
             Action::PrevSpan => self.jump_span(false),
             Action::OpenUrl | Action::CopyUrl => return self.source_url(action == Action::OpenUrl),
@@ -153,8 +154,16 @@ impl App {
     /// `o` (`open`) or `y`: the URL of the source the popup shows, else of the selected one; in the
     /// ids popup `y` copies the checkpoint id.
     fn source_url(&mut self, open: bool) -> Option<Effect> {
-        if matches!(self.popup, Some(Popup::Sessions { .. })) {
+        if matches!(
+            self.popup,
+            Some(Popup::Sessions { .. } | Popup::Chart { .. })
+        ) {
             return None;
+        }
+        if let Some(Popup::Json { turn, .. }) = self.popup {
+            let output = self.turns.get(turn)?.session.structured_output.as_ref()?;
+            let json = serde_json::to_string_pretty(&output.content).unwrap_or_default();
+            return (!open).then_some(Effect::Copy(json));
         }
         if matches!(self.popup, Some(Popup::Ids { .. })) {
             let checkpoint = self.current().and_then(|t| t.checkpoint_id());

@@ -434,6 +434,14 @@ impl AnswerView {
         Some(base + best.unwrap_or(0))
     }
 
+    /// The row just after the completed block holding raw byte `pos`: where something drawn after
+    /// that block (a chart) goes. `None` while that block is still open, or past the text.
+    pub fn block_end_row(&self, pos: usize) -> Option<usize> {
+        let index = self.segments.partition_point(|s| s.range.end <= pos);
+        let segment = self.segments.get(index)?;
+        Some(self.prefix[index] + segment.height)
+    }
+
     /// Like [`AnswerView::row_of_byte`], exact: the block holding `pos` is wrapped again when its
     /// rows were let go.
     pub fn locate(&mut self, text: &str, pos: usize, theme: &Theme) -> Option<usize> {

@@ -158,12 +158,22 @@ pub struct Consumption {
     pub raw: Value,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// A chart the agent generated (Bigdata.com `CHART`). What can be drawn of it is
+/// [`crate::model::chart::interpret`]'s business; this keeps what was sent.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Chart {
     pub chart_id: Option<String>,
     pub title: Option<String>,
     pub caption: Option<String>,
     pub chart_type: Option<String>,
+    /// The span of the answer the chart illustrates (code points, like grounding offsets); `None`
+    /// when absent or not a non-negative integer.
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+    /// The Vega-Lite spec, parsed when it was sent as JSON text.
+    pub spec: Option<Value>,
+    /// `data_points` as sent.
+    pub data_points: Option<Value>,
     pub raw: Value,
 }
 

@@ -1,7 +1,9 @@
 //! The neutral model: events any provider's stream becomes, the pure session reducer that folds
 //! them, and exact attribution of the answer's spans to sources.
 
+pub mod chart;
 pub mod citations;
 pub mod event;
 pub mod pending;
 pub mod session;
+pub mod structured;

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::citations::Attribution;
+use crate::model::event::Chart;
 use crate::model::session::Session;
 
 #[derive(Serialize)]
@@ -19,11 +20,42 @@ struct Document<'a> {
     sources: Vec<SourceOut<'a>>,
     citations: Vec<CitationOut<'a>>,
     structured_output: Option<&'a Value>,
+    charts: Vec<ChartOut<'a>>,
     consumption: Option<Vec<&'a Value>>,
     tool_errors: Vec<ToolErrorOut<'a>>,
     stats: StatsOut,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     consulted_sources: Vec<ConsultedOut<'a>>,
+}
+
+/// A chart as sent: its spec, and its data (`data_points`, else the spec's inline `data.values`).
+#[derive(Serialize)]
+struct ChartOut<'a> {
+    id: Option<&'a str>,
+    title: Option<&'a str>,
+    caption: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: Option<&'a str>,
+    start: Option<u64>,
+    end: Option<u64>,
+    spec: Option<&'a Value>,
+    data: Option<&'a Value>,
+}
+
+impl<'a> ChartOut<'a> {
+    fn of(chart: &'a Chart) -> Self {
+        let inline = || chart.spec.as_ref()?.get("data")?.get("values");
+        ChartOut {
+            id: chart.chart_id.as_deref(),
+            title: chart.title.as_deref(),
+            caption: chart.caption.as_deref(),
+            kind: chart.chart_type.as_deref(),
+            start: chart.start,
+            end: chart.end,
+            spec: chart.spec.as_ref(),
+            data: chart.data_points.as_ref().or_else(inline),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -164,6 +196,7 @@ fn document<'a>(session: &'a Session, attribution: &'a Attribution) -> Document<
             })
             .collect(),
         structured_output: session.structured_output.as_ref().map(|s| &s.content),
+        charts: session.charts.iter().map(ChartOut::of).collect(),
         consumption: session
             .completion
             .as_ref()

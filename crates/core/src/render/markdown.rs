@@ -1,17 +1,43 @@
 //! `--format markdown`: the answer with `[^n]` footnote markers and a footnote list of sources.
 //! Sources the answer cites without a position get their `[^n]` on one line after the answer, so
-//! every footnote is referenced (Markdown renderers drop footnotes nothing refers to).
+//! every footnote is referenced (Markdown renderers drop footnotes nothing refers to). Each chart
+//! sits after the paragraph its span ends in (after the answer when it has none) as its title,
+//! caption and a fenced `vega-lite` block holding its spec (viewers that render Vega-Lite draw it);
+//! the structured output follows the answer as a table and its JSON.
 
 use std::fmt::Write;
 
 use crate::model::citations::Attribution;
+use crate::model::event::Chart;
 use crate::model::session::Session;
+use crate::model::structured::table_of;
 use crate::render::sanitize::{sanitize, sanitize_line};
+use crate::render::table_text;
 
 pub fn render(session: &Session, attribution: &Attribution) -> String {
-    let mut out = super::annotate(session.answer.as_str(), attribution, sanitize, |n, out| {
-        let _ = write!(out, "[^{n}]");
-    });
+    let (inline, after): (Vec<_>, Vec<_>) = session
+        .charts
+        .iter()
+        .map(|chart| (chart_anchor(session.answer.as_str(), chart), chart))
+        .partition(|(at, _)| at.is_some());
+    let mut inserts: Vec<(usize, String)> = inline
+        .into_iter()
+        .filter_map(|(at, chart)| {
+            let mut block = String::from("\n");
+            chart_block(&mut block, chart);
+            Some((at?, block))
+        })
+        .collect();
+    inserts.sort_by_key(|(at, _)| *at);
+    let mut out = super::annotate_with(
+        session.answer.as_str(),
+        attribution,
+        sanitize,
+        |n, out| {
+            let _ = write!(out, "[^{n}]");
+        },
+        &inserts,
+    );
     let mut unplaced = attribution.unplaced().peekable();
     if unplaced.peek().is_some() {
         blank_line_after(&mut out);
@@ -20,6 +46,18 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
             let _ = write!(out, " [^{}]", source.n);
         }
         out.push('\n');
+    }
+    for (_, chart) in after {
+        blank_line_after(&mut out);
+        chart_block(&mut out, chart);
+    }
+    if let Some(structured) = &session.structured_output {
+        blank_line_after(&mut out);
+        out.push_str("**Structured output**\n\n");
+        out.push_str(&table_text::markdown(&table_of(&structured.content)));
+        out.push('\n');
+        let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
+        fenced(&mut out, "json", &pretty);
     }
     let mut sources = attribution.numbered().peekable();
     if sources.peek().is_some() {
@@ -62,6 +100,70 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
     out
 }
 
+/// Where a chart goes inside the answer: after the paragraph its span ends in (at the first blank
+/// line after its end, outside code fences). `None` without a span, or when no blank line follows
+/// it: the chart then follows the answer.
+fn chart_anchor(answer: &str, chart: &Chart) -> Option<usize> {
+    let end = usize::try_from(chart.end?).ok()?;
+    let end_byte = answer
+        .char_indices()
+        .nth(end)
+        .map_or(answer.len(), |(b, _)| b);
+    let mut in_fence = false;
+    let mut line_start = 0;
+    for line in answer.split_inclusive('\n') {
+        let here = line_start;
+        line_start += line.len();
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+        }
+        if here >= end_byte && !in_fence && line.trim().is_empty() {
+            return Some(here);
+        }
+    }
+    None
+}
+
+/// `**Title**`, the caption in italics, then the spec in a `vega-lite` fence (the data points in a
+/// `json` one when there is no spec).
+fn chart_block(out: &mut String, chart: &Chart) {
+    let title = chart.title.as_deref().unwrap_or("Chart");
+    let _ = writeln!(out, "**{}**\n", escape_inline(&sanitize_line(title)));
+    if let Some(caption) = chart.caption.as_deref().filter(|c| !c.trim().is_empty()) {
+        let _ = writeln!(out, "*{}*\n", escape_inline(&sanitize_line(caption)));
+    }
+    let (lang, body) = match (&chart.spec, &chart.data_points) {
+        (Some(spec), _) => ("vega-lite", spec),
+        (None, Some(points)) => ("json", points),
+        (None, None) => return,
+    };
+    fenced(
+        out,
+        lang,
+        &serde_json::to_string_pretty(body).unwrap_or_default(),
+    );
+}
+
+/// `body` in a code fence longer than any run of backticks inside it.
+fn fenced(out: &mut String, lang: &str, body: &str) {
+    let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let _ = writeln!(out, "{fence}{lang}\n{}\n{fence}", sanitize(body));
+}
+
+/// Text inside `**…**` or `*…*`: Markdown's emphasis and link characters escaped.
+fn escape_inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '_' | '[' | ']' | '`' | '\\' | '<') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// End `out` with exactly one blank line without touching the answer's own trailing newlines.
 fn blank_line_after(out: &mut String) {
     let trailing = out.bytes().rev().take_while(|&b| b == b'\n').count();
@@ -93,4 +195,37 @@ fn escape_url(url: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart_ending_at(end: Option<u64>) -> Chart {
+        Chart {
+            end,
+            ..Chart::default()
+        }
+    }
+
+    #[test]
+    fn a_chart_goes_after_the_paragraph_its_span_ends_in_outside_code_fences() {
+        let answer = "Intro.\n\nRevenue grew (a €1 rise).\nStill the same paragraph.\n\n```\ncode\n\nmore\n```\n\nEnd.";
+        let grew = answer.find("grew").unwrap();
+        let cp = |byte: usize| answer[..byte].chars().count() as u64;
+        let blank = answer.find("paragraph.\n\n").unwrap() + "paragraph.\n".len();
+        assert_eq!(
+            chart_anchor(answer, &chart_ending_at(Some(cp(grew)))),
+            Some(blank)
+        );
+        let in_code = answer.find("code").unwrap();
+        let after_fence = answer.find("```\n\nEnd").unwrap() + "```\n".len();
+        assert_eq!(
+            chart_anchor(answer, &chart_ending_at(Some(cp(in_code)))),
+            Some(after_fence)
+        );
+        let end = answer.find("End").unwrap();
+        assert_eq!(chart_anchor(answer, &chart_ending_at(Some(cp(end)))), None);
+        assert_eq!(chart_anchor(answer, &chart_ending_at(None)), None);
+    }
 }

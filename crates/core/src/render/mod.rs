@@ -1,9 +1,12 @@
 //! Headless renderers over the session model: Markdown with footnotes, JSON for scripts, and plain
 //! text for people. None of them parse wire data; all read [`Session`] and [`Attribution`].
 
+mod cells;
+pub mod chart_text;
 pub mod json;
 pub mod markdown;
 pub mod sanitize;
+pub mod table_text;
 pub mod text;
 
 use crate::model::citations::Attribution;
@@ -20,11 +23,16 @@ pub enum Format {
 
 /// Render a finished (or cut) session in `format`.
 pub fn render(session: &Session, format: Format) -> String {
+    render_sized(session, format, text::DEFAULT_WIDTH)
+}
+
+/// [`render`], with text charts and tables fitting `width` columns.
+pub fn render_sized(session: &Session, format: Format, width: usize) -> String {
     let attribution = Attribution::resolve(session, true);
     match format {
         Format::Markdown => markdown::render(session, &attribution),
         Format::Json => json::render(session, &attribution),
-        Format::Text => text::render(session, &attribution),
+        Format::Text => text::render_sized(session, &attribution, width),
     }
 }
 
@@ -36,6 +44,18 @@ pub(crate) fn annotate(
     attribution: &Attribution,
     clean: impl Fn(&str) -> std::borrow::Cow<'_, str>,
     marker: impl Fn(usize, &mut String),
+) -> String {
+    annotate_with(answer, attribution, clean, marker, &[])
+}
+
+/// [`annotate`], with each `(byte, text)` of `inserts` (sorted by byte) written at that byte of the
+/// answer, after any markers due there.
+pub(crate) fn annotate_with(
+    answer: &str,
+    attribution: &Attribution,
+    clean: impl Fn(&str) -> std::borrow::Cow<'_, str>,
+    marker: impl Fn(usize, &mut String),
+    inserts: &[(usize, String)],
 ) -> String {
     let hidden = attribution.marker_spans();
     let mut out = String::with_capacity(answer.len() + attribution.citations.len() * 6);
@@ -59,12 +79,24 @@ pub(crate) fn annotate(
         }
     };
     let mut pos = 0;
+    let mut pending = inserts.iter().peekable();
     for (byte, numbers) in attribution.markers() {
+        while let Some((at, text)) = pending.next_if(|(at, _)| *at < byte) {
+            visible(&mut out, pos, *at);
+            out.push_str(text);
+            pos = pos.max(*at);
+        }
         visible(&mut out, pos, byte);
         for n in numbers {
             marker(n, &mut out);
         }
         pos = pos.max(byte);
+    }
+    for (at, text) in pending {
+        let at = (*at).min(answer.len());
+        visible(&mut out, pos, at);
+        out.push_str(text);
+        pos = pos.max(at);
     }
     visible(&mut out, pos, answer.len());
     out

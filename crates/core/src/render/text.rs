@@ -1,26 +1,54 @@
-//! `--format text`: for people reading a terminal or a log: the answer with `[n]` markers, a numbered
-//! Sources list, tool data, errors and the checkpoint id.
+//! `--format text`: for people reading a terminal or a log: the answer with `[n]` markers, its
+//! charts drawn in text, a numbered Sources list, tool data, the structured output as a table,
+//! errors and the checkpoint id. Charts and tables fit a width: the terminal's, else
+//! [`DEFAULT_WIDTH`].
 
 use std::fmt::Write;
 
 use crate::model::citations::Attribution;
 use crate::model::session::Session;
+use crate::model::structured::table_of;
+use crate::render::chart_text::chart_lines;
 use crate::render::sanitize::{sanitize, sanitize_line};
+use crate::render::table_text::aligned;
+
+/// Columns the charts and tables fit when the output is not a terminal.
+pub const DEFAULT_WIDTH: usize = 80;
 
 pub fn render(session: &Session, attribution: &Attribution) -> String {
+    render_sized(session, attribution, DEFAULT_WIDTH)
+}
+
+/// [`render`] with charts and tables fitting `width` columns.
+pub fn render_sized(session: &Session, attribution: &Attribution, width: usize) -> String {
     let mut out = super::annotate(session.answer.as_str(), attribution, sanitize, |n, out| {
         let _ = write!(out, "[{n}]");
     });
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&trailer(session, attribution));
+    out.push_str(&trailer_sized(session, attribution, width));
     out
 }
 
-/// Everything after the answer: sources, tool data, structured output, errors, checkpoint.
+/// Everything after the answer: charts, sources, tool data, structured output, errors, checkpoint.
 pub fn trailer(session: &Session, attribution: &Attribution) -> String {
+    trailer_sized(session, attribution, DEFAULT_WIDTH)
+}
+
+/// [`trailer`] with charts and tables fitting `width` columns.
+pub fn trailer_sized(session: &Session, attribution: &Attribution, width: usize) -> String {
     let mut out = String::new();
+    let inner = width.saturating_sub(2);
+    if !session.charts.is_empty() {
+        out.push_str("\nCharts\n");
+        for (i, chart) in session.charts.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            indented(&mut out, chart_lines(chart, inner));
+        }
+    }
     let mut numbered = attribution.numbered().peekable();
     if numbered.peek().is_some() {
         out.push_str("\nSources\n");
@@ -68,10 +96,7 @@ pub fn trailer(session: &Session, attribution: &Attribution) -> String {
     }
     if let Some(structured) = &session.structured_output {
         out.push_str("\nStructured output\n");
-        let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
-        for line in sanitize(&pretty).lines() {
-            let _ = writeln!(out, "  {line}");
-        }
+        indented(&mut out, aligned(&table_of(&structured.content), inner));
     }
     if !session.tool_errors.is_empty() {
         out.push_str("\nTool errors\n");
@@ -93,4 +118,16 @@ pub fn trailer(session: &Session, attribution: &Attribution) -> String {
         let _ = writeln!(out, "\nCheckpoint: {}", sanitize_line(checkpoint));
     }
     out
+}
+
+/// `lines` two spaces in (blank lines stay empty).
+fn indented(out: &mut String, lines: Vec<String>) {
+    for line in lines {
+        match line.is_empty() {
+            true => out.push('\n'),
+            false => {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+    }
 }

@@ -96,11 +96,13 @@ pub fn prepare(app: &mut App, area: Rect) -> Option<PopupFrame> {
             *scroll = (*scroll).min(max_scroll);
             *scroll
         }
-        Some(Popup::Help { scroll }) | Some(Popup::Ids { scroll }) => {
+        Some(Popup::Help { scroll })
+        | Some(Popup::Ids { scroll })
+        | Some(Popup::Json { scroll, .. }) => {
             *scroll = (*scroll).min(max_scroll);
             *scroll
         }
-        Some(Popup::Sessions { .. }) | None => 0,
+        Some(Popup::Sessions { .. } | Popup::Chart { .. }) | None => 0,
     };
     Some(PopupFrame {
         rect: content.rect,
@@ -200,6 +202,45 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             };
             plain(title, footer, rows, rect)
         }
+        Popup::Chart { turn, chart } => {
+            let rect = centered(area, 100, 100, area.width, area.height);
+            let inner = content_area(rect);
+            let (title, rows) = match app
+                .turns
+                .get(*turn)
+                .and_then(|t| t.session.charts.get(*chart))
+            {
+                Some(c) => {
+                    let (w, h) = (inner.width as usize, inner.height as usize);
+                    let rows = super::chart::full_screen_rows(c, w, h, theme);
+                    (
+                        format!(
+                            "Chart {} of {}",
+                            chart + 1,
+                            app.turns[*turn].session.charts.len()
+                        ),
+                        rows,
+                    )
+                }
+                None => ("Chart".to_owned(), Vec::new()),
+            };
+            plain(title, "Esc close", rows, rect)
+        }
+        Popup::Json { turn, .. } => {
+            let w = if narrow {
+                area.width
+            } else {
+                100.min(area.width)
+            };
+            let rows = structured_json_rows(app, *turn, w.saturating_sub(4) as usize, theme);
+            let rect = fitted(area, w, rows.len());
+            plain(
+                "Structured output (JSON)".to_owned(),
+                "y copy · j/k scroll · Esc close",
+                rows,
+                rect,
+            )
+        }
         Popup::Source { item, span, .. } => {
             let pct = if narrow { 96 } else { 80 };
             let most = (area.width * pct / 100).max(60.min(area.width));
@@ -290,4 +331,25 @@ fn help_rows(width: usize, theme: &Theme) -> Vec<RLine> {
         )],
     });
     rows
+}
+
+/// A structured output's JSON, pretty-printed, each line cut to `width` (`y` copies it whole).
+fn structured_json_rows(app: &App, turn: usize, width: usize, theme: &Theme) -> Vec<RLine> {
+    let Some(output) = app
+        .turns
+        .get(turn)
+        .and_then(|t| t.session.structured_output.as_ref())
+    else {
+        return Vec::new();
+    };
+    let pretty = serde_json::to_string_pretty(&output.content).unwrap_or_default();
+    pretty
+        .lines()
+        .map(|line| RLine {
+            pieces: vec![piece(
+                crate::tui::text::truncate(&crate::tui::text::clean(line), width),
+                theme.code(),
+            )],
+        })
+        .collect()
 }

@@ -1,6 +1,6 @@
 //! A source's detail: label, headline, publisher, date, URL, the audit's search query, the chunks or
 //! extract text, and every span it supports, as the answer says it in words (for a tool-level
-//! citation: the tool, audit and query). j/k pick a span ([`SourceRows::spans`] says where each one
+//! citation: the tool, audit and query, and the chart it drew). j/k pick a span ([`SourceRows::spans`] says where each one
 //! is), Enter jumps to it.
 
 use std::ops::Range;
@@ -181,7 +181,25 @@ fn tool_rows(turn: &Turn, citation: &Citation, width: usize, theme: &Theme) -> V
     if let Some(q) = &citation.query {
         field(&mut rows, "Query", &format!("\"{q}\""), width, theme);
     }
+    for chart in charts_of(turn, citation) {
+        let title = chart.title.as_deref().unwrap_or("chart");
+        let text =
+            format!("▦ {title} — drawn in the answer after this span (Enter on it: full screen)");
+        field(&mut rows, "Chart", &text, width, theme);
+    }
     rows
+}
+
+/// The charts a tool-level citation produced: those over the same span of the answer.
+fn charts_of<'a>(
+    turn: &'a Turn,
+    citation: &'a Citation,
+) -> impl Iterator<Item = &'a crate::model::event::Chart> {
+    let span = (citation.start as u64, citation.end as u64);
+    turn.session
+        .charts
+        .iter()
+        .filter(move |chart| (chart.start, chart.end) == (Some(span.0), Some(span.1)))
 }
 
 /// Every span the entry supports, numbered, in words as the answer says them (the `picked` one

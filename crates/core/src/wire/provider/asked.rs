@@ -20,6 +20,7 @@ pub struct Asked {
 /// a workflow run (asked as its template id).
 pub fn bigdata(_query: &str, body: &[u8]) -> Option<Asked> {
     if let Ok(request) = bigdata::request::ResearchRequest::parse(body) {
+        let charts = request.wants_charts();
         let ask = Ask {
             chat_id: request.chat_id,
             checkpoint_id: request.from_checkpoint_id,
@@ -27,7 +28,10 @@ pub fn bigdata(_query: &str, body: &[u8]) -> Option<Asked> {
         };
         return Some(Asked {
             ask,
-            options: ProviderOptions::default(),
+            options: ProviderOptions {
+                charts,
+                ..ProviderOptions::default()
+            },
         });
     }
     let workflow = bigdata::request::WorkflowRequest::parse(body).ok()?;

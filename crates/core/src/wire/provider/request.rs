@@ -40,6 +40,9 @@ pub struct ProviderOptions {
     /// Zeta Alpha: the agent identifier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// Bigdata.com: ask for charts (python code execution with chart generation).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub charts: bool,
 }
 
 /// One streaming endpoint of a provider's API (always `POST`, answered with SSE).

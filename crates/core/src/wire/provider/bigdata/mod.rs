@@ -176,13 +176,7 @@ fn decode_message(mut msg: Map<String, Value>, out: &mut Vec<AgentEvent>) {
                 .remove("json_schema")
                 .or_else(|| msg.remove("jsonSchema")),
         },
-        "CHART" => AgentEvent::Chart(Chart {
-            chart_id: string_of(&msg, &["chart_id", "chartId"]),
-            title: string_of(&msg, &["title"]),
-            caption: string_of(&msg, &["caption"]),
-            chart_type: string_of(&msg, &["chart_type", "chartType"]),
-            raw: Value::Object(msg),
-        }),
+        "CHART" => AgentEvent::Chart(decode_chart(msg)),
         "LLM_RETRY" => AgentEvent::LlmRetry {
             message: first_text([msg.remove("message"), msg.remove("content")]),
         },
@@ -206,6 +200,28 @@ fn decode_message(mut msg: Map<String, Value>, out: &mut Vec<AgentEvent>) {
         _ => AgentEvent::Unknown { kind },
     };
     out.push(event);
+}
+
+/// A CHART keeps its whole message as `raw`; the spec may arrive as an object or as JSON text.
+fn decode_chart(msg: Map<String, Value>) -> Chart {
+    let offset = |key: &str| msg.get(key).and_then(Value::as_u64);
+    let field = |keys: &[&str]| keys.iter().find_map(|key| msg.get(*key)).cloned();
+    let spec = match field(&["vega_lite_spec", "vegaLiteSpec"]) {
+        Some(Value::String(text)) => serde_json::from_str(&text).ok(),
+        Some(Value::Null) | None => None,
+        Some(spec) => Some(spec),
+    };
+    Chart {
+        chart_id: string_of(&msg, &["chart_id", "chartId"]),
+        title: string_of(&msg, &["title"]),
+        caption: string_of(&msg, &["caption"]),
+        chart_type: string_of(&msg, &["chart_type", "chartType"]),
+        start: offset("start"),
+        end: offset("end"),
+        spec,
+        data_points: field(&["data_points", "dataPoints"]).filter(|v| !v.is_null()),
+        raw: Value::Object(msg),
+    }
 }
 
 pub(super) fn decode_plan(mut plan: Map<String, Value>) -> Plan {

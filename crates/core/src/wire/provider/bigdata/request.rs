@@ -94,6 +94,31 @@ impl ResearchRequest {
         WireRequest::new(&RESEARCH, self)
     }
 
+    /// Ask for charts: `tools_configs.python_code_execution = {"enabled": true,
+    /// "chart_generation_enabled": true}`, other tool configs kept.
+    pub fn request_charts(&mut self) {
+        let mut configs = match self.tools_configs.take() {
+            Some(Value::Object(configs)) => configs,
+            _ => Map::new(),
+        };
+        configs.insert(
+            PYTHON_CODE_EXECUTION.into(),
+            serde_json::json!({"enabled": true, "chart_generation_enabled": true}),
+        );
+        self.tools_configs = Some(Value::Object(configs));
+    }
+
+    /// Whether the request asks for charts.
+    pub fn wants_charts(&self) -> bool {
+        let flag = |key: &str| {
+            self.tools_configs
+                .as_ref()
+                .and_then(|c| c.get(PYTHON_CODE_EXECUTION)?.get(key)?.as_bool())
+                == Some(true)
+        };
+        flag("enabled") && flag("chart_generation_enabled")
+    }
+
     /// Read a body as the API does: every problem with it, or the request.
     pub fn parse(body: &[u8]) -> Result<Self, Vec<Problem>> {
         let mut fields = Fields::parse(body)?;
@@ -106,6 +131,7 @@ impl ResearchRequest {
         fields.optional_string("expected_output");
         fields.optional_object("structured_output_schema");
         fields.optional_object("tools_configs");
+        check_code_execution(&mut fields);
         fields.finish()
     }
 }
@@ -199,15 +225,54 @@ fn check_template(fields: &mut Fields) {
     }
 }
 
+/// The tool config key for code execution (and charts).
+const PYTHON_CODE_EXECUTION: &str = "python_code_execution";
+
+/// `tools_configs.python_code_execution`, when given, is an object of booleans `enabled` and
+/// `chart_generation_enabled`.
+fn check_code_execution(fields: &mut Fields) {
+    let Some(config) = fields
+        .get("tools_configs")
+        .and_then(|c| c.get(PYTHON_CODE_EXECUTION))
+        .cloned()
+    else {
+        return;
+    };
+    let loc = ["tools_configs", PYTHON_CODE_EXECUTION];
+    let Value::Object(config) = config else {
+        let problem = Problem::field(
+            "dict_type",
+            &loc,
+            "Input should be a valid dictionary",
+            config,
+        );
+        return fields.report(problem);
+    };
+    for key in ["enabled", "chart_generation_enabled"] {
+        match config.get(key) {
+            None | Some(Value::Bool(_)) => {}
+            Some(other) => fields.report(Problem::field(
+                "bool_type",
+                &[loc[0], loc[1], key],
+                "Input should be a valid boolean",
+                other.clone(),
+            )),
+        }
+    }
+}
+
 /// A question to the Research Agent: a new conversation, a follow-up in `chat_id`, or a resumed
 /// checkpoint, at standard effort.
-pub fn build(ask: &Ask, _options: &ProviderOptions) -> WireRequest {
-    ResearchRequest {
+pub fn build(ask: &Ask, options: &ProviderOptions) -> WireRequest {
+    let mut request = ResearchRequest {
         chat_id: ask.chat_id.clone(),
         from_checkpoint_id: ask.checkpoint_id.clone(),
         ..ResearchRequest::new(ask.question.clone())
+    };
+    if options.charts {
+        request.request_charts();
     }
-    .to_wire()
+    request.to_wire()
 }
 
 #[cfg(test)]
@@ -246,6 +311,44 @@ mod tests {
                 .unwrap();
         assert_eq!(body.message, "hi");
         assert_eq!(body.chat_id, None);
+    }
+
+    #[test]
+    fn asking_for_charts_keeps_other_tool_configs_and_reads_back() {
+        let mut request = ResearchRequest {
+            tools_configs: Some(json!({"search": {"query_filters": {}}})),
+            ..ResearchRequest::new("Q")
+        };
+        assert!(!request.wants_charts());
+        request.request_charts();
+        assert!(request.wants_charts());
+        let body = request.to_wire().body_bytes();
+        let read = ResearchRequest::parse(&body).unwrap();
+        assert_eq!(
+            read.tools_configs,
+            Some(json!({
+                "search": {"query_filters": {}},
+                "python_code_execution": {"enabled": true, "chart_generation_enabled": true}
+            }))
+        );
+    }
+
+    #[test]
+    fn a_code_execution_config_that_is_not_booleans_is_a_422() {
+        let problems = ResearchRequest::parse(
+            br#"{"message":"m","research_effort":"lite","tools_configs":{"python_code_execution":{"enabled":"yes"}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(problems[0].msg, "Input should be a valid boolean");
+        assert_eq!(
+            problems[0].loc,
+            [
+                json!("body"),
+                json!("tools_configs"),
+                json!("python_code_execution"),
+                json!("enabled")
+            ]
+        );
     }
 
     #[test]

@@ -194,3 +194,25 @@ fn sub_agent_roles_are_kept_and_assistant_is_the_main_role() {
         }
     );
 }
+
+#[test]
+fn a_chart_keeps_its_offsets_data_points_and_a_spec_sent_as_json_text() {
+    let events = decode(
+        r#"{"message":{"type":"CHART","chart_id":"c1","title":"Revenue","caption":"By segment","chart_type":"bar","start":10,"end":42,"data_points":[{"label":"A","value":1}],"vega_lite_spec":"{\"mark\":\"bar\"}"}}"#,
+    );
+    let AgentEvent::Chart(chart) = &events[0] else {
+        panic!("not a chart: {events:?}");
+    };
+    assert_eq!((chart.start, chart.end), (Some(10), Some(42)));
+    assert_eq!(chart.spec, Some(serde_json::json!({"mark": "bar"})));
+    assert_eq!(chart.caption.as_deref(), Some("By segment"));
+    assert!(chart.data_points.as_ref().is_some_and(|p| p.is_array()));
+    let events = decode(
+        r#"{"message":{"type":"CHART","chartId":"c2","start":-1,"vega_lite_spec":{"mark":"line"}}}"#,
+    );
+    let AgentEvent::Chart(chart) = &events[0] else {
+        panic!("not a chart: {events:?}");
+    };
+    assert_eq!(chart.start, None);
+    assert_eq!(chart.spec, Some(serde_json::json!({"mark": "line"})));
+}

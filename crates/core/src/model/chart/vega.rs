@@ -1,0 +1,538 @@
+//! The Vega-Lite subset drawn: inline data (`data.values`, `datasets`), the `fold` transform,
+//! marks bar/line/area/point (a string or an object), `encoding.x`/`y` with their field types,
+//! series by `color` (stacked for bars and areas, as Vega-Lite does) or `xOffset` (grouped),
+//! `stack` (`null`, `zero`, `normalize`), `sort`, simple aggregates, and `layer`s sharing an x
+//! axis (text and rule layers, annotations, are left out). Anything else is refused with a reason.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::data::{Row, field, rows_of, transform};
+use super::format::{label_of, number_of, unit_in_title};
+use super::{Axis, Domain, Drawing, MAX_CATEGORIES, MAX_SERIES, Mark, Series};
+
+/// Marks a layered chart may carry as annotations: left out rather than refusing the chart.
+const ANNOTATIONS: [&str; 2] = ["text", "rule"];
+const MAX_DEPTH: usize = 4;
+
+/// One mark with its encoding and rows (a layer, or the whole spec).
+struct View {
+    mark: Mark,
+    encoding: Map<String, Value>,
+    rows: Vec<Row>,
+}
+
+pub(super) fn interpret(spec: &Value) -> Result<Drawing, String> {
+    let Value::Object(top) = spec else {
+        return Err("the spec is not a JSON object".into());
+    };
+    for key in ["facet", "repeat", "concat", "hconcat", "vconcat", "spec"] {
+        if top.contains_key(key) {
+            return Err(format!("`{key}` views are not drawn"));
+        }
+    }
+    let mut views = Vec::new();
+    let context = Context {
+        datasets: top.get("datasets"),
+    };
+    context.collect(spec, None, &Map::new(), 0, &mut views)?;
+    if views.is_empty() {
+        return Err("it has no mark that can be drawn".into());
+    }
+    let plots = views.iter().map(plot).collect::<Result<Vec<_>, _>>()?;
+    combine(plots)
+}
+
+struct Context<'a> {
+    datasets: Option<&'a Value>,
+}
+
+impl Context<'_> {
+    /// The views of `node` (itself, or its layers), each with the data and encoding it inherits.
+    fn collect(
+        &self,
+        node: &Value,
+        inherited: Option<&Vec<Row>>,
+        encoding: &Map<String, Value>,
+        depth: usize,
+        out: &mut Vec<View>,
+    ) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err("its layers nest too deeply".into());
+        }
+        let rows = match node.get("data").filter(|d| !d.is_null()) {
+            Some(data) => Some(rows_of(data, self.datasets)?),
+            None => inherited.cloned(),
+        };
+        let rows = match rows {
+            Some(rows) => Some(transform(rows, node.get("transform"))?),
+            None => None,
+        };
+        let mut encoding = encoding.clone();
+        if let Some(Value::Object(own)) = node.get("encoding") {
+            encoding.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        if let Some(layers) = node.get("layer") {
+            let Value::Array(layers) = layers else {
+                return Err("its layer is not a list".into());
+            };
+            for layer in layers {
+                self.collect(layer, rows.as_ref(), &encoding, depth + 1, out)?;
+            }
+            return Ok(());
+        }
+        let name = match node.get("mark") {
+            Some(Value::String(name)) => name.as_str(),
+            Some(Value::Object(mark)) => mark.get("type").and_then(Value::as_str).unwrap_or(""),
+            _ => return Err("it has no mark".into()),
+        };
+        let Some(mark) = Mark::parse(name) else {
+            if depth > 0 && ANNOTATIONS.contains(&name) {
+                return Ok(());
+            }
+            return Err(format!("the mark `{name}` is not drawn"));
+        };
+        let rows = rows.ok_or("it has no inline data")?;
+        out.push(View {
+            mark,
+            encoding,
+            rows,
+        });
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Quantitative,
+    Temporal,
+    Ordinal,
+    Nominal,
+}
+
+/// One encoding channel as far as drawing goes.
+struct Channel<'a> {
+    field: Option<&'a str>,
+    kind: Kind,
+    aggregate: Option<&'a str>,
+    axis: Axis,
+    sort: Option<&'a Value>,
+    stack: Option<&'a Value>,
+}
+
+fn channel<'a>(view: &'a View, name: &str) -> Result<Channel<'a>, String> {
+    let Some(Value::Object(def)) = view.encoding.get(name) else {
+        return Err(format!("its encoding has no `{name}`"));
+    };
+    let field = match def.get("field") {
+        Some(Value::String(field)) => Some(field.as_str()),
+        None => None,
+        Some(_) => return Err(format!("its `{name}` field is not a name")),
+    };
+    let aggregate = def.get("aggregate").and_then(Value::as_str);
+    if field.is_none() && aggregate != Some("count") {
+        return Err(format!("its `{name}` has no field"));
+    }
+    let kind = match def.get("type").and_then(Value::as_str) {
+        Some("quantitative") => Kind::Quantitative,
+        Some("temporal") => Kind::Temporal,
+        Some("ordinal") => Kind::Ordinal,
+        Some("nominal") => Kind::Nominal,
+        Some(other) => return Err(format!("the field type `{other}` is not drawn")),
+        None if aggregate.is_some() => Kind::Quantitative,
+        None if def.contains_key("timeUnit") => Kind::Temporal,
+        None => inferred_kind(&view.rows, field),
+    };
+    Ok(Channel {
+        field,
+        kind,
+        aggregate,
+        axis: axis_of(def, field, aggregate),
+        sort: def.get("sort"),
+        stack: def.get("stack"),
+    })
+}
+
+/// Without a `type`: quantitative when every value present is a number.
+fn inferred_kind(rows: &[Row], name: Option<&str>) -> Kind {
+    let name = name.unwrap_or_default();
+    let mut values = rows.iter().filter_map(|row| field(row, name));
+    match values.all(|v| v.is_number()) {
+        true => Kind::Quantitative,
+        false => Kind::Nominal,
+    }
+}
+
+fn axis_of(def: &Map<String, Value>, field: Option<&str>, aggregate: Option<&str>) -> Axis {
+    let axis = def.get("axis").filter(|a| a.is_object());
+    let written = def
+        .get("title")
+        .or_else(|| axis.and_then(|a| a.get("title")));
+    let title = match written {
+        Some(Value::String(title)) => Some(title.clone()),
+        Some(Value::Array(lines)) => Some(
+            lines
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        Some(_) => None,
+        None => match (aggregate, field) {
+            (Some("count"), None) => Some("Count of Records".into()),
+            (Some(op), Some(field)) => Some(format!("{} of {field}", capitalised(op))),
+            (None, field) => field.map(str::to_owned),
+            (Some(_), None) => None,
+        },
+    };
+    let format = axis
+        .and_then(|a| a.get("format"))
+        .or_else(|| def.get("format"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let unit = title.as_deref().and_then(unit_in_title).or_else(|| {
+        if format.contains('%') {
+            Some("%".into())
+        } else {
+            format.starts_with('$').then(|| "$".into())
+        }
+    });
+    Axis { title, unit }
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stack {
+    None,
+    Zero,
+    Normalize,
+}
+
+/// One view read into series over its own categories (or numbers).
+struct Plot {
+    mark: Mark,
+    stack: Stack,
+    x: Axis,
+    y: Axis,
+    numeric: bool,
+    categories: Vec<String>,
+    /// `(name, points)`; a view without a series field has one unnamed series.
+    series: Vec<NamedPoints>,
+}
+
+/// A series' name (when it has one) and its points.
+type NamedPoints = (Option<String>, Vec<(f64, f64)>);
+
+fn plot(view: &View) -> Result<Plot, String> {
+    let x = channel(view, "x")?;
+    let y = channel(view, "y")?;
+    use Kind::Quantitative as Q;
+    let (key, value, numeric) = match (x.kind, y.kind) {
+        (Q, Q) => (x, y, true),
+        (_, Q) => (x, y, false),
+        (Q, _) => (y, x, false),
+        _ => return Err("neither of its axes is quantitative".into()),
+    };
+    let colour = ["color", "fill", "stroke", "shape", "strokeDash"]
+        .iter()
+        .find_map(|name| series_channel(view, name));
+    let offset = ["xOffset", "yOffset"]
+        .iter()
+        .find_map(|name| series_channel(view, name));
+    let series_field = colour.or(offset);
+    let stack = match value.stack {
+        Some(Value::Null | Value::Bool(false)) => Stack::None,
+        Some(Value::String(s)) if s == "normalize" => Stack::Normalize,
+        Some(_) => Stack::Zero,
+        None if offset.is_some() => Stack::None,
+        None if colour.is_some() && matches!(view.mark, Mark::Bar | Mark::Area) => Stack::Zero,
+        None => Stack::None,
+    };
+    let groups = group(view, &key, &value, numeric, series_field.map(|c| c.0))?;
+    let categories = if numeric {
+        Vec::new()
+    } else {
+        order(groups.keys(), key.sort, &groups)
+    };
+    let names = order(groups.series(), series_field.and_then(|c| c.1), &groups);
+    let mut series = Vec::new();
+    for name in &names {
+        let mut points = Vec::new();
+        for (x, values) in groups.of_series(name) {
+            let y = reduce(value.aggregate, view.mark, values)?;
+            let x = match x {
+                XKey::Number(bits) => f64::from_bits(*bits),
+                XKey::Label(label) => match categories.iter().position(|c| c == label) {
+                    Some(i) => i as f64,
+                    None => continue,
+                },
+            };
+            points.push((x, y));
+        }
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        series.push((series_field.map(|_| name.clone()), points));
+    }
+    let mut y_axis = value.axis;
+    if stack == Stack::Normalize {
+        normalise(&mut series, categories.len());
+        y_axis.unit = Some("%".into());
+    }
+    Ok(Plot {
+        mark: view.mark,
+        stack,
+        x: key.axis,
+        y: y_axis,
+        numeric,
+        categories,
+        series,
+    })
+}
+
+/// A channel that splits the data into series: its field and its `sort`.
+fn series_channel<'a>(view: &'a View, name: &str) -> Option<(&'a str, Option<&'a Value>)> {
+    let def = view.encoding.get(name)?.as_object()?;
+    Some((def.get("field")?.as_str()?, def.get("sort")))
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum XKey {
+    Label(String),
+    Number(u64),
+}
+
+/// The values of each (x, series) pair, in order of first appearance.
+#[derive(Default)]
+struct Groups {
+    index: HashMap<(XKey, String), usize>,
+    cells: Vec<((XKey, String), Vec<f64>)>,
+}
+
+impl Groups {
+    fn keys(&self) -> Vec<String> {
+        unique(self.cells.iter().filter_map(|((x, _), _)| match x {
+            XKey::Label(label) => Some(label.clone()),
+            XKey::Number(_) => None,
+        }))
+    }
+
+    fn series(&self) -> Vec<String> {
+        unique(self.cells.iter().map(|((_, s), _)| s.clone()))
+    }
+
+    fn of_series<'a>(&'a self, name: &'a str) -> impl Iterator<Item = (&'a XKey, &'a [f64])> {
+        self.cells
+            .iter()
+            .filter(move |((_, s), _)| s == name)
+            .map(|((x, _), values)| (x, values.as_slice()))
+    }
+
+    /// The sum of every value at category `label` (for sorting by value).
+    fn total(&self, label: &str) -> f64 {
+        self.cells
+            .iter()
+            .filter(|((x, _), _)| matches!(x, XKey::Label(l) if l == label))
+            .flat_map(|(_, values)| values.iter())
+            .sum()
+    }
+}
+
+fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    items.filter(|item| seen.insert(item.clone())).collect()
+}
+
+fn group(
+    view: &View,
+    key: &Channel,
+    value: &Channel,
+    numeric: bool,
+    series: Option<&str>,
+) -> Result<Groups, String> {
+    let mut groups = Groups::default();
+    for row in &view.rows {
+        let Some(raw) = key.field.and_then(|name| field(row, name)) else {
+            continue;
+        };
+        let x = match numeric {
+            true => match number_of(raw) {
+                Some(n) => XKey::Number(n.to_bits()),
+                None => continue,
+            },
+            false => XKey::Label(label_of(raw)),
+        };
+        let y = match value.field {
+            None => 1.0,
+            Some(name) => match field(row, name).and_then(number_of) {
+                Some(y) => y,
+                None => continue,
+            },
+        };
+        let name = series
+            .map(|name| field(row, name).map_or_else(|| "null".into(), label_of))
+            .unwrap_or_default();
+        let cell = (x, name);
+        let slot = *groups.index.entry(cell.clone()).or_insert_with(|| {
+            groups.cells.push((cell, Vec::new()));
+            groups.cells.len() - 1
+        });
+        groups.cells[slot].1.push(y);
+    }
+    if groups.cells.is_empty() {
+        return Err("no data value could be read for its encoding".into());
+    }
+    Ok(groups)
+}
+
+/// Several values at one place: the channel's aggregate, else their sum for bars and areas
+/// (Vega-Lite stacks them) and the last one otherwise.
+fn reduce(aggregate: Option<&str>, mark: Mark, values: &[f64]) -> Result<f64, String> {
+    let sum: f64 = values.iter().sum();
+    let n = values.len() as f64;
+    let last = values.last().copied().unwrap_or_default();
+    Ok(match aggregate {
+        Some("sum") => sum,
+        Some("mean" | "average") => sum / n,
+        Some("count" | "valid") => n,
+        Some("min") => values.iter().copied().fold(f64::INFINITY, f64::min),
+        Some("max") => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        Some("median") => {
+            let mut sorted = values.to_vec();
+            sorted.sort_by(f64::total_cmp);
+            let mid = sorted.len() / 2;
+            match sorted.len() % 2 {
+                0 => (sorted[mid - 1] + sorted[mid]) / 2.0,
+                _ => sorted[mid],
+            }
+        }
+        Some(other) => return Err(format!("the aggregate `{other}` is not drawn")),
+        None if matches!(mark, Mark::Bar | Mark::Area) => sum,
+        None => last,
+    })
+}
+
+/// Labels in display order per Vega-Lite's `sort`: `null` keeps the data's order, a list puts
+/// its labels first, `"descending"` reverses, a value sort (`"-y"`, `{"op": …}`) orders by each
+/// label's total, and the default is ascending (numerically when every label is a number).
+fn order(labels: Vec<String>, sort: Option<&Value>, groups: &Groups) -> Vec<String> {
+    let mut labels = labels;
+    let ascending = |labels: &mut Vec<String>| {
+        let numbers: Option<Vec<f64>> = labels.iter().map(|l| l.trim().parse().ok()).collect();
+        match numbers {
+            Some(_) => labels.sort_by(|a, b| {
+                let n = |s: &String| s.trim().parse::<f64>().unwrap_or_default();
+                n(a).total_cmp(&n(b))
+            }),
+            None => labels.sort(),
+        }
+    };
+    match sort {
+        Some(Value::Null) => {}
+        Some(Value::Array(wanted)) => {
+            let wanted: Vec<String> = wanted.iter().map(label_of).collect();
+            labels.sort_by_key(|l| wanted.iter().position(|w| w == l).unwrap_or(usize::MAX));
+        }
+        Some(Value::String(s)) if s == "descending" => {
+            ascending(&mut labels);
+            labels.reverse();
+        }
+        Some(Value::String(s)) if s == "ascending" => ascending(&mut labels),
+        Some(Value::String(s)) => by_total(&mut labels, groups, s.starts_with('-')),
+        Some(Value::Object(by)) => {
+            let descending = by.get("order").and_then(Value::as_str) == Some("descending");
+            by_total(&mut labels, groups, descending);
+        }
+        Some(_) => {}
+        None => ascending(&mut labels),
+    }
+    labels
+}
+
+fn by_total(labels: &mut [String], groups: &Groups, descending: bool) {
+    labels.sort_by(|a, b| groups.total(a).total_cmp(&groups.total(b)));
+    if descending {
+        labels.reverse();
+    }
+}
+
+/// Each category's values as shares of its total (percent).
+fn normalise(series: &mut [NamedPoints], categories: usize) {
+    let mut totals = vec![0.0; categories];
+    for (_, points) in series.iter() {
+        for &(x, y) in points {
+            if let Some(total) = totals.get_mut(x as usize) {
+                *total += y.abs();
+            }
+        }
+    }
+    for (_, points) in series.iter_mut() {
+        for (x, y) in points.iter_mut() {
+            let total = totals.get(*x as usize).copied().unwrap_or_default();
+            *y = if total > 0.0 { *y / total * 100.0 } else { 0.0 };
+        }
+    }
+}
+
+/// The views' plots as one drawing over a shared x axis.
+fn combine(plots: Vec<Plot>) -> Result<Drawing, String> {
+    let Some(first) = plots.first() else {
+        return Err("it has no mark that can be drawn".into());
+    };
+    if plots.iter().any(|p| p.numeric != first.numeric) {
+        return Err("its layers mix axes that cannot share a chart".into());
+    }
+    let mut categories: Vec<String> = Vec::new();
+    for plot in &plots {
+        for label in &plot.categories {
+            if !categories.contains(label) {
+                categories.push(label.clone());
+            }
+        }
+    }
+    categories.truncate(MAX_CATEGORIES);
+    let layered = plots.len() > 1;
+    let mut series = Vec::new();
+    for plot in &plots {
+        for (name, points) in &plot.series {
+            let name = name
+                .clone()
+                .or_else(|| layered.then(|| plot.y.title.clone()).flatten())
+                .or_else(|| layered.then(|| format!("series {}", series.len() + 1)));
+            let points = points
+                .iter()
+                .filter_map(|&(x, y)| match plot.numeric {
+                    true => Some((x, y)),
+                    false => {
+                        let label = plot.categories.get(x as usize)?;
+                        let at = categories.iter().position(|c| c == label)?;
+                        Some((at as f64, y))
+                    }
+                })
+                .collect();
+            series.push(Series {
+                name,
+                mark: plot.mark,
+                axis: plot.y.clone(),
+                points,
+            });
+        }
+    }
+    series.truncate(MAX_SERIES);
+    Ok(Drawing {
+        mark: first.mark,
+        stacked: first.stack != Stack::None && series.len() > 1,
+        x: first.x.clone(),
+        y: first.y.clone(),
+        domain: match first.numeric {
+            true => Domain::Numbers,
+            false => Domain::Categories(categories),
+        },
+        series,
+    })
+}
