@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::popup::source::cited_text;
+use super::popup::source::{charts_of, cited_text};
 use super::{
     clean, keep_visible, pane_block, pane_inner, piece, plain_lines, select_row, title, truncate,
     wrap_text,
@@ -196,9 +196,14 @@ fn item_rows(turn: &Turn, item: SidebarItem, width: usize, theme: &Theme) -> Vec
         SidebarItem::Tool(ci) => {
             let citation = &a.citations[ci];
             let tool = clean(citation.tool_name.as_deref().unwrap_or("tool"));
-            let detail = match &citation.audit_id {
-                Some(audit) => clean(audit),
-                None => format!("“{}”", clean(citation.text(turn.session.answer.as_str()))),
+            // The chart it drew tells two calls of one tool apart better than their audit id.
+            let chart = charts_of(turn, citation).next();
+            let detail = match (chart, &citation.audit_id) {
+                (Some(chart), _) => {
+                    format!("▦ {}", clean(chart.title.as_deref().unwrap_or("chart")))
+                }
+                (None, Some(audit)) => clean(audit),
+                (None, None) => format!("“{}”", clean(citation.text(turn.session.answer.as_str()))),
             };
             vec![
                 RLine {

@@ -191,7 +191,7 @@ fn tool_rows(turn: &Turn, citation: &Citation, width: usize, theme: &Theme) -> V
 }
 
 /// The charts a tool-level citation produced: those over the same span of the answer.
-fn charts_of<'a>(
+pub(in crate::tui::screen) fn charts_of<'a>(
     turn: &'a Turn,
     citation: &'a Citation,
 ) -> impl Iterator<Item = &'a crate::model::event::Chart> {
