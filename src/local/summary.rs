@@ -188,14 +188,7 @@ fn without_keys(text: &str) -> String {
 
 /// At most `limit` bytes of `text`, ending at a character boundary.
 fn cut_at_boundary(text: &str, limit: usize) -> &str {
-    if text.len() <= limit {
-        return text;
-    }
-    let mut end = limit;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..text.floor_char_boundary(limit)]
 }
 
 /// A summary of the session in `dir` whose meta on disk is `meta`, built from its raw files;

@@ -204,10 +204,9 @@ impl AnswerPrinter {
             chunk.ends_with('\n') || (chunk.is_empty() && self.ends_with_newline);
         self.recent.push_str(chunk);
         if self.recent.len() > 2 * RECENT_TEXT {
-            let mut cut = self.recent.len() - RECENT_TEXT;
-            while !self.recent.is_char_boundary(cut) {
-                cut += 1;
-            }
+            let cut = self
+                .recent
+                .ceil_char_boundary(self.recent.len() - RECENT_TEXT);
             self.recent_start += self.recent[..cut].chars().count();
             self.recent.drain(..cut);
         }

@@ -349,15 +349,7 @@ fn item_key(item: &Activity, fold: Fold) -> (Fold, usize) {
 
 /// The start of `text` (whole characters), enough for one row of `width` columns.
 fn head(text: &str, width: usize) -> &str {
-    let limit = (width + 1) * 4;
-    if text.len() <= limit {
-        return text;
-    }
-    let mut end = limit;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..text.floor_char_boundary((width + 1) * 4)]
 }
 
 /// The activity pane this frame.

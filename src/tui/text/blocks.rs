@@ -101,10 +101,7 @@ fn fence_of(line: &str) -> Option<(u8, usize)> {
 /// Where to cut an overlong line that starts at `from`: after the last space within [`MAX_BLOCK`]
 /// bytes, else at the character boundary there.
 fn cut_in_line(text: &str, from: usize) -> usize {
-    let mut end = from + MAX_BLOCK;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = text.floor_char_boundary(from + MAX_BLOCK);
     text[from..end]
         .rfind(' ')
         .map(|i| from + i + 1)
