@@ -156,12 +156,9 @@ impl Conversation {
             self.open_watched(app, saved).await;
             return;
         }
+        // The answer pane says what it waits for; the status bar says `waiting for a session`.
         app.mode = Mode::Watch;
         app.focus = Focus::Answer;
-        app.set_message(
-            "waiting for a research session to start… (q quits)",
-            Severity::Info,
-        );
     }
 
     /// The sessions folder changed: open the newest session that started streaming, when nothing
