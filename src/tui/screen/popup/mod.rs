@@ -15,7 +15,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::{piece, plain_lines, wrap_text};
 use crate::tui::state::keymap::KEYMAP;
-use crate::tui::state::{App, Popup};
+use crate::tui::state::{App, Picker, Popup, SidebarItem};
 use crate::tui::text::RLine;
 use crate::tui::theme::Theme;
 pub use source::extract_rows;
@@ -131,23 +131,29 @@ fn fitted(area: Rect, width: u16, rows: usize) -> Rect {
     sized(area, width, height)
 }
 
+impl Content {
+    /// A popup with no span picked.
+    fn plain(title: String, footer: &'static str, rows: Vec<RLine>, rect: Rect) -> Content {
+        Content {
+            title,
+            footer,
+            rows,
+            rect,
+            picked: None,
+        }
+    }
+}
+
 /// The popup's title, footer, rows and rectangle.
 fn content(app: &App, popup: &Popup, area: Rect) -> Content {
     let theme = &app.theme;
     let narrow = area.width < super::NARROW_BELOW;
-    let plain = |title: String, footer, rows, rect| Content {
-        title,
-        footer,
-        rows,
-        rect,
-        picked: None,
-    };
     match popup {
         Popup::Help { .. } => {
             let pct = if narrow { 96 } else { 70 };
             let rect = centered(area, pct, 80, 60.min(area.width), 20.min(area.height));
             let width = rect.width.saturating_sub(4) as usize;
-            plain(
+            Content::plain(
                 "Keys".to_owned(),
                 "Esc close",
                 help_rows(width, theme),
@@ -162,70 +168,15 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             };
             let rows = ids::id_rows(app, w.saturating_sub(4) as usize, theme);
             let rect = fitted(area, w, rows.len());
-            plain(
+            Content::plain(
                 "Ids".to_owned(),
                 "y copy checkpoint · Esc close",
                 rows,
                 rect,
             )
         }
-        Popup::Sessions { picker } => {
-            let pct = if narrow { 96 } else { 80 };
-            let outer_w = (area.width * pct / 100).max(60.min(area.width));
-            let width = outer_w.saturating_sub(4) as usize;
-            let (mut rows, header, selected_rows) =
-                sessions::session_rows(picker, app.session_id.as_deref(), width, theme);
-            // As tall as the list, within 80% of the screen.
-            let max_h = (area.height * 80 / 100).max(8.min(area.height));
-            let height = (rows.len() as u16 + 2).clamp(8.min(max_h), max_h);
-            let rect = sized(area, outer_w, height);
-            let content_h = (rect.height.saturating_sub(2) as usize).saturating_sub(header);
-            // Keep the selected entry in view, under the filter.
-            let top = selected_rows
-                .end
-                .saturating_sub(header + content_h)
-                .min(selected_rows.start.saturating_sub(header));
-            rows.drain(header..(header + top).min(rows.len()));
-            let (title, footer) = match &picker.filter {
-                Some(_) => (
-                    format!(
-                        "Saved sessions ({} of {})",
-                        picker.shown.len(),
-                        picker.entries.len()
-                    ),
-                    "type to filter · ↑↓ move · Enter open · Esc clear",
-                ),
-                None => (
-                    format!("Saved sessions ({})", picker.entries.len()),
-                    "Enter open · j/k move · / filter · Esc close",
-                ),
-            };
-            plain(title, footer, rows, rect)
-        }
-        Popup::Chart { turn, chart } => {
-            let rect = centered(area, 100, 100, area.width, area.height);
-            let inner = content_area(rect);
-            let (title, rows) = match app
-                .turns
-                .get(*turn)
-                .and_then(|t| t.session.charts.get(*chart))
-            {
-                Some(c) => {
-                    let (w, h) = (inner.width as usize, inner.height as usize);
-                    let rows = super::chart::full_screen_rows(c, w, h, theme);
-                    (
-                        format!(
-                            "Chart {} of {}",
-                            chart + 1,
-                            app.turns[*turn].session.charts.len()
-                        ),
-                        rows,
-                    )
-                }
-                None => ("Chart".to_owned(), Vec::new()),
-            };
-            plain(title, "Esc close", rows, rect)
-        }
+        Popup::Sessions { picker } => sessions_content(app, picker, area, narrow),
+        Popup::Chart { turn, chart } => chart_content(app, *turn, *chart, area),
         Popup::Json { turn, .. } => {
             let w = if narrow {
                 area.width
@@ -234,36 +185,90 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             };
             let rows = structured_json_rows(app, *turn, w.saturating_sub(4) as usize, theme);
             let rect = fitted(area, w, rows.len());
-            plain(
-                "Structured output (JSON)".to_owned(),
-                "y copy · j/k scroll · Esc close",
-                rows,
-                rect,
-            )
+            let footer = "y copy · j/k scroll · Esc close";
+            Content::plain("Structured output (JSON)".to_owned(), footer, rows, rect)
         }
-        Popup::Source { item, span, .. } => {
-            let pct = if narrow { 96 } else { 80 };
-            let most = (area.width * pct / 100).max(60.min(area.width));
-            let laid =
-                source::source_rows(app, *item, *span, most.saturating_sub(4) as usize, theme);
-            // As wide as its widest row (a short source's detail is a small popup).
-            let widest = laid
-                .rows
-                .iter()
-                .map(|row| row.text().trim_end().width())
-                .max()
-                .unwrap_or(0) as u16;
-            let title_w = laid.title.width() as u16 + 4;
-            let width = (widest + 4).max(title_w).max(60.min(most)).min(most);
-            let picked = span.and_then(|k| laid.spans.get(k).cloned());
-            Content {
-                rect: fitted(area, width, laid.rows.len()),
-                title: laid.title,
-                footer: "j/k spans · Enter show · o open · y copy · Esc close",
-                rows: laid.rows,
-                picked,
-            }
+        Popup::Source { item, span, .. } => source_content(app, *item, *span, area, narrow),
+    }
+}
+
+/// The sessions picker: as tall as its list (within 80% of the screen), the selected entry in view
+/// under the filter.
+fn sessions_content(app: &App, picker: &Picker, area: Rect, narrow: bool) -> Content {
+    let pct = if narrow { 96 } else { 80 };
+    let outer_w = (area.width * pct / 100).max(60.min(area.width));
+    let width = outer_w.saturating_sub(4) as usize;
+    let (mut rows, header, selected_rows) =
+        sessions::session_rows(picker, app.session_id.as_deref(), width, &app.theme);
+    let max_h = (area.height * 80 / 100).max(8.min(area.height));
+    let height = (rows.len() as u16 + 2).clamp(8.min(max_h), max_h);
+    let rect = sized(area, outer_w, height);
+    let content_h = (rect.height.saturating_sub(2) as usize).saturating_sub(header);
+    let top = selected_rows
+        .end
+        .saturating_sub(header + content_h)
+        .min(selected_rows.start.saturating_sub(header));
+    rows.drain(header..(header + top).min(rows.len()));
+    let (title, footer) = match &picker.filter {
+        Some(_) => (
+            format!(
+                "Saved sessions ({} of {})",
+                picker.shown.len(),
+                picker.entries.len()
+            ),
+            "type to filter · ↑↓ move · Enter open · Esc clear",
+        ),
+        None => (
+            format!("Saved sessions ({})", picker.entries.len()),
+            "Enter open · j/k move · / filter · Esc close",
+        ),
+    };
+    Content::plain(title, footer, rows, rect)
+}
+
+/// Chart `chart` of turn `turn`, full screen.
+fn chart_content(app: &App, turn: usize, chart: usize, area: Rect) -> Content {
+    let rect = centered(area, 100, 100, area.width, area.height);
+    let inner = content_area(rect);
+    let charts = app.turns.get(turn).map(|t| &t.session.charts);
+    let (title, rows) = match charts.and_then(|charts| charts.get(chart)) {
+        Some(c) => {
+            let (w, h) = (inner.width as usize, inner.height as usize);
+            let rows = super::chart::full_screen_rows(c, w, h, &app.theme);
+            let count = charts.map_or(0, Vec::len);
+            (format!("Chart {} of {count}", chart + 1), rows)
         }
+        None => ("Chart".to_owned(), Vec::new()),
+    };
+    Content::plain(title, "Esc close", rows, rect)
+}
+
+/// A source's detail: as wide as its widest row (a short source's detail is a small popup).
+fn source_content(
+    app: &App,
+    item: SidebarItem,
+    span: Option<usize>,
+    area: Rect,
+    narrow: bool,
+) -> Content {
+    let pct = if narrow { 96 } else { 80 };
+    let most = (area.width * pct / 100).max(60.min(area.width));
+    let laid = source::source_rows(app, item, span, most.saturating_sub(4) as usize, &app.theme);
+    let widest = laid
+        .rows
+        .iter()
+        .map(|row| row.text().trim_end().width())
+        .max()
+        .unwrap_or(0) as u16;
+    let title_w = laid.title.width() as u16 + 4;
+    let width = (widest + 4).max(title_w).max(60.min(most)).min(most);
+    let picked = span.and_then(|k| laid.spans.get(k).cloned());
+    Content {
+        rect: fitted(area, width, laid.rows.len()),
+        title: laid.title,
+        footer: "j/k spans · Enter show · o open · y copy · Esc close",
+        rows: laid.rows,
+        picked,
     }
 }
 
