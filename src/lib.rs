@@ -13,6 +13,7 @@ pub mod cmd;
 pub mod demo;
 pub mod local;
 pub mod proxy;
+pub mod server;
 pub mod tui;
 
 /// The async runtime a command runs on, or the exit to take when it cannot start (said on stderr).

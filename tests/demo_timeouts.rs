@@ -1,5 +1,6 @@
-//! The demo agent times out connections that never send a whole request head (half-open ones, or
-//! headers trickled a byte at a time), and only those: a stream longer than the timeout plays out.
+//! The demo agent and the recording proxy time out connections that never send a whole request
+//! head (half-open ones, or headers trickled a byte at a time), and only those: a stream longer
+//! than the timeout plays out.
 
 use std::time::{Duration, Instant};
 
@@ -94,4 +95,27 @@ async fn a_stream_longer_than_the_header_timeout_plays_to_its_end() {
         "the stream outlasted the header timeout ({:?})",
         started.elapsed()
     );
+}
+
+#[tokio::test]
+async fn the_proxy_closes_half_open_connections_after_the_header_timeout_too() {
+    let store_dir = tempfile::tempdir().unwrap();
+    let mut config = research_tui::proxy::ProxyConfig::new(
+        research_tui::local::store::SessionStore::new(store_dir.path()),
+    );
+    config.header_read_timeout = Duration::from_millis(500);
+    let (addr, _task) = research_tui::proxy::spawn(config, "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let mut silent = Vec::new();
+    for _ in 0..20 {
+        silent.push(TcpStream::connect(addr).await.unwrap());
+    }
+    for socket in &mut silent {
+        let closed = closed_within(socket, Duration::from_secs(5)).await;
+        assert!(
+            closed.is_some_and(|t| t < Duration::from_secs(3)),
+            "a silent connection to the proxy stayed open ({closed:?})"
+        );
+    }
 }

@@ -76,7 +76,7 @@ impl Default for ServerConfig {
             recordings_dir: None,
             fault: None,
             accept_foreign_checkpoints: false,
-            header_read_timeout: Duration::from_secs(10),
+            header_read_timeout: crate::server::HEADER_READ_TIMEOUT,
         }
     }
 }
@@ -152,37 +152,12 @@ pub async fn spawn(
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
     let addr = listener.local_addr()?;
     let app = router(state);
-    let task = tokio::spawn(serve(listener, app, config.header_read_timeout));
+    let task = tokio::spawn(crate::server::serve(
+        listener,
+        app,
+        config.header_read_timeout,
+    ));
     Ok((addr, task))
-}
-
-/// Accept connections and serve `app` on each over HTTP/1.1, closing a connection whose request head
-/// has not fully arrived within `header_timeout`. (`axum::serve` sets no timer, so it held half-open
-/// connections for ever.)
-async fn serve(listener: tokio::net::TcpListener, app: Router, header_timeout: Duration) {
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(_) => {
-                // Out of file descriptors, or a connection reset while queued: try again shortly.
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        // Each frame goes out when it is written, not after the client's delayed ACK (Nagle).
-        let _ = stream.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        tokio::spawn(async move {
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(header_timeout);
-            // A client that goes away, or times out, ends only its own connection.
-            let _ = builder
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                .await;
-        });
-    }
 }
 
 struct AppState {

@@ -26,7 +26,6 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 
 use crate::agent::client::{error_chain, is_loopback};
 use crate::local::store::SessionStore;
@@ -48,6 +47,8 @@ pub struct ProxyConfig {
     /// Base URLs in [`Provider`] order: the table's, unless overridden.
     upstreams: Vec<String>,
     pub store: SessionStore,
+    /// How long a client may take to send a request's head before its connection is closed.
+    pub header_read_timeout: Duration,
 }
 
 impl ProxyConfig {
@@ -57,7 +58,11 @@ impl ProxyConfig {
             .iter()
             .map(|p| p.spec().base_url.to_owned())
             .collect();
-        Self { upstreams, store }
+        Self {
+            upstreams,
+            store,
+            header_read_timeout: crate::server::HEADER_READ_TIMEOUT,
+        }
     }
 
     /// Send `provider`'s requests to `base_url` instead.
@@ -90,6 +95,7 @@ pub async fn spawn(
         .map(|&p| client(is_loopback(config.upstream(p))))
         .collect::<Result<_, _>>()
         .map_err(std::io::Error::other)?;
+    let header_timeout = config.header_read_timeout;
     let proxy = Arc::new(Proxy {
         config,
         clients,
@@ -98,14 +104,9 @@ pub async fn spawn(
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     let app = Router::new().fallback(forward).with_state(proxy);
-    // Each chunk goes out the moment it is written: without TCP_NODELAY, Nagle's algorithm holds a
-    // small write back until the client's delayed ACK (about 40 ms per stream start).
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    // Half-open and trickling clients are closed after the header timeout; every chunk goes out
+    // the moment it is written (TCP_NODELAY).
+    let task = tokio::spawn(crate::server::serve(listener, app, header_timeout));
     Ok((bound, task))
 }
 
