@@ -37,7 +37,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
@@ -183,13 +183,13 @@ impl AppState {
 
 fn router(state: Arc<AppState>) -> Router {
     Router::new()
-        .route(RESEARCH.path, post(research_agent))
-        .route(WORKFLOW.path, post(workflow_execute))
-        .route(RESPONSES.path, post(responses))
+        .route(RESEARCH.path, logged(research_response))
+        .route(WORKFLOW.path, logged(workflow_response))
+        .route(RESPONSES.path, logged(responses_response))
         .route(&runs::run_path(""), get(runs::retrieve))
         .route(&runs::run_path("/cancel"), post(runs::cancel))
-        .route(CHAT_STREAM.path, post(zeta_chat_stream))
-        .route(CHAT_COMPLETIONS.path, post(perplexity_chat))
+        .route(CHAT_STREAM.path, logged(zeta_response))
+        .route(CHAT_COMPLETIONS.path, logged(perplexity_response))
         .route("/_demo/requests", get(recent_requests))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "Not Found") })
         .with_state(state)
@@ -200,70 +200,28 @@ async fn recent_requests(State(state): State<Arc<AppState>>) -> Response {
     axum::Json(requests).into_response()
 }
 
-async fn research_agent(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let response = research_response(&state, &headers, &body);
-    log_request(&state, "POST", RESEARCH.path, &headers, &body, &response);
-    response
-}
+/// How the demo answers one POST route.
+type Respond = fn(&Arc<AppState>, &HeaderMap, &[u8]) -> Response;
 
-async fn workflow_execute(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let response = workflow_response(&state, &headers, &body);
-    log_request(&state, "POST", WORKFLOW.path, &headers, &body, &response);
-    response
+/// A POST route answered by `respond`, with the request and its response in the request log.
+fn logged(respond: Respond) -> axum::routing::MethodRouter<Arc<AppState>> {
+    post(
+        move |State(state): State<Arc<AppState>>, uri: Uri, headers: HeaderMap, body: Bytes| async move {
+            let response = respond(&state, &headers, &body);
+            let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+            log_request(&state, "POST", path, &headers, &body, &response);
+            response
+        },
+    )
 }
 
 /// xAI's and OpenAI's shared path: the model the body names picks the provider.
-async fn responses(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let response = if runs::is_openai(&body) {
-        runs::create(&state, &headers, &body)
+fn responses_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
+    if runs::is_openai(body) {
+        runs::create(state, headers, body)
     } else {
-        xai_response(&state, &headers, &body)
-    };
-    log_request(&state, "POST", RESPONSES.path, &headers, &body, &response);
-    response
-}
-
-async fn perplexity_chat(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let response = perplexity_response(&state, &headers, &body);
-    log_request(
-        &state,
-        "POST",
-        CHAT_COMPLETIONS.path,
-        &headers,
-        &body,
-        &response,
-    );
-    response
-}
-
-async fn zeta_chat_stream(
-    State(state): State<Arc<AppState>>,
-    uri: axum::http::Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let response = zeta_response(&state, &headers, &body);
-    let path = uri
-        .path_and_query()
-        .map_or(CHAT_STREAM.path, |p| p.as_str());
-    log_request(&state, "POST", path, &headers, &body, &response);
-    response
+        xai_response(state, headers, body)
+    }
 }
 
 /// xAI: a new question gets the research recording, a `previous_response_id` the follow-up.
