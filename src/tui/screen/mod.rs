@@ -59,13 +59,7 @@ pub fn title<'a>(name: &str, extra: Option<String>, focused: bool, theme: &Theme
 
 /// A text piece for [`super::text::wrap`].
 pub fn piece(text: impl Into<String>, style: Style) -> Piece {
-    Piece {
-        text: text.into(),
-        style,
-        src: None,
-        exact: false,
-        kind: PieceKind::Text,
-    }
+    Piece::plain(text, style)
 }
 
 /// Wrap `text` (already clean) with a hanging indent.

@@ -105,13 +105,7 @@ mod tests {
     use crate::tui::text::line::Piece;
 
     fn piece(text: &str, style: Style) -> Piece {
-        Piece {
-            text: text.into(),
-            style,
-            src: None,
-            exact: false,
-            kind: PieceKind::Text,
-        }
+        Piece::plain(text, style)
     }
 
     #[test]

@@ -36,6 +36,17 @@ pub struct Piece {
 }
 
 impl Piece {
+    /// Text that came from no answer byte (a label, a title, a message).
+    pub fn plain(text: impl Into<String>, style: Style) -> Piece {
+        Piece {
+            text: text.into(),
+            style,
+            src: None,
+            exact: false,
+            kind: PieceKind::Text,
+        }
+    }
+
     pub fn deco(text: impl Into<String>, style: Style) -> Piece {
         Piece {
             text: text.into(),
