@@ -150,12 +150,12 @@ fn detail(turn: &Turn, source: &Source) -> String {
     }
     let a = &turn.attribution;
     // A post on X has no title: what it says (as cited) tells it apart.
-    let x_quote = (source.kind.as_deref() == Some("X"))
-        .then_some(())
-        .and_then(|()| {
-            let first = source.citations.first().and_then(|&c| a.citations.get(c))?;
+    let first_cited = source.citations.first().and_then(|&c| a.citations.get(c));
+    let x_quote = first_cited
+        .filter(|_| source.kind.as_deref() == Some("X"))
+        .map(|first| {
             let text = inline_text(&cited_text(a, first, turn.session.answer.as_str()));
-            Some(format!("“{}”", clean(&text)))
+            format!("“{}”", clean(&text))
         });
     x_quote
         .or_else(|| source.url.as_deref().map(clean))
