@@ -13,9 +13,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use research_tui::agent::stream::StreamUpdate;
 use research_tui::model::event::{AgentEvent, Chart, Reference, SourceDoc};
+use research_tui::styled::theme::Theme;
 use research_tui::tui::screen;
 use research_tui::tui::state::{App, AppConfig, Mode};
-use research_tui::tui::theme::Theme;
 
 const WIDTH: u16 = 140;
 const HEIGHT: u16 = 42;

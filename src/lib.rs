@@ -12,8 +12,10 @@ pub mod agent;
 pub mod cmd;
 pub mod demo;
 pub mod local;
+pub mod log;
 pub mod proxy;
 pub mod server;
+pub mod styled;
 pub mod tui;
 
 /// The async runtime a command runs on, or the exit to take when it cannot start (said on stderr).

@@ -22,18 +22,19 @@ use crate::agent::client::{
     AgentClient, ApiKey, RawSink, StreamOptions, check_base_url, check_base_url_flag,
 };
 use crate::agent::live;
-use crate::agent::stream::{StreamEnd, StreamUpdate};
+use crate::agent::stream::StreamUpdate;
 use crate::agent::turn::TurnDriver;
 use crate::local::store::{SavedSession, SavedTurn, SessionStore};
 use crate::model::citations::Attribution;
 use crate::model::event::{AgentEvent, StepStatus};
 use crate::model::session::Session;
+use crate::model::stream_end::StreamEnd;
 use crate::render::Format;
 use crate::render::sanitize::sanitize_line;
-use crate::wire::provider::Provider;
 use crate::wire::provider::bigdata::request::{
     Effort, MODEL_NAMES, ResearchRequest, WORKFLOW, WorkflowRequest,
 };
+use crate::wire::provider::{Ask, Provider, ProviderOptions};
 
 pub const EXIT_COMPLETE: u8 = 0;
 pub const EXIT_OTHER: u8 = 1;
@@ -118,7 +119,7 @@ enum Plan {
     Research(ResearchRequest),
     Workflow(WorkflowRequest),
     /// Another provider: the question and what ties it to earlier turns.
-    Other(live::Ask),
+    Other(Ask),
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitCode {
@@ -200,7 +201,7 @@ fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, S
                 .collect()
         })
         .unwrap_or_default();
-    Ok(Plan::Other(live::Ask {
+    Ok(Plan::Other(Ask {
         question: args.question.clone(),
         chat_id: args
             .chat_id
@@ -309,7 +310,7 @@ async fn ask(
         .as_ref()
         .map(|s| s.meta.options.clone())
         .unwrap_or_default();
-    let provider_options = live::ProviderOptions {
+    let provider_options = ProviderOptions {
         model: args
             .model
             .clone()
@@ -412,7 +413,7 @@ fn record_sink(args: &AskArgs) -> Result<Vec<RawSink>, ExitCode> {
 fn begin_saved_turn(
     saved: std::io::Result<SavedSession>,
     args: &AskArgs,
-    provider_options: live::ProviderOptions,
+    provider_options: ProviderOptions,
 ) -> Option<(SavedTurn, RawSink)> {
     let begun = saved.and_then(|mut saved| {
         saved.set_options(provider_options)?;

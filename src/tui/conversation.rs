@@ -10,15 +10,18 @@
 
 use std::io;
 
+use crate::agent::client::StreamHandle;
+use crate::agent::client::resume::ServerRun;
 use crate::agent::client::{ApiKey, RawSink, StreamOptions, is_loopback};
 use crate::agent::live;
-use crate::agent::resume::ServerRun;
-use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::agent::stream::StreamUpdate;
 use crate::agent::turn::{TurnDriver, TurnTarget};
 use crate::demo::{Fault, ServerConfig};
-use crate::local::store::{SavedSession, SavedTurn, SessionMeta, SessionStore, TurnStatus};
+use crate::local::meta::SessionMeta;
+use crate::local::store::{SavedSession, SavedTurn, SessionStore, TurnStatus};
 use crate::model::session::Session;
-use crate::wire::provider::Provider;
+use crate::model::stream_end::StreamEnd;
+use crate::wire::provider::{Ask, Provider};
 
 use super::state::{App, Continuation, Mode, Severity};
 
@@ -199,7 +202,7 @@ impl Conversation {
             app.set_message("follow-ups need an agent", Severity::Warning);
             return false;
         };
-        let ask = live::Ask {
+        let ask = Ask {
             question: question.clone(),
             chat_id: cont.chat_id.clone(),
             checkpoint_id: cont.checkpoint_id.clone(),
@@ -277,7 +280,7 @@ impl Conversation {
         &mut self,
         provider: Provider,
         base_url: &str,
-        ask: &live::Ask,
+        ask: &Ask,
     ) -> io::Result<Option<(SavedTurn, RawSink)>> {
         let Some(store) = &self.store else {
             return Ok(None);
@@ -313,7 +316,7 @@ impl Conversation {
     pub fn apply(&mut self, app: &mut App, update: StreamUpdate) {
         if !matches!(update, StreamUpdate::Events(_)) {
             // Connection progress and how the stream ended (messages are already redacted).
-            crate::local::log::log(&format!("stream: {update:?}"));
+            crate::log::log(&format!("stream: {update:?}"));
         }
         let Some(turn) = &mut self.turn else {
             app.apply_update(update);
@@ -526,7 +529,7 @@ fn cancel_on_server(app: &mut App, run: ServerRun) {
             Ok(id) => format!("cancelled the run {id} on the server"),
             Err(e) => format!("the run may go on on the server: {e}"),
         };
-        crate::local::log::log(&outcome);
+        crate::log::log(&outcome);
     });
 }
 

@@ -4,15 +4,12 @@
 //! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
 //! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
 
-pub mod colors;
 pub mod conversation;
 mod effects;
 pub mod export;
 pub mod failure;
 pub mod screen;
 pub mod state;
-pub mod text;
-pub mod theme;
 
 use std::io;
 use std::path::PathBuf;
@@ -35,7 +32,7 @@ use crate::agent::live;
 use crate::agent::replay::{Speed, replay_file};
 use crate::agent::stream::StreamUpdate;
 use crate::model::event::AgentEvent;
-use crate::wire::provider::Provider;
+use crate::wire::provider::{Provider, ProviderOptions};
 use conversation::{Agent, Conversation, Incoming, LiveConfig, Settings};
 use failure::{Doing, Failure};
 use state::{App, AppConfig, Continuation, Mode, Severity};
@@ -91,7 +88,7 @@ pub struct TuiOptions {
     /// Where conversations are saved (`None`: not saved).
     pub store: Option<crate::local::store::SessionStore>,
     /// xAI model, Zeta Alpha tenant and agent.
-    pub provider_options: live::ProviderOptions,
+    pub provider_options: ProviderOptions,
     /// A failure also prints where it happened (`--debug`).
     pub debug: bool,
     /// `watch`: open the newest live session (waiting for one); `Some(true)` (`--follow`) also
@@ -116,7 +113,7 @@ impl Default for TuiOptions {
             resume: Continuation::default(),
             open: None,
             store: Some(crate::local::store::SessionStore::default()),
-            provider_options: live::ProviderOptions::default(),
+            provider_options: ProviderOptions::default(),
             debug: false,
             watch: None,
         }
@@ -154,7 +151,7 @@ fn install_panic_hook() {
             restore_terminal();
             previous(info);
         } else {
-            crate::local::log::log(&format!("background task panicked: {info}"));
+            crate::log::log(&format!("background task panicked: {info}"));
         }
     }));
 }
@@ -189,17 +186,20 @@ pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
 /// Run the app until the user quits (or the stream ends, with `exit_when_done`).
 pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
     // The screen belongs to the app: diagnostics go to the log file (logging is off if it cannot open).
-    let _ = crate::local::log::init(&crate::local::log::default_path());
-    crate::local::log::log(&format!(
+    let _ = crate::log::init(&crate::local::config::log_file());
+    crate::log::log(&format!(
         "start: research-tui {} (demo: {}, replay: {})",
         env!("CARGO_PKG_VERSION"),
         opts.demo,
         opts.replay.is_some()
     ));
-    let (config, config_warning) = theme::read_config();
-    let (theme, theme_warning) =
-        theme::select(opts.theme.as_deref(), &config, theme::no_color_env());
-    let theme = theme.for_depth(colors::ColorDepth::from_env());
+    let (config, config_warning) = crate::styled::theme::read_config();
+    let (theme, theme_warning) = crate::styled::theme::select(
+        opts.theme.as_deref(),
+        &config,
+        crate::styled::theme::no_color_env(),
+    );
+    let theme = theme.for_depth(crate::styled::colors::ColorDepth::from_env());
 
     let settings = Settings {
         demo_speed: opts.demo_speed,

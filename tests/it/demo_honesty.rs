@@ -2,9 +2,9 @@
 //! with a note, for every provider, and the citations after the note still cover the same words.
 
 use research_tui::agent::live::demo_question;
+use research_tui::styled::theme::Theme;
 use research_tui::tui::conversation::{Agent, Conversation, Settings};
 use research_tui::tui::state::{App, AppConfig, ConnState, Mode};
-use research_tui::tui::theme::Theme;
 use research_tui::wire::provider::Provider;
 
 /// A conversation with a fresh demo agent for `provider`: the demo's question, then `follow_up`.

@@ -7,12 +7,12 @@ use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use research_tui::agent::stream::StreamEnd;
 use research_tui::agent::turn::TurnRecorder;
 use research_tui::demo::{ServerConfig, spawn};
 use research_tui::local::store::{SavedTurn, SessionStore};
 use research_tui::local::watch::{SessionList, SessionsWatch};
 use research_tui::model::session::Session;
+use research_tui::model::stream_end::StreamEnd;
 use serde_json::Value;
 
 use crate::support;

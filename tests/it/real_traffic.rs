@@ -11,13 +11,14 @@ use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::agent::stream::StreamUpdate;
 use research_tui::model::citations::Attribution;
 use research_tui::model::session::{Activity, Session};
+use research_tui::model::stream_end::StreamEnd;
 use research_tui::render::{Format, render};
+use research_tui::styled::theme::Theme;
 use research_tui::tui::screen;
 use research_tui::tui::state::{App, AppConfig, Mode};
-use research_tui::tui::theme::Theme;
 use research_tui::wire::input::read_session;
 use research_tui::wire::provider::{EventPipeline, Provider};
 use serde_json::{Value, json};

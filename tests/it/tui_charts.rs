@@ -6,8 +6,8 @@ use std::io::Write;
 
 use crossterm::event::KeyCode;
 use ratatui::style::Color;
+use research_tui::styled::theme::Theme;
 use research_tui::tui::state::{App, AppConfig, Effect, Mode, Popup};
-use research_tui::tui::theme::Theme;
 use serde_json::{Value, json};
 
 use crate::support;

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use ratatui::style::Modifier;
-use research_tui::local::store::{SessionMeta, TurnMeta};
+use research_tui::local::meta::SessionMeta;
+use research_tui::local::meta::TurnMeta;
 use research_tui::local::summary::{SessionSummary, TurnSummary};
 use research_tui::tui::state::Effect;
 

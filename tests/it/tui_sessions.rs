@@ -4,9 +4,9 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use research_tui::local::store::SessionStore;
+use research_tui::styled::theme::Theme;
 use research_tui::tui::conversation::{Agent, Conversation, Settings};
 use research_tui::tui::state::{App, AppConfig, ConnState, Effect, Focus, Mode};
-use research_tui::tui::theme::Theme;
 use research_tui::wire::provider::Provider;
 use serde_json::Value;
 

@@ -4,9 +4,10 @@
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::agent::stream::StreamUpdate;
+use research_tui::model::stream_end::StreamEnd;
+use research_tui::styled::theme::Theme;
 use research_tui::tui::state::{App, AppConfig, Effect, Focus, Mode};
-use research_tui::tui::theme::Theme;
 use research_tui::wire::provider::EventPipeline;
 use research_tui::wire::recording::parse_frames;
 
@@ -451,7 +452,7 @@ fn tiny_and_odd_sizes_do_not_panic() {
 /// of rendering the finished answer in one go, for every recording and a few widths.
 #[test]
 fn incremental_rendering_matches_a_fresh_render_for_every_recording() {
-    use research_tui::tui::text::AnswerView;
+    use research_tui::styled::text::AnswerView;
     let theme = Theme::default();
     for path in [
         EARNINGS,
@@ -572,8 +573,9 @@ fn saved_meta(
     provider: &str,
     questions: &[&str],
     status: &str,
-) -> research_tui::local::store::SessionMeta {
-    use research_tui::local::store::{SessionMeta, TurnMeta};
+) -> research_tui::local::meta::SessionMeta {
+    use research_tui::local::meta::SessionMeta;
+    use research_tui::local::meta::TurnMeta;
     SessionMeta {
         id: id.into(),
         created_at: updated.into(),

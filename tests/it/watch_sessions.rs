@@ -7,13 +7,13 @@
 use std::time::Duration;
 
 use research_tui::agent::client::RawSink;
-use research_tui::agent::stream::StreamEnd;
 use research_tui::agent::turn::TurnRecorder;
 use research_tui::local::store::{SavedTurn, SessionStore, TurnStatus};
 use research_tui::model::session::Session;
+use research_tui::model::stream_end::StreamEnd;
+use research_tui::styled::theme::Theme;
 use research_tui::tui::conversation::{Conversation, Settings};
 use research_tui::tui::state::{Action, App, AppConfig, ConnState, Effect, Mode};
-use research_tui::tui::theme::Theme;
 use research_tui::wire::provider::Provider;
 
 const EARNINGS: &str = "assets/recordings/bigdata/earnings-deep-dive.sse";

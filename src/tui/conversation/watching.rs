@@ -13,8 +13,10 @@ use std::time::{Duration, SystemTime};
 use crate::agent::stream::StreamUpdate;
 use crate::agent::tail::{Changes, tail_file};
 use crate::agent::turn::TurnDriver;
+use crate::local::meta::SessionMeta;
+use crate::local::meta::TurnMeta;
 use crate::local::session_files::writer_alive;
-use crate::local::store::{SavedSession, SessionMeta, TurnMeta, TurnStatus};
+use crate::local::store::{SavedSession, TurnStatus};
 use crate::local::timestamp::{rfc3339, unix_seconds};
 use crate::tui::state::{App, ConnState, Focus, Mode, Severity};
 

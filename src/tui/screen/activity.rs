@@ -16,9 +16,9 @@ use super::sources::{GUTTER, gutter_row};
 use super::{clean, keep_visible, pane_block, pane_inner, piece, plain_lines, title, truncate};
 use crate::model::event::Role;
 use crate::model::session::{Activity, Session};
+use crate::styled::text::{Piece, RLine, inline_text, render_block, wrap};
+use crate::styled::theme::Theme;
 use crate::tui::state::{App, Focus, Turn};
-use crate::tui::text::{Piece, RLine, inline_text, render_block, wrap};
-use crate::tui::theme::Theme;
 
 /// A short summary of tool arguments: the query when there is one, else `key=value` pairs.
 pub fn summarize_args(args: &Value) -> String {
@@ -514,7 +514,7 @@ mod tests {
 
     #[test]
     fn reasoning_summaries_show_their_words_not_their_markdown_marks() {
-        use crate::tui::text::test_support::{plain, theme};
+        use crate::styled::text::test_support::{plain, theme};
         let text = "**Checking margins**\n\nNVIDIA's gross margin was `75%` in Q2.";
         let folded = plain(&thinking_rows(&None, text, Fold::Folded, 60, &theme()));
         assert_eq!(

@@ -3,10 +3,10 @@
 
 use std::ops::Range;
 
+use ratatui::text::Line;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
-use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use std::rc::Rc;
@@ -14,11 +14,11 @@ use std::rc::Rc;
 use super::chart::ChartCache;
 use super::structured::StructuredCache;
 use super::{clean, pane_block, pane_inner, piece, plain_lines, title, wrap_text};
-use crate::tui::text::{Decorations, PieceKind, RLine, merge_ranges, to_line};
+use crate::styled::text::{Decorations, PieceKind, RLine, merge_ranges, to_line};
 use unicode_width::UnicodeWidthStr;
 
+use crate::styled::theme::Theme;
 use crate::tui::state::{App, ConnState, Focus, Spot, Turn};
-use crate::tui::theme::Theme;
 
 /// Small, cheap parts around an answer.
 #[derive(Debug)]

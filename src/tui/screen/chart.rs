@@ -7,11 +7,11 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use ratatui::text::{Line, Span};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::symbols::Marker;
-use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, LegendPosition, Widget};
 use unicode_width::UnicodeWidthStr;
 
@@ -19,9 +19,9 @@ use super::{clean, piece, truncate, wrap_text};
 use crate::model::chart::{ChartView, Domain, Drawing, Mark, format_value, interpret};
 use crate::model::event::Chart as ChartEvent;
 use crate::render::chart_text::{FILLS, MARKERS, is_bar_panel, panel_lines};
+use crate::styled::text::RLine;
+use crate::styled::theme::Theme;
 use crate::tui::state::Turn;
-use crate::tui::text::RLine;
-use crate::tui::theme::Theme;
 
 /// Rows of a plot drawn inside the answer.
 pub const INLINE_PLOT_ROWS: usize = 12;
@@ -89,7 +89,7 @@ pub fn chart_rows(
     if let Some(kind) = &kind {
         heading.push(piece(format!(" · {kind}"), theme.muted()));
     }
-    let mut rows = super::super::text::wrap(&heading, width, &[], &[piece("  ", theme.text())]);
+    let mut rows = crate::styled::text::wrap(&heading, width, &[], &[piece("  ", theme.text())]);
     if let Some(caption) = chart.caption.as_deref().filter(|c| !c.trim().is_empty()) {
         rows.extend(wrap_text(
             &clean(caption),

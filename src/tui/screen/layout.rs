@@ -3,9 +3,9 @@
 //! ([`column_widths`]); the Plan only once there is one. Narrow, or zoomed (`z`): one pane at a time
 //! under a row of tabs. The prompt (as tall as its text) and the status bar are always at the bottom.
 
+use ratatui::text::{Line, Span};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 

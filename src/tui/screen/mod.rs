@@ -6,6 +6,7 @@
 pub mod activity;
 pub mod answer;
 pub mod chart;
+pub mod cited;
 pub mod layout;
 pub mod plan;
 pub mod popup;
@@ -15,14 +16,14 @@ pub mod status;
 pub mod structured;
 pub mod view;
 
+use ratatui::text::{Line, Span};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Padding};
 
-use super::text::{Piece, PieceKind, RLine};
-pub use super::text::{clean, truncate};
-use super::theme::Theme;
+use crate::styled::text::{Piece, PieceKind, RLine};
+pub use crate::styled::text::{clean, truncate};
+use crate::styled::theme::Theme;
 pub use layout::NARROW_BELOW;
 pub use view::{View, draw, prepare, render};
 
@@ -57,7 +58,7 @@ pub fn title<'a>(name: &str, extra: Option<String>, focused: bool, theme: &Theme
     Line::from(spans)
 }
 
-/// A text piece for [`super::text::wrap`].
+/// A text piece for [`crate::styled::text::wrap`].
 pub fn piece(text: impl Into<String>, style: Style) -> Piece {
     Piece::plain(text, style)
 }
@@ -70,7 +71,7 @@ pub fn wrap_text(
     first: Vec<Piece>,
     cont: Vec<Piece>,
 ) -> Vec<RLine> {
-    super::text::wrap(&[piece(text, style)], width, &first, &cont)
+    crate::styled::text::wrap(&[piece(text, style)], width, &first, &cont)
 }
 
 /// Rendered rows to ratatui lines (no highlights).

@@ -6,9 +6,9 @@ use ratatui::widgets::Paragraph;
 
 use super::{clean, pane_block, pane_inner, piece, plain_lines, title, wrap_text};
 use crate::model::event::StepStatus;
+use crate::styled::text::RLine;
+use crate::styled::theme::Theme;
 use crate::tui::state::{App, Focus};
-use crate::tui::text::RLine;
-use crate::tui::theme::Theme;
 
 /// The rows.
 fn rows(app: &App, width: usize) -> Vec<RLine> {

@@ -2,10 +2,10 @@
 //! then scrolls), says whether keys type into it, and puts the terminal's own cursor where the text
 //! goes (input methods and screen readers follow that cursor).
 
+use ratatui::text::Span;
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::text::Span;
 
 use super::{clean, pane_block, piece, title};
 use crate::tui::state::{App, Focus};
@@ -43,7 +43,7 @@ pub fn text_rows(app: &App, width: u16) -> u16 {
         .lines()
         .iter()
         .map(|line| {
-            super::super::text::wrap(&[piece(line.as_str(), Style::new())], width, &[], &[])
+            crate::styled::text::wrap(&[piece(line.as_str(), Style::new())], width, &[], &[])
                 .len()
                 .max(1)
         })

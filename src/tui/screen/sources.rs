@@ -10,15 +10,15 @@ use ratatui::style::{Modifier, Style};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::popup::source::{charts_of, cited_text};
+use super::cited::{charts_of, cited_text, source_label};
 use super::{
     clean, keep_visible, pane_block, pane_inner, piece, plain_lines, select_row, title, truncate,
     wrap_text,
 };
 use crate::model::citations::Source;
+use crate::styled::text::{Piece, RLine, inline_text};
+use crate::styled::theme::Theme;
 use crate::tui::state::{App, Focus, SidebarItem, Turn};
-use crate::tui::text::{Piece, RLine, inline_text};
-use crate::tui::theme::Theme;
 
 /// Columns before every entry: the selection's `▶`.
 pub const GUTTER: usize = 2;
@@ -81,11 +81,6 @@ fn layout(turn: &Turn, width: usize, theme: &Theme) -> Vec<Row> {
         rows.extend((0..height).map(|k| Row::Item(index, k)));
     }
     rows
-}
-
-/// How a source is named on screen: its label, cleaned for the terminal.
-pub fn source_label(source: &Source) -> String {
-    clean(&source.label)
 }
 
 /// A source's label rows: `[n] publisher - date` on one row when it fits; else the publisher wrapped

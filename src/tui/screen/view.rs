@@ -162,7 +162,8 @@ mod tests {
     use ratatui::backend::TestBackend;
 
     use super::*;
-    use crate::agent::stream::{StreamEnd, StreamUpdate};
+    use crate::agent::stream::StreamUpdate;
+    use crate::model::stream_end::StreamEnd;
     use crate::tui::state::{AppConfig, Mode};
     use crate::wire::provider::EventPipeline;
     use crate::wire::recording::parse_frames;

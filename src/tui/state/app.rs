@@ -13,10 +13,10 @@ use super::picker::Picker;
 use super::scroll::Scroll;
 use super::turn::{Continuation, SidebarItem, Turn};
 use crate::agent::stream::StreamUpdate;
-use crate::local::store::SessionMeta;
+use crate::local::meta::SessionMeta;
 use crate::local::summary::SessionSummary;
 use crate::local::watch::SessionList;
-use crate::tui::theme::Theme;
+use crate::styled::theme::Theme;
 use crate::wire::provider::Provider;
 use std::sync::Arc;
 

@@ -5,12 +5,14 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::agent::stream::{StreamEnd, StreamUpdate};
+use crate::agent::stream::StreamUpdate;
+
 use crate::model::citations::Attribution;
 use crate::model::event::AgentEvent;
 use crate::model::pending::{Change, LiveResolver};
 use crate::model::session::Session;
-use crate::tui::text::{Annotations, AnswerView};
+use crate::model::stream_end::StreamEnd;
+use crate::styled::text::{Annotations, AnswerView};
 
 /// The connection state of one turn's stream.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,9 +4,9 @@
 use super::action::{Action, Effect, Popup, Severity};
 use super::app::App;
 use super::focus::Focus;
-use crate::agent::stream::StreamEnd;
+use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::is_unsafe;
-use crate::tui::text::clean;
+use crate::styled::text::clean;
 
 impl App {
     pub(super) fn set_focus(&mut self, focus: Focus) {

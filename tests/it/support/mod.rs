@@ -11,10 +11,11 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::agent::stream::StreamUpdate;
+use research_tui::model::stream_end::StreamEnd;
+use research_tui::styled::theme::Theme;
 use research_tui::tui::screen;
 use research_tui::tui::state::{App, AppConfig, Effect, Focus, Mode};
-use research_tui::tui::theme::Theme;
 use research_tui::wire::provider::{EventPipeline, Provider};
 use research_tui::wire::recording::parse_frames;
 

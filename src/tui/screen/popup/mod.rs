@@ -5,19 +5,19 @@ pub mod ids;
 pub mod sessions;
 pub mod source;
 
+use ratatui::text::{Line, Span};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
 use unicode_width::UnicodeWidthStr;
 
 use super::{piece, plain_lines, wrap_text};
+use crate::styled::text::RLine;
+use crate::styled::theme::Theme;
 use crate::tui::state::keymap::KEYMAP;
 use crate::tui::state::{App, Picker, Popup, SidebarItem};
-use crate::tui::text::RLine;
-use crate::tui::theme::Theme;
 pub use source::extract_rows;
 
 /// The open popup this frame.
@@ -352,7 +352,7 @@ fn structured_json_rows(app: &App, turn: usize, width: usize, theme: &Theme) -> 
         .lines()
         .map(|line| RLine {
             pieces: vec![piece(
-                crate::tui::text::truncate(&crate::tui::text::clean(line), width),
+                crate::styled::text::truncate(&crate::styled::text::clean(line), width),
                 theme.code(),
             )],
         })

@@ -15,7 +15,7 @@ use std::ops::Range;
 use super::annotations::Annotations;
 use super::line::RLine;
 use super::markdown::render_block;
-use crate::tui::theme::Theme;
+use crate::styled::theme::Theme;
 
 /// The longest block rendered as one: an answer without blank lines (or one endless line) is cut
 /// into blocks of about this many bytes, so the open block redone per frame stays small.
@@ -453,7 +453,7 @@ impl AnswerView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::text::test_support::theme;
+    use crate::styled::text::test_support::theme;
 
     #[test]
     fn lists_tables_headings_and_code_render() {

@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::agent::client::{AgentClient, StreamOptions, backoff};
+use super::{AgentClient, StreamOptions, backoff};
 use crate::agent::stream::{StreamUpdate, UpdateSender};
 use crate::wire::provider::spec::Runs;
 use crate::wire::provider::{Provider, WireRequest};

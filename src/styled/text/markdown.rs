@@ -12,7 +12,7 @@ use super::line::{Piece, PieceKind, RLine};
 use super::table::{TableState, layout_table};
 use super::wrap::{wrap, wrap_chars};
 use crate::render::sanitize::is_unsafe;
-use crate::tui::theme::Theme;
+use crate::styled::theme::Theme;
 
 enum Container {
     Quote,
@@ -569,7 +569,7 @@ pub fn inline_text(markdown: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::text::test_support::{plain, theme};
+    use crate::styled::text::test_support::{plain, theme};
 
     #[test]
     fn inline_text_drops_the_markup_and_keeps_the_words() {
