@@ -10,6 +10,7 @@ pub mod export;
 pub mod failure;
 pub mod screen;
 pub mod state;
+pub mod ui;
 
 use std::io;
 use std::path::PathBuf;
@@ -35,7 +36,8 @@ use crate::model::event::AgentEvent;
 use crate::wire::provider::{Provider, ProviderOptions};
 use conversation::{Agent, Conversation, Incoming, LiveConfig, Settings};
 use failure::{Doing, Failure};
-use state::{App, AppConfig, Continuation, Mode, Severity};
+use state::{AppConfig, Continuation, Mode, Severity};
+use ui::Ui;
 
 /// The demo's first question.
 pub const DEMO_QUESTION: &str =
@@ -210,7 +212,7 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
         },
     };
     let replaying = opts.replay.is_some();
-    let mut app = App::new(AppConfig {
+    let mut app = Ui::new(AppConfig {
         mode: if replaying { Mode::Replay } else { Mode::Demo },
         theme,
         can_ask: !replaying,
@@ -244,7 +246,7 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
 /// `replay FILE`: the recording plays as a stream, read as it plays (opened before the screen is
 /// taken over).
 fn start_replay(
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     replay_opts: &ReplayOptions,
 ) -> Result<(), Failure> {
@@ -260,7 +262,7 @@ fn start_replay(
 
 /// `open ID` (or `--resume` of a saved session): every turn at once, then `--question`, if any.
 async fn open_saved(
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     opts: &TuiOptions,
     saved: crate::local::store::SavedSession,
@@ -280,7 +282,7 @@ async fn open_saved(
         && i + 1 < app.turns.len()
     {
         app.viewed_turn = Some(i);
-        app.scroll_to_turn = Some(i);
+        app.panes.answer.scroll_to_turn = Some(i);
     }
     if let Some(question) = opts.question.as_deref().map(str::trim)
         && !question.is_empty()
@@ -294,7 +296,7 @@ async fn open_saved(
 /// A new conversation with the live agent, or the demo agent when there is no key (or `--demo`),
 /// and its first question.
 async fn start_agent(
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     opts: &TuiOptions,
     settings: &Settings,
@@ -377,7 +379,7 @@ const TEXT_PER_FRAME: usize = 256 * 1024;
 
 async fn event_loop(
     terminal: &mut Term,
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     opts: &TuiOptions,
 ) -> Result<(), Failure> {
@@ -388,8 +390,6 @@ async fn event_loop(
     let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    // The screen's caches live next to the app, not in it.
-    let mut view = screen::View::new();
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut quit_at: Option<tokio::time::Instant> = None;
@@ -402,7 +402,7 @@ async fn event_loop(
         }
         if dirty && last_draw.elapsed() >= FRAME {
             terminal
-                .draw(|frame| view.draw(frame, app))
+                .draw(|frame| app.draw(frame))
                 .doing("cannot draw on the terminal")?;
             last_draw = Instant::now();
             dirty = false;
@@ -419,7 +419,7 @@ async fn event_loop(
             _ = sighup.recv() => break,
             event = events.next() => match event {
                 Some(Ok(event)) => {
-                    dirty |= effects::handle_event(event, app, conversation, terminal, &view, &note_tx).await;
+                    dirty |= effects::handle_event(event, app, conversation, terminal, &note_tx).await;
                 }
                 Some(Err(e)) => return Err(e).doing("cannot read the terminal's input"),
                 None => break,
@@ -453,7 +453,7 @@ async fn event_loop(
 /// [`UPDATE_BUDGET`], until [`TEXT_PER_FRAME`] answer bytes (counting `taken` before) — and return
 /// the answer bytes they carried.
 fn apply_batch(
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     first: StreamUpdate,
     taken: usize,

@@ -85,7 +85,7 @@ fn sessions() -> Vec<SessionSummary> {
 }
 
 /// The app with the picker open over [`sessions`] (their answers and sources read).
-fn picker_app() -> research_tui::tui::state::App {
+fn picker_app() -> research_tui::tui::ui::Ui {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     browse(&mut app);

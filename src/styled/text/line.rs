@@ -4,8 +4,8 @@
 
 use std::ops::Range;
 
-use ratatui::text::{Line, Span};
 use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
 use crate::styled::theme::Theme;

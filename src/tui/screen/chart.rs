@@ -7,11 +7,11 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use ratatui::text::{Line, Span};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, LegendPosition, Widget};
 use unicode_width::UnicodeWidthStr;
 

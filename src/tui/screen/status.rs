@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use ratatui::text::{Line, Span};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 

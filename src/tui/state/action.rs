@@ -139,6 +139,19 @@ pub enum Popup {
     },
 }
 
+impl Popup {
+    /// Scroll a popup that scrolls to `top` (the others have no scroll position).
+    pub fn set_scroll(&mut self, top: usize) {
+        match self {
+            Popup::Help { scroll }
+            | Popup::Source { scroll, .. }
+            | Popup::Ids { scroll }
+            | Popup::Json { scroll, .. } => *scroll = top,
+            Popup::Sessions { .. } | Popup::Chart { .. } => {}
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {
     Info,

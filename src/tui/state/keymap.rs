@@ -76,8 +76,9 @@ pub enum Context {
 }
 
 impl Context {
-    /// Does the app's state put keys in this context?
-    pub fn holds(self, app: &App) -> bool {
+    /// Does the app's state put keys in this context (`narrow`: the last frame showed one pane at a
+    /// time)?
+    pub fn holds(self, app: &App, narrow: bool) -> bool {
         let panes = app.popup.is_none() && app.focus != Focus::Prompt;
         match self {
             Context::Anywhere => true,
@@ -85,7 +86,7 @@ impl Context {
             Context::PickerFilter => app.picker_typing(),
             Context::Prompt => app.popup.is_none() && app.focus == Focus::Prompt,
             Context::Panes => panes,
-            Context::NarrowPanes => panes && app.narrow,
+            Context::NarrowPanes => panes && narrow,
         }
     }
 }
@@ -428,30 +429,21 @@ fn is_typed_char(key: &KeyEvent) -> bool {
 /// (in the prompt, or — a character no pane binding takes — into the prompt from a pane). After a
 /// `q` that asks to confirm quitting, any other character is typing too (the `q` with it). Key
 /// releases ask for nothing.
-pub fn action_for(app: &App, key: KeyEvent) -> Option<Action> {
+pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
-    let panes = Context::Panes.holds(app);
+    let holds = |context: Context| context.holds(app, narrow);
+    let panes = holds(Context::Panes);
     if app.confirm_quit && panes && is_typed_char(&key) && key.code != KeyCode::Char('q') {
         return Some(Action::Type(key));
     }
-    let binding =
-        bindings().find(|b| b.context.holds(app) && b.keys.iter().any(|k| k.matches(&key)));
+    let binding = bindings().find(|b| holds(b.context) && b.keys.iter().any(|k| k.matches(&key)));
     match binding {
         Some(binding) => Some(binding.action.clone()),
-        None if Context::Prompt.holds(app) || Context::PickerFilter.holds(app) => {
-            Some(Action::Edit(key))
-        }
+        None if holds(Context::Prompt) || holds(Context::PickerFilter) => Some(Action::Edit(key)),
         None if panes && app.can_ask && is_typed_char(&key) => Some(Action::Type(key)),
         None => None,
-    }
-}
-
-impl App {
-    /// Map a key to an action given the current state (see [`KEYMAP`]).
-    pub fn handle_key(&self, key: KeyEvent) -> Option<Action> {
-        action_for(self, key)
     }
 }
 
@@ -461,7 +453,7 @@ mod tests {
     use crate::tui::state::{AppConfig, Mode, Picker, Popup, SidebarItem};
 
     /// An app in every state that changes what keys do: each popup or none, each focus, both layouts.
-    fn every_state() -> Vec<App> {
+    fn every_state() -> Vec<(App, bool)> {
         let mut filtering = Picker::default();
         filtering.start_filter();
         let popups = [
@@ -491,8 +483,7 @@ mod tests {
                     });
                     app.popup = popup.clone();
                     app.focus = focus;
-                    app.narrow = narrow;
-                    apps.push(app);
+                    apps.push((app, narrow));
                 }
             }
         }
@@ -538,10 +529,12 @@ mod tests {
 
     #[test]
     fn at_most_one_binding_takes_a_key_in_any_state() {
-        for app in every_state() {
+        for (app, narrow) in every_state() {
             for key in every_key() {
                 let taking: Vec<&Binding> = bindings()
-                    .filter(|b| b.context.holds(&app) && b.keys.iter().any(|k| k.matches(&key)))
+                    .filter(|b| {
+                        b.context.holds(&app, narrow) && b.keys.iter().any(|k| k.matches(&key))
+                    })
                     .collect();
                 assert!(
                     taking.len() <= 1,

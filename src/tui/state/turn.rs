@@ -12,7 +12,7 @@ use crate::model::event::AgentEvent;
 use crate::model::pending::{Change, LiveResolver};
 use crate::model::session::Session;
 use crate::model::stream_end::StreamEnd;
-use crate::styled::text::{Annotations, AnswerView};
+use crate::styled::text::Annotations;
 
 /// The connection state of one turn's stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,7 +89,6 @@ pub struct Turn {
     pub markers_version: u64,
     /// Bumped when the answer is replaced rather than appended to.
     pub generation: u64,
-    pub view: AnswerView,
     pub conn: ConnState,
     pub started: Instant,
     pub ended: Option<Instant>,
@@ -124,7 +123,6 @@ impl Turn {
             ann: Annotations::default(),
             markers_version: 0,
             generation: 0,
-            view: AnswerView::new(),
             conn: ConnState::Connecting { attempt: 1 },
             started: Instant::now(),
             ended: None,
