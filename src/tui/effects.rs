@@ -85,6 +85,42 @@ pub(super) async fn handle_event(
     true
 }
 
+/// The saved sessions picker, and a watch of the sessions folder feeding it while it is open.
+fn list_sessions(app: &mut Ui, conversation: &Conversation, notes: &UnboundedSender<Note>) {
+    let list = conversation.list();
+    app.show_sessions(list);
+    // Answers and sources for the filter, then every change while the picker is open.
+    if let (Some(store), Some(picker)) = (conversation.store(), app.picker_mut()) {
+        let tx = notes.clone();
+        picker.watch(SessionsWatch::start(store.root().to_owned(), move |list| {
+            tx.send(Note::Sessions(list)).is_ok()
+        }));
+    }
+}
+
+/// Open `url` in the browser (a failure to, later, comes back as a note); with no opener at all it
+/// is shown and copied.
+fn open(app: &mut Ui, terminal: &mut Term, notes: &UnboundedSender<Note>, url: String) {
+    let tx = notes.clone();
+    let failed_url = url.clone();
+    let opened = export::open_url(&url, move |error| {
+        let _ = tx.send(Note::OpenFailed {
+            error,
+            url: failed_url,
+        });
+    });
+    match opened {
+        Ok(opener) => app.set_message(
+            format!("opening {} ({opener})", screen::clean(&url)),
+            Severity::Info,
+        ),
+        Err(OpenError::NoOpener) => {
+            show_and_copy(app, terminal, &OpenError::NoOpener.to_string(), &url)
+        }
+        Err(error) => app.set_message(error.to_string(), Severity::Error),
+    }
+}
+
 async fn run_effect(
     effect: Effect,
     app: &mut Ui,
@@ -102,42 +138,13 @@ async fn run_effect(
         Effect::Retry(index) => {
             conversation.retry(app, index);
         }
-        Effect::ListSessions => {
-            let list = conversation.list();
-            app.show_sessions(list);
-            // Answers and sources for the filter, then every change while the picker is open.
-            if let (Some(store), Some(picker)) = (conversation.store(), app.picker_mut()) {
-                let tx = notes.clone();
-                picker.watch(SessionsWatch::start(store.root().to_owned(), move |list| {
-                    tx.send(Note::Sessions(list)).is_ok()
-                }));
-            }
-        }
+        Effect::ListSessions => list_sessions(app, conversation, notes),
         Effect::OpenSession(id) => {
             if let Err(e) = conversation.open_id(app, &id).await {
                 app.set_message(e, Severity::Error);
             }
         }
-        Effect::Open(url) => {
-            let tx = notes.clone();
-            let failed_url = url.clone();
-            let opened = export::open_url(&url, move |error| {
-                let _ = tx.send(Note::OpenFailed {
-                    error,
-                    url: failed_url,
-                });
-            });
-            match opened {
-                Ok(opener) => app.set_message(
-                    format!("opening {} ({opener})", screen::clean(&url)),
-                    Severity::Info,
-                ),
-                Err(OpenError::NoOpener) => {
-                    show_and_copy(app, terminal, &OpenError::NoOpener.to_string(), &url)
-                }
-                Err(error) => app.set_message(error.to_string(), Severity::Error),
-            }
-        }
+        Effect::Open(url) => open(app, terminal, notes, url),
         Effect::Copy(text) => {
             let result = export::copy_to_clipboard(terminal.backend_mut(), &text);
             match result {

@@ -1,6 +1,8 @@
 //! Carrying out an [`Action`]: [`Ui::update`] changes the app and the panes and returns the
 //! [`Effect`] the event loop must carry out, if any.
 
+use crossterm::event::KeyEvent;
+
 use super::Ui;
 use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::is_unsafe;
@@ -11,21 +13,7 @@ use crate::tui::state::{Action, Effect, Focus, Popup, Severity};
 impl Ui {
     /// Apply an action; returns a side effect for the loop, if any.
     pub fn update(&mut self, action: Action) -> Option<Effect> {
-        // Where the last frame showed the open popup scrolled to (within its rows) is where its
-        // keys scroll from.
-        if let (Some(top), Some(popup)) = (self.facts.popup_scroll.take(), &mut self.app.popup) {
-            popup.set_scroll(top);
-        }
-        // Any key clears a transient message.
-        if !matches!(action, Action::Edit(_) | Action::Paste(_)) {
-            self.message = None;
-        }
-        // A `q` waiting for its confirmation: only another `q` (or typing, below) uses it.
-        let pending_q = std::mem::take(&mut self.confirm_quit);
-        // Keys move selections into view again; the wheel scrolls away from them.
-        if !matches!(action, Action::Wheel(..)) {
-            self.panes.reveal_selection = true;
-        }
+        let pending_q = self.before(&action);
         match action {
             Action::Quit => return self.quit_or_confirm(pending_q),
             Action::Interrupt => {
@@ -76,19 +64,8 @@ impl Ui {
             Action::Retry => return self.retry(),
             Action::Submit => return self.submit(),
             Action::Newline => self.panes.prompt.editor.insert_newline(),
-            Action::Edit(key) => match self.app.picker_mut() {
-                Some(picker) => picker.edit_filter(key),
-                None => {
-                    self.panes.prompt.editor.input(key);
-                }
-            },
-            Action::Type(key) => {
-                self.set_focus(Focus::Prompt);
-                if pending_q {
-                    self.panes.prompt.editor.insert_char('q');
-                }
-                self.panes.prompt.editor.input(key);
-            }
+            Action::Edit(key) => self.edit(key),
+            Action::Type(key) => self.type_key(key, pending_q),
             // A paste into the picker's filter is typed into it (on one line).
             Action::Paste(text) if self.picker_typing() => {
                 if let Some(picker) = self.picker_mut() {
@@ -100,6 +77,45 @@ impl Ui {
             Action::Paste(text) => self.paste(&text),
         }
         None
+    }
+
+    /// What every action does first; whether a `q` was waiting for its confirmation (only another
+    /// `q`, or typing, uses it).
+    fn before(&mut self, action: &Action) -> bool {
+        // Where the last frame showed the open popup scrolled to (within its rows) is where its
+        // keys scroll from.
+        if let (Some(top), Some(popup)) = (self.facts.popup_scroll.take(), &mut self.app.popup) {
+            popup.set_scroll(top);
+        }
+        // Any key clears a transient message.
+        if !matches!(action, Action::Edit(_) | Action::Paste(_)) {
+            self.app.message = None;
+        }
+        // Keys move selections into view again; the wheel scrolls away from them.
+        if !matches!(action, Action::Wheel(..)) {
+            self.panes.reveal_selection = true;
+        }
+        std::mem::take(&mut self.app.confirm_quit)
+    }
+
+    /// A key for the prompt's editor, or the sessions picker's filter while it is typed.
+    fn edit(&mut self, key: KeyEvent) {
+        match self.app.picker_mut() {
+            Some(picker) => picker.edit_filter(key),
+            None => {
+                self.panes.prompt.editor.input(key);
+            }
+        }
+    }
+
+    /// A character typed in a pane: it goes to the prompt, with the `q` that waited for its
+    /// confirmation before it.
+    fn type_key(&mut self, key: KeyEvent, pending_q: bool) {
+        self.set_focus(Focus::Prompt);
+        if pending_q {
+            self.panes.prompt.editor.insert_char('q');
+        }
+        self.panes.prompt.editor.input(key);
     }
 
     /// `q`: quit; while a stream runs, only when pressed again (one `q` says how).
