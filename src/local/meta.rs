@@ -1,7 +1,7 @@
 //! A saved session's meta file (`meta.json`): the session and its turns as [`SessionMeta`] and
-//! [`TurnMeta`], read ([`read_meta`]) with turns whose writer died marked cut ([`settle`]), written,
-//! and the order sessions are listed in ([`newest_first`]). Below both the store, which changes it,
-//! and the summaries, which are built from it.
+//! [`TurnMeta`], read with turns whose writer died marked cut, written, and the order sessions are
+//! listed in ([`newest_first`]). Below both the store, which changes it, and the summaries, which
+//! are built from it.
 
 use std::io;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! [`AnswerPane`] is its state: the scroll position, each turn's answer as rows (kept here, not in
 //! the turn: the screen fills it), which structured outputs are unfolded, the span `n`/`N` marked,
 //! and the requests to bring a turn, a span or a structured output into view that the next
-//! [`prepare`] carries out (only it knows the rows). [`layout`] lays a frame out, [`draw`] draws it.
+//! [`prepare`] carries out (only it knows the rows). `layout` lays a frame out, [`draw`] draws it.
 
 mod draw;
 mod layout;
