@@ -14,9 +14,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod interrupt;
 mod printer;
 mod progress;
 
+use interrupt::Interrupt;
 use printer::TextPrinter;
 use progress::ProgressLine;
 
@@ -359,6 +361,7 @@ async fn ask(
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         ..StreamOptions::default()
     };
+    let mut interrupt = Interrupt::listen();
     let driver = TurnDriver::start(sinks, recorder, |sink| match plan {
         Plan::Research(request) => {
             AgentClient::new(&base_url, api_key).research_recorded(request, options, sink)
@@ -384,8 +387,15 @@ async fn ask(
         .map(|turn| turn.saved.meta.id.clone())
         .filter(|_| progress);
     let mut printer = TextPrinter::for_stdout();
-    let (session, end) =
-        follow_turn(driver, args.format, progress, &mut printer, &mut saving).await;
+    let (session, end) = follow_turn(
+        driver,
+        args.format,
+        progress,
+        &mut printer,
+        &mut saving,
+        &mut interrupt,
+    )
+    .await;
     let code = print_result(args.format, &mut printer, session, &end);
     // Named on a terminal once the answer is printed, not between its last lines.
     if let Some(id) = saved_as.filter(|_| !saving.failed) {
@@ -492,6 +502,7 @@ async fn follow_turn(
     progress: bool,
     printer: &mut TextPrinter,
     saving: &mut Saving,
+    interrupt: &mut Interrupt,
 ) -> (Session, StreamEnd) {
     let mut line = ProgressLine::default();
     // The answer and the live line share the terminal: the line steps aside while text prints.
@@ -505,7 +516,7 @@ async fn follow_turn(
     loop {
         let update = tokio::select! {
             update = driver.next_update() => update,
-            _ = tokio::signal::ctrl_c() => {
+            _ = interrupt.pressed() => {
                 line.hide();
                 saving.report(driver.cancel(&session));
                 cancel_on_server(&mut driver).await;
