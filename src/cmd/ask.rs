@@ -15,21 +15,25 @@ use std::time::Duration;
 use serde_json::Value;
 
 mod follow;
+mod interrupt;
 mod printer;
+mod progress;
 
 pub use follow::exit_code;
 use follow::{Saving, follow_turn, print_result};
+use interrupt::Interrupt;
 use printer::TextPrinter;
+use progress::ProgressLine;
 
 use crate::agent::client::{
-    AgentClient, ApiKey, RawSink, StreamOptions, check_base_url, check_base_url_flag,
+    AgentClient, ApiKey, RawSink, StreamOptions, check_base_url, check_base_url_flag, is_loopback,
 };
 use crate::agent::live;
 use crate::agent::stream::StreamUpdate;
 use crate::agent::turn::TurnDriver;
 use crate::local::store::{SavedSession, SavedTurn, SessionStore};
 use crate::model::citations::Attribution;
-use crate::model::event::{AgentEvent, StepStatus};
+use crate::model::event::AgentEvent;
 use crate::model::session::Session;
 use crate::model::stream_end::StreamEnd;
 use crate::render::Format;
@@ -130,19 +134,29 @@ fn usage(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-pub fn run_cli(args: AskArgs) -> ExitCode {
+pub fn run_cli(mut args: AskArgs) -> ExitCode {
     if args.question.trim().is_empty() && args.workflow.is_none() {
         return usage("the question is empty");
     }
+    let store = SessionStore::default();
+    // A unique prefix of a saved checkpoint is that checkpoint, sent whole.
+    if let Some(typed) = args.resume.take() {
+        match store.checkpoint_id(&typed) {
+            Ok(id) => args.resume = Some(id),
+            Err(why) => return usage(why),
+        }
+    }
     let target = if args.demo {
-        None
+        match demo_url(&args) {
+            Ok(url) => url.map(|url| (url, None)),
+            Err(exit) => return exit,
+        }
     } else {
         match live_target(&args) {
             Ok(target) => Some(target),
             Err(exit) => return exit,
         }
     };
-    let store = SessionStore::default();
     let known = store.find(args.resume.as_deref(), args.chat_id.as_deref());
     let plan = match build_request(&args, known.as_ref()) {
         Ok(plan) => plan,
@@ -155,8 +169,9 @@ pub fn run_cli(args: AskArgs) -> ExitCode {
     runtime.block_on(ask(args, target, store, known, plan))
 }
 
-/// The base URL and key for a live request, or the exit to take.
-fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
+/// The base URL and key for a live request, or the exit to take. An agent on this machine (a
+/// `research-tui serve`, a local gateway) may be asked without a key; every other needs one.
+fn live_target(args: &AskArgs) -> Result<(String, Option<ApiKey>), ExitCode> {
     if let Some(url) = &args.base_url
         && let Err(message) = check_base_url_flag(url)
     {
@@ -175,12 +190,23 @@ fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
         return Err(ExitCode::from(EXIT_OTHER));
     }
     match target.api_key {
-        Some(key) => Ok((target.base_url, key)),
+        Some(key) => Ok((target.base_url, Some(key))),
+        None if is_loopback(&target.base_url) => Ok((target.base_url, None)),
         None => Err(usage(format_args!(
             "no API key: {}, or try --demo",
             target.key_hint
         ))),
     }
+}
+
+/// `--demo --base-url URL`: the demo agent already running at URL (`research-tui serve`), asked
+/// without a key; `None` when `--demo` starts its own.
+fn demo_url(args: &AskArgs) -> Result<Option<String>, ExitCode> {
+    let Some(url) = &args.base_url else {
+        return Ok(None);
+    };
+    check_base_url_flag(url).map_err(usage)?;
+    Ok(Some(url.trim().trim_end_matches('/').to_owned()))
 }
 
 fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
@@ -289,7 +315,7 @@ fn workflow_template(template: &str) -> Result<Value, String> {
 /// end, then print the result.
 async fn ask(
     args: AskArgs,
-    target: Option<(String, ApiKey)>,
+    target: Option<(String, Option<ApiKey>)>,
     store: SessionStore,
     known: Option<SavedSession>,
     plan: Plan,
@@ -335,14 +361,31 @@ async fn ask(
         failed: recorder.is_none(),
     };
 
+    // Listening for Ctrl-C before the request leaves (see `Interrupt`).
+    let mut interrupt = Interrupt::listen();
     let target = (base_url.as_str(), api_key);
     let driver = start_turn(&args, plan, target, &provider_options, sinks, recorder);
 
     let progress = std::io::stderr().is_terminal();
+    let saved_as = driver
+        .recorder()
+        .map(|turn| turn.saved.meta.id.clone())
+        .filter(|_| progress);
     let mut printer = TextPrinter::for_stdout();
-    let (session, end) =
-        follow_turn(driver, args.format, progress, &mut printer, &mut saving).await;
+    let (session, end) = follow_turn(
+        driver,
+        args.format,
+        progress,
+        &mut printer,
+        &mut saving,
+        &mut interrupt,
+    )
+    .await;
     let code = print_result(args.format, &mut printer, session, &end);
+    // Named on a terminal once the answer is printed, not between its last lines.
+    if let Some(id) = saved_as.filter(|_| !saving.failed) {
+        eprintln!("research-tui: saved as session {id}");
+    }
     if saving.failed && code == EXIT_COMPLETE {
         eprintln!("research-tui: the answer is complete, but it was not saved (see above)");
         return ExitCode::from(EXIT_OTHER);
@@ -390,11 +433,10 @@ type AgentBase = (String, Option<ApiKey>, Option<tokio::task::JoinHandle<()>>);
 /// Where to send the question: the built-in demo agent (started now), or the live target.
 async fn agent_base(
     args: &AskArgs,
-    target: Option<(String, ApiKey)>,
+    target: Option<(String, Option<ApiKey>)>,
 ) -> Result<AgentBase, ExitCode> {
-    if !args.demo {
-        let (base_url, key) = target.expect("a live target unless --demo");
-        return Ok((base_url, Some(key), None));
+    if let Some((base_url, key)) = target {
+        return Ok((base_url, key, None));
     }
     let server_config = crate::demo::ServerConfig {
         speed: args.demo_speed,

@@ -2,6 +2,7 @@
 //! fuzzy search over them and the watch of their folder), and the timestamps they carry.
 
 pub mod config;
+pub mod ids;
 pub mod meta;
 pub mod search;
 pub mod session_files;

@@ -1,6 +1,6 @@
 //! Following one `ask` turn to its end: the answer to stdout as it grows (or rendered at the end),
-//! progress and retries to stderr, failures to save reported, Ctrl-C cancelling (on the server too),
-//! and the exit code and the line that say how it ended.
+//! progress on one live line and retries to stderr, failures to save reported, Ctrl-C cancelling
+//! (on the server too), and the exit code and the line that say how it ended.
 
 use super::*;
 
@@ -41,12 +41,11 @@ pub(super) async fn follow_turn(
     progress: bool,
     printer: &mut TextPrinter,
     saving: &mut Saving,
+    interrupt: &mut Interrupt,
 ) -> (Session, StreamEnd) {
-    // Named on stderr once the end is saved, when stderr is a terminal.
-    let saved_as = driver
-        .recorder()
-        .map(|turn| turn.saved.meta.id.clone())
-        .filter(|_| progress);
+    let mut line = ProgressLine::default();
+    // The answer and the live line share the terminal: the line steps aside while text prints.
+    let shares_terminal = progress && std::io::stdout().is_terminal();
     let streaming_text = format == Format::Text;
     let mut session = Session::new();
     if streaming_text && printer.streams_without_keeping() {
@@ -56,14 +55,16 @@ pub(super) async fn follow_turn(
     loop {
         let update = tokio::select! {
             update = driver.next_update() => update,
-            _ = tokio::signal::ctrl_c() => {
-                report_saved_end(saving, driver.cancel(&session), saved_as.as_deref());
+            _ = interrupt.pressed() => {
+                line.hide();
+                saving.report(driver.cancel(&session));
                 cancel_on_server(&mut driver).await;
                 return (session, StreamEnd::Cancelled);
             }
         };
         match &update {
             StreamUpdate::Connecting { attempt } if *attempt > 1 && progress => {
+                line.hide();
                 eprintln!("research-tui: connecting (try {attempt})…");
             }
             StreamUpdate::Retrying {
@@ -71,12 +72,13 @@ pub(super) async fn follow_turn(
                 wait_ms,
                 reason,
             } => {
+                line.hide();
                 eprintln!(
                     "research-tui: {reason}; retrying in {:.1} s (try {attempt})",
                     *wait_ms as f64 / 1000.0
                 );
             }
-            StreamUpdate::Events(events) if progress => events.iter().for_each(report_progress),
+            StreamUpdate::Events(events) if progress => line.update(events),
             _ => {}
         }
         let chunks = if streaming_text {
@@ -86,10 +88,17 @@ pub(super) async fn follow_turn(
         };
         let saved = driver.apply(update, &mut session);
         if streaming_text {
+            if shares_terminal {
+                line.hide();
+            }
             printer.print(&session, &chunks);
+            if shares_terminal {
+                line.show();
+            }
         }
         if let Some(end) = driver.ended() {
-            report_saved_end(saving, saved, saved_as.as_deref());
+            line.hide();
+            saving.report(saved);
             return (session, end.clone());
         }
         saving.report(saved);
@@ -108,15 +117,6 @@ fn answer_chunks(update: &StreamUpdate) -> Vec<String> {
             _ => None,
         })
         .collect()
-}
-
-/// How saving the turn's end went: an error, or the session it was saved as (`saved_as`).
-fn report_saved_end(saving: &mut Saving, saved: std::io::Result<()>, saved_as: Option<&str>) {
-    if saving.report(saved)
-        && let Some(id) = saved_as
-    {
-        eprintln!("research-tui: saved as session {id}");
-    }
 }
 
 /// Print the result in `format` (the rest of a streamed answer, or the whole document), and why the
@@ -154,42 +154,6 @@ pub(super) fn print_result(
         eprintln!("research-tui: {}", failure_line(&session, end));
     }
     code
-}
-
-fn report_progress(event: &AgentEvent) {
-    match event {
-        AgentEvent::Plan(plan) => {
-            let done = plan.steps.iter().filter(|s| s.status.is_settled()).count();
-            let current = plan
-                .steps
-                .iter()
-                .find(|s| s.status == StepStatus::InProgress)
-                .map(|s| format!(": {}", sanitize_line(&s.description)))
-                .unwrap_or_default();
-            eprintln!("[plan {done}/{}]{current}", plan.steps.len());
-        }
-        AgentEvent::ToolCall {
-            tool_name,
-            arguments,
-            ..
-        } => {
-            let query = arguments
-                .get("query")
-                .and_then(Value::as_str)
-                .map(|q| format!(" “{}”", sanitize_line(q)))
-                .unwrap_or_default();
-            eprintln!("[tool] {}{query}", sanitize_line(tool_name));
-        }
-        AgentEvent::ToolError { tool_name, error } => {
-            eprintln!(
-                "[tool error] {}: {}",
-                sanitize_line(tool_name),
-                sanitize_line(error)
-            );
-        }
-        AgentEvent::LlmRetry { message } => eprintln!("[retry] {}", sanitize_line(message)),
-        _ => {}
-    }
 }
 
 pub fn exit_code(session: &Session, end: &StreamEnd) -> u8 {
