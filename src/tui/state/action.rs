@@ -84,7 +84,7 @@ pub enum Effect {
     MouseCapture(bool),
 }
 
-/// What is drawn where the mouse points (the screen knows; see `View::spot`).
+/// What is drawn where the mouse points (the last frame knows; see `Panes::spot`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Spot {
     /// A pane, away from anything in it that a click picks.
