@@ -1,0 +1,76 @@
+//! `research-tui render` on input that holds no event at all: it says so and fails, instead of
+//! printing an empty document with exit 0.
+
+use std::io::Write;
+use std::process::{Output, Stdio};
+
+use crate::support;
+
+fn render_file(path: &std::path::Path) -> Output {
+    support::cli(support::scratch())
+        .args(["render", path.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap()
+}
+
+fn render_stdin(input: &[u8]) -> Output {
+    let mut child = support::cli(support::scratch())
+        .args(["render", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn input_without_events_is_reported_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in [
+        ("empty.sse", ""),
+        (
+            "page.html",
+            "<!DOCTYPE html><html><body>Bad gateway</body></html>\n",
+        ),
+        ("pings.sse", ": ping\n\n: ping\n\n"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        let output = render_file(&path);
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{name}: {text}");
+        assert!(text.contains("no events found in"), "{name}: {text}");
+        assert!(output.stdout.is_empty(), "{name}: nothing is rendered");
+    }
+    let output = render_stdin(b"hello\n");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("no events found in standard input"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_stream_with_events_still_renders_and_a_missing_file_is_named_once() {
+    let output = render_stdin(
+        b"data: {\"chat_id\":\"c\",\"message\":{\"type\":\"ANSWER\",\"content\":\"Hi\"}}\n\n",
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Hi"));
+
+    let output = render_file(std::path::Path::new("/nonexistent/stream.sse"));
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text.starts_with("research-tui: cannot open /nonexistent/stream.sse: "),
+        "{text}"
+    );
+    assert_eq!(text.matches("cannot").count(), 1, "{text}");
+}
