@@ -133,7 +133,10 @@ impl RunTracker {
     /// The path that streams the run again after what arrived, once the run is known.
     fn resume_path(&self) -> Option<String> {
         let id = self.run.run_id()?;
-        Some((self.run.runs.resume_path)(&id, &self.last.as_ref()?.as_text()))
+        Some((self.run.runs.resume_path)(
+            &id,
+            &self.last.as_ref()?.as_text(),
+        ))
     }
 }
 

@@ -232,7 +232,10 @@ impl Generate {
 /// sources to open).
 fn page(chunk: &Value) -> Option<SourceDoc> {
     let web = chunk.get("web")?;
-    let uri = web.get("uri").and_then(Value::as_str).filter(|u| !u.is_empty())?;
+    let uri = web
+        .get("uri")
+        .and_then(Value::as_str)
+        .filter(|u| !u.is_empty())?;
     Some(web_source(uri, web.get("title").and_then(Value::as_str)))
 }
 

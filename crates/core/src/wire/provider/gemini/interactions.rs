@@ -157,10 +157,16 @@ impl Interactions {
     }
 
     fn delta(&mut self, index: u64, delta: &Map<String, Value>, out: &mut Vec<AgentEvent>) {
-        let kind = delta.get("type").and_then(Value::as_str).unwrap_or_default();
+        let kind = delta
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         match kind {
             "text" => {
-                let text = delta.get("text").and_then(Value::as_str).unwrap_or_default();
+                let text = delta
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 if self.blocks.get(&index).is_some_and(|b| b.thought) {
                     self.thinking(&Value::from(text), out);
                 } else {
@@ -259,11 +265,17 @@ impl Interactions {
     fn pages_read(&mut self, delta: &Map<String, Value>, out: &mut Vec<AgentEvent>) {
         let mut read = Vec::new();
         for result in list(delta, "result") {
-            let Some(url) = result.get("url").and_then(Value::as_str).filter(|u| !u.is_empty())
+            let Some(url) = result
+                .get("url")
+                .and_then(Value::as_str)
+                .filter(|u| !u.is_empty())
             else {
                 continue;
             };
-            let status = result.get("status").and_then(Value::as_str).unwrap_or("success");
+            let status = result
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or("success");
             if status != "success" {
                 out.push(AgentEvent::ToolError {
                     tool_name: "url_context".into(),
@@ -282,7 +294,10 @@ impl Interactions {
         if annotation.get("type").and_then(Value::as_str) != Some("url_citation") {
             return;
         }
-        let Some(url) = annotation.get("url").and_then(Value::as_str).filter(|u| !u.is_empty())
+        let Some(url) = annotation
+            .get("url")
+            .and_then(Value::as_str)
+            .filter(|u| !u.is_empty())
         else {
             return;
         };
@@ -307,10 +322,10 @@ impl Interactions {
             return;
         };
         let text_len = block.text.len() as u64;
-        let (ready, waiting): (Vec<Citation>, Vec<Citation>) =
-            block.pending.drain(..).partition(|c| {
-                over || c.start.is_none() || c.end.is_some_and(|end| end <= text_len)
-            });
+        let (ready, waiting): (Vec<Citation>, Vec<Citation>) = block
+            .pending
+            .drain(..)
+            .partition(|c| over || c.start.is_none() || c.end.is_some_and(|end| end <= text_len));
         block.pending = waiting;
         let references: Vec<Reference> = ready
             .into_iter()

@@ -13,9 +13,13 @@
 //!   concatenated text.
 //!
 //! Both resolve byte offsets to code points of the whole answer ([`code_points`]); both name their
-//! sources by domain ([`web_source`]). [`GeminiDialect`] reads whichever shape a payload has. An
-//! interaction's events are taken once by their `event_id`, so the events a resumed stream sends
-//! again are dropped: nothing twice, in a live turn or a replay of its saved bytes.
+//! sources by domain ([`web_source`]). [`GeminiDialect`] reads whichever shape a payload has.
+//!
+//! An interaction's events are taken once ([`Replays`]): a resumed stream starts after the last
+//! `event_id` that arrived, so what it sends again is what came after that id — events the server
+//! sent without an id (real streams leave it out of many). Those are recognised as the same
+//! payloads arriving again in the same order from the first one after the id, and dropped:
+//! nothing twice, in a live turn or a replay of its saved bytes.
 
 mod generate;
 mod interactions;
@@ -42,9 +46,48 @@ pub const DEFAULT_AGENT: &str = "deep-research-preview-04-2026";
 pub struct GeminiDialect {
     interactions: interactions::Interactions,
     generate: generate::Generate,
-    /// `event_id`s decoded so far (a resumed stream starts after the last one; any it sends again
-    /// is dropped).
-    seen_events: HashSet<String>,
+    replays: Replays,
+}
+
+/// What tells an interaction's events sent again by a resumed stream from new ones.
+#[derive(Debug, Default)]
+struct Replays {
+    /// `event_id`s decoded so far.
+    seen: HashSet<String>,
+    /// The payloads without an id since the last id (what a resume sends again), at most
+    /// [`Replays::TAIL`] of them.
+    tail: Vec<String>,
+    /// While a resumed stream sends the tail again: how much of it has come.
+    replayed: Option<usize>,
+}
+
+impl Replays {
+    /// Events without an id between two with one, remembered (a longer run is not recognised
+    /// when sent again: memory stays bounded whatever the stream).
+    const TAIL: usize = 4096;
+
+    /// Whether this payload (its `event_id`, if any) was decoded before.
+    fn again(&mut self, event_id: Option<String>, data: &str) -> bool {
+        if let Some(id) = event_id {
+            self.replayed = None;
+            self.tail.clear();
+            return !self.seen.insert(id);
+        }
+        if let Some(at) = self.replayed {
+            if self.tail.get(at).is_some_and(|sent| sent == data) {
+                self.replayed = (at + 1 < self.tail.len()).then_some(at + 1);
+                return true;
+            }
+            self.replayed = None;
+        } else if self.tail.first().is_some_and(|first| first == data) {
+            self.replayed = (self.tail.len() > 1).then_some(1);
+            return true;
+        }
+        if self.tail.len() < Self::TAIL {
+            self.tail.push(data.to_owned());
+        }
+        false
+    }
 }
 
 impl Dialect for GeminiDialect {
@@ -54,8 +97,9 @@ impl Dialect for GeminiDialect {
         };
         if let Some(kind) = object.get("event_type").and_then(Value::as_str) {
             let kind = kind.to_owned();
-            if let Some(id) = string(&object, "event_id")
-                && !self.seen_events.insert(id)
+            if self
+                .replays
+                .again(string(&object, "event_id"), event.data.trim())
             {
                 return;
             }
@@ -207,5 +251,6 @@ fn host_of(uri: &str) -> Option<String> {
         .or_else(|| uri.strip_prefix("http://"))?;
     let host = rest.split(['/', '?', '#']).next()?.split(':').next()?;
     let host = host.strip_prefix("www.").unwrap_or(host);
-    (!host.is_empty() && host != "vertexaisearch.cloud.google.com").then(|| host.to_ascii_lowercase())
+    (!host.is_empty() && host != "vertexaisearch.cloud.google.com")
+        .then(|| host.to_ascii_lowercase())
 }

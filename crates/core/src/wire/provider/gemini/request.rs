@@ -165,7 +165,12 @@ pub fn build(ask: &Ask, options: &ProviderOptions) -> WireRequest {
     let mut contents: Vec<Content> = ask
         .history
         .iter()
-        .flat_map(|(question, answer)| [Content::new("user", question), Content::new("model", answer)])
+        .flat_map(|(question, answer)| {
+            [
+                Content::new("user", question),
+                Content::new("model", answer),
+            ]
+        })
         .collect();
     contents.push(Content::new("user", &ask.question));
     let request = GenerateRequest {
@@ -176,10 +181,7 @@ pub fn build(ask: &Ask, options: &ProviderOptions) -> WireRequest {
             .then(|| serde_json::json!({"thinkingConfig": {"includeThoughts": true}})),
     };
     let mut wire = WireRequest::new(&GENERATE, &request);
-    wire.path = format!(
-        "/v1beta/models/{}:streamGenerateContent",
-        escaped(name)
-    );
+    wire.path = format!("/v1beta/models/{}:streamGenerateContent", escaped(name));
     wire.with_query("alt", "sse")
 }
 
@@ -276,7 +278,10 @@ mod tests {
             request.path,
             "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
         );
-        assert_eq!(request.body["tools"][0], serde_json::json!({"google_search": {}}));
+        assert_eq!(
+            request.body["tools"][0],
+            serde_json::json!({"google_search": {}})
+        );
         assert_eq!(
             request.body["generationConfig"]["thinkingConfig"]["includeThoughts"],
             true
