@@ -106,7 +106,7 @@ fn deep_research_runs_in_the_background_with_web_search_preview_and_reasoning_su
 #[test]
 fn resume_and_cancel_paths_name_the_run() {
     assert_eq!(
-        request::resume_path("resp_ab12", 41),
+        request::resume_path("resp_ab12", "41"),
         "/v1/responses/resp_ab12?stream=true&starting_after=41"
     );
     assert_eq!(
