@@ -223,9 +223,9 @@ fn rewrite(id: &str, interaction: &Interaction) -> Rewrite {
     }
 }
 
-/// A fresh interaction id, in Google's `v1_…` form.
+/// A fresh interaction id, in Google's `v1_…` form (`v1_demo-<16 hex>`, like the demo's other ids).
 fn interaction_id() -> String {
-    format!("v1_{}", rng::id("demo").replace('-', ""))
+    format!("v1_{}", rng::id("demo"))
 }
 
 /// The frames after the one whose `event_id` is `last` (`None`: no frame has it).

@@ -10,7 +10,10 @@ use crate::wire::provider::testing::{cited, run};
 
 fn sse(payload: Value) -> SseEvent {
     SseEvent {
-        event: payload["event_type"].as_str().unwrap_or_default().to_owned(),
+        event: payload["event_type"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
         data: payload.to_string(),
         id: String::new(),
     }
@@ -29,8 +32,7 @@ fn text(index: u64, text: &str, id: Option<&str>) -> SseEvent {
 }
 
 fn citation(index: u64, start: u64, end: u64, url: &str) -> SseEvent {
-    let annotation =
-        json!({"type": "url_citation", "url": url, "title": "t", "start_index": start, "end_index": end});
+    let annotation = json!({"type": "url_citation", "url": url, "title": "t", "start_index": start, "end_index": end});
     step_delta(
         index,
         json!({"type": "text_annotation_delta", "annotations": [annotation]}),
@@ -39,13 +41,17 @@ fn citation(index: u64, start: u64, end: u64, url: &str) -> SseEvent {
 }
 
 fn created() -> SseEvent {
-    sse(json!({"event_type": "interaction.created", "event_id": "e0",
-               "interaction": {"id": "v1_x", "status": "in_progress"}}))
+    sse(
+        json!({"event_type": "interaction.created", "event_id": "e0",
+               "interaction": {"id": "v1_x", "status": "in_progress"}}),
+    )
 }
 
 fn ended(status: &str) -> SseEvent {
-    sse(json!({"event_type": "interaction.completed", "event_id": "end",
-               "interaction": {"id": "v1_x", "status": status}}))
+    sse(
+        json!({"event_type": "interaction.completed", "event_id": "end",
+               "interaction": {"id": "v1_x", "status": status}}),
+    )
 }
 
 fn decode(events: Vec<SseEvent>) -> Session {
@@ -126,7 +132,12 @@ fn a_failed_or_cancelled_interaction_ends_as_such_and_thoughts_are_not_answer() 
         json!({"type": "thought_summary", "content": {"type": "text", "text": "Plan."}}),
         Some("e1"),
     );
-    let failed = decode(vec![created(), thought.clone(), summary.clone(), ended("failed")]);
+    let failed = decode(vec![
+        created(),
+        thought.clone(),
+        summary.clone(),
+        ended("failed"),
+    ]);
     assert_eq!(failed.status(), Status::Error);
     assert!(failed.answer.as_str().is_empty());
     let cancelled = decode(vec![created(), thought, summary, ended("cancelled")]);
@@ -180,7 +191,10 @@ fn grounding_supports_count_bytes_of_the_whole_text_and_may_cite_several_pages()
         "groundingSupports": [{"segment": {"startIndex": 4, "endIndex": 7}, "groundingChunkIndices": [1, 0]}]},
         "finishReason": "STOP"});
     let session = decode(vec![
-        chunk(json!([{"text": "Hidden.", "thought": true}, {"text": "°C "}]), json!({})),
+        chunk(
+            json!([{"text": "Hidden.", "thought": true}, {"text": "°C "}]),
+            json!({}),
+        ),
         chunk(json!([{"text": "hot"}]), metadata),
     ]);
     assert_eq!(session.answer.as_str(), "°C hot");
@@ -194,13 +208,17 @@ fn grounding_supports_count_bytes_of_the_whole_text_and_may_cite_several_pages()
 
 #[test]
 fn a_stop_other_than_stop_or_an_error_body_ends_the_answer_with_an_error() {
-    let cut = decode(vec![chunk(json!([{"text": "Half"}]), json!({"finishReason": "MAX_TOKENS"}))]);
+    let cut = decode(vec![chunk(
+        json!([{"text": "Half"}]),
+        json!({"finishReason": "MAX_TOKENS"}),
+    )]);
     assert_eq!(cut.status(), Status::Error);
     assert_eq!(cut.answer.as_str(), "Half");
     let error = SseEvent {
         event: String::new(),
-        data: r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED"}}"#
-            .into(),
+        data:
+            r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED"}}"#
+                .into(),
         id: String::new(),
     };
     assert_eq!(decode(vec![error]).status(), Status::Error);
