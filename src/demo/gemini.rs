@@ -54,7 +54,7 @@ async fn create(
     body: Bytes,
 ) -> Response {
     let response = match admit(&state, &headers, &body, InteractionRequest::parse) {
-        Err(refused) => refused,
+        Err((status, why)) => google_error(status, &why),
         Ok((fault, request)) => {
             let recording = match request.previous_interaction_id {
                 Some(_) => recordings::GEMINI_FOLLOW_UP,
@@ -97,7 +97,7 @@ async fn generate(
         )
     } else {
         match admit(&state, &headers, &body, GenerateRequest::parse) {
-            Err(refused) => refused,
+            Err((status, why)) => google_error(status, &why),
             Ok((fault, _)) => {
                 let frames = state.recordings.get(recordings::GEMINI_GROUNDED);
                 let rewrite = Rewrite::Generate {
@@ -192,26 +192,25 @@ async fn cancel(
     response
 }
 
-/// The fault for this request and its body read as `parse` reads it, or Google's refusal.
+/// The fault for this request and its body read as `parse` reads it, or the status and message
+/// of Google's refusal.
 fn admit<T>(
     state: &AppState,
     headers: &HeaderMap,
     body: &[u8],
     parse: fn(&[u8]) -> Option<T>,
-) -> Result<(Option<Fault>, T), Response> {
-    let fault = fault_for(state, headers).map_err(|e| google_error(StatusCode::BAD_REQUEST, &e))?;
+) -> Result<(Option<Fault>, T), (StatusCode, String)> {
+    let fault = fault_for(state, headers).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
     if let Some(Fault::Status(code)) = fault {
         let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        return Err(google_error(
+        return Err((
             status,
-            status.canonical_reason().unwrap_or("Error"),
+            status.canonical_reason().unwrap_or("Error").to_owned(),
         ));
     }
     let request = parse(body).ok_or_else(|| {
-        google_error(
-            StatusCode::BAD_REQUEST,
-            "Invalid JSON payload: the request does not match the API's schema.",
-        )
+        let why = "Invalid JSON payload: the request does not match the API's schema.";
+        (StatusCode::BAD_REQUEST, why.to_owned())
     })?;
     Ok((fault, request))
 }

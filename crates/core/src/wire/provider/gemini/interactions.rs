@@ -199,13 +199,13 @@ impl Interactions {
                 }
             }
             "url_context_result" => self.pages_read(delta, out),
-            "google_search_result" => {
-                if delta.get("is_error").and_then(Value::as_bool) == Some(true) {
-                    out.push(AgentEvent::ToolError {
-                        tool_name: "google_search".into(),
-                        error: "the search failed".into(),
-                    });
-                }
+            "google_search_result"
+                if delta.get("is_error").and_then(Value::as_bool) == Some(true) =>
+            {
+                out.push(AgentEvent::ToolError {
+                    tool_name: "google_search".into(),
+                    error: "the search failed".into(),
+                });
             }
             // Signatures and the other tools' steps say nothing a reader needs.
             _ => {}
