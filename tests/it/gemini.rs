@@ -364,3 +364,62 @@ impl TurnRecorder for NoSave {
         Ok(())
     }
 }
+
+// ------------------------------------------------------------------------------ `ask`, end to end
+
+fn ask(dir: &std::path::Path, args: &[&str]) -> Value {
+    let demo = [
+        "--demo",
+        "--demo-speed",
+        "100",
+        "--provider",
+        "gemini",
+        "--format",
+        "json",
+    ];
+    let output = crate::support::cli(dir)
+        .arg("ask")
+        .args(args)
+        .args(demo)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn ask_with_the_demo_runs_deep_research_and_a_resumed_follow_up_continues_the_interaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = ask(dir.path(), &["How far has tandem solar come?"]);
+    assert_eq!(first["status"], "complete");
+    assert_eq!(first["sources"].as_array().unwrap().len(), 5, "{first}");
+    let checkpoint = first["checkpoint_id"].as_str().unwrap().to_owned();
+    assert!(checkpoint.starts_with("v1_"), "{checkpoint}");
+    let next = ask(
+        dir.path(),
+        &[
+            "What would it take to reach gigawatt factories?",
+            "--resume",
+            &checkpoint,
+        ],
+    );
+    assert_eq!(next["status"], "complete");
+    let answer = next["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with("Three things would move tandems"),
+        "{answer}"
+    );
+    // Both turns are in one saved session.
+    let sessions = crate::support::cli(dir.path())
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(sessions.stdout).unwrap();
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    let session: Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(session["turns"].as_array().unwrap().len(), 2, "{listed}");
+    assert_eq!(
+        session["turns"][1]["from_checkpoint_id"],
+        checkpoint.as_str()
+    );
+}
