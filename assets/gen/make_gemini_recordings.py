@@ -99,7 +99,7 @@ efficiency have to be worth more than the added steps.
 """
 
 GROUNDED_ANSWER = """\
-Perovskite–silicon tandem solar is close to, but not yet at, mass production ☀️. \
+Perovskite–silicon tandem solar is close to, but not yet at, mass production 🌞. \
 ⟦nrel⟧Record research cells exceed 34 % efficiency⟦/⟧, and ⟦oxpv,longi⟧the first commercial \
 tandem modules have shipped while large manufacturers run pilot lines⟦/⟧. The open questions are \
 long-term stability and cost: ⟦pvmag⟧outdoor track records are still short⟦/⟧.
