@@ -279,7 +279,7 @@ def grounded(path):
              "toolUsePromptTokenCount": 131, "totalTokenCount": 453}
     parts = [[{"text": "**Checking the state of tandem production**\n\nI'll look for record "
                        "efficiencies and the first commercial shipments.\n\n", "thought": True}]]
-    parts += [[{"text": c}] for c in chunk_text(text, rng, (4, 6, 8), 0.1)]
+    parts += [[{"text": c}] for c in chunk_text(text, rng, (1, 2, 3), 0.1)]
     assert "".join(p[0]["text"] for p in parts[1:]) == text
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         for i, part in enumerate(parts):

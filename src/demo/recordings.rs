@@ -318,8 +318,8 @@ mod tests {
             let frames = recordings.get(name);
             assert!(frames.len() > 20, "{name}");
             assert!(frames.iter().any(|f| f.is_answer), "{name} has no answer");
-            if [PERPLEXITY_RESEARCH, PERPLEXITY_FOLLOW_UP].contains(&name) {
-                // Perplexity sends plain `data:` lines.
+            if [PERPLEXITY_RESEARCH, PERPLEXITY_FOLLOW_UP, GEMINI_GROUNDED].contains(&name) {
+                // Perplexity and Gemini's `streamGenerateContent` send plain `data:` lines.
                 continue;
             }
             let first = &frames[0].parts;
