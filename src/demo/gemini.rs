@@ -144,13 +144,9 @@ fn retrieve_response(state: &Arc<AppState>, id: &str, uri: &Uri, headers: &Heade
         );
     }
     // Only this request's own header may make it misbehave (see the module docs).
-    let fault = match headers
-        .get(super::FAULT_HEADER)
-        .map(|v| v.to_str().map(str::parse))
-    {
-        None => None,
-        Some(Ok(Ok(fault))) => Some(fault),
-        _ => return google_error(StatusCode::BAD_REQUEST, "invalid X-Demo-Fault header"),
+    let fault = match super::own_fault(headers) {
+        Ok(fault) => fault,
+        Err(why) => return google_error(StatusCode::BAD_REQUEST, why),
     };
     let frames = state.recordings.get(interaction.recording);
     let frames = match query("last_event_id") {

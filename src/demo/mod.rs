@@ -413,6 +413,19 @@ fn admit<T>(
     Ok((fault, request))
 }
 
+/// The fault this request's own `X-Demo-Fault` header asks for, the server's left aside (a resumed
+/// run's stream misbehaves only when it asks to). `Err` is the detail of a 400.
+fn own_fault(headers: &HeaderMap) -> Result<Option<Fault>, &'static str> {
+    match headers
+        .get(FAULT_HEADER)
+        .map(|v| v.to_str().map(str::parse))
+    {
+        None => Ok(None),
+        Some(Ok(Ok(fault))) => Ok(Some(fault)),
+        _ => Err("invalid X-Demo-Fault header"),
+    }
+}
+
 /// The fault for this request: the `X-Demo-Fault` header's, else the server's. `Err` is the detail of
 /// a 400 for a header that does not parse.
 fn fault_for(state: &AppState, headers: &HeaderMap) -> Result<Option<Fault>, String> {

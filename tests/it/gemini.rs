@@ -11,13 +11,15 @@ use std::time::Duration;
 
 use research_tui::agent::client::{ApiKey, RawSink};
 use research_tui::agent::live::{self, Ask, LiveConfig};
-use research_tui::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
-use research_tui::agent::turn::{TurnDriver, TurnRecorder};
+use research_tui::agent::stream::StreamEnd;
+use research_tui::agent::turn::TurnDriver;
 use research_tui::demo::{self, Fault, ServerConfig};
 use research_tui::model::citations::Attribution;
 use research_tui::model::session::{Activity, Session, Status};
 use research_tui::wire::provider::{EventPipeline, Provider};
 use serde_json::{Value, json};
+
+use crate::support::live::{NoSave, received, run};
 
 const KEY: &str = "AIzaTEST-gemini-key-0042";
 
@@ -37,31 +39,6 @@ fn config(addr: SocketAddr, model: Option<&str>) -> LiveConfig {
     };
     config.model = model.map(str::to_owned);
     config
-}
-
-/// The session, how the stream ended, and the retries it reported (within 60 s).
-async fn run(mut handle: StreamHandle) -> (Session, StreamEnd, Vec<String>) {
-    let mut session = Session::new();
-    let mut retries = Vec::new();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let update = tokio::time::timeout_at(deadline, handle.updates.recv())
-            .await
-            .expect("the stream ends within 60 s")
-            .expect("Ended comes before the channel closes");
-        match update {
-            StreamUpdate::Events(events) => session.apply_all(events),
-            StreamUpdate::Retrying { reason, .. } => retries.push(reason),
-            StreamUpdate::Ended(end) => return (session, end, retries),
-            _ => {}
-        }
-    }
-}
-
-async fn received(addr: SocketAddr) -> Vec<Value> {
-    let url = format!("http://{addr}/_demo/requests");
-    let client = reqwest::Client::builder().no_proxy().build().unwrap();
-    client.get(url).send().await.unwrap().json().await.unwrap()
 }
 
 /// What a reader sees of a session: answer, every citation (its text and its source's URL and
@@ -351,18 +328,6 @@ async fn cancelling_a_deep_research_turn_cancels_the_interaction_on_the_server()
     assert_eq!(cancel["path"], format!("/v1beta/interactions/{id}/cancel"));
     assert_eq!(cancel["status"], 200);
     assert_eq!(cancel["api_key_present"], true);
-}
-
-/// A turn saved nowhere.
-struct NoSave;
-
-impl TurnRecorder for NoSave {
-    fn progress(&mut self, _: &Session) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn end(&mut self, _: &Session, _: &StreamEnd) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 // ------------------------------------------------------------------------------ `ask`, end to end

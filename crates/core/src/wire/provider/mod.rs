@@ -191,6 +191,15 @@ pub(crate) mod testing {
     }
 }
 
+/// The string at `key`, when it is one and not empty (ids, names: an empty one says nothing).
+pub(crate) fn string(object: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    object
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
 /// A payload's JSON object. Empty data and `[DONE]` are nothing (`None`, silently); anything that
 /// is not a JSON object is reported as [`AgentEvent::Malformed`] (`None`). Shared by the dialects
 /// whose every payload is one JSON object.

@@ -33,6 +33,7 @@ use serde_json::{Map, Value};
 
 use crate::model::event::{AgentEvent, SourceDoc};
 use crate::wire::provider::spec::{RunCursor, RunMarks, Shape};
+use crate::wire::provider::string;
 use crate::wire::provider::{Dialect, Provider};
 use crate::wire::sse::SseEvent;
 
@@ -200,14 +201,6 @@ pub fn run_marks(data: &str) -> RunMarks {
         run_id,
         cursor: string(&object, "event_id").map(RunCursor::EventId),
     }
-}
-
-fn string(object: &Map<String, Value>, key: &str) -> Option<String> {
-    object
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
 }
 
 /// The code point at UTF-8 byte offset `byte` of `text`; `None` past its end or inside a character
