@@ -27,7 +27,7 @@ pub mod request;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 
@@ -53,8 +53,10 @@ pub struct GeminiDialect {
 /// What tells an interaction's events sent again by a resumed stream from new ones.
 #[derive(Debug, Default)]
 struct Replays {
-    /// `event_id`s decoded so far.
+    /// The last [`Replays::TAIL`] `event_id`s decoded (a resume starts after the last one, so only
+    /// recent ones can come again), oldest first in `order`.
     seen: HashSet<String>,
+    order: VecDeque<String>,
     /// The payloads without an id since the last id (what a resume sends again), at most
     /// [`Replays::TAIL`] of them.
     tail: Vec<String>,
@@ -63,8 +65,8 @@ struct Replays {
 }
 
 impl Replays {
-    /// Events without an id between two with one, remembered (a longer run is not recognised
-    /// when sent again: memory stays bounded whatever the stream).
+    /// Ids, and events without an id between two with one, remembered (a longer run is not
+    /// recognised when sent again: memory stays bounded whatever the stream).
     const TAIL: usize = 4096;
 
     /// Whether this payload (its `event_id`, if any) was decoded before.
@@ -72,7 +74,17 @@ impl Replays {
         if let Some(id) = event_id {
             self.replayed = None;
             self.tail.clear();
-            return !self.seen.insert(id);
+            if self.seen.contains(&id) {
+                return true;
+            }
+            if self.order.len() == Self::TAIL
+                && let Some(oldest) = self.order.pop_front()
+            {
+                self.seen.remove(&oldest);
+            }
+            self.seen.insert(id.clone());
+            self.order.push_back(id);
+            return false;
         }
         if let Some(at) = self.replayed {
             if self.tail.get(at).is_some_and(|sent| sent == data) {

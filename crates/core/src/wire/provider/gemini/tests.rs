@@ -246,3 +246,27 @@ fn run_marks_name_the_interaction_and_the_event_to_resume_after() {
     assert_eq!(run_marks(update).run_id.as_deref(), Some("v1_y"));
     assert_eq!(run_marks(update).cursor, None);
 }
+
+#[test]
+fn what_tells_resent_events_apart_stays_bounded_on_an_endless_stream() {
+    let mut dialect = GeminiDialect::default();
+    let mut out = Vec::new();
+    for n in 0..3 * Replays::TAIL {
+        dialect.decode(text(0, "x", Some(&format!("e{n}"))), &mut out);
+        dialect.decode(text(0, &format!("y{n}"), None), &mut out);
+    }
+    let replays = &dialect.replays;
+    assert_eq!(replays.seen.len(), Replays::TAIL);
+    assert_eq!(replays.order.len(), Replays::TAIL);
+    assert!(replays.tail.len() <= 1);
+    // A recent id is still known; the answer kept every new event once.
+    dialect.decode(
+        text(0, "x", Some(&format!("e{}", 3 * Replays::TAIL - 1))),
+        &mut out,
+    );
+    let answer: usize = out
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::AnswerDelta { .. }))
+        .count();
+    assert_eq!(answer, 6 * Replays::TAIL);
+}
