@@ -1,12 +1,13 @@
 //! The app and its panes together ([`Ui`]): what the event loop drives and tests press keys on.
 //!
-//! State changes happen here, in update — never in a frame. A key becomes an [`Action`] through the
+//! The app changes here, in update, and never in a frame. A key becomes an [`Action`] through the
 //! key table ([`Ui::handle_key`]); [`Ui::update`] carries it out on the [`App`] (the conversation and
 //! the shell: focus, popup, message) and on the focused pane's own state (`update`, `navigate`,
-//! `mouse`), and hands side effects back as [`Effect`]s. A frame then prepares the panes
-//! ([`Ui::prepare`]: their rows and scroll positions, nothing of the app) and draws from `&App` and
-//! `&Panes` ([`screen::draw`]), handing back [`FrameFacts`] (the layout class, the chart in view, the
-//! popup's scroll) that the next update reads.
+//! `mouse`), and hands side effects back as [`Effect`](crate::tui::state::Effect)s. A frame then
+//! prepares the panes ([`Ui::prepare`]: their rows and scroll positions, carrying out the scroll
+//! requests their keys left — the panes' own state only) and draws from `&App` and `&Panes`
+//! ([`screen::draw`], writing nothing), handing back [`FrameFacts`] (the layout class, the chart in
+//! view, the popup's scroll) that the next update reads.
 
 mod mouse;
 mod navigate;
