@@ -32,6 +32,8 @@ pub struct LiveConfig {
     pub agent: Option<String>,
     /// Bigdata.com: ask for charts. Ignored by the others.
     pub charts: bool,
+    /// Anthropic: extended thinking with this budget of tokens. Ignored by the others.
+    pub thinking: Option<u32>,
     pub options: StreamOptions,
 }
 
@@ -46,6 +48,7 @@ impl LiveConfig {
             tenant: None,
             agent: None,
             charts: false,
+            thinking: None,
             options: StreamOptions::default(),
         }
     }
@@ -70,6 +73,7 @@ impl LiveConfig {
         self.tenant = options.tenant.clone().or(self.tenant);
         self.agent = options.agent.clone().or(self.agent);
         self.charts |= options.charts;
+        self.thinking = options.thinking.or(self.thinking);
         self
     }
 
@@ -79,6 +83,7 @@ impl LiveConfig {
             tenant: self.tenant.clone(),
             agent: self.agent.clone(),
             charts: self.charts,
+            thinking: self.thinking,
         }
     }
 }

@@ -50,9 +50,13 @@ pub struct TuiArgs {
     #[arg(long, value_name = "SECS", default_value_t = 90)]
     pub idle_timeout: u64,
     /// The model: xAI (default grok-4), OpenAI (default o4-mini-deep-research), Perplexity
-    /// (default sonar-pro).
+    /// (default sonar-pro), Anthropic (default claude-sonnet-4-5).
     #[arg(long)]
     pub model: Option<String>,
+    /// Anthropic: extended thinking with this budget of tokens (at least 1024); the thinking
+    /// shows in Activity, never in the answer.
+    #[arg(long, value_name = "TOKENS")]
+    pub thinking: Option<u32>,
     /// Zeta Alpha: the tenant.
     #[arg(long)]
     pub tenant: Option<String>,
@@ -184,6 +188,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
             tenant: args.tenant,
             agent: args.agent,
             charts: args.charts || charts_in_config(),
+            thinking: args.thinking,
         },
         debug: args.debug,
         watch: None,

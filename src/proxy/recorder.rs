@@ -197,6 +197,7 @@ fn merged(kept: &ProviderOptions, sent: &ProviderOptions) -> ProviderOptions {
         tenant: sent.tenant.clone().or_else(|| kept.tenant.clone()),
         agent: sent.agent.clone().or_else(|| kept.agent.clone()),
         charts: sent.charts || kept.charts,
+        thinking: sent.thinking.or(kept.thinking),
     }
 }
 

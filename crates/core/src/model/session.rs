@@ -269,6 +269,11 @@ pub struct Session {
     pub completion: Option<Completion>,
     /// Sub-agent roles in order of first appearance.
     pub roles: Vec<String>,
+    /// What the assistant said in its provider's terms ([`AgentEvent::Transcript`]), for
+    /// follow-ups that send it back; empty for providers that need only the answer text.
+    pub transcript: Vec<Value>,
+    /// The provider paused the turn ([`AgentEvent::Paused`]) and nothing has followed yet.
+    pub paused: bool,
     pub stats: Stats,
     pub revision: u64,
 }
@@ -287,6 +292,12 @@ impl Session {
 
     pub fn apply(&mut self, event: AgentEvent) {
         self.revision += 1;
+        if !matches!(
+            event,
+            AgentEvent::Received | AgentEvent::Paused | AgentEvent::Transcript(_)
+        ) {
+            self.paused = false;
+        }
         match event {
             AgentEvent::Conversation(ids) => self.ids = ids,
             AgentEvent::Received => self.stats.events += 1,
@@ -369,6 +380,8 @@ impl Session {
                 self.error = Some(message);
             }
             AgentEvent::Cancelled { reason } => self.cancelled = Some(reason),
+            AgentEvent::Transcript(blocks) => self.transcript.extend(blocks),
+            AgentEvent::Paused => self.paused = true,
             AgentEvent::Complete {
                 checkpoint_id,
                 consumption,

@@ -2,12 +2,13 @@
 //! (one type per wire message, shared by the client that sends it and the demo server that reads
 //! it), and the table that holds everything else the app knows about it ([`spec`]).
 //!
-//! Five providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]), Zeta Alpha chat
-//! ([`zeta`]), OpenAI Responses with deep research ([`openai`], which speaks xAI's dialect) and
-//! Perplexity Sonar chat completions ([`perplexity`]). When the provider is not known in advance,
+//! Six providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]), Zeta Alpha chat
+//! ([`zeta`]), OpenAI Responses with deep research ([`openai`], which speaks xAI's dialect),
+//! Perplexity Sonar chat completions ([`perplexity`]) and Anthropic Messages ([`anthropic`]). When the provider is not known in advance,
 //! [`AutoDialect`] holds events back until one of them identifies the provider
 //! ([`Provider::detect`]), then hands everything to that dialect.
 
+pub mod anthropic;
 pub mod asked;
 pub mod bigdata;
 pub mod error_body;
@@ -61,27 +62,30 @@ pub enum Provider {
     OpenAI,
     /// Perplexity Sonar chat completions (`/chat/completions`).
     Perplexity,
+    /// Anthropic Messages API (`/v1/messages`) with web search and web fetch.
+    Anthropic,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 5] = [
+    pub const ALL: [Provider; 6] = [
         Provider::Bigdata,
         Provider::Xai,
         Provider::Zeta,
         Provider::OpenAI,
         Provider::Perplexity,
+        Provider::Anthropic,
     ];
 
     pub fn dialect(self) -> Box<dyn Dialect> {
         (self.spec().dialect)()
     }
 
-    /// The flag spelling: `bigdata`, `xai`, `zeta`, `openai`, `perplexity`.
+    /// The flag spelling: `bigdata`, `xai`, `zeta`, `openai`, `perplexity`, `anthropic`.
     pub fn as_str(self) -> &'static str {
         self.spec().name
     }
 
-    /// For people: `Bigdata.com`, `xAI`, `Zeta Alpha`, `OpenAI`, `Perplexity`.
+    /// For people: `Bigdata.com`, `xAI`, `Zeta Alpha`, `OpenAI`, `Perplexity`, `Anthropic`.
     pub fn label(self) -> &'static str {
         self.spec().label
     }
@@ -184,6 +188,16 @@ pub(crate) mod testing {
             .map(|c| (c.text(session.answer.as_str()).to_owned(), c.source))
             .collect()
     }
+}
+
+/// `reuters.com` for `https://www.reuters.com/x`: a web source's publisher, as every provider's
+/// sources name it.
+pub(crate) fn url_host(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host = rest.split(['/', '?', '#']).next()?;
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = host.split(':').next()?.trim_start_matches("www.");
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
 /// A payload's JSON object. Empty data and `[DONE]` are nothing (`None`, silently); anything that

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::{PartKey, XaiDialect};
 use crate::model::event::{AgentEvent, Reference, SourceDoc};
+use crate::wire::provider::url_host;
 
 /// A positioned `url_citation` waiting for the text its span points into.
 #[derive(Debug, Clone)]
@@ -265,7 +266,7 @@ fn place(
 /// ID` (or `X post ID` when the link names none), so posts can be told apart where the host alone
 /// would name them all `x.com`.
 pub fn source_doc(url: &str, title: Option<&str>) -> SourceDoc {
-    let host = host_of(url);
+    let host = url_host(url);
     let is_x = host
         .as_deref()
         .is_some_and(|h| matches!(h, "x.com" | "twitter.com" | "mobile.twitter.com"));
@@ -297,15 +298,6 @@ fn x_post(url: &str) -> Option<String> {
     } else {
         format!("@{user} on X · post {id}")
     })
-}
-
-/// `https://www.reuters.com/x` → `reuters.com`.
-fn host_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let host = rest.split(['/', '?', '#']).next()?;
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-    let host = host.split(':').next()?.trim_start_matches("www.");
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
 /// Byte offset of code point `cp` in `text` (the end for `cp == len`).
