@@ -12,7 +12,9 @@
 
 use std::net::SocketAddr;
 
-use crate::agent::client::{AgentClient, ApiKey, RawSink, StreamOptions};
+use std::sync::Arc;
+
+use crate::agent::client::{AgentClient, ApiKey, Continuation, RawSink, StreamOptions};
 use crate::agent::stream::StreamHandle;
 pub use crate::wire::provider::{Ask, ProviderOptions};
 use crate::wire::provider::{Provider, WireRequest};
@@ -95,9 +97,25 @@ pub fn start(config: &LiveConfig, ask: &Ask) -> StreamHandle {
 
 /// Like [`start`], also writing every body byte to `sink` as it arrives.
 pub fn start_recorded(config: &LiveConfig, ask: &Ask, sink: Option<RawSink>) -> StreamHandle {
-    config
-        .client()
-        .stream(request(config, ask), config.provider, config.options, sink)
+    // A paused turn (Anthropic's `pause_turn`) is continued with the same question and options
+    // and what the turn said so far.
+    let spec = config.provider.spec();
+    let options = config.provider_options();
+    let asked = ask.clone();
+    let continuation: Continuation = Arc::new(move |paused| {
+        let ask = Ask {
+            paused: paused.to_vec(),
+            ..asked.clone()
+        };
+        spec.request(&ask, &options)
+    });
+    config.client().stream_continued(
+        request(config, ask),
+        config.provider,
+        config.options,
+        sink,
+        Some(continuation),
+    )
 }
 
 /// The request for `ask`: endpoint, path with query, JSON body.

@@ -34,6 +34,8 @@ pub enum Rewrite {
     Zeta { session_id: String },
     /// Perplexity: every chunk's completion `id`.
     Perplexity { completion_id: String },
+    /// Anthropic: the message `id` of `message_start`.
+    Anthropic { message_id: String },
 }
 
 impl Rewrite {
@@ -80,6 +82,11 @@ impl Rewrite {
                     envelope.insert("id".into(), Value::from(completion_id.as_str()));
                 }
             }
+            Rewrite::Anthropic { message_id } => {
+                if let Some(Value::Object(message)) = envelope.get_mut("message") {
+                    message.insert("id".into(), Value::from(message_id.as_str()));
+                }
+            }
             Rewrite::Zeta { session_id } => {
                 if envelope.contains_key("session_id") || envelope.contains_key("sender") {
                     envelope.insert("session_id".into(), Value::from(session_id.as_str()));
@@ -95,7 +102,8 @@ impl Rewrite {
             Rewrite::Workflow { .. }
             | Rewrite::Responses { .. }
             | Rewrite::Zeta { .. }
-            | Rewrite::Perplexity { .. } => None,
+            | Rewrite::Perplexity { .. }
+            | Rewrite::Anthropic { .. } => None,
         }
     }
 }

@@ -33,12 +33,18 @@ pub const OPENAI_FOLLOW_UP: &str = "sodium-ion-follow-up.sse";
 pub const PERPLEXITY_RESEARCH: &str = "eu-ai-act-gpai.sse";
 pub const PERPLEXITY_FOLLOW_UP: &str = "eu-ai-act-follow-up.sse";
 
+/// Anthropic Messages (`POST /v1/messages`): a question whose turn the server pauses
+/// (`pause_turn`), its continuation, and a follow-up that resends the conversation.
+pub const ANTHROPIC_RESEARCH: &str = "congestion-pricing.sse";
+pub const ANTHROPIC_CONTINUED: &str = "congestion-pricing-continued.sse";
+pub const ANTHROPIC_FOLLOW_UP: &str = "congestion-pricing-follow-up.sse";
+
 /// The names every recordings directory must provide.
 pub const REQUIRED: [&str; 4] = [EARNINGS, SECTOR, FOLLOW_UP, WORKFLOW];
 
 /// Other providers' recordings: a recordings directory may replace them; when it does not, the
 /// built-in ones play.
-pub const OPTIONAL: [&str; 8] = [
+pub const OPTIONAL: [&str; 11] = [
     XAI_RESEARCH,
     XAI_FOLLOW_UP,
     ZETA_RESEARCH,
@@ -47,9 +53,12 @@ pub const OPTIONAL: [&str; 8] = [
     OPENAI_FOLLOW_UP,
     PERPLEXITY_RESEARCH,
     PERPLEXITY_FOLLOW_UP,
+    ANTHROPIC_RESEARCH,
+    ANTHROPIC_CONTINUED,
+    ANTHROPIC_FOLLOW_UP,
 ];
 
-const BUILTIN: [(&str, &str); 12] = [
+const BUILTIN: [(&str, &str); 15] = [
     (
         EARNINGS,
         include_str!("../../assets/recordings/bigdata/earnings-deep-dive.sse"),
@@ -97,6 +106,18 @@ const BUILTIN: [(&str, &str); 12] = [
     (
         PERPLEXITY_FOLLOW_UP,
         include_str!("../../assets/recordings/perplexity/eu-ai-act-follow-up.sse"),
+    ),
+    (
+        ANTHROPIC_RESEARCH,
+        include_str!("../../assets/recordings/anthropic/congestion-pricing.sse"),
+    ),
+    (
+        ANTHROPIC_CONTINUED,
+        include_str!("../../assets/recordings/anthropic/congestion-pricing-continued.sse"),
+    ),
+    (
+        ANTHROPIC_FOLLOW_UP,
+        include_str!("../../assets/recordings/anthropic/congestion-pricing-follow-up.sse"),
     ),
 ];
 
