@@ -12,7 +12,9 @@ before its text):
   the server pauses (`stop_reason: pause_turn`) before its result;
 - congestion-pricing-continued.sse: the continuation (the request sends the paused content back):
   the third search's result first, then the rest of the answer, `end_turn`;
-- congestion-pricing-follow-up.sse: a follow-up question's answer.
+- congestion-pricing-follow-up.sse: a follow-up question's answer;
+- congestion-pricing-unpaused.sse (not played by the demo): the same turn in one message, never
+  paused, for the test that a continued turn ends as the same answer.
 
 Every citation's `cited_text` is a sentence of its search result's page (the demo makes the pages
 up; the names and dates are real). Deterministic (random seeded with the file name); standard
@@ -230,6 +232,12 @@ def main():
         cites = sum(1 for kind, *_ in script if kind == "cite")
         index.append({"file": name, "title": title, "prompt": prompt, "id": message_id,
                       "model": MODEL, "stop_reason": stop, "frames": frames, "cited_blocks": cites})
+    unpaused = [step for step in RESEARCH if step[0] != "search-paused"] + [("search", "s3")]
+    unpaused += [step for step in CONTINUED if step[0] != "result"]
+    stream = Stream("congestion-pricing-unpaused.sse", "msg_01DemoCongestionPricingA1", 2400)
+    stream.play(unpaused)
+    stream.end("end_turn", 600, 3)
+    stream.write()
     with open(os.path.join(OUT, "index.json"), "w", encoding="utf-8", newline="\n") as f:
         json.dump(index, f, ensure_ascii=False, indent=2)
         f.write("\n")

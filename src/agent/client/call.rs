@@ -236,13 +236,15 @@ impl Call {
                         break StreamEnd::Closed;
                     }
                 }
-                Ok(Ok(None)) if reader.pause.paused => match self.continue_paused(&mut reader).await {
-                    Ok(next) => {
-                        response = next;
-                        deadline = tokio::time::Instant::now() + idle;
+                Ok(Ok(None)) if reader.pause.paused => {
+                    match self.continue_paused(&mut reader).await {
+                        Ok(next) => {
+                            response = next;
+                            deadline = tokio::time::Instant::now() + idle;
+                        }
+                        Err(end) => break end,
                     }
-                    Err(end) => break end,
-                },
+                }
                 Ok(Ok(None)) => {
                     if let Some(next) = self.resume(&mut reader, "the stream closed", tx).await {
                         response = next;
@@ -279,7 +281,10 @@ impl Call {
     /// The provider paused the turn and closed the stream: ask it to go on (the turn's content so
     /// far sent back), and read its answer into the same turn — the line the paused stream left
     /// open ended first, in the pipeline and the sink. How the turn ends when it cannot go on.
-    async fn continue_paused(&self, reader: &mut BodyReader) -> Result<reqwest::Response, StreamEnd> {
+    async fn continue_paused(
+        &self,
+        reader: &mut BodyReader,
+    ) -> Result<reqwest::Response, StreamEnd> {
         reader.pause.paused = false;
         reader.pause.count += 1;
         let Some(continuation) = &self.continuation else {
