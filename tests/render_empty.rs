@@ -56,6 +56,50 @@ fn input_without_events_is_reported_and_fails() {
 }
 
 #[test]
+fn events_in_no_known_format_fail_with_one_line_naming_the_formats_tried() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other-agent.sse");
+    std::fs::write(
+        &path,
+        "data: {\"candidates\":[]}\n\ndata: {\"foo\":1}\n\ndata: not json\n\n",
+    )
+    .unwrap();
+    let output = render_file(&path);
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.contains("is in no format research-tui reads (3 events"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tried Bigdata.com, xAI, Zeta Alpha, OpenAI, Perplexity, Anthropic"),
+        "{text}"
+    );
+    // Named, only that format was tried.
+    let output = Command::new(env!("CARGO_BIN_EXE_research-tui"))
+        .args(["render", path.to_str().unwrap(), "--provider", "anthropic"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).ends_with("tried Anthropic)\n"),
+        "{}",
+        stderr(&output)
+    );
+    // `replay` says the same and never takes over the terminal.
+    let output = Command::new(env!("CARGO_BIN_EXE_research-tui"))
+        .args(["replay", path.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty(), "the app never started");
+    assert_eq!(stderr(&output), text);
+}
+
+#[test]
 fn a_stream_with_events_still_renders_and_a_missing_file_is_named_once() {
     let output = render_stdin(
         b"data: {\"chat_id\":\"c\",\"message\":{\"type\":\"ANSWER\",\"content\":\"Hi\"}}\n\n",

@@ -268,6 +268,15 @@ pub fn replay(
     theme: Option<String>,
     debug: bool,
 ) -> ExitCode {
+    // A file in no format research-tui reads fails here, before the screen is taken over.
+    if let Ok(file) = std::fs::File::open(&replay.path)
+        && let Ok((session, _)) = crate::wire::input::read_session(file, replay.provider)
+        && let Some(line) =
+            super::render::unknown_format(&session, &replay.path.to_string_lossy(), replay.provider)
+    {
+        eprintln!("{line}");
+        return ExitCode::from(1);
+    }
     crate::tui::run_blocking(TuiOptions {
         replay: Some(replay),
         exit_when_done,

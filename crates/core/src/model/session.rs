@@ -465,6 +465,23 @@ impl Session {
     pub fn checkpoint_id(&self) -> Option<&str> {
         self.completion.as_ref()?.checkpoint_id.as_deref()
     }
+
+    /// Payloads arrived ([`Stats::events`]) and not one of them said anything: no answer, no
+    /// activity, no source, no ids, no end. Input in a format no dialect reads looks like this.
+    pub fn understood_nothing(&self) -> bool {
+        self.stats.events > 0
+            && self.ids == ConversationIds::default()
+            && self.plan.is_none()
+            && self.activity.is_empty()
+            && self.answer.is_empty()
+            && self.references.is_empty()
+            && self.consulted.is_empty()
+            && self.structured_output.is_none()
+            && self.charts.is_empty()
+            && self.transcript.is_empty()
+            && !self.paused
+            && !self.is_finished()
+    }
 }
 
 #[cfg(test)]
