@@ -1,0 +1,227 @@
+//! The searchable history: `research-tui sessions --search` (the real binary, on sessions `ask`
+//! saved against the demo agent), and the sessions picker following the sessions folder while it is
+//! open — a session being written shows `● live` first and turns complete or cut when its writer
+//! ends or dies.
+
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use research_tui::agent::stream::StreamEnd;
+use research_tui::agent::turn::TurnRecorder;
+use research_tui::demo::{ServerConfig, spawn};
+use research_tui::local::store::{SavedTurn, SessionStore};
+use research_tui::local::watch::{SessionList, SessionsWatch};
+use research_tui::model::session::Session;
+use serde_json::Value;
+
+use crate::support;
+
+fn research_tui(data: &Path, args: &[&str]) -> Output {
+    support::cli(data)
+        .args(args)
+        .env("XDG_DATA_HOME", data)
+        .env("XDG_CONFIG_HOME", data.join("config"))
+        .env("XDG_CACHE_HOME", data.join("cache"))
+        .env("BIGDATA_API_KEY", "sk-test-history")
+        .output()
+        .unwrap()
+}
+
+fn json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn first_question(session: &Value) -> &str {
+    session["turns"][0]["question"].as_str().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sessions_search_finds_sessions_by_question_answer_and_source_best_first() {
+    let (addr, _server) = spawn(
+        ServerConfig {
+            speed: 500.0,
+            ..Default::default()
+        },
+        0,
+    )
+    .await
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path();
+    let base = format!("http://{addr}");
+    let nvidia = "Give me a deep dive on NVIDIA's latest quarterly earnings";
+    let semis = "Compare ASML, Applied Materials, Lam Research and Tokyo Electron";
+    for question in [nvidia, semis] {
+        let asked = research_tui(data, &["ask", question, "--base-url", &base]);
+        assert!(asked.status.success(), "{asked:?}");
+    }
+
+    // The plain listing is unchanged: newest first, the same columns.
+    let listed = research_tui(data, &["sessions"]);
+    let table = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        table.starts_with("ID                           DATE              TURNS  STATUS        LAST CHECKPOINT            QUESTION\n"),
+        "{table}"
+    );
+    let plain = json_lines(&research_tui(data, &["sessions", "--json"]));
+    assert_eq!(plain.len(), 2);
+
+    // A word only the NVIDIA answer has (TSMC's CoWoS packaging): that session alone, by its answer.
+    let found = json_lines(&research_tui(
+        data,
+        &["sessions", "--search", "cowos", "--json"],
+    ));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(first_question(&found[0]), nvidia);
+    assert_eq!(found[0]["field"], "answer");
+    assert!(found[0]["text"].as_str().unwrap().contains("CoWoS"));
+    // Every field of `sessions --json` is kept as it was, with score, field and text added.
+    let same = plain.iter().find(|s| s["id"] == found[0]["id"]).unwrap();
+    for (key, value) in same.as_object().unwrap() {
+        assert_eq!(&found[0][key], value, "{key}");
+    }
+    assert!(found[0]["score"].as_u64().unwrap() > 0);
+
+    // A source title (the SK hynix HBM4 story the NVIDIA answer cites).
+    let found = json_lines(&research_tui(
+        data,
+        &["sessions", "--search", "hbm4 sold out", "--json"],
+    ));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["field"], "source");
+
+    // Fuzzy, in the question: both sessions' questions have these letters, the closer one first.
+    let found = json_lines(&research_tui(
+        data,
+        &["sessions", "--search", "lam res", "--json"],
+    ));
+    assert_eq!(first_question(&found[0]), semis, "{found:?}");
+    assert_eq!(found[0]["field"], "question");
+    let scores: Vec<u64> = found.iter().map(|s| s["score"].as_u64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+
+    // The table: the matched line under each session; nothing found says so.
+    let table = research_tui(data, &["sessions", "--search", "tokyo electron"]);
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(table.contains(semis.get(..40).unwrap()), "{table}");
+    assert!(
+        table.contains("↳ answer: ") || table.contains("↳ question: "),
+        "{table}"
+    );
+    let none = research_tui(data, &["sessions", "--search", "zqxj"]);
+    assert!(none.status.success());
+    assert!(
+        String::from_utf8_lossy(&none.stdout)
+            .starts_with("No saved session matches \"zqxj\" (2 searched"),
+        "{none:?}"
+    );
+    assert!(
+        json_lines(&research_tui(
+            data,
+            &["sessions", "--search", "zqxj", "--json"]
+        ))
+        .is_empty()
+    );
+}
+
+/// The next list the watch hands over for which `pred` holds (panics after 10 s).
+fn wait_list(
+    rx: &std::sync::mpsc::Receiver<SessionList>,
+    what: &str,
+    pred: impl Fn(&SessionList) -> bool,
+) -> SessionList {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(list) if pred(&list) => return list,
+            Ok(_) => continue,
+            Err(_) => panic!("timed out waiting for {what}"),
+        }
+    }
+}
+
+fn statuses(list: &SessionList) -> Vec<String> {
+    list.iter().map(|s| s.meta.status().to_owned()).collect()
+}
+
+#[test]
+fn the_picker_shows_a_session_being_written_as_live_first_and_then_how_it_ended() {
+    use research_tui::tui::state::{App, AppConfig, Mode};
+    let tmp = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(tmp.path());
+    // An older session, finished.
+    let mut old = store.create("research-agent", "bigdata", "x").unwrap();
+    let writer = old.begin_turn("An older question", None).unwrap();
+    SavedTurn::new(old.clone(), writer)
+        .0
+        .end(&Session::new(), &StreamEnd::Closed)
+        .unwrap();
+
+    let mut app = App::new(AppConfig {
+        mode: Mode::Demo,
+        theme: Default::default(),
+        can_ask: true,
+    });
+    app.show_sessions(store.list());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let watch = SessionsWatch::start(tmp.path().to_owned(), move |list| tx.send(list).is_ok());
+    wait_list(&rx, "the first read", |list| list.len() == 1);
+
+    // Another process starts writing a session (here: this test, holding the turn lock).
+    let mut live = store.create("research-agent", "xai", "x").unwrap();
+    let writer = live.begin_turn("What is streaming now?", None).unwrap();
+    let (mut turn, sink) = SavedTurn::new(live.clone(), writer);
+    sink.lock().unwrap().write_all(b"data: {}\n\n").unwrap();
+    let list = wait_list(&rx, "the live session", |list| {
+        list.len() == 2 && statuses(list).contains(&"streaming".to_owned())
+    });
+    app.update_sessions(list);
+    let screen = draw(&mut app);
+    let live_row = screen.find("● live").expect("a live mark");
+    assert!(
+        live_row < screen.find("An older question").unwrap(),
+        "{screen}"
+    );
+    assert!(screen.contains("What is streaming now?"), "{screen}");
+    assert!(screen.contains("xai"), "{screen}");
+
+    // The writer ends the turn: no longer live.
+    turn.end(&Session::new(), &StreamEnd::Closed).unwrap();
+    let list = wait_list(&rx, "the end", |list| {
+        !statuses(list).contains(&"streaming".to_owned())
+    });
+    app.update_sessions(list);
+    assert!(!draw(&mut app).contains("● live"));
+
+    // A second turn whose writer dies (its lock let go without an end): cut, while still open.
+    let writer = live.begin_turn("And then?", None).unwrap();
+    let (dying, _sink) = SavedTurn::new(live.clone(), writer);
+    wait_list(&rx, "the second turn live", |list| {
+        statuses(list).contains(&"streaming".to_owned())
+    });
+    drop(dying);
+    let list = wait_list(&rx, "the dead writer", |list| {
+        statuses(list).contains(&"cut".to_owned())
+    });
+    app.update_sessions(list);
+    let screen = draw(&mut app);
+    assert!(
+        !screen.contains("● live") && screen.contains("cut"),
+        "{screen}"
+    );
+    drop(watch);
+}
+
+fn draw(app: &mut research_tui::tui::state::App) -> String {
+    use ratatui::{Terminal, backend::TestBackend};
+    let mut terminal = Terminal::new(TestBackend::new(140, 42)).unwrap();
+    let mut view = research_tui::tui::screen::View::new();
+    terminal.draw(|frame| view.draw(frame, app)).unwrap();
+    terminal.backend().to_string()
+}

@@ -1,0 +1,41 @@
+//! The integration tests, in one binary: each module is one area of behaviour (the real binary
+//! through the CLI, the app in tmux, the demo agent and hostile servers on 127.0.0.x, recordings
+//! through the pipeline). One binary links the app once instead of once per file.
+
+mod support;
+
+mod ask_cli;
+mod charts_cli;
+mod client_edges;
+mod client_robustness;
+mod demo_agent;
+mod demo_honesty;
+mod demo_timeouts;
+mod history;
+mod invisible_text;
+mod key_safety;
+mod large_streams;
+mod pipeline_props;
+mod provider_dialects;
+mod provider_http;
+mod proxy;
+mod real_traffic;
+mod render_empty;
+mod render_golden;
+mod research_apis;
+mod server_client;
+mod sse_vectors;
+mod store_concurrency;
+mod tail_follow;
+mod tui_charts;
+mod tui_e2e;
+mod tui_e2e_newcomer;
+mod tui_history;
+mod tui_input;
+mod tui_layouts;
+mod tui_mouse;
+mod tui_popups;
+mod tui_sessions;
+mod tui_snapshots;
+mod tui_watch;
+mod watch_sessions;

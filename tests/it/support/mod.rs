@@ -1,0 +1,218 @@
+//! What the app's tests share: an app with a fixed clock, recordings fed through the real event
+//! pipeline, frames drawn into a `TestBackend`, and keys pressed.
+#![allow(dead_code)]
+
+pub mod tmux;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::tui::screen;
+use research_tui::tui::state::{App, AppConfig, Effect, Focus, Mode};
+use research_tui::tui::theme::Theme;
+use research_tui::wire::provider::{EventPipeline, Provider};
+use research_tui::wire::recording::parse_frames;
+
+/// The real binary, built for these tests.
+pub const BIN: &str = env!("CARGO_BIN_EXE_research-tui");
+
+/// Every environment variable a provider's key can come from, from the provider table.
+pub fn key_variables() -> impl Iterator<Item = &'static str> {
+    Provider::ALL.into_iter().map(|p| p.spec().api_key_env)
+}
+
+/// Variables from the developer's shell that would change what the binary does: a provider's key
+/// turns a demo run live, the others move its endpoint, its limits or its colours.
+fn foreign_variables() -> impl Iterator<Item = &'static str> {
+    key_variables().chain([
+        "BIGDATA_AGENTS_URL",
+        "RESEARCH_TUI_MAX_ANSWER_MIB",
+        "NO_COLOR",
+        "BROWSER",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+    ])
+}
+
+/// The XDG directories one spawned binary sees, all under one temporary home.
+pub struct Home {
+    pub root: PathBuf,
+}
+
+impl Home {
+    pub fn new(root: &Path) -> Home {
+        Home {
+            root: root.to_path_buf(),
+        }
+    }
+    pub fn data(&self) -> PathBuf {
+        self.root.join("data")
+    }
+    pub fn config(&self) -> PathBuf {
+        self.root.join("config")
+    }
+    pub fn cache(&self) -> PathBuf {
+        self.root.join("cache")
+    }
+    /// Where saved sessions go (`$XDG_DATA_HOME/research-tui/sessions`).
+    pub fn sessions(&self) -> PathBuf {
+        self.data().join("research-tui").join("sessions")
+    }
+    /// `NAME=value` entries for a shell or tmux: this home's XDG directories.
+    pub fn env_entries(&self) -> Vec<String> {
+        vec![
+            format!("XDG_DATA_HOME={}", self.data().display()),
+            format!("XDG_CONFIG_HOME={}", self.config().display()),
+            format!("XDG_CACHE_HOME={}", self.cache().display()),
+            format!("XDG_STATE_HOME={}", self.root.join("state").display()),
+        ]
+    }
+}
+
+/// The real binary isolated in `home`: its own data, config, cache and state directories, and no
+/// provider key, endpoint or limit inherited from whoever runs the tests. A test adds what it means.
+pub fn cli(home: &Path) -> Command {
+    let mut command = Command::new(BIN);
+    for entry in Home::new(home).env_entries() {
+        let (name, value) = entry.split_once('=').unwrap();
+        command.env(name, value);
+    }
+    for name in foreign_variables() {
+        command.env_remove(name);
+    }
+    command
+}
+
+/// A home for a command whose files no test reads (`render`, a usage error): inside the target
+/// directory, so nothing reaches the developer's own directories.
+pub fn scratch() -> &'static Path {
+    static SCRATCH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    SCRATCH.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scratch-home");
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    })
+}
+
+/// Poll `ready` until it holds; fail the test after `timeout` naming `what` it waited for.
+pub fn wait_until(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + timeout;
+    while !ready() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting until {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Every file under `dir`, recursively (none when it does not exist).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// `env -u NAME …` arguments that clear the same variables as [`cli`], for a shell command line.
+pub fn unset_args() -> Vec<String> {
+    foreign_variables()
+        .flat_map(|name| ["-u".to_owned(), name.to_owned()])
+        .collect()
+}
+
+pub const EARNINGS: &str = "assets/recordings/bigdata/earnings-deep-dive.sse";
+pub const SECTOR: &str = "assets/recordings/bigdata/sector-comparison.sse";
+pub const FOLLOW_UP: &str = "assets/recordings/bigdata/follow-up.sse";
+pub const DEMO_QUESTION: &str = research_tui::tui::DEMO_QUESTION;
+
+pub fn app() -> App {
+    let mut app = App::new(AppConfig {
+        mode: Mode::Demo,
+        theme: Theme::default(),
+        can_ask: true,
+    });
+    app.fixed_elapsed = Some(Duration::from_secs(42));
+    app
+}
+
+/// Feed a recording's frames (all, or the first `limit`) into a new turn; end it when complete.
+pub fn play(app: &mut App, path: &str, question: Option<&str>, limit: Option<usize>) {
+    let bytes = std::fs::read(path).unwrap();
+    let frames = parse_frames(&bytes);
+    app.begin_turn(question.map(str::to_owned));
+    app.apply_update(StreamUpdate::Connected);
+    let mut pipeline = EventPipeline::auto();
+    let n = limit.unwrap_or(frames.len());
+    for frame in &frames[..n] {
+        let mut events = Vec::new();
+        let _ = pipeline.feed(&frame.bytes, &mut events);
+        app.apply_update(StreamUpdate::Events(events));
+    }
+    if limit.is_none() {
+        let mut events = Vec::new();
+        let _ = pipeline.finish(&mut events);
+        app.apply_update(StreamUpdate::Events(events));
+        app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
+    }
+}
+
+/// Frames up to and including half of the ANSWER frames.
+pub fn half_of_the_answer(path: &str) -> usize {
+    let bytes = std::fs::read(path).unwrap();
+    let frames = parse_frames(&bytes);
+    let is_answer = |f: &&research_tui::wire::recording::Frame| {
+        String::from_utf8_lossy(&f.bytes).contains("\"type\":\"ANSWER\"")
+    };
+    let answers = frames.iter().filter(is_answer).count();
+    let mut seen = 0;
+    for (i, frame) in frames.iter().enumerate() {
+        if is_answer(&frame) {
+            seen += 1;
+            if seen == answers / 2 {
+                return i + 1;
+            }
+        }
+    }
+    frames.len()
+}
+
+pub fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| screen::draw(frame, app)).unwrap();
+    terminal
+}
+
+pub fn key(app: &mut App, code: KeyCode) -> Option<Effect> {
+    let action = app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))?;
+    app.update(action)
+}
+
+pub fn keys(app: &mut App, codes: &str) {
+    for c in codes.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+/// Leave the prompt (where the app waits once an answer ends) to move around the panes.
+pub fn browse(app: &mut App) {
+    if app.focus == Focus::Prompt {
+        key(app, KeyCode::Esc);
+    }
+    assert_ne!(app.focus, Focus::Prompt);
+}
+
+pub fn ctrl(app: &mut App, c: char) -> Option<Effect> {
+    let action = app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))?;
+    app.update(action)
+}

@@ -1,0 +1,943 @@
+//! Snapshots of the interactive app drawn into a `TestBackend`, driven by the real demo recordings and
+//! fixtures applied through the event pipeline. The clock is fixed so nothing depends on time.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::tui::state::{App, AppConfig, Effect, Focus, Mode};
+use research_tui::tui::theme::Theme;
+use research_tui::wire::provider::EventPipeline;
+use research_tui::wire::recording::parse_frames;
+
+use crate::support;
+
+use support::*;
+
+#[test]
+fn streaming_mid_answer() {
+    let mut app = app();
+    play(
+        &mut app,
+        EARNINGS,
+        Some(DEMO_QUESTION),
+        Some(half_of_the_answer(EARNINGS)),
+    );
+    assert!(app.in_progress());
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn complete_following_the_bottom() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn complete_answer_scrolled_to_the_top() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    draw(&mut app, 140, 42);
+    browse(&mut app);
+    keys(&mut app, "ag");
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn sub_agents_tool_errors_and_retries_in_the_activity_pane() {
+    let mut app = app();
+    play(&mut app, SECTOR, None, None);
+    browse(&mut app);
+    keys(&mut app, "t");
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn error_stream() {
+    let mut app = app();
+    play(&mut app, "tests/fixtures/workflow-error.sse", None, None);
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn cut_stream() {
+    let mut app = app();
+    play(
+        &mut app,
+        "tests/fixtures/cut-mid-answer.sse",
+        Some("Review NVIDIA's quarter"),
+        None,
+    );
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn narrow_layout_80x24() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    keys(&mut app, "ag");
+    insta::assert_snapshot!("narrow_answer", draw(&mut app, 80, 24).backend());
+    keys(&mut app, "c");
+    insta::assert_snapshot!("narrow_sources", draw(&mut app, 80, 24).backend());
+    keys(&mut app, "p");
+    insta::assert_snapshot!("narrow_plan", draw(&mut app, 80, 24).backend());
+}
+
+#[test]
+fn source_detail_popup() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    keys(&mut app, "cj");
+    key(&mut app, KeyCode::Enter);
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("[2] Reuters - May 27, 2026"));
+    assert!(screen.contains("Supports 2 spans"));
+    insta::assert_snapshot!(terminal.backend());
+    key(&mut app, KeyCode::Esc);
+    assert!(app.popup.is_none());
+}
+
+#[test]
+fn help_overlay() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    keys(&mut app, "?");
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn follow_up_turns_stack_under_their_questions() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    play(
+        &mut app,
+        FOLLOW_UP,
+        Some("How does that compare with AMD's data-center guidance?"),
+        None,
+    );
+    draw(&mut app, 140, 42);
+    browse(&mut app);
+    // Scroll up until the second question header is on screen.
+    let mut found = false;
+    for _ in 0..200 {
+        let screen = draw(&mut app, 140, 42).backend().to_string();
+        if screen.contains("▍You: How does that compare") {
+            found = true;
+            break;
+        }
+        key(&mut app, KeyCode::Up);
+    }
+    assert!(found, "the follow-up's question header is shown");
+    insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
+}
+
+#[test]
+fn the_selected_source_highlights_its_spans_and_n_jumps_to_them() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    draw(&mut app, 140, 42);
+    browse(&mut app);
+    keys(&mut app, "c");
+    // Source [2] (Reuters) supports two spans; jump to the first.
+    keys(&mut app, "jn");
+    let terminal = draw(&mut app, 140, 42);
+    let buffer = terminal.backend().buffer();
+    let theme = Theme::default();
+    let mut lit = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            let cell = &buffer[(x, y)];
+            if cell.bg == theme.highlight_bg {
+                lit.push_str(cell.symbol());
+            }
+        }
+        lit.push('\n');
+    }
+    assert!(
+        lit.contains("the $80.0 billion Q2 revenue guide sits about") || lit.contains("LSEG"),
+        "highlighted: {lit}"
+    );
+    assert_eq!(app.focus, Focus::Sources);
+    assert!(app.focus_span.is_some());
+}
+
+#[test]
+fn xai_inline_links_become_our_markers() {
+    let mut app = app();
+    play(
+        &mut app,
+        "assets/recordings/xai/solid-state-batteries.sse",
+        None,
+        None,
+    );
+    browse(&mut app);
+    keys(&mut app, "ag");
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(
+        !screen.contains("]]("),
+        "provider links are hidden:\n{screen}"
+    );
+    insta::assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn zeta_anchors_become_our_markers() {
+    let mut app = app();
+    play(
+        &mut app,
+        "assets/recordings/zeta/rag-long-documents.sse",
+        None,
+        None,
+    );
+    browse(&mut app);
+    keys(&mut app, "ag");
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(
+        !screen.contains("<sup>"),
+        "provider anchors are hidden:\n{screen}"
+    );
+    insta::assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn idle_app_with_no_question_focuses_an_empty_prompt() {
+    let mut app = App::new(AppConfig {
+        mode: Mode::Live,
+        theme: Theme::default(),
+        can_ask: true,
+    });
+    app.focus = Focus::Prompt;
+    let terminal = draw(&mut app, 100, 20);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("LIVE"));
+    assert!(screen.contains("Type a question below"), "{screen}");
+    // Typing goes to the prompt and Enter asks.
+    keys(&mut app, "hello");
+    let effect = key(&mut app, KeyCode::Enter);
+    assert_eq!(effect, Some(Effect::Ask("hello".into())));
+}
+
+#[test]
+fn no_color_draws_without_any_color() {
+    let mut app = App::new(AppConfig {
+        mode: Mode::Demo,
+        theme: Theme::default().without_colors(),
+        can_ask: true,
+    });
+    app.fixed_elapsed = Some(Duration::from_secs(1));
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    keys(&mut app, "c");
+    let terminal = draw(&mut app, 140, 42);
+    let buffer = terminal.backend().buffer();
+    for cell in buffer.content() {
+        assert_eq!(cell.fg, ratatui::style::Color::Reset);
+        assert_eq!(cell.bg, ratatui::style::Color::Reset);
+    }
+}
+
+#[test]
+fn ctrl_c_cancels_a_running_turn_then_quits() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(40));
+    assert!(app.in_progress());
+    assert_eq!(ctrl(&mut app, 'c'), Some(Effect::Cancel));
+    assert!(!app.in_progress());
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(screen.contains("cancelled"), "{screen}");
+    assert_eq!(ctrl(&mut app, 'c'), Some(Effect::Quit));
+    assert!(app.quit);
+}
+
+#[test]
+fn q_quits_except_while_typing_in_the_prompt() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    keys(&mut app, "i");
+    assert_eq!(app.focus, Focus::Prompt);
+    keys(&mut app, "quit");
+    assert!(!app.quit);
+    assert_eq!(app.prompt.lines(), ["quit"]);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(key(&mut app, KeyCode::Char('q')), Some(Effect::Quit));
+}
+
+#[test]
+fn alt_enter_and_ctrl_j_insert_newlines_and_enter_sends() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    keys(&mut app, "ab");
+    let alt_enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT);
+    let action = app.handle_key(alt_enter).unwrap();
+    app.update(action);
+    keys(&mut app, "c");
+    ctrl(&mut app, 'j');
+    keys(&mut app, "d");
+    assert_eq!(app.prompt.lines(), ["ab", "c", "d"]);
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        Some(Effect::Ask("ab\nc\nd".into()))
+    );
+    assert_eq!(app.prompt.lines(), [""]);
+}
+
+#[test]
+fn a_follow_up_waits_for_the_running_answer() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(40));
+    assert_eq!(app.focus, Focus::Prompt, "typing ahead while it answers");
+    keys(&mut app, "next");
+    assert_eq!(key(&mut app, KeyCode::Enter), None);
+    assert!(app.message.as_ref().unwrap().0.contains("still answering"));
+}
+
+#[test]
+fn tab_cycles_focus_in_layout_order() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    draw(&mut app, 140, 42);
+    assert_eq!(
+        app.focus,
+        Focus::Prompt,
+        "the answer ended: the prompt waits"
+    );
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        key(&mut app, KeyCode::Tab);
+        seen.push(app.focus);
+    }
+    assert_eq!(
+        seen,
+        [
+            Focus::Plan,
+            Focus::Activity,
+            Focus::Answer,
+            Focus::Sources,
+            Focus::Prompt,
+        ]
+    );
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(
+        app.focus,
+        Focus::Answer,
+        "Esc leaves the prompt for the answer"
+    );
+    draw(&mut app, 80, 24);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Focus::Plan, "narrow: the tab order");
+}
+
+#[test]
+fn scrolling_up_stops_following_and_g_resumes() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(200));
+    draw(&mut app, 140, 42);
+    browse(&mut app);
+    assert!(app.answer_scroll.follow);
+    key(&mut app, KeyCode::PageUp);
+    assert!(!app.answer_scroll.follow);
+    let top = app.answer_scroll.top;
+    // More answer arrives: the view stays where the user put it.
+    let bytes = std::fs::read(EARNINGS).unwrap();
+    let frames = parse_frames(&bytes);
+    let mut pipeline = EventPipeline::auto();
+    for frame in &frames[200..] {
+        let mut events = Vec::new();
+        let _ = pipeline.feed(&frame.bytes, &mut events);
+        app.apply_update(StreamUpdate::Events(events));
+    }
+    draw(&mut app, 140, 42);
+    assert_eq!(app.answer_scroll.top, top);
+    keys(&mut app, "G");
+    assert!(app.answer_scroll.follow);
+}
+
+#[test]
+fn enter_expands_the_selected_activity() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    keys(&mut app, "tg");
+    key(&mut app, KeyCode::Enter);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(screen.contains("▾ thinking"), "{screen}");
+    // The whole thought is there, wrapped, not cut with an ellipsis: the left column's words.
+    let answer_x = screen
+        .lines()
+        .find_map(|l| l.find("╭ Answer").map(|at| l[..at].chars().count()))
+        .unwrap();
+    let left: Vec<String> = screen
+        .lines()
+        .map(|l| l.chars().take(answer_x).collect::<String>())
+        .collect();
+    let words = left
+        .join(" ")
+        .split(|c: char| c.is_whitespace() || c == '┃' || c == '│' || c == '"')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("so the search window lines up with the release."),
+        "{screen}"
+    );
+}
+
+#[test]
+fn hostile_text_never_reaches_a_cell_as_a_control_character() {
+    let mut app = app();
+    play(
+        &mut app,
+        "tests/fixtures/hostile.sse",
+        Some("evil\u{1b}[2J?"),
+        None,
+    );
+    browse(&mut app);
+    for keys_pressed in ["", "c", "t", "p"] {
+        keys(&mut app, keys_pressed);
+        let terminal = draw(&mut app, 140, 42);
+        for cell in terminal.backend().buffer().content() {
+            assert!(
+                !cell.symbol().chars().any(|c| c.is_control()
+                    || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')),
+                "control character in {:?}",
+                cell.symbol()
+            );
+        }
+    }
+    keys(&mut app, "c");
+    key(&mut app, KeyCode::Enter);
+    let terminal = draw(&mut app, 140, 42);
+    for cell in terminal.backend().buffer().content() {
+        assert!(!cell.symbol().chars().any(char::is_control));
+    }
+}
+
+#[test]
+fn tiny_and_odd_sizes_do_not_panic() {
+    let mut app = app();
+    play(&mut app, SECTOR, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    for (w, h) in [
+        (1, 1),
+        (10, 3),
+        (20, 5),
+        (30, 8),
+        (60, 12),
+        (99, 20),
+        (100, 20),
+        (300, 80),
+    ] {
+        for k in ["", "c", "?", "t"] {
+            keys(&mut app, k);
+            draw(&mut app, w, h);
+            key(&mut app, KeyCode::Esc);
+        }
+        keys(&mut app, "cjj");
+        key(&mut app, KeyCode::Enter);
+        draw(&mut app, w, h);
+        key(&mut app, KeyCode::Esc);
+    }
+}
+
+/// Rendering while the stream arrives (blocks cached, markers arriving late) ends with exactly the rows
+/// of rendering the finished answer in one go, for every recording and a few widths.
+#[test]
+fn incremental_rendering_matches_a_fresh_render_for_every_recording() {
+    use research_tui::tui::text::AnswerView;
+    let theme = Theme::default();
+    for path in [
+        EARNINGS,
+        SECTOR,
+        FOLLOW_UP,
+        "assets/recordings/bigdata/workflow-earnings-brief.sse",
+        "assets/recordings/xai/solid-state-batteries.sse",
+        "assets/recordings/zeta/rag-long-documents.sse",
+    ] {
+        for width in [38, 64, 101] {
+            let mut app = app();
+            app.begin_turn(None);
+            let bytes = std::fs::read(path).unwrap();
+            let mut pipeline = EventPipeline::auto();
+            for frame in parse_frames(&bytes) {
+                let mut events = Vec::new();
+                let _ = pipeline.feed(&frame.bytes, &mut events);
+                app.apply_update(StreamUpdate::Events(events));
+                let turn = app.turns.last_mut().unwrap();
+                turn.view.sync(
+                    turn.session.answer.as_str(),
+                    &turn.ann,
+                    turn.markers_version,
+                    turn.generation,
+                    width,
+                    &theme,
+                );
+            }
+            let mut events = Vec::new();
+            let _ = pipeline.finish(&mut events);
+            app.apply_update(StreamUpdate::Events(events));
+            app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
+            let turn = app.turns.last_mut().unwrap();
+            turn.view.sync(
+                turn.session.answer.as_str(),
+                &turn.ann,
+                turn.markers_version,
+                turn.generation,
+                width,
+                &theme,
+            );
+            let mut fresh = AnswerView::new();
+            fresh.sync(
+                turn.session.answer.as_str(),
+                &turn.ann,
+                turn.markers_version,
+                turn.generation,
+                width,
+                &theme,
+            );
+            let a: Vec<String> = turn.view.rows(0, usize::MAX).map(|r| r.text()).collect();
+            let b: Vec<String> = fresh.rows(0, usize::MAX).map(|r| r.text()).collect();
+            assert_eq!(a, b, "{path} at {width} columns");
+            assert_eq!(turn.view.height(), fresh.height());
+        }
+    }
+}
+
+#[test]
+fn brackets_show_an_earlier_turn_in_the_panes() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    play(
+        &mut app,
+        FOLLOW_UP,
+        Some("How does that compare with AMD's data-center guidance?"),
+        None,
+    );
+    let latest = draw(&mut app, 140, 42).backend().to_string();
+    assert!(latest.contains("AMD Investor Relations"), "{latest}");
+    browse(&mut app);
+    keys(&mut app, "[");
+    assert_eq!(app.current_index(), 0);
+    let earlier = draw(&mut app, 140, 42).backend().to_string();
+    assert!(earlier.contains("[1] NVIDIA Newsroom"), "{earlier}");
+    assert!(
+        earlier.contains("▍You: Break down NVIDIA"),
+        "scrolled to its question"
+    );
+    // Its sources highlight its own spans.
+    keys(&mut app, "cn");
+    assert!(app.focus_span.is_some());
+    keys(&mut app, "]");
+    assert_eq!(app.current_index(), 1);
+    assert!(
+        draw(&mut app, 140, 42)
+            .backend()
+            .to_string()
+            .contains("AMD Investor Relations")
+    );
+}
+
+/// Like [`play`], for a turn sent with `cont` (a follow-up, a branch, a retry).
+fn play_from(
+    app: &mut App,
+    path: &str,
+    question: &str,
+    cont: research_tui::tui::state::Continuation,
+) {
+    let bytes = std::fs::read(path).unwrap();
+    app.begin_turn_with(Some(question.to_owned()), cont);
+    app.apply_update(StreamUpdate::Connected);
+    let mut pipeline = EventPipeline::auto();
+    for frame in parse_frames(&bytes) {
+        let mut events = Vec::new();
+        let _ = pipeline.feed(&frame.bytes, &mut events);
+        app.apply_update(StreamUpdate::Events(events));
+    }
+    let mut events = Vec::new();
+    let _ = pipeline.finish(&mut events);
+    app.apply_update(StreamUpdate::Events(events));
+    app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
+}
+
+fn saved_meta(
+    id: &str,
+    updated: &str,
+    provider: &str,
+    questions: &[&str],
+    status: &str,
+) -> research_tui::local::store::SessionMeta {
+    use research_tui::local::store::{SessionMeta, TurnMeta};
+    SessionMeta {
+        id: id.into(),
+        created_at: updated.into(),
+        updated_at: updated.into(),
+        endpoint: "research-agent".into(),
+        provider: provider.into(),
+        base_url: "http://127.0.0.1:8787".into(),
+        chat_id: Some(format!("chat-{id}")),
+        execution_id: None,
+        options: Default::default(),
+        turns: questions
+            .iter()
+            .enumerate()
+            .map(|(i, q)| TurnMeta {
+                question: (*q).into(),
+                started_at: updated.into(),
+                ended_at: Some(updated.into()),
+                from_checkpoint_id: None,
+                checkpoint_id: (status == "complete").then(|| format!("ckpt-{id}-{i}")),
+                status: status.into(),
+                stream_file: format!("turn-{:03}.sse", i + 1),
+                reason: None,
+                request: None,
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn session_picker_popup() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    app.session_id = Some("20260528-101500-1a2b".into());
+    browse(&mut app);
+    // `s` asks the loop for the list; the loop hands it back.
+    assert_eq!(
+        key(&mut app, KeyCode::Char('s')),
+        Some(Effect::ListSessions)
+    );
+    let list = vec![
+        saved_meta(
+            "20260528-101500-1a2b",
+            "2026-05-28T10:15:00Z",
+            "bigdata",
+            &[DEMO_QUESTION, "And AMD?"],
+            "complete",
+        ),
+        saved_meta(
+            "20260527-090000-00ff",
+            "2026-05-27T09:00:00Z",
+            "xai",
+            &["Which solid-state battery makers are closest to mass production?"],
+            "complete",
+        ),
+        saved_meta(
+            "20260526-180000-0042",
+            "2026-05-26T18:00:00Z",
+            "bigdata",
+            &["Compare ASML and Lam Research"],
+            "cut",
+        ),
+    ];
+    app.show_sessions(list);
+    // The open conversation is selected first; j moves down.
+    key(&mut app, KeyCode::Char('j'));
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("Saved sessions (3)"), "{screen}");
+    assert!(screen.contains("▸ 2026-05-27 09:00  1 turn"), "{screen}");
+    assert!(screen.contains("(open)"), "{screen}");
+    insta::assert_snapshot!("session_picker_popup", terminal.backend());
+    insta::assert_snapshot!(
+        "session_picker_popup_narrow",
+        draw(&mut app, 80, 24).backend()
+    );
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        Some(Effect::OpenSession("20260527-090000-00ff".into()))
+    );
+    assert!(app.popup.is_none());
+}
+
+#[test]
+fn the_session_picker_refuses_to_replace_a_running_stream() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(40));
+    app.show_sessions(vec![saved_meta(
+        "20260527-090000-00ff",
+        "2026-05-27T09:00:00Z",
+        "bigdata",
+        &["Q"],
+        "complete",
+    )]);
+    assert_eq!(key(&mut app, KeyCode::Enter), None);
+    assert!(app.message.as_ref().unwrap().0.contains("cancel it first"));
+    let empty = {
+        let mut app = self::app();
+        app.show_sessions(Vec::new());
+        draw(&mut app, 80, 24).backend().to_string()
+    };
+    assert!(empty.contains("No saved sessions yet"), "{empty}");
+}
+
+#[test]
+fn a_branched_conversation_marks_the_selected_turn_and_where_the_next_question_goes() {
+    use research_tui::tui::state::Continuation;
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    let follow = app.continuation();
+    assert_eq!(
+        follow.checkpoint_id.as_deref(),
+        Some("ckpt-demo-nvda-q1fy27-0001")
+    );
+    assert_eq!(follow.from_turn, Some(0));
+    play_from(
+        &mut app,
+        FOLLOW_UP,
+        "How does that compare with AMD's data-center guidance?",
+        follow,
+    );
+    // The next question follows the newest turn…
+    assert_eq!(
+        app.continuation().checkpoint_id.as_deref(),
+        Some("ckpt-demo-nvda-q1fy27-0002")
+    );
+    assert_eq!(app.branch_from(), None);
+    // …unless an earlier turn is selected: then it branches from that turn's checkpoint, same chat.
+    browse(&mut app);
+    keys(&mut app, "[");
+    let branch = app.continuation();
+    assert_eq!(
+        branch,
+        Continuation {
+            chat_id: app.turns[0].session.ids.chat_id.clone(),
+            checkpoint_id: Some("ckpt-demo-nvda-q1fy27-0001".into()),
+            from_turn: Some(0),
+        }
+    );
+    assert_eq!(app.branch_from(), Some(0));
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(
+        screen.contains("↳ from turn 1 · ckpt-demo-nvda-q1fy27-0001"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("▶ turn 1 · selected"),
+        "the selected turn's header is marked:\n{screen}"
+    );
+    insta::assert_snapshot!("branch_selected_turn", terminal.backend());
+
+    // The branch becomes turn 3, marked as coming from turn 1.
+    keys(&mut app, "iMargins instead?");
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        Some(Effect::Ask("Margins instead?".into()))
+    );
+    play_from(&mut app, FOLLOW_UP, "Margins instead?", branch);
+    assert_eq!(app.history(app.turns[2].request.from_turn).len(), 1);
+    browse(&mut app);
+    keys(&mut app, "a");
+    let mut found = false;
+    for _ in 0..300 {
+        let screen = draw(&mut app, 140, 42).backend().to_string();
+        if screen.contains("── turn 3 · ↳ from turn 1") {
+            found = true;
+            break;
+        }
+        key(&mut app, KeyCode::Up);
+    }
+    assert!(found, "turn 3's rule says where it branched from");
+    insta::assert_snapshot!("branch_narrow_prompt", {
+        keys(&mut app, "[[");
+        draw(&mut app, 80, 24).backend().to_string()
+    });
+}
+
+#[test]
+fn a_cut_turn_keeps_what_arrived_and_r_retries_it() {
+    let mut app = app();
+    play(
+        &mut app,
+        "tests/fixtures/cut-mid-answer.sse",
+        Some("Review NVIDIA's quarter"),
+        None,
+    );
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    let status = screen.lines().last().unwrap();
+    assert!(status.contains("cut · kept what arrived"), "{status}");
+    assert!(status.contains("r retry"), "{status}");
+    assert!(screen.contains("r asks it again"), "{screen}");
+    insta::assert_snapshot!("retry_after_a_cut", draw(&mut app, 80, 24).backend());
+    browse(&mut app);
+    assert_eq!(key(&mut app, KeyCode::Char('r')), Some(Effect::Retry(0)));
+    // A complete turn is not retried.
+    let mut done = self::app();
+    play(&mut done, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut done);
+    assert_eq!(key(&mut done, KeyCode::Char('r')), None);
+    assert!(done.message.as_ref().unwrap().0.contains("follow-up"));
+}
+
+#[test]
+fn status_bar_while_retrying() {
+    let mut app = app();
+    app.begin_turn(Some(DEMO_QUESTION.into()));
+    app.apply_update(StreamUpdate::Connecting { attempt: 1 });
+    app.apply_update(StreamUpdate::Retrying {
+        attempt: 2,
+        wait_ms: 2000,
+        reason: "HTTP 503: Service Unavailable".into(),
+    });
+    let terminal = draw(&mut app, 140, 42);
+    let status = terminal.backend().to_string();
+    let status = status.lines().last().unwrap().to_owned();
+    assert!(
+        status.contains("retrying in 2 s (try 2/3): HTTP 503: Service Unavailable"),
+        "{status}"
+    );
+    insta::assert_snapshot!("status_bar_while_retrying", terminal.backend());
+}
+
+#[test]
+fn zeta_source_detail_shows_the_key_sentence_bold() {
+    use ratatui::style::Modifier;
+    let mut app = app();
+    app.provider = Some(research_tui::wire::provider::Provider::Zeta);
+    play(
+        &mut app,
+        "assets/recordings/zeta/rag-long-documents.sse",
+        Some("What do recent papers say about retrieval-augmented generation for long documents?"),
+        None,
+    );
+    browse(&mut app);
+    keys(&mut app, "c");
+    key(&mut app, KeyCode::Enter);
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    // The title line of the extract repeats the headline: left out.
+    assert_eq!(
+        screen
+            .matches("Lost in the Middle: How Language Models Use Long Contexts")
+            .count(),
+        // Popup title and headline (the sidebar behind is covered).
+        2,
+        "{screen}"
+    );
+    let buffer = terminal.backend().buffer();
+    let mut bold = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            let cell = &buffer[(x, y)];
+            if cell.modifier.contains(Modifier::BOLD) {
+                bold.push_str(cell.symbol());
+            }
+        }
+        bold.push('\n');
+    }
+    assert!(
+        bold.contains("Performance is often highest when") && !bold.contains("We analyze"),
+        "{bold}"
+    );
+    assert!(!screen.contains("<b>"), "{screen}");
+    insta::assert_snapshot!("zeta_source_detail", terminal.backend());
+}
+
+#[test]
+fn o_opens_zeta_relative_urls_against_the_api_base_and_not_custom_documents() {
+    let mut app = app();
+    app.provider = Some(research_tui::wire::provider::Provider::Zeta);
+    app.api_base = Some("https://zeta.example".into());
+    play(
+        &mut app,
+        "assets/recordings/zeta/rag-long-documents.sse",
+        None,
+        None,
+    );
+    browse(&mut app);
+    keys(&mut app, "c");
+    assert_eq!(
+        key(&mut app, KeyCode::Char('o')),
+        Some(Effect::Open(
+            "https://zeta.example/documents/chunk/list?tenant=demo&property_name=id&property_values=f3a9c1d2e8b7_4"
+                .into()
+        ))
+    );
+    keys(&mut app, "G");
+    assert_eq!(key(&mut app, KeyCode::Char('o')), None);
+    let message = &app.message.as_ref().unwrap().0;
+    assert!(message.contains("custom document"), "{message}");
+}
+
+#[test]
+fn ctrl_or_alt_with_a_letter_never_runs_that_letters_command() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    for c in ['q', 'e', 's', 'r', 'o'] {
+        assert_eq!(ctrl(&mut app, c), None, "Ctrl-{c}");
+        let alt = app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT));
+        assert!(alt.is_none(), "Alt-{c}");
+    }
+    assert!(!app.quit);
+}
+
+#[test]
+fn structured_output_that_arrives_after_a_frame_was_drawn_still_shows() {
+    let mut app = app();
+    let bytes = std::fs::read(EARNINGS).unwrap();
+    let frames = parse_frames(&bytes);
+    app.begin_turn(Some(DEMO_QUESTION.to_owned()));
+    app.apply_update(StreamUpdate::Connected);
+    let mut pipeline = EventPipeline::auto();
+    for (i, frame) in frames.iter().enumerate() {
+        let mut events = Vec::new();
+        let _ = pipeline.feed(&frame.bytes, &mut events);
+        app.apply_update(StreamUpdate::Events(events));
+        if i % 25 == 0 {
+            draw(&mut app, 140, 42);
+        }
+    }
+    app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(screen.contains("▸ Structured output: company"), "{screen}");
+    assert!(screen.contains("ticker NVDA"), "{screen}");
+}
+
+#[test]
+fn the_end_of_an_answer_keeps_the_answer_in_view_and_enter_unfolds_the_structured_output() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    // The last rows of the answer, then one folded line: no JSON dump.
+    assert!(
+        screen.contains("export policy and hyperscaler capex."),
+        "{screen}"
+    );
+    assert!(!screen.contains("\"company\""), "{screen}");
+    let folded = screen
+        .lines()
+        .filter(|l| l.contains("Structured output"))
+        .count();
+    assert_eq!(folded, 1, "{screen}");
+    browse(&mut app);
+    keys(&mut app, "a");
+    key(&mut app, KeyCode::Enter);
+    let terminal = draw(&mut app, 140, 42);
+    let screen = terminal.backend().to_string();
+    assert!(
+        screen.contains("▾ Structured output · 13 fields"),
+        "{screen}"
+    );
+    let row = |key: &str| screen.lines().find(|l| l.contains(key)).unwrap_or_default();
+    assert!(row("guidance.period").contains("Q2 FY2027"), "{screen}");
+    assert!(
+        row("key_risks").contains("CoWoS and HBM4 supply; China"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("structured_output_unfolded", terminal.backend());
+    key(&mut app, KeyCode::Enter);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        screen.contains("▸ Structured output"),
+        "folded again:\n{screen}"
+    );
+}
