@@ -4,6 +4,7 @@
 
 mod support;
 
+mod anthropic_turns;
 mod ask_cli;
 mod charts_cli;
 mod client_edges;

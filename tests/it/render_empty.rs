@@ -1,5 +1,5 @@
-//! `research-tui render` on input that holds no event at all: it says so and fails, instead of
-//! printing an empty document with exit 0.
+//! `research-tui render` on input that holds no event at all, or events in no format it reads: it
+//! says so and fails, instead of printing an empty document with exit 0 (`replay` too).
 
 use std::io::Write;
 use std::process::{Output, Stdio};
@@ -80,7 +80,7 @@ fn events_in_no_known_format_fail_with_one_line_naming_the_formats_tried() {
         "{text}"
     );
     // Named, only that format was tried.
-    let output = Command::new(env!("CARGO_BIN_EXE_research-tui"))
+    let output = support::cli(support::scratch())
         .args(["render", path.to_str().unwrap(), "--provider", "anthropic"])
         .output()
         .unwrap();
@@ -91,7 +91,7 @@ fn events_in_no_known_format_fail_with_one_line_naming_the_formats_tried() {
         stderr(&output)
     );
     // `replay` says the same and never takes over the terminal.
-    let output = Command::new(env!("CARGO_BIN_EXE_research-tui"))
+    let output = support::cli(support::scratch())
         .args(["replay", path.to_str().unwrap()])
         .stdin(Stdio::null())
         .output()
