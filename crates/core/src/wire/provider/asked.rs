@@ -108,14 +108,19 @@ pub fn perplexity(_query: &str, body: &[u8]) -> Option<Asked> {
 
 /// Anthropic: the question and the conversation's earlier turns (their answers as text: the
 /// blocks the API needs back are in the saved turns' streams). A request that continues a paused
-/// turn asks nothing new: it reads as nothing.
+/// turn asks nothing new: its [`Ask::paused`] holds the turn's content so far.
 pub fn anthropic(_query: &str, body: &[u8]) -> Option<Asked> {
     let request = anthropic::request::MessagesRequest::parse(body).ok()?;
-    if request.continues_paused_turn() {
-        return None;
-    }
+    let paused = match request.messages.last() {
+        Some(last) if request.continues_paused_turn() => match &last.content {
+            serde_json::Value::Array(blocks) => blocks.clone(),
+            other => vec![other.clone()],
+        },
+        _ => Vec::new(),
+    };
     let ask = Ask {
         history: request.earlier_turns(),
+        paused,
         ..Ask::new(request.question())
     };
     let thinking = request
