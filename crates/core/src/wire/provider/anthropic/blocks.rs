@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::citations::Citations;
-use crate::model::event::{AgentEvent, SourceDoc};
+use crate::model::event::{AgentEvent, AuditTrace, SourceDoc};
 use crate::wire::provider::url_host;
 
 /// The most of a tool's streamed input kept (a search query, a URL: a few hundred bytes).
@@ -23,8 +23,8 @@ pub(super) struct Blocks {
     done: BTreeMap<u64, Value>,
     answer: Position,
     citations: Citations,
-    /// Tool use id → tool name, to name a failed tool after its call.
-    tools: BTreeMap<String, String>,
+    /// Tool use id → the call: its tool's name, and its query once known.
+    tools: BTreeMap<String, (String, Option<String>)>,
 }
 
 /// Where the answer stands.
@@ -90,7 +90,7 @@ impl Blocks {
                 self.answer.tool_since_text = true;
                 let id = str_of(value, "id");
                 let name = str_of(value, "name");
-                self.tools.insert(id.to_owned(), name.to_owned());
+                self.tools.insert(id.to_owned(), (name.to_owned(), None));
             }
             "web_search_tool_result" | "web_fetch_tool_result" => {
                 self.answer.tool_since_text = true;
@@ -189,10 +189,16 @@ impl Blocks {
                 {
                     object.insert("input".into(), input);
                 }
+                let arguments = block.value.get("input").cloned().unwrap_or(json!({}));
+                if let Some(query) = arguments.get("query").and_then(Value::as_str)
+                    && let Some(call) = self.tools.get_mut(str_of(&block.value, "id"))
+                {
+                    call.1 = Some(query.to_owned());
+                }
                 out.push(AgentEvent::ToolCall {
                     role: None,
                     tool_name: str_of(&block.value, "name").to_owned(),
-                    arguments: block.value.get("input").cloned().unwrap_or(json!({})),
+                    arguments,
                 });
             }
             _ => {}
@@ -242,11 +248,12 @@ impl Blocks {
 
     /// A search's results or a fetched page: consulted sources; an error: a failed tool call.
     fn tool_result(&mut self, kind: &str, value: &Value, out: &mut Vec<AgentEvent>) {
-        let tool = self
+        let tool_id = str_of(value, "tool_use_id");
+        let (tool, query) = self
             .tools
-            .get(str_of(value, "tool_use_id"))
+            .get(tool_id)
             .cloned()
-            .unwrap_or_else(|| kind.trim_end_matches("_tool_result").to_owned());
+            .unwrap_or_else(|| (kind.trim_end_matches("_tool_result").to_owned(), None));
         let content = match value.get("content") {
             // Some recordings carry the fetch result as JSON text.
             Some(Value::String(text)) => serde_json::from_str(text).unwrap_or(Value::Null),
@@ -261,14 +268,21 @@ impl Blocks {
         let mut consulted = Vec::new();
         for result in results {
             match result.get("type").and_then(Value::as_str).unwrap_or("") {
-                "web_search_result" => consulted.push(SourceDoc {
-                    kind: Some("WEB".into()),
-                    headline: text_of(result, "title"),
-                    src_name: text_of(result, "url").and_then(|u| url_host(&u)),
-                    url: text_of(result, "url"),
-                    updated: text_of(result, "page_age"),
-                    ..SourceDoc::default()
-                }),
+                "web_search_result" => {
+                    if let (Some(url), Some(age)) =
+                        (text_of(result, "url"), text_of(result, "page_age"))
+                    {
+                        self.citations.page_age(url, age);
+                    }
+                    consulted.push(SourceDoc {
+                        kind: Some("WEB".into()),
+                        headline: text_of(result, "title"),
+                        src_name: text_of(result, "url").and_then(|u| url_host(&u)),
+                        url: text_of(result, "url"),
+                        updated: text_of(result, "page_age"),
+                        ..SourceDoc::default()
+                    });
+                }
                 "web_fetch_result" => consulted.push(SourceDoc {
                     kind: Some("WEB".into()),
                     headline: result
@@ -288,6 +302,20 @@ impl Blocks {
                     kind: format!("{kind} {other}"),
                 }),
             }
+        }
+        // A search's results, traced under its query as the other providers' searches are.
+        if kind == "web_search_tool_result" && content.is_array() {
+            out.push(AgentEvent::Audit {
+                role: None,
+                traces: vec![AuditTrace {
+                    audit_type: tool.clone(),
+                    tool_id: Some(tool_id.to_owned()),
+                    query,
+                    title: None,
+                    result_count: Some(consulted.len()),
+                    raw: json!({"type": kind, "tool_use_id": tool_id}),
+                }],
+            });
         }
         if !consulted.is_empty() {
             out.push(AgentEvent::Consulted(consulted));

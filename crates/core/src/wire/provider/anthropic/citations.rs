@@ -24,6 +24,8 @@ pub(super) struct Citations {
     /// URL → its quotes, in order of arrival.
     quotes: HashMap<String, Vec<String>>,
     quote_count: usize,
+    /// URL → how old the search said the page was (`page_age`).
+    ages: HashMap<String, String>,
 }
 
 impl Citations {
@@ -57,6 +59,7 @@ impl Citations {
                     headline: title.map(str::to_owned),
                     src_name: url_host(url),
                     url: Some(url.to_owned()),
+                    updated: self.ages.get(url).cloned(),
                     ..SourceDoc::default()
                 }),
                 ..Reference::default()
@@ -77,6 +80,12 @@ impl Citations {
             AgentEvent::Grounding(references[start..].to_vec())
         });
         self.references = references;
+    }
+
+    /// A search result said how old the page at `url` is (kept for as many pages as a search lists:
+    /// the turn's consulted sources hold as many).
+    pub fn page_age(&mut self, url: String, age: String) {
+        self.ages.insert(url, age);
     }
 
     /// Keep `quote` for `url`; whether it is new.
