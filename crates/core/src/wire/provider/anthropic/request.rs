@@ -127,10 +127,10 @@ impl MessagesRequest {
         if !fields.get("max_tokens").is_some_and(Value::is_u64) {
             fields.missing("max_tokens");
         }
-        if !fields
+        if fields
             .get("messages")
             .and_then(Value::as_array)
-            .is_some_and(|m| !m.is_empty())
+            .is_none_or(Vec::is_empty)
         {
             fields.missing("messages");
         }
