@@ -6,6 +6,7 @@ mod support;
 
 mod anthropic_turns;
 mod ask_cli;
+mod ask_terminal;
 mod charts_cli;
 mod client_edges;
 mod client_robustness;
