@@ -236,7 +236,8 @@ fn continued_session(
 }
 
 /// For a request that continues a paused turn ([`Ask::paused`]): the session whose last turn it is
-/// (the same question after the same earlier ones) and that turn's index.
+/// (the same question after the same earlier ones) and that turn's index, once that turn's own
+/// recording has ended (the client may ask to continue before the proxy has saved the pause).
 fn paused_turn(
     store: &SessionStore,
     in_flight: &InFlight,
@@ -251,10 +252,10 @@ fn paused_turn(
         let found = store.list().into_iter().find(|meta| {
             meta.provider == turn.provider.as_str()
                 && meta.turns.len() == ask.history.len() + 1
-                && meta
-                    .turns
-                    .last()
-                    .is_some_and(|t| t.question == ask.question)
+                // The paused turn's own recorder has saved its end: its file is whole.
+                && meta.turns.last().is_some_and(|t| {
+                    t.question == ask.question && t.status != TurnStatus::Streaming
+                })
                 && meta
                     .turns
                     .iter()
