@@ -262,9 +262,19 @@ fn paused_turn(
                     .zip(&ask.history)
                     .all(|(saved, (question, _))| saved.question == *question)
         });
-        if let Some(meta) = found {
-            let index = meta.turns.len() - 1;
-            return store.load(&meta.id).ok().map(|saved| (saved, index));
+        // … and let go of the turn's lock, which the continuation takes.
+        let ready = found
+            .and_then(|meta| store.load(&meta.id).ok())
+            .filter(|saved| {
+                saved
+                    .meta
+                    .turns
+                    .last()
+                    .is_some_and(|t| !saved.writer_alive(t))
+            });
+        if let Some(saved) = ready {
+            let index = saved.meta.turns.len() - 1;
+            return Some((saved, index));
         }
         if in_flight.others() == 0 || std::time::Instant::now() >= deadline {
             return None;

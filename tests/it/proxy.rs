@@ -98,11 +98,25 @@ impl ProxyProcess {
 
     /// The saved sessions once none is streaming and `turns` turns are saved (within 10 s).
     fn settled_sessions(&self, turns: usize) -> Vec<SessionMeta> {
+        self.sessions_when(turns, |s| s.status() != "streaming")
+    }
+
+    /// The saved sessions once `turns` turns are saved and every one is complete (within 10 s): a
+    /// paused Anthropic turn is saved incomplete until its continuation's recording takes it up.
+    fn complete_sessions(&self, turns: usize) -> Vec<SessionMeta> {
+        self.sessions_when(turns, |s| s.status() == "complete")
+    }
+
+    fn sessions_when(
+        &self,
+        turns: usize,
+        settled: impl Fn(&SessionMeta) -> bool,
+    ) -> Vec<SessionMeta> {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let sessions = self.store().list();
             let saved: usize = sessions.iter().map(|s| s.turns.len()).sum();
-            if saved >= turns && sessions.iter().all(|s| s.status() != "streaming") {
+            if saved >= turns && sessions.iter().all(&settled) {
                 return sessions;
             }
             assert!(
@@ -320,7 +334,7 @@ async fn every_provider_streams_the_same_bytes_through_the_proxy_and_saves_a_ses
             direct.headers.get("content-type")
         );
 
-        let sessions = proxy.settled_sessions(n + 1);
+        let sessions = proxy.complete_sessions(n + 1);
         let meta = sessions
             .iter()
             .find(|m| m.provider == provider.as_str())
@@ -387,7 +401,7 @@ async fn a_follow_up_through_the_proxy_lands_in_the_same_saved_session() {
         let base = proxy.url(provider, "");
         let first = Ask::new(live::demo_question(provider));
         assert_eq!(post_turn(&base, provider, demo, &first).await.status, 200);
-        let sessions = proxy.settled_sessions(2 * n + 1);
+        let sessions = proxy.complete_sessions(2 * n + 1);
         let meta = sessions
             .iter()
             .find(|m| m.provider == provider.as_str())
@@ -395,7 +409,7 @@ async fn a_follow_up_through_the_proxy_lands_in_the_same_saved_session() {
         let next = follow_up(provider, meta, &proxy.store());
         let answered = post(&base, provider, demo, &next, &[]).await;
         assert_eq!(answered.status, 200, "{provider:?}");
-        let sessions = proxy.settled_sessions(2 * n + 2);
+        let sessions = proxy.complete_sessions(2 * n + 2);
         assert_eq!(sessions.len(), n + 1, "{provider:?}: no new session");
         let meta = sessions
             .iter()
