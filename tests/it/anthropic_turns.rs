@@ -288,3 +288,69 @@ async fn a_follow_up_resends_the_earlier_turns_search_blocks_rebuilt_from_the_sa
             .any(|b| b["citations"][0]["encrypted_index"].is_string())
     );
 }
+
+#[test]
+fn a_cited_pages_quotes_and_age_show_in_its_detail_and_thinking_stays_out_of_the_answer() {
+    use crate::support::{app, browse, draw, key, keys, play};
+    use crossterm::event::KeyCode;
+    let mut app = app();
+    let path = format!("{REAL}/anthropic-web-search-thinking.sse");
+    play(
+        &mut app,
+        &path,
+        Some("What is the weather in San Francisco today?"),
+        None,
+    );
+    browse(&mut app);
+    keys(&mut app, "c");
+    key(&mut app, KeyCode::Enter);
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    // Source 1 is AccuWeather's monthly page: the quote the model relied on, and the page's age
+    // as its search result gave it.
+    assert!(screen.contains("Extracts"), "{screen}");
+    assert!(
+        screen.contains("San Francisco, CA Weather Today"),
+        "{screen}"
+    );
+    assert!(screen.contains("Supports 1 span"), "{screen}");
+    let answer = app.turns[0].session.answer.as_str();
+    assert!(answer.contains("76°F"));
+    assert!(!answer.contains("The user is asking about the weather"));
+}
+
+#[tokio::test]
+async fn a_server_that_pauses_every_time_is_continued_ten_times_then_the_turn_ends_cut() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let requests = Arc::new(Mutex::new(0usize));
+    let count = requests.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let _ = read_request(&mut socket).await;
+            *count.lock().unwrap() += 1;
+            let stream =
+                std::fs::read(format!("{REAL}/anthropic-pause-turn-1-paused.sse")).unwrap();
+            let head =
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+            let _ = socket.write_all(head.as_bytes()).await;
+            let _ = socket.write_all(&stream).await;
+            let _ = socket.shutdown().await;
+        }
+    });
+    let config = LiveConfig {
+        base_url: format!("http://{addr}"),
+        api_key: Some(ApiKey::new("sk-ant-test-key")),
+        ..LiveConfig::new(Provider::Anthropic, None)
+    };
+    let (session, end, _) = ask(&config, &Ask::new("Search forever")).await;
+    assert_eq!(
+        *requests.lock().unwrap(),
+        11,
+        "the question and ten continuations"
+    );
+    let StreamEnd::Cut { reason } = end else {
+        panic!("{end:?}")
+    };
+    assert!(reason.contains("paused the turn 10 times"), "{reason}");
+    assert_eq!(session.status(), Status::Incomplete);
+}
