@@ -58,7 +58,8 @@ pub struct AskArgs {
     pub effort: Effort,
     /// Model: `base` or `pro` for Bigdata.com; a model name for xAI (default grok-4), OpenAI
     /// (default o4-mini-deep-research), Perplexity (default sonar-pro) or Anthropic (default
-    /// claude-sonnet-4-5).
+    /// claude-sonnet-4-5); for Gemini a model grounded with Google Search (e.g. gemini-2.5-flash)
+    /// instead of the Deep Research agent.
     #[arg(long)]
     pub model: Option<String>,
     /// Anthropic: extended thinking with this budget of tokens (at least 1024); the thinking
@@ -66,7 +67,8 @@ pub struct AskArgs {
     #[arg(long, value_name = "TOKENS")]
     pub thinking: Option<u32>,
     /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY), Zeta Alpha (ZETA_ALPHA_API_KEY),
-    /// OpenAI (OPENAI_API_KEY), Perplexity (PERPLEXITY_API_KEY) or Anthropic (ANTHROPIC_API_KEY).
+    /// OpenAI (OPENAI_API_KEY), Perplexity (PERPLEXITY_API_KEY), Google Gemini (GEMINI_API_KEY) or
+    /// Anthropic (ANTHROPIC_API_KEY).
     #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
     pub provider: Provider,
     /// Zeta Alpha: the tenant.

@@ -34,6 +34,13 @@ pub enum Rewrite {
     Zeta { session_id: String },
     /// Perplexity: every chunk's completion `id`.
     Perplexity { completion_id: String },
+    /// Gemini Interactions: the interaction's id (and the one it continues) wherever it is named.
+    Interaction {
+        interaction_id: String,
+        previous_interaction_id: Option<String>,
+    },
+    /// Gemini `streamGenerateContent`: every chunk's `responseId`.
+    Generate { response_id: String },
     /// Anthropic: the message `id` of `message_start`.
     Anthropic { message_id: String },
 }
@@ -82,6 +89,32 @@ impl Rewrite {
                     envelope.insert("id".into(), Value::from(completion_id.as_str()));
                 }
             }
+            Rewrite::Interaction {
+                interaction_id,
+                previous_interaction_id,
+            } => {
+                if envelope.contains_key("interaction_id") {
+                    envelope.insert(
+                        "interaction_id".into(),
+                        Value::from(interaction_id.as_str()),
+                    );
+                }
+                if let Some(Value::Object(interaction)) = envelope.get_mut("interaction") {
+                    interaction.insert("id".into(), Value::from(interaction_id.as_str()));
+                    match previous_interaction_id {
+                        Some(previous) => interaction.insert(
+                            "previous_interaction_id".into(),
+                            Value::from(previous.as_str()),
+                        ),
+                        None => interaction.remove("previous_interaction_id"),
+                    };
+                }
+            }
+            Rewrite::Generate { response_id } => {
+                if envelope.contains_key("responseId") {
+                    envelope.insert("responseId".into(), Value::from(response_id.as_str()));
+                }
+            }
             Rewrite::Anthropic { message_id } => {
                 if let Some(Value::Object(message)) = envelope.get_mut("message") {
                     message.insert("id".into(), Value::from(message_id.as_str()));
@@ -103,6 +136,8 @@ impl Rewrite {
             | Rewrite::Responses { .. }
             | Rewrite::Zeta { .. }
             | Rewrite::Perplexity { .. }
+            | Rewrite::Interaction { .. }
+            | Rewrite::Generate { .. }
             | Rewrite::Anthropic { .. } => None,
         }
     }

@@ -76,7 +76,9 @@ fn events_in_no_known_format_fail_with_one_line_naming_the_formats_tried() {
         "{text}"
     );
     assert!(
-        text.contains("tried Bigdata.com, xAI, Zeta Alpha, OpenAI, Perplexity, Anthropic"),
+        text.contains(
+            "tried Bigdata.com, xAI, Zeta Alpha, OpenAI, Perplexity, Google Gemini, Anthropic"
+        ),
         "{text}"
     );
     // Named, only that format was tried.

@@ -2,10 +2,11 @@
 //! (one type per wire message, shared by the client that sends it and the demo server that reads
 //! it), and the table that holds everything else the app knows about it ([`spec`]).
 //!
-//! Six providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]), Zeta Alpha chat
+//! Seven providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]), Zeta Alpha chat
 //! ([`zeta`]), OpenAI Responses with deep research ([`openai`], which speaks xAI's dialect),
-//! Perplexity Sonar chat completions ([`perplexity`]) and Anthropic Messages ([`anthropic`]). When the provider is not known in advance,
-//! [`AutoDialect`] holds events back until one of them identifies the provider
+//! Perplexity Sonar chat completions ([`perplexity`]), Google Gemini's Deep Research agent and
+//! grounded models ([`gemini`]) and Anthropic Messages ([`anthropic`]). When the provider is not
+//! known in advance, [`AutoDialect`] holds events back until one of them identifies the provider
 //! ([`Provider::detect`]), then hands everything to that dialect.
 
 pub mod anthropic;
@@ -13,6 +14,7 @@ pub mod asked;
 pub mod bigdata;
 pub mod error_body;
 mod fields;
+pub mod gemini;
 pub mod openai;
 pub mod perplexity;
 mod pipeline;
@@ -62,17 +64,20 @@ pub enum Provider {
     OpenAI,
     /// Perplexity Sonar chat completions (`/chat/completions`).
     Perplexity,
+    /// Google Gemini: the Deep Research agent (Interactions API), or a model with Google Search.
+    Gemini,
     /// Anthropic Messages API (`/v1/messages`) with web search and web fetch.
     Anthropic,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 7] = [
         Provider::Bigdata,
         Provider::Xai,
         Provider::Zeta,
         Provider::OpenAI,
         Provider::Perplexity,
+        Provider::Gemini,
         Provider::Anthropic,
     ];
 
@@ -198,6 +203,15 @@ pub(crate) fn url_host(url: &str) -> Option<String> {
     let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
     let host = host.split(':').next()?.trim_start_matches("www.");
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+/// The string at `key`, when it is one and not empty (ids, names: an empty one says nothing).
+pub(crate) fn string(object: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    object
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
 }
 
 /// A payload's JSON object. Empty data and `[DONE]` are nothing (`None`, silently); anything that
