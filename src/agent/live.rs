@@ -14,9 +14,9 @@ use std::net::SocketAddr;
 
 use std::sync::Arc;
 
+use crate::agent::client::StreamHandle;
 use crate::agent::client::{AgentClient, ApiKey, Continuation, RawSink, StreamOptions};
-use crate::agent::stream::StreamHandle;
-pub use crate::wire::provider::{Ask, ProviderOptions};
+use crate::wire::provider::{Ask, ProviderOptions};
 use crate::wire::provider::{Provider, WireRequest};
 
 /// Where and how to reach one provider.

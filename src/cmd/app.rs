@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::agent::client::ApiKey;
 use crate::agent::live;
 use crate::local::store::{SavedSession, SessionStore};
-use crate::wire::provider::Provider;
+use crate::wire::provider::{Provider, ProviderOptions};
 
 use crate::tui::TuiOptions;
 use crate::tui::state::Continuation;
@@ -192,7 +192,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
         open: known,
         store: Some(store),
         replay: None,
-        provider_options: live::ProviderOptions {
+        provider_options: ProviderOptions {
             model: args.model,
             tenant: args.tenant,
             agent: args.agent,

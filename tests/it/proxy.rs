@@ -13,10 +13,12 @@ use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode};
-use research_tui::agent::live::{self, Ask, LiveConfig};
+use research_tui::agent::live::{self, LiveConfig};
 use research_tui::demo::{self, ServerConfig};
-use research_tui::local::store::{SessionMeta, SessionStore};
+use research_tui::local::meta::SessionMeta;
+use research_tui::local::store::SessionStore;
 use research_tui::model::session::Session;
+use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::{EventPipeline, Provider};
 
 use crate::support;

@@ -129,7 +129,7 @@ impl Theme {
     }
 
     /// Every color as a terminal of `depth` shows it (no 24-bit color where none was announced).
-    pub fn for_depth(mut self, depth: crate::tui::colors::ColorDepth) -> Theme {
+    pub fn for_depth(mut self, depth: crate::styled::colors::ColorDepth) -> Theme {
         for slot in [
             &mut self.fg,
             &mut self.bg,

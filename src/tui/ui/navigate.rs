@@ -1,23 +1,24 @@
 //! Moving around: selections and scroll positions in the focused pane or the open popup, Enter on the
 //! selected item, and jumping between the spans a source supports.
 
-use super::action::{Effect, Popup, Severity};
-use super::app::App;
-use super::focus::Focus;
-use super::scroll::Scroll;
+use super::Ui;
+use crate::model::session::Activity;
+use crate::tui::state::{Effect, Focus, Popup, Scroll, Severity};
 
-impl App {
-    fn scroll_for(&mut self, focus: Focus) -> &mut Scroll {
+impl Ui {
+    /// The scroll position of the pane behind `focus` (the prompt's: the answer's).
+    pub(super) fn scroll_for(&mut self, focus: Focus) -> &mut Scroll {
+        let panes = &mut self.panes;
         match focus {
-            Focus::Plan => &mut self.plan_scroll,
-            Focus::Activity => &mut self.activity_scroll,
-            Focus::Sources => &mut self.sources_scroll,
-            Focus::Answer | Focus::Prompt => &mut self.answer_scroll,
+            Focus::Plan => &mut panes.plan.scroll,
+            Focus::Activity => &mut panes.activity.scroll,
+            Focus::Sources => &mut panes.sources.scroll,
+            Focus::Answer | Focus::Prompt => &mut panes.answer.scroll,
         }
     }
 
-    fn popup_scroll(&mut self) -> Option<&mut usize> {
-        match &mut self.popup {
+    pub(super) fn popup_scroll(&mut self) -> Option<&mut usize> {
+        match &mut self.app.popup {
             Some(Popup::Help { scroll })
             | Some(Popup::Source { scroll, .. })
             | Some(Popup::Ids { scroll })
@@ -29,11 +30,11 @@ impl App {
     /// j/k in a source's detail: pick the next or previous span it lists (before the first one, the
     /// popup scrolls); `false` when the popup is not a source's or it lists no span.
     fn move_popup_span(&mut self, delta: isize) -> bool {
-        let Some(Popup::Source { item, .. }) = &self.popup else {
+        let Some(Popup::Source { item, .. }) = &self.app.popup else {
             return false;
         };
-        let count = self.item_citations(*item).len();
-        let Some(Popup::Source { span, scroll, .. }) = &mut self.popup else {
+        let count = self.app.item_citations(*item).len();
+        let Some(Popup::Source { span, scroll, .. }) = &mut self.app.popup else {
             return false;
         };
         if count == 0 {
@@ -56,7 +57,7 @@ impl App {
 
     /// Move the sessions picker's selection; `false` when the picker is not open.
     fn move_picker(&mut self, delta: isize, edge: Option<bool>) -> bool {
-        let Some(picker) = self.picker_mut() else {
+        let Some(picker) = self.app.picker_mut() else {
             return false;
         };
         picker.move_by(delta, edge);
@@ -72,7 +73,7 @@ impl App {
             return;
         }
         match self.focus {
-            Focus::Activity => self.move_activity(delta),
+            Focus::Activity => self.panes.activity.move_by(&self.app, delta),
             Focus::Sources => self.move_source(delta),
             focus => self.scroll_for(focus).by(delta),
         }
@@ -89,7 +90,10 @@ impl App {
         let focus = self.focus;
         let viewport = self.scroll_for(focus).viewport.max(2) as isize;
         match focus {
-            Focus::Activity => self.move_activity(direction * (viewport - 1)),
+            Focus::Activity => self
+                .panes
+                .activity
+                .move_by(&self.app, direction * (viewport - 1)),
             Focus::Sources => self.move_source(direction * (viewport / 2).max(1)),
             _ => self.scroll_for(focus).by(direction * (viewport - 1)),
         }
@@ -104,19 +108,10 @@ impl App {
             return;
         }
         match self.focus {
-            Focus::Activity => {
-                let n = self.current().map_or(0, |t| t.session.activity.len());
-                self.activity_selected = if bottom { None } else { (n > 0).then_some(0) };
-                self.activity_scroll.follow = bottom;
-                if !bottom {
-                    self.activity_scroll.top = 0;
-                }
-            }
+            Focus::Activity => self.panes.activity.to_edge(&self.app, bottom),
             Focus::Sources => {
-                let n = self.sidebar_items().len();
-                if n > 0 {
-                    self.source_selected = Some(if bottom { n - 1 } else { 0 });
-                    self.focus_span = None;
+                if self.panes.sources.to_edge(&self.app, bottom) {
+                    self.panes.answer.focus_span = None;
                 }
             }
             focus => {
@@ -130,42 +125,18 @@ impl App {
         }
     }
 
-    fn move_activity(&mut self, delta: isize) {
-        let n = self.current().map_or(0, |t| t.session.activity.len());
-        if n == 0 {
-            return;
-        }
-        let current = self.activity_selected.unwrap_or(n - 1);
-        let next = current.saturating_add_signed(delta).min(n - 1);
-        // Moving to the newest row follows new activity again.
-        self.activity_selected = if next == n - 1 && delta > 0 {
-            None
-        } else {
-            Some(next)
-        };
-    }
-
     fn move_source(&mut self, delta: isize) {
-        let n = self.sidebar_items().len();
-        if n == 0 {
-            return;
+        if self.panes.sources.move_by(&self.app, delta) {
+            self.panes.answer.focus_span = None;
         }
-        let next = match self.source_selected {
-            Some(i) => i.saturating_add_signed(delta).min(n - 1),
-            None => 0,
-        };
-        if self.source_selected != Some(next) {
-            self.focus_span = None;
-        }
-        self.source_selected = Some(next);
     }
 
     pub(super) fn enter(&mut self) -> Option<Effect> {
-        match &self.popup {
+        match &self.app.popup {
             Some(Popup::Sessions { .. }) => return self.open_picked_session(),
             Some(Popup::Source { item, span, .. }) => {
-                let target = span.and_then(|k| self.item_citations(*item).get(k).copied());
-                self.popup = None;
+                let target = span.and_then(|k| self.app.item_citations(*item).get(k).copied());
+                self.app.popup = None;
                 if let Some(citation) = target {
                     self.jump_to_citation(citation);
                 }
@@ -174,7 +145,7 @@ impl App {
             Some(
                 Popup::Help { .. } | Popup::Ids { .. } | Popup::Chart { .. } | Popup::Json { .. },
             ) => {
-                self.popup = None;
+                self.app.popup = None;
                 return None;
             }
             None => {}
@@ -182,40 +153,37 @@ impl App {
         match self.focus {
             Focus::Sources => {
                 if let Some(item) = self.selected_item() {
-                    self.popup = Some(Popup::Source {
+                    self.app.popup = Some(Popup::Source {
                         item,
                         scroll: 0,
                         span: None,
                     });
                 }
             }
-            Focus::Activity => {
-                let n = self.current().map_or(0, |t| t.session.activity.len());
-                if n == 0 {
-                    return None;
-                }
-                let i = self.activity_selected.unwrap_or(n - 1);
-                // A chart's line opens the chart.
-                if let Some(crate::model::session::Activity::Chart { index }) =
-                    self.current().and_then(|t| t.session.activity.get(i))
-                {
-                    let (turn, chart) = (self.current_index(), *index);
-                    self.activity_selected = Some(i);
-                    self.popup = Some(Popup::Chart { turn, chart });
-                    return None;
-                }
-                if !self.expanded.remove(&i) {
-                    self.expanded.insert(i);
-                }
-                self.activity_selected = Some(i);
-            }
-            Focus::Answer => match self.chart_in_view {
-                Some((turn, chart)) => self.popup = Some(Popup::Chart { turn, chart }),
+            Focus::Activity => self.enter_activity(),
+            Focus::Answer => match self.facts.chart_in_view {
+                Some((turn, chart)) => self.app.popup = Some(Popup::Chart { turn, chart }),
                 None => self.toggle_structured(),
             },
             _ => {}
         }
         None
+    }
+
+    /// Enter in the activity: a chart's line opens the chart, another item unfolds (or folds).
+    fn enter_activity(&mut self) {
+        let Some(i) = self.panes.activity.target(&self.app) else {
+            return;
+        };
+        if let Some(Activity::Chart { index }) =
+            self.current().and_then(|t| t.session.activity.get(i))
+        {
+            let (turn, chart) = (self.current_index(), *index);
+            self.panes.activity.selected = Some(i);
+            self.app.popup = Some(Popup::Chart { turn, chart });
+            return;
+        }
+        self.panes.activity.toggle(i);
     }
 
     /// `J`: the raw JSON of the structured output of the turn the panes show.
@@ -226,25 +194,17 @@ impl App {
             .get(turn)
             .map(|t| t.session.structured_output.is_some())
         {
-            Some(true) => self.popup = Some(Popup::Json { turn, scroll: 0 }),
-            _ => self.set_message("no structured output in this turn", Severity::Info),
+            Some(true) => self.app.popup = Some(Popup::Json { turn, scroll: 0 }),
+            _ => self
+                .app
+                .set_message("no structured output in this turn", Severity::Info),
         }
     }
 
     /// Enter on the answer: the structured output of the turn the panes show, unfolded or folded.
     pub(super) fn toggle_structured(&mut self) {
         let index = self.current_index();
-        if self
-            .turns
-            .get(index)
-            .is_none_or(|t| t.session.structured_output.is_none())
-        {
-            return;
-        }
-        if !self.structured_open.remove(&index) {
-            self.structured_open.insert(index);
-            self.scroll_to_structured = Some(index);
-        }
+        self.panes.answer.toggle_structured(&self.app, index);
     }
 
     /// Enter in the sessions picker: open the picked session (not while a stream runs).
@@ -252,14 +212,14 @@ impl App {
         if let Some(picker) = self.picker() {
             let id = picker.selected_id().map(str::to_owned);
             if self.stream_running || self.in_progress() {
-                self.popup = None;
-                self.set_message(
+                self.app.popup = None;
+                self.app.set_message(
                     "a stream is running — Ctrl-C to cancel it first, then s",
                     Severity::Warning,
                 );
                 return None;
             }
-            self.popup = None;
+            self.app.popup = None;
             return id.map(Effect::OpenSession);
         }
         None
@@ -268,14 +228,8 @@ impl App {
     /// Scroll the answer to citation `citation` of the turn shown and mark it; on one pane at a
     /// time the answer takes the screen (returns whether it did, from Sources).
     fn jump_to_citation(&mut self, citation: usize) -> bool {
-        self.focus_span = Some(citation);
-        if let Some(c) = self
-            .current()
-            .and_then(|t| t.attribution.citations.get(citation))
-        {
-            self.scroll_to_byte = Some(c.bytes.start);
-        }
-        if self.narrow && self.focus != Focus::Answer {
+        self.panes.answer.jump_to_citation(&self.app, citation);
+        if self.facts.narrow && self.focus != Focus::Answer {
             let from_sources = self.focus == Focus::Sources;
             self.set_focus(Focus::Answer);
             return from_sources;
@@ -285,15 +239,19 @@ impl App {
 
     pub(super) fn jump_span(&mut self, forward: bool) {
         let Some(item) = self.selected_item() else {
-            self.set_message("select a source first (c, then j/k)", Severity::Warning);
+            self.app
+                .set_message("select a source first (c, then j/k)", Severity::Warning);
             return;
         };
-        let spans = self.item_citations(item);
+        let spans = self.app.item_citations(item);
         if spans.is_empty() {
-            self.set_message("no spans in the answer for this source", Severity::Info);
+            self.app
+                .set_message("no spans in the answer for this source", Severity::Info);
             return;
         }
         let position = self
+            .panes
+            .answer
             .focus_span
             .and_then(|current| spans.iter().position(|&c| c == current));
         let k = match (position, forward) {
@@ -307,7 +265,7 @@ impl App {
         } else {
             ""
         };
-        self.set_message(
+        self.app.set_message(
             format!(
                 "span {}/{} of the selected source{back}",
                 k + 1,

@@ -235,7 +235,7 @@ mod tests {
     use ratatui::style::Style;
 
     use super::*;
-    use crate::tui::text::test_support::plain;
+    use crate::styled::text::test_support::plain;
 
     #[test]
     fn wrapping_breaks_at_spaces_and_splits_long_words() {

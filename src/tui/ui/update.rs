@@ -1,43 +1,19 @@
-//! Carrying out an [`Action`]: [`App::update`] changes the state and returns the [`Effect`] the event
-//! loop must carry out, if any.
+//! Carrying out an [`Action`]: [`Ui::update`] changes the app and the panes and returns the
+//! [`Effect`] the event loop must carry out, if any.
 
-use super::action::{Action, Effect, Popup, Severity};
-use super::app::App;
-use super::focus::Focus;
-use crate::agent::stream::StreamEnd;
+use crossterm::event::KeyEvent;
+
+use super::Ui;
+use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::is_unsafe;
-use crate::tui::text::clean;
+use crate::styled::text::clean;
+use crate::tui::state::app::{Mode, STILL_WATCHING};
+use crate::tui::state::{Action, Effect, Focus, Popup, Severity};
 
-impl App {
-    pub(super) fn set_focus(&mut self, focus: Focus) {
-        if focus == Focus::Plan && !self.shows_plan() {
-            self.set_message("no plan: this conversation has none", Severity::Info);
-            return;
-        }
-        self.focus = focus;
-        if focus != Focus::Prompt {
-            self.tab = focus;
-        }
-        if focus == Focus::Sources && self.source_selected.is_none() {
-            let n = self.sidebar_items().len();
-            if n > 0 {
-                self.source_selected = Some(0);
-            }
-        }
-    }
-
+impl Ui {
     /// Apply an action; returns a side effect for the loop, if any.
     pub fn update(&mut self, action: Action) -> Option<Effect> {
-        // Any key clears a transient message.
-        if !matches!(action, Action::Edit(_) | Action::Paste(_)) {
-            self.message = None;
-        }
-        // A `q` waiting for its confirmation: only another `q` (or typing, below) uses it.
-        let pending_q = std::mem::take(&mut self.confirm_quit);
-        // Keys move selections into view again; the wheel scrolls away from them.
-        if !matches!(action, Action::Wheel(..)) {
-            self.reveal_selection = true;
-        }
+        let pending_q = self.before(&action);
         match action {
             Action::Quit => return self.quit_or_confirm(pending_q),
             Action::Interrupt => {
@@ -49,12 +25,15 @@ impl App {
                 return Some(Effect::Quit);
             }
             Action::FocusNext => {
-                self.set_focus(self.focus.step(true, self.narrow, self.shows_plan()))
+                self.set_focus(self.focus.step(true, self.facts.narrow, self.shows_plan()))
             }
             Action::FocusPrev => {
-                self.set_focus(self.focus.step(false, self.narrow, self.shows_plan()))
+                self.set_focus(self.focus.step(false, self.facts.narrow, self.shows_plan()))
             }
-            Action::Resize(grow) => return self.resize_focused(grow),
+            Action::Resize(grow) => {
+                let narrow = self.facts.narrow;
+                return self.app.resize_focused(grow, narrow);
+            }
             Action::Zoom => self.toggle_zoom(),
             Action::Focus(focus) => self.set_focus(focus),
             Action::Help => self.toggle_help(),
@@ -84,20 +63,9 @@ impl App {
             Action::Mouse => return Some(self.toggle_mouse()),
             Action::Retry => return self.retry(),
             Action::Submit => return self.submit(),
-            Action::Newline => self.prompt.insert_newline(),
-            Action::Edit(key) => match self.picker_mut() {
-                Some(picker) => picker.edit_filter(key),
-                None => {
-                    self.prompt.input(key);
-                }
-            },
-            Action::Type(key) => {
-                self.set_focus(Focus::Prompt);
-                if pending_q {
-                    self.prompt.insert_char('q');
-                }
-                self.prompt.input(key);
-            }
+            Action::Newline => self.panes.prompt.editor.insert_newline(),
+            Action::Edit(key) => self.edit(key),
+            Action::Type(key) => self.type_key(key, pending_q),
             // A paste into the picker's filter is typed into it (on one line).
             Action::Paste(text) if self.picker_typing() => {
                 if let Some(picker) = self.picker_mut() {
@@ -111,6 +79,45 @@ impl App {
         None
     }
 
+    /// What every action does first; whether a `q` was waiting for its confirmation (only another
+    /// `q`, or typing, uses it).
+    fn before(&mut self, action: &Action) -> bool {
+        // Where the last frame showed the open popup scrolled to (within its rows) is where its
+        // keys scroll from.
+        if let (Some(top), Some(popup)) = (self.facts.popup_scroll.take(), &mut self.app.popup) {
+            popup.set_scroll(top);
+        }
+        // Any key clears a transient message.
+        if !matches!(action, Action::Edit(_) | Action::Paste(_)) {
+            self.app.message = None;
+        }
+        // Keys move selections into view again; the wheel scrolls away from them.
+        if !matches!(action, Action::Wheel(..)) {
+            self.panes.reveal_selection = true;
+        }
+        std::mem::take(&mut self.app.confirm_quit)
+    }
+
+    /// A key for the prompt's editor, or the sessions picker's filter while it is typed.
+    fn edit(&mut self, key: KeyEvent) {
+        match self.app.picker_mut() {
+            Some(picker) => picker.edit_filter(key),
+            None => {
+                self.panes.prompt.editor.input(key);
+            }
+        }
+    }
+
+    /// A character typed in a pane: it goes to the prompt, with the `q` that waited for its
+    /// confirmation before it.
+    fn type_key(&mut self, key: KeyEvent, pending_q: bool) {
+        self.set_focus(Focus::Prompt);
+        if pending_q {
+            self.panes.prompt.editor.insert_char('q');
+        }
+        self.panes.prompt.editor.input(key);
+    }
+
     /// `q`: quit; while a stream runs, only when pressed again (one `q` says how).
     fn quit_or_confirm(&mut self, confirmed: bool) -> Option<Effect> {
         // A watched stream goes on in its own process: quitting here loses nothing.
@@ -119,7 +126,7 @@ impl App {
             return Some(Effect::Quit);
         }
         self.confirm_quit = true;
-        self.set_message(
+        self.app.set_message(
             "still answering — q again quits (what arrived is kept), any other key stays",
             Severity::Warning,
         );
@@ -143,11 +150,11 @@ impl App {
             picker.clear_filter();
             return;
         }
-        if self.popup.take().is_none()
-            && self.focus_span.take().is_none()
+        if self.app.popup.take().is_none()
+            && self.panes.answer.focus_span.take().is_none()
             && self.focus == Focus::Sources
         {
-            self.source_selected = None;
+            self.panes.sources.selected = None;
         }
     }
 
@@ -173,15 +180,17 @@ impl App {
             };
         }
         let Some(item) = self.url_target() else {
-            self.set_message("select a source first (c, then j/k)", Severity::Warning);
+            self.app
+                .set_message("select a source first (c, then j/k)", Severity::Warning);
             return None;
         };
         let Some(url) = self.item_url(item) else {
-            self.set_message("this source has no URL", Severity::Warning);
+            self.app
+                .set_message("this source has no URL", Severity::Warning);
             return None;
         };
         if url.trim().starts_with("custom://") {
-            self.set_message(
+            self.app.set_message(
                 format!(
                     "{} is a custom document (your own data): no web page to open",
                     clean(url.trim())
@@ -197,7 +206,7 @@ impl App {
         match resolved {
             Some(url) => Some(Effect::Open(url)),
             None => {
-                self.set_message(
+                self.app.set_message(
                     "this source's URL does not open in a browser",
                     Severity::Warning,
                 );
@@ -213,7 +222,7 @@ impl App {
             return None;
         }
         if !self.can_ask {
-            self.set_message(
+            self.app.set_message(
                 "replay mode: saved sessions open with `research-tui open <ID>`",
                 Severity::Info,
             );
@@ -231,7 +240,7 @@ impl App {
             .chars()
             .filter(|&c| c == '\n' || !(c.is_control() || is_unsafe(c)))
             .collect();
-        self.prompt.insert_str(clean);
+        self.panes.prompt.editor.insert_str(clean);
         if self.focus != Focus::Prompt {
             self.set_focus(Focus::Prompt);
         }
@@ -240,7 +249,7 @@ impl App {
     fn view_turn(&mut self, forward: bool) {
         let n = self.turns.len();
         if n < 2 {
-            self.set_message("only one turn so far", Severity::Info);
+            self.app.set_message("only one turn so far", Severity::Info);
             return;
         }
         let current = self.current_index();
@@ -249,20 +258,19 @@ impl App {
         } else {
             current.saturating_sub(1)
         };
-        self.viewed_turn = (next != n - 1).then_some(next);
-        self.source_selected = None;
-        self.focus_span = None;
-        self.activity_selected = None;
-        self.expanded.clear();
-        self.sources_scroll.top = 0;
-        self.plan_scroll.top = 0;
-        self.scroll_to_turn = Some(next);
+        self.app.viewed_turn = (next != n - 1).then_some(next);
+        self.panes.sources.new_turn();
+        self.panes.answer.focus_span = None;
+        self.panes.activity.selected = None;
+        self.panes.activity.expanded.clear();
+        self.panes.plan.scroll.top = 0;
+        self.panes.answer.scroll_to_turn = Some(next);
         let text = if next + 1 == n {
             "the newest turn again".to_owned()
         } else {
             "the panes show an earlier turn · a question now branches from it".to_owned()
         };
-        self.set_message(text, Severity::Info);
+        self.app.set_message(text, Severity::Info);
     }
 
     /// Where a source URL opens: absolute as it is, relative against the API base (for providers
@@ -275,22 +283,23 @@ impl App {
     fn retry(&mut self) -> Option<Effect> {
         let index = self.current_index();
         let Some(turn) = self.turns.get(index) else {
-            self.set_message("nothing to retry yet", Severity::Info);
+            self.app.set_message("nothing to retry yet", Severity::Info);
             return None;
         };
         if !self.can_ask {
-            self.set_message("replay mode: nothing to retry against", Severity::Warning);
+            self.app
+                .set_message("replay mode: nothing to retry against", Severity::Warning);
             return None;
         }
         if self.in_progress() {
-            self.set_message(
+            self.app.set_message(
                 "still answering — wait, or Ctrl-C to cancel first",
                 Severity::Warning,
             );
             return None;
         }
         if !turn.conn.can_retry() {
-            self.set_message(
+            self.app.set_message(
                 format!(
                     "turn {} is {}: ask a follow-up instead",
                     index + 1,
@@ -301,7 +310,8 @@ impl App {
             return None;
         }
         if turn.question.as_deref().is_none_or(|q| q.trim().is_empty()) {
-            self.set_message("this turn has no question to ask again", Severity::Warning);
+            self.app
+                .set_message("this turn has no question to ask again", Severity::Warning);
             return None;
         }
         Some(Effect::Retry(index))
@@ -332,25 +342,25 @@ impl App {
         } else {
             "cancelled — Ctrl-C again quits"
         };
-        self.set_message(message, Severity::Warning);
+        self.app.set_message(message, Severity::Warning);
     }
 
     fn submit(&mut self) -> Option<Effect> {
-        let text = self.prompt.lines().join("\n");
+        let text = self.panes.prompt.text();
         let question = text.trim();
         if question.is_empty() {
             return None;
         }
         if !self.can_ask {
-            self.set_message(
+            self.app.set_message(
                 "replay mode: follow-ups need a server (run `research-tui --demo`)",
                 Severity::Warning,
             );
             return None;
         }
-        if self.mode == super::app::Mode::Watch {
+        if self.mode == Mode::Watch {
             // `watch` before any session started: the question stays for when one has.
-            self.set_message(
+            self.app.set_message(
                 "nothing to follow up yet: no session has started",
                 Severity::Info,
             );
@@ -358,11 +368,11 @@ impl App {
         }
         if self.in_progress() {
             let wait = if self.watching {
-                super::app::STILL_WATCHING
+                STILL_WATCHING
             } else {
                 "still answering — wait, or Ctrl-C to cancel first"
             };
-            self.set_message(wait, Severity::Warning);
+            self.app.set_message(wait, Severity::Warning);
             return None;
         }
         let question = question.to_owned();

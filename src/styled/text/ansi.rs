@@ -102,7 +102,7 @@ fn color_code(color: Color, base: u8) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::text::line::Piece;
+    use crate::styled::text::line::Piece;
 
     fn piece(text: &str, style: Style) -> Piece {
         Piece::plain(text, style)

@@ -22,7 +22,7 @@ pub use wrap::{wrap, wrap_chars};
 #[cfg(test)]
 pub(crate) mod test_support {
     use super::RLine;
-    use crate::tui::theme::Theme;
+    use crate::styled::theme::Theme;
 
     /// The rows' text, trailing spaces cut.
     pub fn plain(lines: &[RLine]) -> Vec<String> {

@@ -5,7 +5,7 @@ use pulldown_cmark::Alignment;
 
 use super::line::{Piece, RLine};
 use super::wrap::wrap;
-use crate::tui::theme::Theme;
+use crate::styled::theme::Theme;
 
 /// A table being parsed: its rows of cells (each cell a run of pieces).
 pub(super) struct TableState {

@@ -1,28 +1,24 @@
-//! The answer pane: every turn (question header, rendered answer with citation markers, structured
-//! output, how it ended), following the bottom while streaming until the user scrolls up.
+//! Laying the answer pane out for one frame: every turn's parts (header, answer rows with charts
+//! between them, structured output, how it ended) at the pane's width, the scroll resolved — with
+//! the pane's requests to bring a turn, a span or a structured output into view carried out.
 
 use std::ops::Range;
-
-use ratatui::Frame;
-use ratatui::layout::Rect;
-use ratatui::style::Modifier;
-use ratatui::text::Line;
-use ratatui::widgets::Paragraph;
-
 use std::rc::Rc;
 
-use super::chart::ChartCache;
-use super::structured::StructuredCache;
-use super::{clean, pane_block, pane_inner, piece, plain_lines, title, wrap_text};
-use crate::tui::text::{Decorations, PieceKind, RLine, merge_ranges, to_line};
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use unicode_width::UnicodeWidthStr;
 
-use crate::tui::state::{App, ConnState, Focus, Spot, Turn};
-use crate::tui::theme::Theme;
+use super::super::chart::ChartCache;
+use super::super::{clean, pane_inner, piece, wrap_text};
+use super::AnswerPane;
+use crate::styled::text::{AnswerView, PieceKind, RLine};
+use crate::styled::theme::Theme;
+use crate::tui::state::{App, ConnState, Spot, Turn};
 
 /// Small, cheap parts around an answer.
 #[derive(Debug)]
-enum Part {
+pub(super) enum Part {
     Rows(Vec<RLine>),
     /// Rows `range` of turn `usize`'s answer (charts go between such slices).
     Answer(usize, Range<usize>),
@@ -31,9 +27,6 @@ enum Part {
     /// The turn's chart `usize`, drawn.
     Chart(usize, Rc<[RLine]>),
 }
-
-/// The answer pane's caches: structured outputs and charts.
-pub type Caches<'a> = (&'a mut StructuredCache, &'a mut ChartCache);
 
 /// What the rule above a turn says: its number, where it continued from when that is not simply the
 /// turn before, and whether it is the turn the panes show.
@@ -73,7 +66,7 @@ fn header(app: &App, index: usize, width: usize, theme: &Theme) -> Vec<RLine> {
         } else {
             (format!("── {} ", turn_label(app, index)), theme.muted())
         };
-        let text = super::truncate(&text, width);
+        let text = super::super::truncate(&text, width);
         let fill = width.min(80).saturating_sub(text.width());
         let rule = if selected { "━" } else { "─" };
         rows.push(RLine {
@@ -110,7 +103,7 @@ fn placeholder(turn: &Turn, spinner: &str, theme: &Theme) -> Vec<RLine> {
             reason,
         } => format!(
             "{spinner} retrying in {} (attempt {attempt}): {}",
-            super::status::format_wait(*wait_ms),
+            super::super::status::format_wait(*wait_ms),
             clean(reason)
         ),
         ConnState::Streaming => format!("{spinner} researching…"),
@@ -172,24 +165,26 @@ fn ending_rows(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<R
 #[derive(Debug)]
 pub struct AnswerFrame {
     /// Scrolled up with more below: the title's hint.
-    more_below: bool,
+    pub(super) more_below: bool,
+    /// The chart Enter on the answer opens (turn, chart): the first one in view.
+    pub chart_in_view: Option<(usize, usize)>,
     /// Nothing when the pane has no room.
-    body: Option<AnswerBody>,
+    pub(super) body: Option<AnswerBody>,
 }
 
 #[derive(Debug)]
-struct AnswerBody {
+pub(super) struct AnswerBody {
     /// `(turn index, part, rows)`, top to bottom.
-    parts: Vec<(usize, Part, usize)>,
-    total: usize,
+    pub(super) parts: Vec<(usize, Part, usize)>,
+    pub(super) total: usize,
     /// The first row shown.
-    top: usize,
+    pub(super) top: usize,
 }
 
 impl AnswerFrame {
     /// What a click on row `y`, column `x` of the pane's inside picks: a citation marker's source
     /// (of the turn the panes show) or a structured output line.
-    pub fn spot(&self, app: &App, y: usize, x: usize) -> Option<Spot> {
+    pub fn spot(&self, app: &App, pane: &AnswerPane, y: usize, x: usize) -> Option<Spot> {
         let body = self.body.as_ref()?;
         let mut row = body.top + y;
         for (turn, part, h) in &body.parts {
@@ -201,7 +196,8 @@ impl AnswerFrame {
                 Part::Structured(_) => Some(Spot::Structured(*turn)),
                 Part::Chart(chart, _) => Some(Spot::Chart(*turn, *chart)),
                 Part::Answer(i, rows) if *i == app.current_index() => {
-                    let line = app.turns[*i].view.rows(rows.start + row, 1).next()?;
+                    let view = pane.views.get(&app.turns[*i].id)?;
+                    let line = view.rows(rows.start + row, 1).next()?;
                     marker_at(line, x).map(Spot::Marker)
                 }
                 _ => None,
@@ -240,66 +236,75 @@ fn marker_at(line: &RLine, x: usize) -> Option<usize> {
 
 /// Bring every turn's rendering up to date for the pane's width, lay out the parts and resolve the
 /// scroll, carrying out `[`/`]`'s and `n`/`N`'s requests to bring a turn or a span into view.
-pub fn prepare(app: &mut App, caches: Caches, area: Rect) -> AnswerFrame {
+pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     let inner = pane_inner(area);
     let width = inner.width.max(1) as usize;
     let height = inner.height as usize;
     if height == 0 {
-        app.chart_in_view = None;
         return AnswerFrame {
             more_below: false,
+            chart_in_view: None,
             body: None,
         };
     }
-    let parts = layout(app, caches, width);
+    // Rows of turns no longer in the conversation (another one replaced it) go.
+    if pane.views.len() > app.turns.len() {
+        pane.views
+            .retain(|id, _| app.turns.iter().any(|turn| turn.id == *id));
+    }
+    let parts = layout(app, pane, width);
     let total: usize = parts.iter().map(|(_, _, h)| h).sum();
-    scroll_to_requests(app, &parts, total, height);
-    let top = app.answer_scroll.resolve(total, height);
-    show_window(app, &parts, top, height);
-    app.chart_in_view = chart_in_view(&parts, top, height);
+    scroll_to_requests(app, pane, &parts, total, height);
+    let top = pane.scroll.resolve(total, height);
+    show_window(app, pane, &parts, top, height);
     AnswerFrame {
-        more_below: !app.answer_scroll.follow && top + height < total,
+        more_below: !pane.scroll.follow && top + height < total,
+        chart_in_view: chart_in_view(&parts, top, height),
         body: Some(AnswerBody { parts, total, top }),
     }
 }
 
 /// Every turn's parts (header, answer or placeholder, trailer), their renderings synced to `width`.
-fn layout(app: &mut App, caches: Caches, width: usize) -> Vec<(usize, Part, usize)> {
-    let (structured, charts) = caches;
-    let theme = app.theme.clone();
-    let spinner = app.spinner();
-    let can_ask = app.can_ask;
+fn layout(app: &App, pane: &mut AnswerPane, width: usize) -> Vec<(usize, Part, usize)> {
+    let theme = &app.theme;
     let mut parts: Vec<(usize, Part, usize)> = Vec::new();
-    for index in 0..app.turns.len() {
-        let head = header(app, index, width, &theme);
-        let turn = &mut app.turns[index];
-        turn.view.sync(
+    for (index, turn) in app.turns.iter().enumerate() {
+        let head = header(app, index, width, theme);
+        if !head.is_empty() {
+            let h = head.len();
+            parts.push((index, Part::Rows(head), h));
+        }
+        let view = pane.views.entry(turn.id).or_default();
+        view.sync(
             turn.session.answer.as_str(),
             &turn.ann,
             turn.markers_version,
             turn.generation,
             width,
-            &theme,
+            theme,
         );
-        if !head.is_empty() {
-            let h = head.len();
-            parts.push((index, Part::Rows(head), h));
-        }
-        if turn.view.height() == 0 {
-            let rows = placeholder(turn, spinner, &theme);
+        if view.height() == 0 {
+            let rows = placeholder(turn, app.spinner(), theme);
             let h = rows.len();
             parts.push((index, Part::Rows(rows), h));
         } else {
-            answer_and_charts(turn, index, charts, width, &theme, &mut parts);
+            answer_and_charts(
+                turn,
+                view,
+                index,
+                &mut pane.charts,
+                width,
+                theme,
+                &mut parts,
+            );
         }
-        let open = app.structured_open.contains(&index);
-        let turn = &app.turns[index];
-        let output = structured.rows(index, turn, open, width, &theme);
+        let open = pane.structured_open.contains(&index);
+        let output = pane.structured.rows(index, turn, open, width, theme);
         if !output.is_empty() {
             let h = output.len();
             parts.push((index, Part::Structured(output), h));
         }
-        let tail = ending_rows(turn, width, &theme, can_ask);
+        let tail = ending_rows(turn, width, theme, app.can_ask);
         if !tail.is_empty() {
             let h = tail.len();
             parts.push((index, Part::Rows(tail), h));
@@ -345,31 +350,37 @@ fn empty_hint(app: &App) -> String {
 
 /// `[`/`]` bring the picked turn's question to the top; `n`/`N` bring the span a third of the way
 /// down.
-fn scroll_to_requests(app: &mut App, parts: &[(usize, Part, usize)], total: usize, height: usize) {
+fn scroll_to_requests(
+    app: &App,
+    pane: &mut AnswerPane,
+    parts: &[(usize, Part, usize)],
+    total: usize,
+    height: usize,
+) {
     let current = app.current_index();
-    if let Some(target) = app.scroll_to_turn.take() {
+    if let Some(target) = pane.scroll_to_turn.take() {
         let mut offset = 0;
         for (turn, _, h) in parts {
             if *turn == target {
-                app.answer_scroll.total = total;
-                app.answer_scroll.viewport = height;
+                pane.scroll.total = total;
+                pane.scroll.viewport = height;
                 // Skip the blank row before its rule.
-                app.answer_scroll.top = if target > 0 { offset + 1 } else { offset };
-                app.answer_scroll.follow = false;
+                pane.scroll.top = if target > 0 { offset + 1 } else { offset };
+                pane.scroll.follow = false;
                 break;
             }
             offset += h;
         }
     }
-    if let Some(target) = app.scroll_to_structured.take() {
+    if let Some(target) = pane.scroll_to_structured.take() {
         let mut offset = 0;
         for (turn, part, h) in parts {
             if let (true, Part::Structured(_)) = (*turn == target, part) {
-                let scroll = &mut app.answer_scroll;
+                let scroll = &mut pane.scroll;
                 let top = scroll.top.min(total.saturating_sub(height));
                 // The whole table when it fits, else its start.
                 let last = offset + h.min(&height) - 1;
-                let wanted = super::keep_visible(top, offset, last, height);
+                let wanted = super::super::keep_visible(top, offset, last, height);
                 if wanted != top {
                     scroll.total = total;
                     scroll.viewport = height;
@@ -381,22 +392,23 @@ fn scroll_to_requests(app: &mut App, parts: &[(usize, Part, usize)], total: usiz
             offset += h;
         }
     }
-    if let Some(byte) = app.scroll_to_byte.take() {
+    if let Some(byte) = pane.scroll_to_byte.take() {
         let mut offset = 0;
         for (turn, part, h) in parts {
             if let (true, Part::Answer(_, rows)) = (*turn == current, part) {
-                let theme = &app.theme;
-                let shown = &mut app.turns[current];
-                if let Some(row) = shown
-                    .view
-                    .locate(shown.session.answer.as_str(), byte, theme)
+                let shown = &app.turns[current];
+                let Some(view) = pane.views.get_mut(&shown.id) else {
+                    break;
+                };
+                if let Some(row) = view
+                    .locate(shown.session.answer.as_str(), byte, &app.theme)
                     .filter(|row| rows.contains(row))
                     .map(|row| row - rows.start)
                 {
-                    app.answer_scroll.total = total;
-                    app.answer_scroll.viewport = height;
-                    app.answer_scroll.top = (offset + row).saturating_sub(height / 3);
-                    app.answer_scroll.follow = false;
+                    pane.scroll.total = total;
+                    pane.scroll.viewport = height;
+                    pane.scroll.top = (offset + row).saturating_sub(height / 3);
+                    pane.scroll.follow = false;
                     break;
                 }
             }
@@ -407,8 +419,13 @@ fn scroll_to_requests(app: &mut App, parts: &[(usize, Part, usize)], total: usiz
 
 /// Have each answer in rows `top..top + height` wrap the blocks it shows there (the view keeps rows
 /// only around what was last shown).
-fn show_window(app: &mut App, parts: &[(usize, Part, usize)], top: usize, height: usize) {
-    let theme = app.theme.clone();
+fn show_window(
+    app: &App,
+    pane: &mut AnswerPane,
+    parts: &[(usize, Part, usize)],
+    top: usize,
+    height: usize,
+) {
     let mut offset = 0;
     for (_, part, h) in parts {
         let (start, end) = (offset, offset + h);
@@ -418,127 +435,32 @@ fn show_window(app: &mut App, parts: &[(usize, Part, usize)], top: usize, height
             && start < top + height
         {
             let skip = top.saturating_sub(start);
-            let turn = &mut app.turns[*i];
+            let turn = &app.turns[*i];
             let count = height.min(h - skip);
-            turn.view.show(
-                turn.session.answer.as_str(),
-                rows.start + skip,
-                count,
-                &theme,
-            );
-        }
-    }
-}
-
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &AnswerFrame) {
-    let focused = app.focus == Focus::Answer;
-    let theme = &app.theme;
-    let folded_output = app
-        .current()
-        .is_some_and(|t| t.session.structured_output.is_some())
-        && !app.structured_open.contains(&app.current_index());
-    let extra = match (prepared.more_below, focused && folded_output) {
-        _ if focused && app.chart_in_view.is_some() => {
-            Some("Enter: the chart full screen".to_owned())
-        }
-        (true, _) => Some("↓ more · G follows".to_owned()),
-        (false, true) => Some("Enter unfolds the structured output".to_owned()),
-        (false, false) => None,
-    };
-    let block = pane_block(title("Answer", extra, focused, theme), focused, theme);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let Some(body) = &prepared.body else {
-        return;
-    };
-    let height = inner.height as usize;
-    let lines = visible_lines(app, body, height);
-    frame.render_widget(Paragraph::new(lines).style(theme.text()), inner);
-    if focused && body.total > height {
-        // A one-cell scroll position hint on the right border.
-        let pos = (body.top * (height.saturating_sub(1)))
-            .checked_div(app.answer_scroll.max_top())
-            .unwrap_or(0);
-        let x = area.x + area.width.saturating_sub(1);
-        let y = inner.y + pos.min(height - 1) as u16;
-        if let Some(cell) = frame.buffer_mut().cell_mut((x, y)) {
-            cell.set_symbol("┃")
-                .set_style(theme.accent().add_modifier(Modifier::BOLD));
-        }
-    }
-}
-
-/// The rows in view, the selected source's spans highlighted in the turn the panes show.
-fn visible_lines<'a>(app: &'a App, body: &'a AnswerBody, height: usize) -> Vec<Line<'a>> {
-    let current = app.current_index();
-    let (highlights, focus_range) = selected_spans(app);
-    let deco = Decorations {
-        highlights: &highlights,
-        focus: focus_range.as_ref(),
-        selected: app.selected_number(),
-    };
-    let none = Decorations::default();
-    let top = body.top;
-    let mut lines: Vec<Line<'_>> = Vec::with_capacity(height);
-    let mut offset = 0;
-    for (turn_index, part, h) in &body.parts {
-        let (start, end) = (offset, offset + h);
-        offset = end;
-        if end <= top || start >= top + height {
-            continue;
-        }
-        let skip = top.saturating_sub(start);
-        let take = (top + height).min(end) - (start + skip);
-        match part {
-            Part::Rows(rows) | Part::Structured(rows) => {
-                lines.extend(plain_lines(&rows[skip..skip + take]));
-            }
-            Part::Chart(_, rows) => lines.extend(plain_lines(&rows[skip..skip + take])),
-            Part::Answer(i, rows) => {
-                let d = if *turn_index == current { &deco } else { &none };
-                for row in app.turns[*i].view.rows(rows.start + skip, take) {
-                    lines.push(to_line(row, d, &app.theme));
-                }
+            if let Some(view) = pane.views.get_mut(&turn.id) {
+                view.show(
+                    turn.session.answer.as_str(),
+                    rows.start + skip,
+                    count,
+                    &app.theme,
+                );
             }
         }
     }
-    lines
-}
-
-/// The raw byte ranges the selected source supports (merged), and the span `n`/`N` jumped to.
-fn selected_spans(app: &App) -> (Vec<Range<usize>>, Option<Range<usize>>) {
-    let current = app.current_index();
-    let highlights = match app.selected_item() {
-        Some(item) => {
-            let turn = &app.turns[current];
-            merge_ranges(
-                app.item_citations(item)
-                    .into_iter()
-                    .filter_map(|i| turn.attribution.citations.get(i))
-                    .map(|c| c.bytes.clone())
-                    .collect(),
-            )
-        }
-        None => Vec::new(),
-    };
-    let focus_range = app
-        .focus_span
-        .and_then(|i| app.turns.get(current)?.attribution.citations.get(i))
-        .map(|c| c.bytes.clone());
-    (highlights, focus_range)
 }
 
 /// The turn's answer as slices of its rows with each chart after the block its span ends in (at
 /// the end when it has no span, or that block is still streaming).
 fn answer_and_charts(
     turn: &Turn,
+    view: &AnswerView,
     index: usize,
     charts: &mut ChartCache,
     width: usize,
     theme: &Theme,
     parts: &mut Vec<(usize, Part, usize)>,
 ) {
-    let height = turn.view.height();
+    let height = view.height();
     let mut anchors: Vec<(usize, usize)> = turn
         .session
         .charts
@@ -548,7 +470,7 @@ fn answer_and_charts(
             let row = chart
                 .end
                 .and_then(|end| turn.session.answer.byte_of(end.saturating_sub(1) as usize))
-                .and_then(|byte| turn.view.block_end_row(byte))
+                .and_then(|byte| view.block_end_row(byte))
                 .unwrap_or(height)
                 .min(height);
             (row, i)

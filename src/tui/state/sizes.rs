@@ -18,9 +18,10 @@ impl App {
         self.turns.iter().any(|t| t.session.plan.is_some())
     }
 
-    /// `+` (`grow`) or `-`: widen or narrow the focused pane; the new sizes are saved.
-    pub(super) fn resize_focused(&mut self, grow: bool) -> Option<Effect> {
-        if self.narrow {
+    /// `+` (`grow`) or `-`: widen or narrow the focused pane (`narrow`: the screen shows one pane at
+    /// a time); the new sizes are saved.
+    pub fn resize_focused(&mut self, grow: bool, narrow: bool) -> Option<Effect> {
+        if narrow {
             self.set_message(
                 "one pane at a time here: it has the whole width (z zooms on wide screens)",
                 Severity::Info,
@@ -74,7 +75,7 @@ impl App {
     }
 
     /// `z`: the focused pane alone on the screen, or back to all of them.
-    pub(super) fn toggle_zoom(&mut self) {
+    pub fn toggle_zoom(&mut self) {
         self.zoom = !self.zoom;
         if self.zoom {
             self.tab = match self.focus {

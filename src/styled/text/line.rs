@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-use crate::tui::theme::Theme;
+use crate::styled::theme::Theme;
 
 /// What a piece of rendered text is.
 #[derive(Debug, Clone, PartialEq)]
@@ -208,8 +208,8 @@ fn push_highlighted<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::text::markdown::render_block;
-    use crate::tui::text::test_support::theme;
+    use crate::styled::text::markdown::render_block;
+    use crate::styled::text::test_support::theme;
 
     #[test]
     fn highlights_split_exact_pieces() {

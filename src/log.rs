@@ -1,4 +1,6 @@
-//! A small append-only log file under the cache dir (`$XDG_CACHE_HOME/research-tui/research-tui.log`).
+//! A small append-only diagnostic log file (by default `$XDG_CACHE_HOME/research-tui/research-tui.log`,
+//! see [`crate::local::config::log_file`]). It sits below `agent` and `local`, which both write to it,
+//! and depends on neither.
 //!
 //! The TUI owns the terminal, so diagnostics never go to the screen; they go here, one sanitised line
 //! each with a UTC timestamp. Nothing secret is ever passed in (the API key lives in a redacting type
@@ -7,9 +9,8 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
-use std::time::SystemTime;
 
 use crate::render::sanitize::sanitize_line;
 
@@ -17,11 +18,6 @@ use crate::render::sanitize::sanitize_line;
 pub const MAX_BYTES: u64 = 4 * 1024 * 1024;
 
 static LOG: Mutex<Option<File>> = Mutex::new(None);
-
-/// The default log file.
-pub fn default_path() -> PathBuf {
-    crate::local::config::cache_dir().join("research-tui.log")
-}
 
 /// Open (or create) the log file; later [`log`] calls append to it. Failing to open it is not an
 /// error for the app: logging is then off.
@@ -46,7 +42,8 @@ pub fn init(path: &Path) -> std::io::Result<()> {
 pub fn log(message: &str) {
     let Ok(mut slot) = LOG.lock() else { return };
     if let Some(file) = slot.as_mut() {
-        let stamp = crate::local::timestamp::rfc3339(SystemTime::now());
+        // UTC to whole seconds, as the saved sessions write their times.
+        let stamp = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ");
         let _ = writeln!(file, "{stamp} {}", sanitize_line(message));
     }
 }

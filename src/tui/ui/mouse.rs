@@ -3,18 +3,16 @@
 //! entry opens it; the wheel scrolls the pane under the pointer without moving the focus. `m` leaves
 //! the mouse to the terminal so text can be selected natively.
 
-use super::action::{Effect, Popup, Severity, Spot};
-use super::app::App;
-use super::focus::Focus;
-use super::turn::SidebarItem;
+use super::Ui;
+use crate::tui::state::{Effect, Focus, Popup, Severity, SidebarItem, Spot};
 
-impl App {
+impl Ui {
     /// A left click on `spot`.
     pub(super) fn click(&mut self, spot: Spot) -> Option<Effect> {
         if self.popup.is_some() {
             // Outside the popup closes it; inside does nothing (its keys are listed at its foot).
             if spot != Spot::Popup {
-                self.popup = None;
+                self.app.popup = None;
             }
             return None;
         }
@@ -22,7 +20,8 @@ impl App {
             Spot::Pane(focus) | Spot::Tab(focus) => self.set_focus(focus),
             Spot::Prompt => self.set_focus(Focus::Prompt),
             Spot::Source(index) => {
-                let again = self.focus == Focus::Sources && self.source_selected == Some(index);
+                let again =
+                    self.focus == Focus::Sources && self.panes.sources.selected == Some(index);
                 self.set_focus(Focus::Sources);
                 if again {
                     return self.enter();
@@ -30,9 +29,10 @@ impl App {
                 self.select_source(index);
             }
             Spot::Activity(index) => {
-                let again = self.focus == Focus::Activity && self.activity_selected == Some(index);
+                let again =
+                    self.focus == Focus::Activity && self.panes.activity.selected == Some(index);
                 self.set_focus(Focus::Activity);
-                self.activity_selected = Some(index);
+                self.panes.activity.selected = Some(index);
                 if again {
                     return self.enter();
                 }
@@ -45,7 +45,7 @@ impl App {
                 });
                 if let Some(index) = index {
                     self.select_source(index);
-                    self.set_message(
+                    self.app.set_message(
                         format!("source [{n}] selected · n/N its spans · c to browse it"),
                         Severity::Info,
                     );
@@ -59,7 +59,7 @@ impl App {
             }
             Spot::Chart(turn, chart) => {
                 self.set_focus(Focus::Answer);
-                self.popup = Some(Popup::Chart { turn, chart });
+                self.app.popup = Some(Popup::Chart { turn, chart });
             }
             Spot::Popup | Spot::Nothing => {}
         }
@@ -67,22 +67,15 @@ impl App {
     }
 
     fn select_source(&mut self, index: usize) {
-        if self.source_selected != Some(index) {
-            self.focus_span = None;
+        if self.panes.sources.select(index) {
+            self.panes.answer.focus_span = None;
         }
-        self.source_selected = Some(index);
     }
 
     /// The wheel over `spot`: scroll that pane (or the open popup) by `rows`.
     pub(super) fn wheel(&mut self, spot: Spot, rows: isize) {
         if self.popup.is_some() {
-            if let Some(
-                Popup::Help { scroll }
-                | Popup::Source { scroll, .. }
-                | Popup::Ids { scroll }
-                | Popup::Json { scroll, .. },
-            ) = &mut self.popup
-            {
+            if let Some(scroll) = self.popup_scroll() {
                 *scroll = scroll.saturating_add_signed(rows);
             }
             return;
@@ -94,25 +87,19 @@ impl App {
             Spot::Marker(_) | Spot::Structured(_) | Spot::Chart(..) => Focus::Answer,
             Spot::Prompt | Spot::Popup | Spot::Nothing => return,
         };
-        self.reveal_selection = false;
-        let scroll = match pane {
-            Focus::Plan => &mut self.plan_scroll,
-            Focus::Activity => &mut self.activity_scroll,
-            Focus::Sources => &mut self.sources_scroll,
-            Focus::Answer | Focus::Prompt => &mut self.answer_scroll,
-        };
-        scroll.by(rows);
+        self.panes.reveal_selection = false;
+        self.scroll_for(pane).by(rows);
     }
 
     /// `m`: capture the mouse, or leave it to the terminal (to select text natively).
     pub(super) fn toggle_mouse(&mut self) -> Effect {
-        self.mouse = !self.mouse;
+        self.app.mouse = !self.app.mouse;
         let text = if self.mouse {
             "mouse on: click and scroll the panes"
         } else {
             "mouse off: select text with it · m turns it on again"
         };
-        self.set_message(text, Severity::Info);
+        self.app.set_message(text, Severity::Info);
         Effect::MouseCapture(self.mouse)
     }
 }

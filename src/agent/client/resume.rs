@@ -12,7 +12,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::agent::client::{AgentClient, StreamOptions, backoff};
+use super::{AgentClient, StreamOptions, backoff};
 use crate::agent::stream::{StreamUpdate, UpdateSender};
 use crate::wire::provider::spec::{RunCursor, Runs};
 use crate::wire::provider::{Provider, WireRequest};
