@@ -115,7 +115,9 @@ fn broken(doc: &Path, link: &str) -> Option<String> {
     }
     let anchor = anchor?;
     if target.extension().is_none_or(|ext| ext != "md") {
-        return Some(format!("{link}: an anchor into a file that is not Markdown"));
+        return Some(format!(
+            "{link}: an anchor into a file that is not Markdown"
+        ));
     }
     let known = anchors(&read(&target));
     (!known.contains(anchor)).then(|| format!("{link}: no heading #{anchor}; there are {known:?}"))
@@ -140,11 +142,22 @@ fn every_topic_moved_out_of_the_readme_has_its_file_and_a_link_from_the_readme()
             "README.md does not link {doc}; its links are {readme_links:?}"
         );
     }
-    let linked: Vec<&String> = readme_links.iter().filter(|l| l.starts_with("docs/")).collect();
-    for path in documents().iter().filter(|p| p.starts_with(root().join("docs"))) {
-        let name = format!("docs/{}", path.file_name().expect("a name").to_string_lossy());
+    let linked: Vec<&String> = readme_links
+        .iter()
+        .filter(|l| l.starts_with("docs/"))
+        .collect();
+    for path in documents()
+        .iter()
+        .filter(|p| p.starts_with(root().join("docs")))
+    {
+        let name = format!(
+            "docs/{}",
+            path.file_name().expect("a name").to_string_lossy()
+        );
         assert!(
-            linked.iter().any(|l| l.split('#').next() == Some(name.as_str())),
+            linked
+                .iter()
+                .any(|l| l.split('#').next() == Some(name.as_str())),
             "{name} is not reachable from README.md"
         );
     }
@@ -161,13 +174,24 @@ fn every_relative_link_in_the_docs_resolves_to_a_file_and_heading() {
             }
             checked += 1;
             if let Some(problem) = broken(&doc, &link) {
-                let name = doc.strip_prefix(root()).unwrap_or(&doc).display().to_string();
+                let name = doc
+                    .strip_prefix(root())
+                    .unwrap_or(&doc)
+                    .display()
+                    .to_string();
                 problems.push(format!("{name}: {problem}"));
             }
         }
     }
-    assert!(checked >= 30, "only {checked} relative links found: is the parser reading the docs?");
-    assert!(problems.is_empty(), "broken links:\n{}", problems.join("\n"));
+    assert!(
+        checked >= 30,
+        "only {checked} relative links found: is the parser reading the docs?"
+    );
+    assert!(
+        problems.is_empty(),
+        "broken links:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]

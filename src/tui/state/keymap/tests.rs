@@ -211,7 +211,12 @@ fn every_key_the_readme_names_is_bound_as_it_says() {
     assert_eq!(rows.len(), 10, "the README names ten keys: {rows:#?}");
     let bound: Vec<String> = KEYMAP.iter().map(|e| markdown_keys(e.keys)).collect();
     for row in rows {
-        let keys = row.trim_start_matches('|').split(" |").next().unwrap_or("").trim();
+        let keys = row
+            .trim_start_matches('|')
+            .split(" |")
+            .next()
+            .unwrap_or("")
+            .trim();
         assert!(
             bound.iter().any(|b| b == keys),
             "the README's key row {row:?} names {keys:?}, which is no row of the key table; \
