@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use research_tui::render::Format;
 use research_tui::wire::provider::Provider;
@@ -68,6 +68,14 @@ enum Command {
         #[arg(long, value_name = "TEXT")]
         search: Option<String>,
     },
+    /// Print a shell completion script (e.g. `research-tui completions bash > ~/.local/share/bash-completion/completions/research-tui`).
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page, every subcommand on one page (`research-tui man | man -l -`).
+    Man,
 }
 
 fn main() -> ExitCode {
@@ -106,6 +114,10 @@ fn main() -> ExitCode {
         Some(Command::Watch(args)) => {
             research_tui::cmd::app::watch(args, cli.tui.theme, cli.tui.debug)
         }
+        Some(Command::Completions { shell }) => {
+            research_tui::cmd::manual::completions(Cli::command(), shell)
+        }
+        Some(Command::Man) => research_tui::cmd::manual::man(Cli::command()),
         None => research_tui::cmd::app::run(cli.tui),
     }
 }

@@ -15,6 +15,7 @@ mod history;
 mod invisible_text;
 mod key_safety;
 mod large_streams;
+mod manual;
 mod pipeline_props;
 mod provider_dialects;
 mod provider_http;
