@@ -11,7 +11,8 @@ use research_tui::wire::provider::Provider;
 #[derive(Debug, Parser)]
 #[command(
     name = "research-tui",
-    version,
+    // The package version and, when built from a git checkout, the commit (build.rs).
+    version = env!("RESEARCH_TUI_VERSION"),
     about = "Watch research-agent sessions: plan, thinking, tool calls, and the answer with exact citations"
 )]
 struct Cli {

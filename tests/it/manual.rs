@@ -1,5 +1,6 @@
 //! The installable aids through the real binary: `completions <shell>` and `man`, checked against
-//! the subcommands `--help` lists (clap's own help, not the generators under test).
+//! the subcommands `--help` lists (clap's own help, not the generators under test), and
+//! `--version` naming the commit.
 
 use std::process::{Command, Output};
 
@@ -117,4 +118,35 @@ fn the_man_page_renders_without_warnings_with_a_section_for_every_subcommand() {
         text.contains("--exit-when-done"),
         "replay's options are on the page"
     );
+}
+
+/// `git rev-parse --short HEAD` here, when this package is the top of a git checkout.
+fn checkout_commit() -> Option<String> {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let git = |args: &[&str]| {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()?;
+        let text = String::from_utf8(output.stdout).ok()?.trim().to_owned();
+        (output.status.success() && !text.is_empty()).then_some(text)
+    };
+    let top = git(&["rev-parse", "--show-toplevel"])?;
+    let ours = std::fs::canonicalize(top).ok()? == std::fs::canonicalize(dir).ok()?;
+    ours.then(|| git(&["rev-parse", "--short", "HEAD"]))?
+}
+
+#[test]
+fn version_names_the_commit_the_binary_was_built_from() {
+    let version = env!("CARGO_PKG_VERSION");
+    let expected = match checkout_commit() {
+        Some(hash) => format!("research-tui {version} ({hash})\n"),
+        None => format!("research-tui {version}\n"),
+    };
+    for flag in ["--version", "-V"] {
+        let printed = String::from_utf8(research_tui(&[flag]).stdout).unwrap();
+        assert_eq!(printed, expected, "{flag}");
+    }
 }
