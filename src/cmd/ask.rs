@@ -473,10 +473,14 @@ async fn follow_turn(
         // Printed as it arrives: the session only counts the text.
         session.answer.stop_keeping_text();
     }
+    // One Ctrl-C listener for the whole turn: a fresh `ctrl_c()` each time round the loop missed a
+    // Ctrl-C that arrived while an update was being handled (and the run went on to its end).
+    let interrupt = tokio::signal::ctrl_c();
+    tokio::pin!(interrupt);
     loop {
         let update = tokio::select! {
             update = driver.next_update() => update,
-            _ = tokio::signal::ctrl_c() => {
+            _ = &mut interrupt => {
                 report_saved_end(saving, driver.cancel(&session), saved_as.as_deref());
                 cancel_on_server(&mut driver).await;
                 return (session, StreamEnd::Cancelled);
