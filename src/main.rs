@@ -80,6 +80,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // rustls's crypto provider (ring) before anything can build an HTTP client.
+    research_tui::agent::http::install_crypto_provider();
     let cli = Cli::parse();
     research_tui::agent::turn::set_max_answer_bytes((cli.tui.max_answer_mib << 20) as usize);
     match cli.command {

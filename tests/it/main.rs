@@ -28,6 +28,7 @@ mod server_client;
 mod sse_vectors;
 mod store_concurrency;
 mod tail_follow;
+mod tls;
 mod tui_charts;
 mod tui_e2e;
 mod tui_e2e_newcomer;
