@@ -5,6 +5,7 @@
 mod support;
 
 mod ask_cli;
+mod ask_terminal;
 mod charts_cli;
 mod client_edges;
 mod client_robustness;
