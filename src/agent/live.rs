@@ -12,9 +12,9 @@
 
 use std::net::SocketAddr;
 
+use crate::agent::client::StreamHandle;
 use crate::agent::client::{AgentClient, ApiKey, RawSink, StreamOptions};
-use crate::agent::stream::StreamHandle;
-pub use crate::wire::provider::{Ask, ProviderOptions};
+use crate::wire::provider::{Ask, ProviderOptions};
 use crate::wire::provider::{Provider, WireRequest};
 
 /// Where and how to reach one provider.

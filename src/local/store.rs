@@ -4,7 +4,7 @@
 //! (`turn-001.sse`, …), written as bytes arrive, and `meta.json` (questions, times, endpoint, chat
 //! id, execution id, each turn's checkpoint id and status, and for a turn the recording proxy saved
 //! the request it was sent with, credentials left out), with `summary.json` refreshed beside it on
-//! every change ([`crate::local::summary`]). Opening a session replays its raw files through the
+//! every change ([`crate::local::summary`]; the meta itself is [`crate::local::meta`]). Opening a session replays its raw files through the
 //! normal pipeline, so what you see later is exactly what arrived.
 //!
 //! Any number of processes may write one session at once: every change to `meta.json` is made under
@@ -19,89 +19,19 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use serde::{Deserialize, Serialize};
-
 use crate::agent::client::RawSink;
-use crate::agent::stream::StreamEnd;
 use crate::agent::turn::TurnRecorder;
+use crate::local::meta::{SessionMeta, TurnMeta, newest_first, read_settled_meta, write_meta};
 use crate::local::session_files::{
-    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, replace_file, writer_alive,
+    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, writer_alive,
 };
 use crate::local::summary;
 use crate::local::timestamp::{compact_stamp, rfc3339};
 pub use crate::local::turn_status::TurnStatus;
 use crate::model::session::Session;
+use crate::model::stream_end::StreamEnd;
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SessionMeta {
-    pub id: String,
-    pub created_at: String,
-    pub updated_at: String,
-    /// `research-agent` or `workflow` (or a provider's endpoint name).
-    pub endpoint: String,
-    #[serde(default)]
-    pub provider: String,
-    pub base_url: String,
-    pub chat_id: Option<String>,
-    pub execution_id: Option<String>,
-    /// xAI model, Zeta Alpha tenant and agent: what follow-ups must send again.
-    #[serde(default, flatten)]
-    pub options: crate::agent::live::ProviderOptions,
-    pub turns: Vec<TurnMeta>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct TurnMeta {
-    pub question: String,
-    pub started_at: String,
-    pub ended_at: Option<String>,
-    /// The checkpoint this turn continued from (a resume or a branch).
-    pub from_checkpoint_id: Option<String>,
-    pub checkpoint_id: Option<String>,
-    pub status: TurnStatus,
-    pub stream_file: String,
-    /// Why the turn did not end as its status word alone says, when the store knows more (its
-    /// writer died while it streamed, or its stream could not be saved in full).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The request as another program sent it, credentials left out (turns the recording proxy
-    /// saved; the app's own turns are described by the fields above).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request: Option<serde_json::Value>,
-}
-
-impl TurnMeta {
-    /// The process that wrote this turn died while it streamed: what arrived is all there is.
-    fn mark_writer_died(&mut self) {
-        self.status = TurnStatus::Cut;
-        self.reason = Some(
-            "interrupted: the process saving it stopped while it streamed (killed, crashed or out of disk)"
-                .into(),
-        );
-    }
-}
-
-impl SessionMeta {
-    pub fn last_checkpoint_id(&self) -> Option<&str> {
-        self.turns
-            .iter()
-            .rev()
-            .find_map(|t| t.checkpoint_id.as_deref())
-    }
-
-    pub fn status(&self) -> &str {
-        self.turns.last().map_or("empty", |t| t.status.as_str())
-    }
-
-    pub fn first_question(&self) -> &str {
-        self.turns.first().map_or("", |t| t.question.as_str())
-    }
-}
-
-/// The name of a session's meta file.
-const META: &str = "meta.json";
 
 /// The sessions directory.
 #[derive(Debug, Clone)]
@@ -179,7 +109,7 @@ impl SessionStore {
         let mut sessions: Vec<SessionMeta> = entries
             .filter_map(|entry| read_settled_meta(&entry.ok()?.path()).ok())
             .collect();
-        sessions.sort_by(summary::newest_first);
+        sessions.sort_by(newest_first);
         sessions
     }
 
@@ -206,46 +136,6 @@ impl SessionStore {
         })?;
         self.load(&meta.id).ok()
     }
-}
-
-/// The meta of the session in `dir`, as it is on disk.
-pub(crate) fn read_meta(dir: &Path) -> io::Result<SessionMeta> {
-    serde_json::from_slice(&std::fs::read(dir.join(META))?)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
-}
-
-/// The meta of the session in `dir`, every turn whose writer died while it streamed marked cut.
-fn read_settled_meta(dir: &Path) -> io::Result<SessionMeta> {
-    Ok(settle(dir, read_meta(dir)?))
-}
-
-/// `meta`, read from `dir`, with every turn whose writer died while it streamed marked cut.
-pub(crate) fn settle(dir: &Path, meta: SessionMeta) -> SessionMeta {
-    let dead: Vec<String> = meta
-        .turns
-        .iter()
-        .filter(|turn| turn.status == TurnStatus::Streaming)
-        .filter(|turn| !writer_alive(dir, &turn.stream_file))
-        .map(|turn| turn.stream_file.clone())
-        .collect();
-    if dead.is_empty() {
-        return meta;
-    }
-    // A writer saves the turn's end before it lets go of the turn lock: read the meta again, so a
-    // turn that ended between the first read and the lock check shows how it really ended.
-    let mut meta = read_meta(dir).unwrap_or(meta);
-    for turn in &mut meta.turns {
-        if turn.status == TurnStatus::Streaming && dead.contains(&turn.stream_file) {
-            turn.mark_writer_died();
-        }
-    }
-    meta
-}
-
-/// Replace the meta of the session in `dir` (under its lock, unless the session is new).
-fn write_meta(dir: &Path, meta: &SessionMeta) -> io::Result<()> {
-    let bytes = serde_json::to_vec_pretty(meta).map_err(io::Error::other)?;
-    replace_file(dir, META, &bytes)
 }
 
 /// A saved session: its directory, and its meta as this process last read or wrote it (other
@@ -341,7 +231,10 @@ impl SavedSession {
     }
 
     /// Remember the provider options follow-ups must send again.
-    pub fn set_options(&mut self, options: crate::agent::live::ProviderOptions) -> io::Result<()> {
+    pub fn set_options(
+        &mut self,
+        options: crate::wire::provider::ProviderOptions,
+    ) -> io::Result<()> {
         if self.meta.options == options {
             return Ok(());
         }

@@ -4,6 +4,7 @@
 use axum::http::{HeaderMap, header};
 use serde_json::{Map, Value, json};
 
+use crate::wire::provider::asked::query_value;
 use crate::wire::provider::spec::{AuthHeader, ProviderSpec};
 use crate::wire::redact::Secret;
 
@@ -53,9 +54,9 @@ pub fn upstream_request(headers: &HeaderMap, recorded: bool) -> HeaderMap {
     kept
 }
 
-/// The client's key, from the header its provider takes it in (`Bearer` stripped), to be masked in
-/// everything saved.
-pub fn client_key(spec: &ProviderSpec, headers: &HeaderMap) -> Secret {
+/// The client's key, from the header its provider takes it in (`Bearer` stripped), else from the
+/// query's `key` parameter (Google's APIs take it there too), to be masked in everything saved.
+pub fn client_key(spec: &ProviderSpec, headers: &HeaderMap, query: Option<&str>) -> Secret {
     let value = headers
         .get(spec.auth.name())
         .and_then(|v| v.to_str().ok())
@@ -66,8 +67,13 @@ pub fn client_key(spec: &ProviderSpec, headers: &HeaderMap) -> Secret {
             .get(..7)
             .filter(|scheme| scheme.eq_ignore_ascii_case("bearer "))
             .map_or(value, |_| value[7..].trim()),
-        AuthHeader::XApiKey | AuthHeader::XAuth => value,
+        AuthHeader::XApiKey | AuthHeader::XAuth | AuthHeader::XGoogApiKey => value,
     };
+    if key.is_empty()
+        && let Some(in_query) = query_value(query.unwrap_or_default(), "key")
+    {
+        return Secret::new(in_query.trim());
+    }
     Secret::new(key)
 }
 
@@ -160,7 +166,7 @@ mod tests {
             ("x-echo", "sk-live-SECRET-123456"),
             ("user-agent", "OpenAI/Python 1.0"),
         ]);
-        let key = client_key(Provider::OpenAI.spec(), &sent);
+        let key = client_key(Provider::OpenAI.spec(), &sent, None);
         let saved = saved_request(
             "POST",
             "/v1/responses",
@@ -173,5 +179,29 @@ mod tests {
         assert!(!text.contains("SECRET"), "{text}");
         assert_eq!(saved["path"], "/v1/responses?tenant=acme");
         assert_eq!(saved["headers"], json!({"user-agent": "OpenAI/Python 1.0"}));
+    }
+
+    #[test]
+    fn a_gemini_key_is_found_in_its_header_or_in_the_query_and_never_saved() {
+        let spec = Provider::Gemini.spec();
+        let sent = headers(&[("x-goog-api-key", "AIzaHEADER-SECRET")]);
+        let key = client_key(spec, &sent, None);
+        assert!(!key.redact("AIzaHEADER-SECRET").contains("SECRET"));
+        let none = headers(&[]);
+        let key = client_key(spec, &none, Some("alt=sse&key=AIza%2BQUERY-SECRET"));
+        let saved = saved_request(
+            "POST",
+            "/v1beta/models/m:streamGenerateContent",
+            Some("alt=sse&key=AIza%2BQUERY-SECRET"),
+            &none,
+            br#"{"contents":[{"parts":[{"text":"AIza+QUERY-SECRET"}]}]}"#,
+            &key,
+        );
+        let text = saved.to_string();
+        assert!(!text.contains("SECRET"), "{text}");
+        assert_eq!(
+            saved["path"],
+            "/v1beta/models/m:streamGenerateContent?alt=sse"
+        );
     }
 }

@@ -20,10 +20,10 @@ use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use crate::agent::client::{RawSink, error_chain};
-use crate::agent::stream::StreamEnd;
 use crate::agent::turn::TurnRecorder;
 use crate::local::store::{SavedSession, SavedTurn, SessionStore, TurnStatus};
 use crate::model::session::Session;
+use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::sanitize_line;
 use crate::wire::provider::asked::Asked;
 use crate::wire::provider::error_body::ErrorBody;

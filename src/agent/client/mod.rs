@@ -7,6 +7,9 @@
 //! reports [`StreamUpdate`]s: `Connecting`, maybe `Retrying`, `Connected`, `Events` batches as bytes
 //! arrive, and one final `Ended`.
 //!
+//! Runs that outlive their connection are followed and reconnected by [`resume`], part of this
+//! client because it streams through it.
+//!
 //! Retry policy: only before any event arrived, for 429 (honouring `Retry-After`), 5xx, connect
 //! errors and timeouts, with exponential backoff plus jitter. Once an event has arrived the request
 //! is never re-sent: the research is costly and a repeat starts over.
@@ -22,9 +25,9 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 
 use crate::agent::http_checks::{KeepAlive, WrongBody, not_an_event_stream};
 pub use crate::agent::http_checks::{check_base_url, check_base_url_flag};
-use crate::agent::resume::{self, RunTracker, ServerRun};
-use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate, UpdateSender};
+use crate::agent::stream::{StreamUpdate, UpdateSender};
 use crate::model::event::AgentEvent;
+use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::sanitize_line;
 // The Bigdata.com request types this client's shorthands take.
 pub use crate::wire::provider::bigdata::request::{Effort, ResearchRequest, WorkflowRequest};
@@ -36,6 +39,11 @@ use crate::wire::redact::Secret;
 
 mod call;
 mod errors;
+mod handle;
+pub mod resume;
+
+pub use handle::StreamHandle;
+use resume::{RunTracker, ServerRun};
 
 use call::Call;
 /// An error and its causes on one line (the proxy says why an upstream could not be reached).

@@ -6,4 +6,5 @@ pub mod citations;
 pub mod event;
 pub mod pending;
 pub mod session;
+pub mod stream_end;
 pub mod structured;
