@@ -69,13 +69,18 @@ enum Command {
         #[arg(long, value_name = "TEXT")]
         search: Option<String>,
     },
-    /// Print a shell completion script (e.g. `research-tui completions bash > ~/.local/share/bash-completion/completions/research-tui`).
+    /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
+    ///
+    /// For example: `research-tui completions bash > ~/.local/share/bash-completion/completions/research-tui`.
     Completions {
         /// The shell the script is for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page, every subcommand on one page (`research-tui man | man -l -`).
+    /// Print the manual page (roff), every subcommand on one page.
+    ///
+    /// Read it with `research-tui man | man -l -`, or install it as
+    /// `~/.local/share/man/man1/research-tui.1`.
     Man,
 }
 
