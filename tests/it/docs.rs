@@ -1,7 +1,7 @@
 //! The documentation as a reader meets it: the README stays short, every topic it moved out has its
-//! file under docs/ and a link from the README, and every relative link in the README, ARCHITECTURE.md
-//! and docs/*.md leads to a file that exists and, when it names a heading (`#anchor`), to that
-//! heading as GitHub spells its anchor.
+//! file under docs/ and a link from the README, and every relative link in the README,
+//! ARCHITECTURE.md, CHANGELOG.md and docs/*.md leads to a file that exists and, when it names a
+//! heading (`#anchor`), to that heading as GitHub spells its anchor.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -32,9 +32,13 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The README, ARCHITECTURE.md and every Markdown file under docs/.
+/// The README, ARCHITECTURE.md, CHANGELOG.md and every Markdown file under docs/.
 fn documents() -> Vec<PathBuf> {
-    let mut docs = vec![root().join("README.md"), root().join("ARCHITECTURE.md")];
+    let mut docs = vec![
+        root().join("README.md"),
+        root().join("ARCHITECTURE.md"),
+        root().join("CHANGELOG.md"),
+    ];
     let mut under: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
         .expect("a docs/ folder")
         .map(|entry| entry.expect("a docs/ entry").path())
@@ -135,7 +139,10 @@ fn the_readme_is_at_most_220_lines() {
 #[test]
 fn every_topic_moved_out_of_the_readme_has_its_file_and_a_link_from_the_readme() {
     let readme_links = links(&read(&root().join("README.md")));
-    for doc in DOCS.iter().chain(&["ARCHITECTURE.md"]) {
+    for doc in DOCS
+        .iter()
+        .chain(&["ARCHITECTURE.md", "CHANGELOG.md", "LICENSE"])
+    {
         assert!(root().join(doc).is_file(), "{doc} is missing");
         assert!(
             readme_links.iter().any(|l| l == doc),

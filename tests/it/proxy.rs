@@ -180,7 +180,7 @@ async fn demo_agent() -> SocketAddr {
 }
 
 fn http() -> reqwest::Client {
-    reqwest::Client::builder()
+    research_tui::agent::http::client_builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
         .build()
