@@ -32,15 +32,7 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
             for error in errors {
                 eprintln!("research-tui: {error}");
             }
-            if session.stats.events == 0 {
-                let source = if file == "-" { "standard input" } else { file };
-                eprintln!(
-                    "research-tui: no events found in {}: expected a Server-Sent Events stream (data: lines) from a research agent",
-                    crate::render::sanitize::sanitize_line(source)
-                );
-                return ExitCode::from(1);
-            }
-            if let Some(line) = unknown_format(&session, file, provider) {
+            if let Some(line) = unreadable(&session, file, provider) {
                 eprintln!("{line}");
                 return ExitCode::from(1);
             }
@@ -60,6 +52,27 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
             ExitCode::from(1)
         }
     }
+}
+
+/// The one line saying why `source` cannot be shown: it holds no event at all, or only events in no
+/// format this version reads; `None` when anything was understood.
+pub(crate) fn unreadable(
+    session: &Session,
+    source: &str,
+    provider: Option<Provider>,
+) -> Option<String> {
+    if session.stats.events == 0 {
+        let source = if source == "-" {
+            "standard input"
+        } else {
+            source
+        };
+        return Some(format!(
+            "research-tui: no events found in {}: expected a Server-Sent Events stream (data: lines) from a research agent",
+            crate::render::sanitize::sanitize_line(source)
+        ));
+    }
+    unknown_format(session, source, provider)
 }
 
 /// The one line saying that `source`'s events are in no format this version reads, naming the

@@ -488,3 +488,21 @@ fn open_takes_a_unique_prefix_of_an_id_and_names_the_matches_of_an_ambiguous_one
     t.send(&["Escape", "q"]);
     assert_exited_and_restored(&t);
 }
+
+#[test]
+fn replay_of_a_file_without_events_fails_like_render_before_the_app_starts() {
+    let readme = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let empty = tempfile::NamedTempFile::new().unwrap();
+    for path in [readme.as_path(), empty.path()] {
+        let t = Tmux::start(100, 30, &["replay", path.to_str().unwrap()]);
+        assert_eq!(t.wait_exit(Duration::from_secs(10)), "1");
+        let screen = t.wait_for("the shell", Duration::from_secs(5), |s| {
+            s.contains("the app exited")
+        });
+        assert!(
+            screen.contains("no events found in"),
+            "one line says why:\n{screen}"
+        );
+        assert!(!screen.contains("Answer"), "the app never started:\n{screen}");
+    }
+}

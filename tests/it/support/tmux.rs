@@ -103,10 +103,24 @@ impl Tmux {
     }
 
     pub fn send(&self, keys: &[&str]) {
-        for key in keys {
+        for (i, key) in keys.iter().enumerate() {
+            let before = (*key == "Escape" && i + 1 < keys.len()).then(|| self.capture());
             self.tmux(&["send-keys", "-t", &self.session, key]);
-            // Keys apart, as typed: an Esc and the letter after it in one read would be Alt-letter.
-            std::thread::sleep(Duration::from_millis(50));
+            match before {
+                // An Esc and the key after it in one read are Alt-key: before the next key, wait
+                // (up to a second) for the app to show it took the Esc alone.
+                Some(before) => self.wait_for_change(&before, Duration::from_secs(1)),
+                // Keys apart, as typed.
+                None => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+    }
+
+    /// Poll until the screen differs from `before`, or `limit` passes (some keys change nothing).
+    fn wait_for_change(&self, before: &str, limit: Duration) {
+        let start = Instant::now();
+        while start.elapsed() < limit && self.capture() == before {
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
