@@ -7,6 +7,8 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::model::json_text::JsonText;
+
 /// Identifiers that tie a stream to a conversation or a workflow run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConversationIds {
@@ -170,11 +172,25 @@ pub struct Chart {
     /// when absent or not a non-negative integer.
     pub start: Option<u64>,
     pub end: Option<u64>,
-    /// The Vega-Lite spec, parsed when it was sent as JSON text.
-    pub spec: Option<Value>,
+    /// The Vega-Lite spec as JSON text (unquoted when it was sent as a JSON string): kept as
+    /// text, a tree of it would cost many times its size.
+    pub spec: Option<JsonText>,
     /// `data_points` as sent.
-    pub data_points: Option<Value>,
-    pub raw: Value,
+    pub data_points: Option<JsonText>,
+    /// What [`crate::model::chart::interpret`] made of it, worked out once.
+    pub view: ChartCache,
+}
+
+/// A chart's interpretation, computed on first use and shared by clones; never part of equality.
+#[derive(Debug, Clone, Default)]
+pub struct ChartCache(
+    pub(crate) std::sync::Arc<std::sync::OnceLock<crate::model::chart::ChartView>>,
+);
+
+impl PartialEq for ChartCache {
+    fn eq(&self, _: &ChartCache) -> bool {
+        true
+    }
 }
 
 /// Who produced an event: `None` is the main assistant, `Some(role)` a sub-agent.

@@ -138,11 +138,7 @@ fn chart_block(out: &mut String, chart: &Chart) {
         (None, Some(points)) => ("json", points),
         (None, None) => return,
     };
-    fenced(
-        out,
-        lang,
-        &serde_json::to_string_pretty(body).unwrap_or_default(),
-    );
+    fenced(out, lang, &body.pretty());
 }
 
 /// `body` in a code fence longer than any run of backticks inside it.
