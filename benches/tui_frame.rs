@@ -153,7 +153,7 @@ fn app_with_charts() -> App {
                 title: Some(format!("Chart {i}")),
                 start: Some(20),
                 end: Some(60 + i as u64),
-                spec: Some(spec),
+                spec: Some(spec.into()),
                 ..Chart::default()
             })
         })

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::render::{Format, render_sized};
+use crate::render::{Format, write_sized};
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
 
@@ -38,10 +38,8 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
                 );
                 return ExitCode::from(1);
             }
-            use std::io::Write;
-            let mut stdout = std::io::stdout().lock();
-            if let Err(e) =
-                stdout.write_all(render_sized(&session, format, output_width()).as_bytes())
+            let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            if let Err(e) = write_sized(&session, format, output_width(), stdout)
                 && e.kind() != std::io::ErrorKind::BrokenPipe
             {
                 eprintln!("research-tui: {e}");

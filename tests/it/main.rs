@@ -5,6 +5,7 @@
 mod support;
 
 mod ask_cli;
+mod chart_bounds;
 mod charts_cli;
 mod client_edges;
 mod client_robustness;
@@ -14,7 +15,7 @@ mod demo_timeouts;
 mod history;
 mod invisible_text;
 mod key_safety;
-mod large_streams;
+pub(crate) mod large_streams;
 mod pipeline_props;
 mod provider_dialects;
 mod provider_http;

@@ -21,6 +21,28 @@ use research_tui::wire::recording::parse_frames;
 /// The real binary, built for these tests.
 pub const BIN: &str = env!("CARGO_BIN_EXE_research-tui");
 
+/// Run `command` with its output discarded; its exit status and peak resident memory in bytes
+/// (the kernel's count for the child, `ru_maxrss` from `wait4`: exact however short it ran).
+#[allow(clippy::zombie_processes)] // reaped by wait4 below, which also gives its memory
+pub fn peak_rss(mut command: Command) -> (std::process::ExitStatus, u64) {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 reaps our own child and fills both.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    (
+        std::process::ExitStatus::from_raw(status),
+        usage.ru_maxrss as u64 * 1024,
+    )
+}
+
 /// Every environment variable a provider's key can come from, from the provider table.
 pub fn key_variables() -> impl Iterator<Item = &'static str> {
     Provider::ALL.into_iter().map(|p| p.spec().api_key_env)

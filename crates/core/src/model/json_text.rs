@@ -2,58 +2,96 @@
 //! `serde_json::Value` tree of them costs twenty to forty times their size. The text is checked
 //! once when it is made, shared on clone, and read lazily (borrowing) by whoever needs a part.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-/// Valid JSON text, shared.
-#[derive(Clone, PartialEq, Eq)]
-pub struct JsonText(Arc<str>);
+/// Valid JSON text: a part of a shared buffer (the event it came in, kept once however many
+/// parts of it are kept).
+#[derive(Clone)]
+pub struct JsonText {
+    buffer: Arc<String>,
+    start: usize,
+    end: usize,
+}
 
 impl JsonText {
     /// `text` when it is one valid JSON value.
     pub fn parse(text: &str) -> Option<JsonText> {
         let raw: &RawValue = serde_json::from_str(text).ok()?;
-        Some(JsonText(Arc::from(raw.get())))
+        Some(JsonText::whole(Arc::new(raw.get().to_owned())))
+    }
+
+    fn whole(buffer: Arc<String>) -> JsonText {
+        let end = buffer.len();
+        JsonText {
+            buffer,
+            start: 0,
+            end,
+        }
+    }
+
+    /// `part` of `buffer` (a slice of it, e.g. a raw value parsed from it), sharing the buffer;
+    /// `None` when `part` is not inside `buffer`.
+    pub fn part_of(buffer: &Arc<String>, part: &RawValue) -> Option<JsonText> {
+        let base = buffer.as_ptr() as usize;
+        let at = (part.get().as_ptr() as usize).checked_sub(base)?;
+        let end = at + part.get().len();
+        buffer.get(at..end)?;
+        Some(JsonText {
+            buffer: Arc::clone(buffer),
+            start: at,
+            end,
+        })
     }
 
     /// The text as sent (without surrounding whitespace).
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.buffer[self.start..self.end]
     }
 
     /// The text as a borrowed raw value (it was checked when made).
     pub fn raw(&self) -> &RawValue {
-        serde_json::from_str(&self.0).unwrap_or_else(|_| null())
+        serde_json::from_str(self.as_str()).unwrap_or_else(|_| null())
     }
 
     /// The text is a JSON `null`.
     pub fn is_null(&self) -> bool {
-        &*self.0 == "null"
+        self.as_str() == "null"
     }
 
     /// A parsed copy: only for small values (tests, short specs).
     pub fn to_value(&self) -> Value {
-        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+        serde_json::from_str(self.as_str()).unwrap_or(Value::Null)
     }
 }
 
+impl PartialEq for JsonText {
+    fn eq(&self, other: &JsonText) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for JsonText {}
+
 /// Longest text [`JsonText::pretty`] indents: past it the text is written as sent (indenting
-/// multiplies the size of long lists of small rows).
-const MAX_PRETTY_BYTES: usize = 1 << 20;
+/// multiplies the size of long lists of small rows, and nobody reads such a spec line by line).
+const MAX_PRETTY_BYTES: usize = 64 * 1024;
 
 impl JsonText {
     /// The text indented as `serde_json::to_string_pretty` would, without parsing it into a
     /// tree; a text past [`MAX_PRETTY_BYTES`] as sent.
-    pub fn pretty(&self) -> String {
-        if self.0.len() > MAX_PRETTY_BYTES {
-            return self.0.to_string();
+    pub fn pretty(&self) -> Cow<'_, str> {
+        let text = self.as_str();
+        if text.len() > MAX_PRETTY_BYTES {
+            return Cow::Borrowed(text);
         }
-        let mut out = String::with_capacity(self.0.len() * 2);
+        let mut out = String::with_capacity(text.len() * 2);
         let mut depth = 0usize;
-        let mut chars = self.0.chars().peekable();
+        let mut chars = text.chars().peekable();
         let newline = |out: &mut String, depth: usize| {
             out.push('\n');
             (0..depth).for_each(|_| out.push_str("  "));
@@ -95,7 +133,7 @@ impl JsonText {
                 c => out.push(c),
             }
         }
-        out
+        Cow::Owned(out)
     }
 }
 
@@ -105,7 +143,7 @@ fn null() -> &'static RawValue {
 
 impl From<&Value> for JsonText {
     fn from(value: &Value) -> JsonText {
-        JsonText(Arc::from(value.to_string()))
+        JsonText::whole(Arc::new(value.to_string()))
     }
 }
 
@@ -118,9 +156,10 @@ impl From<Value> for JsonText {
 impl std::fmt::Debug for JsonText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         const SHOWN: usize = 200;
-        match self.0.char_indices().nth(SHOWN) {
-            Some((at, _)) => write!(f, "JsonText({}… {} bytes)", &self.0[..at], self.0.len()),
-            None => write!(f, "JsonText({})", &self.0),
+        let text = self.as_str();
+        match text.char_indices().nth(SHOWN) {
+            Some((at, _)) => write!(f, "JsonText({}… {} bytes)", &text[..at], text.len()),
+            None => write!(f, "JsonText({text})"),
         }
     }
 }

@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+/// Most capacity the line buffer keeps between lines.
+const KEPT_LINE_CAPACITY: usize = 64 * 1024;
 /// Default bound on one line and on one event's data: a stream that exceeds it is an error, not a
 /// reason to grow memory without limit.
 pub const DEFAULT_LIMIT: usize = 16 * 1024 * 1024;
@@ -209,9 +211,12 @@ impl SseDecoder {
         }
         let bytes = std::mem::take(&mut self.line);
         let result = self.process_bytes(&bytes, out);
-        // Keep the buffer's capacity for the next long line.
-        self.line = bytes;
-        self.line.clear();
+        // Keep the buffer's capacity for the next long line, unless it is a hostile one's: a
+        // megabyte line must not cost its size again for the rest of the stream.
+        if bytes.capacity() <= KEPT_LINE_CAPACITY {
+            self.line = bytes;
+            self.line.clear();
+        }
         result
     }
 

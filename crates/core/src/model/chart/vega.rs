@@ -27,8 +27,10 @@ const MAX_DEPTH: usize = 4;
 pub(super) const MAX_VIEWS: usize = 32;
 /// Most rows read over all views (each view reads at most [`MAX_ROWS`]).
 const MAX_ROWS_READ: usize = 4 * MAX_ROWS;
-/// Longest encoding or transform read (they are parsed whole; real ones are a few hundred bytes).
-const MAX_PART_BYTES: usize = 64 * 1024;
+/// Longest encoding read (parsed whole; real ones are a few hundred bytes).
+const MAX_ENCODING_BYTES: usize = 64 * 1024;
+/// Longest transform read (a fold names its fields; their names are kept).
+const MAX_TRANSFORM_BYTES: usize = 1 << 20;
 /// Longest category or series label kept.
 const MAX_LABEL_CHARS: usize = 200;
 
@@ -130,10 +132,13 @@ impl<'a> Context<'a> {
             None => inherited.cloned(),
         };
         let rows = match rows {
-            Some(rows) => Some(transform(rows, bounded(node.transform, "transform")?)?),
+            Some(rows) => Some(transform(
+                rows,
+                bounded(node.transform, "transform", MAX_TRANSFORM_BYTES)?,
+            )?),
             None => None,
         };
-        let encoding = match bounded(node.encoding, "encoding")? {
+        let encoding = match bounded(node.encoding, "encoding", MAX_ENCODING_BYTES)? {
             Some(own) => {
                 let own: Map<String, Value> =
                     serde_json::from_str(own.get()).map_err(|_| "its encoding is not an object")?;
@@ -146,10 +151,15 @@ impl<'a> Context<'a> {
         if let Some(layers) = node.layer {
             let layers: Vec<&RawValue> =
                 serde_json::from_str(layers.get()).map_err(|_| "its layer is not a list")?;
+            if layers.len() > MAX_VIEWS {
+                return Err(format!(
+                    "chart too large to draw: {} layers (at most {MAX_VIEWS} are drawn)",
+                    layers.len()
+                ));
+            }
             if out.len() + layers.len() > MAX_VIEWS {
                 return Err(format!(
-                    "chart too large to draw: more than {MAX_VIEWS} layers (this level has {})",
-                    layers.len()
+                    "chart too large to draw: more than {MAX_VIEWS} layers in all"
                 ));
             }
             for layer in layers {
@@ -181,9 +191,13 @@ impl<'a> Context<'a> {
 }
 
 /// `part` when it is short enough to parse whole.
-fn bounded<'a>(part: Option<&'a RawValue>, what: &str) -> Result<Option<&'a RawValue>, String> {
+fn bounded<'a>(
+    part: Option<&'a RawValue>,
+    what: &str,
+    most: usize,
+) -> Result<Option<&'a RawValue>, String> {
     match part {
-        Some(raw) if raw.get().len() > MAX_PART_BYTES => Err(format!(
+        Some(raw) if raw.get().len() > most => Err(format!(
             "chart too large to draw: its {what} is {} bytes",
             raw.get().len()
         )),

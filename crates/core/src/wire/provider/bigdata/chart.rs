@@ -2,6 +2,8 @@
 //! can be megabytes, and a `Value` tree of it costs many times that), read here by borrowing
 //! from the payload; the lenient path hands over a message already parsed.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -46,10 +48,16 @@ struct Wire<'a> {
     data_points_camel: Option<&'a RawValue>,
 }
 
-/// The chart in payload `data` (a `message` or `delta` envelope), or `None` when its shape is
-/// unusual and the lenient path must read it.
-pub(super) fn decode_typed(data: &str) -> Option<Chart> {
-    let envelope: Envelope = serde_json::from_str(data).ok()?;
+/// The chart in payload `data` (a `message` or `delta` envelope), or `data` back when its shape
+/// is unusual and the lenient path must read it. The spec and data points sent as JSON share
+/// the payload's text: it is kept once.
+pub(super) fn decode_typed(data: String) -> Result<Chart, String> {
+    let shared = Arc::new(data);
+    read(&shared).ok_or_else(|| Arc::unwrap_or_clone(shared))
+}
+
+fn read(shared: &Arc<String>) -> Option<Chart> {
+    let envelope: Envelope = serde_json::from_str(shared).ok()?;
     let body = envelope.message.or(envelope.delta)?;
     let wire: Wire = serde_json::from_str(body.get()).ok()?;
     let spec = wire.vega_lite_spec.or(wire.vega_lite_spec_camel);
@@ -61,10 +69,10 @@ pub(super) fn decode_typed(data: &str) -> Option<Chart> {
         chart_type: text(wire.chart_type).or_else(|| text(wire.chart_type_camel)),
         start: wire.start.and_then(|v| serde_json::from_str(v.get()).ok()),
         end: wire.end.and_then(|v| serde_json::from_str(v.get()).ok()),
-        spec: spec.and_then(spec_of),
+        spec: spec.and_then(|spec| spec_of(shared, spec)),
         data_points: points
             .filter(|p| p.get() != "null")
-            .and_then(|p| JsonText::parse(p.get())),
+            .and_then(|p| JsonText::part_of(shared, p)),
         ..Chart::default()
     })
 }
@@ -84,13 +92,13 @@ fn text(raw: Option<&RawValue>) -> Option<String> {
 }
 
 /// A spec sent as an object, or as JSON text in a string.
-fn spec_of(raw: &RawValue) -> Option<JsonText> {
+fn spec_of(shared: &Arc<String>, raw: &RawValue) -> Option<JsonText> {
     match raw.get() {
         "null" => None,
         quoted if quoted.starts_with('"') => {
             JsonText::parse(&serde_json::from_str::<String>(quoted).ok()?)
         }
-        spec => JsonText::parse(spec),
+        _ => JsonText::part_of(shared, raw),
     }
 }
 

@@ -35,18 +35,29 @@ impl Dialect for BigdataDialect {
         if data.is_empty() || data == "[DONE]" {
             return;
         }
-        if let Ok(envelope) = serde_json::from_str::<Envelope>(data)
-            && let Some((ids, body)) = envelope.split()
-            && let Some(event) = match body.is_chart() {
-                true => chart::decode_typed(data).map(AgentEvent::Chart),
-                false => body.into_event(),
-            }
-        {
-            self.note_ids(ids, out);
-            out.push(event);
-            return;
+        let Some((ids, body)) = serde_json::from_str::<Envelope>(data)
+            .ok()
+            .and_then(Envelope::split)
+        else {
+            return self.decode_lenient(data, out);
+        };
+        if body.is_chart() {
+            // The payload moves into the chart, which keeps its spec as a part of it.
+            return match chart::decode_typed(event.data) {
+                Ok(chart) => {
+                    self.note_ids(ids, out);
+                    out.push(AgentEvent::Chart(chart));
+                }
+                Err(data) => self.decode_lenient(&data, out),
+            };
         }
-        self.decode_lenient(data, out);
+        match body.into_event() {
+            Some(event) => {
+                self.note_ids(ids, out);
+                out.push(event);
+            }
+            None => self.decode_lenient(data, out),
+        }
     }
 
     fn provider(&self) -> Option<crate::wire::provider::Provider> {
