@@ -260,6 +260,9 @@ pub enum AgentEvent {
     /// read): what [`crate::model::session::Stats::events`] counts. The byte pipeline sends
     /// exactly one per payload, whatever the dialect makes of it; dialects never send it.
     Received,
+    /// An event a resumed stream sent again (a sequence number already decoded): dropped, and
+    /// counted in [`crate::model::session::Stats::repeated`].
+    Repeated,
     /// A well-formed message of a type this version does not know.
     Unknown {
         kind: String,

@@ -129,6 +129,9 @@ struct StatsOut {
     events: usize,
     malformed: usize,
     unknown: usize,
+    /// Events a resumed stream sent again, dropped (shown when there were some).
+    #[serde(skip_serializing_if = "is_zero")]
+    repeated: usize,
     invalid_references: usize,
 }
 
@@ -232,6 +235,7 @@ fn document<'a>(session: &'a Session, attribution: &'a Attribution) -> Document<
             events: session.stats.events,
             malformed: session.stats.malformed,
             unknown: session.stats.unknown,
+            repeated: session.stats.repeated,
             invalid_references: attribution.invalid_references,
         },
         consulted_sources: attribution
@@ -246,4 +250,8 @@ fn document<'a>(session: &'a Session, attribution: &'a Attribution) -> Document<
             })
             .collect(),
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
