@@ -13,8 +13,8 @@
 //! `streaming` whose writer died (its turn lock is free) is read as cut, and saved so by the next
 //! writer of the session.
 
-use std::fs::File;
 use std::io;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -25,7 +25,8 @@ use crate::agent::client::RawSink;
 use crate::agent::stream::StreamEnd;
 use crate::agent::turn::TurnRecorder;
 use crate::local::session_files::{
-    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, replace_file, writer_alive,
+    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, is_real_dir, open_regular,
+    replace_file, writer_alive,
 };
 use crate::local::summary;
 use crate::local::timestamp::{compact_stamp, rfc3339};
@@ -208,11 +209,37 @@ impl SessionStore {
     }
 }
 
-/// The meta of the session in `dir`, as it is on disk.
+/// The meta of the session in `dir`, as it is on disk: only from a real folder (not a link to
+/// one), a regular `meta.json` of at most [`MAX_META_BYTES`], whose id is the folder's name (a
+/// meta naming another session must not send writes there).
 pub(crate) fn read_meta(dir: &Path) -> io::Result<SessionMeta> {
-    serde_json::from_slice(&std::fs::read(dir.join(META))?)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    let invalid = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
+    // A folder that is not there is not found; one that is a link (or a file) is refused.
+    std::fs::symlink_metadata(dir)?;
+    if !is_real_dir(dir) {
+        return Err(invalid(format!(
+            "{} is not a session folder",
+            dir.display()
+        )));
+    }
+    let mut bytes = Vec::new();
+    open_regular(&dir.join(META), MAX_META_BYTES)?
+        .take(MAX_META_BYTES)
+        .read_to_end(&mut bytes)?;
+    let meta: SessionMeta = serde_json::from_slice(&bytes).map_err(|e| invalid(e.to_string()))?;
+    if dir.file_name().and_then(|n| n.to_str()) != Some(meta.id.as_str()) {
+        return Err(invalid(format!(
+            "the meta.json in {} names another session",
+            dir.display()
+        )));
+    }
+    Ok(meta)
 }
+
+/// The largest `meta.json` read (a session of thousands of turns is a few megabytes).
+const MAX_META_BYTES: u64 = 8 << 20;
+/// The largest turn file read back (the decoder bounds each event; this bounds the file).
+pub(crate) const MAX_TURN_BYTES: u64 = 4 << 30;
 
 /// The meta of the session in `dir`, every turn whose writer died while it streamed marked cut.
 fn read_settled_meta(dir: &Path) -> io::Result<SessionMeta> {
@@ -268,7 +295,7 @@ impl SavedSession {
         &mut self,
         change: impl FnOnce(&mut SessionMeta) -> io::Result<R>,
     ) -> io::Result<R> {
-        let _lock = SessionLock::acquire(&self.dir)?;
+        let _lock = SessionLock::acquire_promptly(&self.dir)?;
         let mut meta = read_settled_meta(&self.dir)?;
         let out = change(&mut meta)?;
         write_meta(&self.dir, &meta)?;
@@ -400,7 +427,7 @@ impl SavedSession {
     /// Rebuild `turn` from its raw stream file (as much as there is).
     pub fn replay_turn(&self, turn: &TurnMeta) -> Session {
         self.stream_path(turn)
-            .and_then(|path| File::open(path).ok())
+            .and_then(|path| open_regular(&path, MAX_TURN_BYTES).ok())
             .and_then(|f| read_session(f, self.provider()).ok())
             .map(|(session, _)| session)
             .unwrap_or_default()

@@ -2,6 +2,7 @@
 //! through the CLI, the app in tmux, the demo agent and hostile servers on 127.0.0.x, recordings
 //! through the pipeline). One binary links the app once instead of once per file.
 
+mod store_hostile;
 mod support;
 
 mod ask_cli;
