@@ -247,3 +247,82 @@ fn a_request_body_trickling_in_at_one_byte_a_second_is_closed_within_ten_seconds
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
 }
+
+/// A Bigdata.com answer of `chunks` events of 1 KB each.
+fn long_answer(chunks: usize) -> String {
+    let piece = "word ".repeat(200);
+    let mut out = String::new();
+    for _ in 0..chunks {
+        let event =
+            serde_json::json!({"chat_id": "c", "message": {"type": "ANSWER", "content": piece}});
+        out.push_str(&format!("data: {event}\n\n"));
+    }
+    out + "data: {\"chat_id\":\"c\",\"message\":{\"type\":\"COMPLETE\"}}\n\n"
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn proxy_and_render_honour_max_answer_mib() {
+    use axum::routing::post;
+    let stream = long_answer(3000);
+    let sent = stream.clone();
+    let app = axum::Router::new().route(
+        "/v1/research-agent",
+        post(move || {
+            let body = sent.clone();
+            async move { ([("content-type", "text/event-stream")], body) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let upstream = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let proxy = ProxyProcess::start_with(upstream, |_| {}, &["--max-answer-mib", "1"]);
+    let got = http()
+        .post(proxy.url(Provider::Bigdata, "/v1/research-agent"))
+        .header("x-api-key", KEY)
+        .body(r#"{"message":"Q","research_effort":"lite"}"#)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(got.len(), stream.len(), "the client gets the whole answer");
+    let sessions = proxy.settled_sessions(1);
+    let turn = &sessions[0].turns[0];
+    assert!(
+        turn.reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains("the limit set by --max-answer-mib"),
+        "{turn:?}"
+    );
+    let saved = proxy.store().load(&sessions[0].id).unwrap();
+    let file = std::fs::metadata(saved.dir().join(&turn.stream_file))
+        .unwrap()
+        .len();
+    // The answer's first MiB, its envelopes and the chunk that passed it: not the 3 MB sent.
+    assert!(
+        file < 2 << 20,
+        "the turn file holds {file} of {} bytes",
+        stream.len()
+    );
+
+    let recording = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(recording.path(), &stream).unwrap();
+    let output = crate::support::cli(crate::support::scratch())
+        .args(["render", "--max-answer-mib", "1"])
+        .arg(recording.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(5));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the answer passed 1 MiB, the limit set by --max-answer-mib"),
+        "{stderr}"
+    );
+    let printed = output.stdout.len();
+    assert!(
+        (1 << 20) < printed && printed < (1 << 20) + 300_000,
+        "{printed} bytes"
+    );
+}
