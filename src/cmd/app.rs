@@ -119,9 +119,16 @@ fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
 /// The app with no subcommand.
 pub fn run(args: TuiArgs) -> ExitCode {
     let store = SessionStore::default();
+    let checkpoint_id = match args.resume.as_deref().filter(|c| !c.trim().is_empty()) {
+        Some(typed) => match store.checkpoint_id(typed) {
+            Ok(id) => Some(id),
+            Err(why) => return fail(2, why),
+        },
+        None => None,
+    };
     let resume = Continuation {
         chat_id: args.chat_id.clone().filter(|c| !c.trim().is_empty()),
-        checkpoint_id: args.resume.clone().filter(|c| !c.trim().is_empty()),
+        checkpoint_id,
         from_turn: None,
     };
     let known = if resume == Continuation::default() {
@@ -193,17 +200,12 @@ pub fn run(args: TuiArgs) -> ExitCode {
 /// `research-tui open <ID>`: the saved session rebuilt at once, ready for a follow-up.
 pub fn open(args: OpenArgs, theme: Option<String>, debug: bool) -> ExitCode {
     let store = SessionStore::default();
-    let saved = match store.load(args.id.trim()) {
+    let id = match store.session_id(&args.id) {
+        Ok(id) => id,
+        Err(why) => return fail(1, why),
+    };
+    let saved = match store.load(&id) {
         Ok(saved) => saved,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return fail(
-                1,
-                format_args!(
-                    "no saved session {:?} (see `research-tui sessions`)",
-                    args.id
-                ),
-            );
-        }
         Err(e) => {
             return fail(1, format_args!("cannot open session {:?}: {e}", args.id));
         }

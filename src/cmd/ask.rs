@@ -14,19 +14,23 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod interrupt;
 mod printer;
+mod progress;
 
+use interrupt::Interrupt;
 use printer::TextPrinter;
+use progress::ProgressLine;
 
 use crate::agent::client::{
-    AgentClient, ApiKey, RawSink, StreamOptions, check_base_url, check_base_url_flag,
+    AgentClient, ApiKey, RawSink, StreamOptions, check_base_url, check_base_url_flag, is_loopback,
 };
 use crate::agent::live;
 use crate::agent::stream::{StreamEnd, StreamUpdate};
 use crate::agent::turn::TurnDriver;
 use crate::local::store::{SavedSession, SavedTurn, SessionStore};
 use crate::model::citations::Attribution;
-use crate::model::event::{AgentEvent, StepStatus};
+use crate::model::event::AgentEvent;
 use crate::model::session::Session;
 use crate::render::Format;
 use crate::render::sanitize::sanitize_line;
@@ -126,19 +130,29 @@ fn usage(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-pub fn run_cli(args: AskArgs) -> ExitCode {
+pub fn run_cli(mut args: AskArgs) -> ExitCode {
     if args.question.trim().is_empty() && args.workflow.is_none() {
         return usage("the question is empty");
     }
+    let store = SessionStore::default();
+    // A unique prefix of a saved checkpoint is that checkpoint, sent whole.
+    if let Some(typed) = args.resume.take() {
+        match store.checkpoint_id(&typed) {
+            Ok(id) => args.resume = Some(id),
+            Err(why) => return usage(why),
+        }
+    }
     let target = if args.demo {
-        None
+        match demo_url(&args) {
+            Ok(url) => url.map(|url| (url, None)),
+            Err(exit) => return exit,
+        }
     } else {
         match live_target(&args) {
             Ok(target) => Some(target),
             Err(exit) => return exit,
         }
     };
-    let store = SessionStore::default();
     let known = store.find(args.resume.as_deref(), args.chat_id.as_deref());
     let plan = match build_request(&args, known.as_ref()) {
         Ok(plan) => plan,
@@ -151,8 +165,9 @@ pub fn run_cli(args: AskArgs) -> ExitCode {
     runtime.block_on(ask(args, target, store, known, plan))
 }
 
-/// The base URL and key for a live request, or the exit to take.
-fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
+/// The base URL and key for a live request, or the exit to take. An agent on this machine (a
+/// `research-tui serve`, a local gateway) may be asked without a key; every other needs one.
+fn live_target(args: &AskArgs) -> Result<(String, Option<ApiKey>), ExitCode> {
     if let Some(url) = &args.base_url
         && let Err(message) = check_base_url_flag(url)
     {
@@ -171,12 +186,23 @@ fn live_target(args: &AskArgs) -> Result<(String, ApiKey), ExitCode> {
         return Err(ExitCode::from(EXIT_OTHER));
     }
     match target.api_key {
-        Some(key) => Ok((target.base_url, key)),
+        Some(key) => Ok((target.base_url, Some(key))),
+        None if is_loopback(&target.base_url) => Ok((target.base_url, None)),
         None => Err(usage(format_args!(
             "no API key: {}, or try --demo",
             target.key_hint
         ))),
     }
+}
+
+/// `--demo --base-url URL`: the demo agent already running at URL (`research-tui serve`), asked
+/// without a key; `None` when `--demo` starts its own.
+fn demo_url(args: &AskArgs) -> Result<Option<String>, ExitCode> {
+    let Some(url) = &args.base_url else {
+        return Ok(None);
+    };
+    check_base_url_flag(url).map_err(usage)?;
+    Ok(Some(url.trim().trim_end_matches('/').to_owned()))
 }
 
 fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
@@ -285,7 +311,7 @@ fn workflow_template(template: &str) -> Result<Value, String> {
 /// end, then print the result.
 async fn ask(
     args: AskArgs,
-    target: Option<(String, ApiKey)>,
+    target: Option<(String, Option<ApiKey>)>,
     store: SessionStore,
     known: Option<SavedSession>,
     plan: Plan,
@@ -335,6 +361,7 @@ async fn ask(
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         ..StreamOptions::default()
     };
+    let mut interrupt = Interrupt::listen();
     let driver = TurnDriver::start(sinks, recorder, |sink| match plan {
         Plan::Research(request) => {
             AgentClient::new(&base_url, api_key).research_recorded(request, options, sink)
@@ -355,10 +382,25 @@ async fn ask(
     });
 
     let progress = std::io::stderr().is_terminal();
+    let saved_as = driver
+        .recorder()
+        .map(|turn| turn.saved.meta.id.clone())
+        .filter(|_| progress);
     let mut printer = TextPrinter::for_stdout();
-    let (session, end) =
-        follow_turn(driver, args.format, progress, &mut printer, &mut saving).await;
+    let (session, end) = follow_turn(
+        driver,
+        args.format,
+        progress,
+        &mut printer,
+        &mut saving,
+        &mut interrupt,
+    )
+    .await;
     let code = print_result(args.format, &mut printer, session, &end);
+    // Named on a terminal once the answer is printed, not between its last lines.
+    if let Some(id) = saved_as.filter(|_| !saving.failed) {
+        eprintln!("research-tui: saved as session {id}");
+    }
     if saving.failed && code == EXIT_COMPLETE {
         eprintln!("research-tui: the answer is complete, but it was not saved (see above)");
         return ExitCode::from(EXIT_OTHER);
@@ -372,11 +414,10 @@ type AgentBase = (String, Option<ApiKey>, Option<tokio::task::JoinHandle<()>>);
 /// Where to send the question: the built-in demo agent (started now), or the live target.
 async fn agent_base(
     args: &AskArgs,
-    target: Option<(String, ApiKey)>,
+    target: Option<(String, Option<ApiKey>)>,
 ) -> Result<AgentBase, ExitCode> {
-    if !args.demo {
-        let (base_url, key) = target.expect("a live target unless --demo");
-        return Ok((base_url, Some(key), None));
+    if let Some((base_url, key)) = target {
+        return Ok((base_url, key, None));
     }
     let server_config = crate::demo::ServerConfig {
         speed: args.demo_speed,
@@ -461,12 +502,11 @@ async fn follow_turn(
     progress: bool,
     printer: &mut TextPrinter,
     saving: &mut Saving,
+    interrupt: &mut Interrupt,
 ) -> (Session, StreamEnd) {
-    // Named on stderr once the end is saved, when stderr is a terminal.
-    let saved_as = driver
-        .recorder()
-        .map(|turn| turn.saved.meta.id.clone())
-        .filter(|_| progress);
+    let mut line = ProgressLine::default();
+    // The answer and the live line share the terminal: the line steps aside while text prints.
+    let shares_terminal = progress && std::io::stdout().is_terminal();
     let streaming_text = format == Format::Text;
     let mut session = Session::new();
     if streaming_text && printer.streams_without_keeping() {
@@ -476,14 +516,16 @@ async fn follow_turn(
     loop {
         let update = tokio::select! {
             update = driver.next_update() => update,
-            _ = tokio::signal::ctrl_c() => {
-                report_saved_end(saving, driver.cancel(&session), saved_as.as_deref());
+            _ = interrupt.pressed() => {
+                line.hide();
+                saving.report(driver.cancel(&session));
                 cancel_on_server(&mut driver).await;
                 return (session, StreamEnd::Cancelled);
             }
         };
         match &update {
             StreamUpdate::Connecting { attempt } if *attempt > 1 && progress => {
+                line.hide();
                 eprintln!("research-tui: connecting (try {attempt})…");
             }
             StreamUpdate::Retrying {
@@ -491,12 +533,13 @@ async fn follow_turn(
                 wait_ms,
                 reason,
             } => {
+                line.hide();
                 eprintln!(
                     "research-tui: {reason}; retrying in {:.1} s (try {attempt})",
                     *wait_ms as f64 / 1000.0
                 );
             }
-            StreamUpdate::Events(events) if progress => events.iter().for_each(report_progress),
+            StreamUpdate::Events(events) if progress => line.update(events),
             _ => {}
         }
         let chunks = if streaming_text {
@@ -506,10 +549,17 @@ async fn follow_turn(
         };
         let saved = driver.apply(update, &mut session);
         if streaming_text {
+            if shares_terminal {
+                line.hide();
+            }
             printer.print(&session, &chunks);
+            if shares_terminal {
+                line.show();
+            }
         }
         if let Some(end) = driver.ended() {
-            report_saved_end(saving, saved, saved_as.as_deref());
+            line.hide();
+            saving.report(saved);
             return (session, end.clone());
         }
         saving.report(saved);
@@ -528,15 +578,6 @@ fn answer_chunks(update: &StreamUpdate) -> Vec<String> {
             _ => None,
         })
         .collect()
-}
-
-/// How saving the turn's end went: an error, or the session it was saved as (`saved_as`).
-fn report_saved_end(saving: &mut Saving, saved: std::io::Result<()>, saved_as: Option<&str>) {
-    if saving.report(saved)
-        && let Some(id) = saved_as
-    {
-        eprintln!("research-tui: saved as session {id}");
-    }
 }
 
 /// Print the result in `format` (the rest of a streamed answer, or the whole document), and why the
@@ -574,42 +615,6 @@ fn print_result(
         eprintln!("research-tui: {}", failure_line(&session, end));
     }
     code
-}
-
-fn report_progress(event: &AgentEvent) {
-    match event {
-        AgentEvent::Plan(plan) => {
-            let done = plan.steps.iter().filter(|s| s.status.is_settled()).count();
-            let current = plan
-                .steps
-                .iter()
-                .find(|s| s.status == StepStatus::InProgress)
-                .map(|s| format!(": {}", sanitize_line(&s.description)))
-                .unwrap_or_default();
-            eprintln!("[plan {done}/{}]{current}", plan.steps.len());
-        }
-        AgentEvent::ToolCall {
-            tool_name,
-            arguments,
-            ..
-        } => {
-            let query = arguments
-                .get("query")
-                .and_then(Value::as_str)
-                .map(|q| format!(" “{}”", sanitize_line(q)))
-                .unwrap_or_default();
-            eprintln!("[tool] {}{query}", sanitize_line(tool_name));
-        }
-        AgentEvent::ToolError { tool_name, error } => {
-            eprintln!(
-                "[tool error] {}: {}",
-                sanitize_line(tool_name),
-                sanitize_line(error)
-            );
-        }
-        AgentEvent::LlmRetry { message } => eprintln!("[retry] {}", sanitize_line(message)),
-        _ => {}
-    }
 }
 
 pub fn exit_code(session: &Session, end: &StreamEnd) -> u8 {

@@ -99,11 +99,20 @@ pub fn snippet(text: &str, at: u32, width: usize) -> String {
     out
 }
 
+/// The agent a session talked to (sessions saved before providers were recorded were Bigdata.com's).
+fn provider_name(meta: &SessionMeta) -> &str {
+    if meta.provider.is_empty() {
+        "bigdata"
+    } else {
+        &meta.provider
+    }
+}
+
 fn header(out: &mut impl Write) {
     let _ = writeln!(
         out,
-        "{:<28} {:<17} {:>5}  {:<13} {:<26} QUESTION",
-        "ID", "DATE", "TURNS", "STATUS", "LAST CHECKPOINT"
+        "{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} QUESTION",
+        "ID", "DATE", "PROVIDER", "TURNS", "STATUS", "LAST CHECKPOINT"
     );
 }
 
@@ -119,9 +128,10 @@ fn row(out: &mut impl Write, meta: &SessionMeta) {
         .collect();
     let _ = writeln!(
         out,
-        "{:<28} {:<17} {:>5}  {:<13} {:<26} {}",
+        "{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} {}",
         sanitize_line(&meta.id),
         sanitize_line(&date),
+        sanitize_line(provider_name(meta)),
         meta.turns.len(),
         sanitize_line(meta.status()),
         sanitize_line(meta.last_checkpoint_id().unwrap_or("-")),

@@ -3,6 +3,7 @@
 //! they carry.
 
 pub mod config;
+pub mod ids;
 pub mod log;
 pub mod search;
 pub mod session_files;

@@ -300,8 +300,9 @@ async fn usage_errors_exit_2() {
     let env = server(None).await;
     let output = tokio::task::block_in_place(|| env.ask(&["Q?", "--input", "a=b"]));
     assert_eq!(output.status.code(), Some(2));
+    // An agent on another machine needs a key (one on this machine may be asked without).
     let no_key = support::cli(support::scratch())
-        .args(["ask", "Q?", "--base-url", &env.base_url])
+        .args(["ask", "Q?", "--base-url", "https://agents.example.com"])
         .env("XDG_CONFIG_HOME", env.dir.path().join("none"))
         .output()
         .unwrap();
@@ -558,4 +559,97 @@ async fn a_zeta_tenant_is_saved_with_the_session_and_sent_again_on_follow_ups() 
     let sessions = env.sessions();
     assert_eq!(sessions[0]["tenant"], "acme");
     assert_eq!(sessions[0]["agent"], "research_agent");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_against_a_demo_agent_on_this_machine_needs_no_key() {
+    let env = server(None).await;
+    let output = tokio::task::block_in_place(|| {
+        support::cli(env.dir.path())
+            .args([
+                "ask",
+                "What did NVIDIA report?",
+                "--base-url",
+                &env.base_url,
+            ])
+            .output()
+            .unwrap()
+    });
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("NVIDIA"), "{}", stdout(&output));
+    let requests = env.requests().await;
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert_eq!(requests[0]["api_key_present"], false);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_with_a_base_url_asks_that_agent_and_never_sends_a_key() {
+    let env = server(None).await;
+    let output = tokio::task::block_in_place(|| {
+        support::cli(env.dir.path())
+            .args(["ask", "NVIDIA?", "--demo", "--base-url", &env.base_url])
+            .args(["--format", "json"])
+            .env("BIGDATA_API_KEY", KEY)
+            .output()
+            .unwrap()
+    });
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(doc["status"], "complete");
+    let requests = env.requests().await;
+    assert_eq!(
+        requests.len(),
+        1,
+        "the running agent was asked: {requests:?}"
+    );
+    assert_eq!(requests[0]["api_key_present"], false);
+
+    let refused = tokio::task::block_in_place(|| {
+        support::cli(env.dir.path())
+            .args([
+                "ask",
+                "NVIDIA?",
+                "--demo",
+                "--base-url",
+                "ftp://example.com",
+            ])
+            .output()
+            .unwrap()
+    });
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("--base-url takes an http(s) URL"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_unique_prefix_of_a_checkpoint_resumes_it_and_an_ambiguous_one_names_the_matches() {
+    let env = server(None).await;
+    let first = tokio::task::block_in_place(|| env.ask(&["NVIDIA?", "--format", "json"]));
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let first: Value = serde_json::from_slice(&first.stdout).unwrap();
+    let checkpoint = first["checkpoint_id"].as_str().unwrap().to_owned();
+    // "ckpt-" and eight characters: unique among one session's checkpoints.
+    let prefix = &checkpoint[..13];
+    let resumed = tokio::task::block_in_place(|| {
+        env.ask(&["And AMD?", "--resume", prefix, "--format", "json"])
+    });
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    let requests = env.requests().await;
+    assert_eq!(
+        requests.last().unwrap()["body"]["from_checkpoint_id"],
+        checkpoint.as_str(),
+        "the whole checkpoint id is sent"
+    );
+    let sessions = env.sessions();
+    assert_eq!(sessions.len(), 1, "the follow-up joined the session");
+    assert_eq!(sessions[0]["turns"].as_array().unwrap().len(), 2);
+
+    // Two checkpoints now start with "ckpt-": the prefix is refused, naming both.
+    let ambiguous = tokio::task::block_in_place(|| env.ask(&["Q?", "--resume", "ckpt-"]));
+    assert_eq!(ambiguous.status.code(), Some(2));
+    let text = stderr(&ambiguous);
+    assert!(
+        text.contains("checkpoint \"ckpt-\" is ambiguous: it starts ckpt-"),
+        "{text}"
+    );
+    assert!(text.contains(&checkpoint), "{text}");
 }

@@ -1,6 +1,10 @@
 //! Client behaviour at the edges of a stream, against a tiny raw HTTP server on 127.0.0.1 that can
 //! misbehave in ways the demo server does not (hold the connection open after COMPLETE, answer 200
 //! and close without an event).
+//!
+//! These run in real time, not on tokio's paused clock: between the server's last write and the
+//! client's own idle timeout no other timer is pending, so a paused clock would jump to that
+//! timeout while the close is still on its way through the loopback (seen 1 run in 25).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

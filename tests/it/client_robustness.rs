@@ -1,9 +1,15 @@
 //! The client against hostile servers on 127.0.0.2 that answer `200` with something other than an
 //! event stream, trickle their response headers, or send nothing but keep-alive comments.
+//!
+//! Timing runs on tokio's paused clock (`start_paused`): timeouts are advanced to, not waited
+//! for. Every deciding timeout is several of the server's own timer ticks away, so I/O still on
+//! its way through the loopback is taken at the next tick, long before it could be missed.
 
 use std::future::Future;
 use std::process::Output;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use research_tui::agent::client::{AgentClient, ResearchRequest, StreamOptions};
 use research_tui::agent::stream::{StreamEnd, StreamUpdate};
@@ -137,7 +143,7 @@ async fn run(base_url: &str, options: StreamOptions) -> (Vec<StreamUpdate>, Dura
     (updates, started.elapsed())
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn headers_sent_a_byte_at_a_time_hit_the_time_to_headers_bound() {
     let url = hostile(|mut socket| async move {
         let _ = socket.write_all(b"HTTP/1.1 200 OK\r\nx-slow: ").await;
@@ -166,7 +172,7 @@ async fn headers_sent_a_byte_at_a_time_hit_the_time_to_headers_bound() {
     assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_stream_of_keep_alive_comments_alone_stalls_after_the_idle_timeout() {
     let url = hostile(|mut socket| async move {
         let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
@@ -195,7 +201,7 @@ async fn a_stream_of_keep_alive_comments_alone_stalls_after_the_idle_timeout() {
     assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn keep_alives_between_events_do_not_hide_a_stall_and_data_resets_the_clock() {
     // Events every 400 ms for 2 s (longer than the idle timeout in all), then only pings.
     let url = hostile(|mut socket| async move {

@@ -1,8 +1,14 @@
 //! The demo agent and the recording proxy time out connections that never send a whole request
 //! head (half-open ones, or headers trickled a byte at a time), and only those: a stream longer
 //! than the timeout plays out.
+//!
+//! Timing runs on tokio's paused clock (`start_paused`): timeouts are advanced to, not waited
+//! for. Every deciding timeout is several of the server's own timer ticks away, so I/O still on
+//! its way through the loopback is taken at the next tick, long before it could be missed.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use research_tui::agent::client::{AgentClient, ResearchRequest, StreamOptions};
 use research_tui::agent::stream::{StreamEnd, StreamUpdate};
@@ -41,7 +47,7 @@ async fn closed_within(socket: &mut TcpStream, limit: Duration) -> Option<Durati
     .ok()
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn half_open_and_trickling_connections_are_closed_after_the_header_timeout() {
     let addr = demo(1.0).await;
     let mut silent = Vec::new();
@@ -74,7 +80,7 @@ async fn half_open_and_trickling_connections_are_closed_after_the_header_timeout
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_stream_longer_than_the_header_timeout_plays_to_its_end() {
     // The earnings recording lasts a few seconds at this speed: several header timeouts.
     let addr = demo(8.0).await;
@@ -97,7 +103,7 @@ async fn a_stream_longer_than_the_header_timeout_plays_to_its_end() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_proxy_closes_half_open_connections_after_the_header_timeout_too() {
     let store_dir = tempfile::tempdir().unwrap();
     let mut config = research_tui::proxy::ProxyConfig::new(

@@ -61,11 +61,17 @@ async fn sessions_search_finds_sessions_by_question_answer_and_source_best_first
         assert!(asked.status.success(), "{asked:?}");
     }
 
-    // The plain listing is unchanged: newest first, the same columns.
+    // The plain listing: newest first, each row naming the agent it talked to.
     let listed = research_tui(data, &["sessions"]);
     let table = String::from_utf8_lossy(&listed.stdout);
     assert!(
-        table.starts_with("ID                           DATE              TURNS  STATUS        LAST CHECKPOINT            QUESTION\n"),
+        table.starts_with("ID                           DATE              PROVIDER   TURNS  STATUS        LAST CHECKPOINT            QUESTION\n"),
+        "{table}"
+    );
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{table}");
+    assert!(
+        rows.iter().all(|row| row[46..57].trim() == "bigdata"),
         "{table}"
     );
     let plain = json_lines(&research_tui(data, &["sessions", "--json"]));

@@ -2,10 +2,10 @@
 //! through the CLI, the app in tmux, the demo agent and hostile servers on 127.0.0.x, recordings
 //! through the pipeline). One binary links the app once instead of once per file.
 
-mod store_hostile;
 mod support;
 
 mod ask_cli;
+mod ask_terminal;
 mod chart_bounds;
 mod charts_cli;
 mod client_edges;
@@ -29,6 +29,7 @@ mod research_apis;
 mod server_client;
 mod sse_vectors;
 mod store_concurrency;
+mod store_hostile;
 mod tail_follow;
 mod tui_charts;
 mod tui_e2e;

@@ -284,7 +284,9 @@ fn resume_of_a_saved_checkpoint_loads_its_session_at_80x24() {
         .unwrap()
         .to_owned();
     let env = format!("XDG_DATA_HOME={}", data.path().display());
-    let t = Tmux::start_with_env(80, 24, &[&env], &["--resume", &checkpoint, "--demo"]);
+    // A unique prefix is enough, as for git's hashes.
+    let prefix = &checkpoint[..checkpoint.len() - 4];
+    let t = Tmux::start_with_env(80, 24, &[&env], &["--resume", prefix, "--demo"]);
     let screen = t.wait_for("the saved session", Duration::from_secs(3), |s| {
         status_line(s).contains("complete") && s.contains("Sources 9")
     });
@@ -433,4 +435,53 @@ fn the_xai_demo_shows_its_markers_and_sources() {
     assert_exited_and_restored(&t);
     let sessions = saved_sessions(t.dir.path());
     assert_eq!(sessions[0]["provider"], "xai");
+}
+
+#[test]
+fn open_takes_a_unique_prefix_of_an_id_and_names_the_matches_of_an_ambiguous_one() {
+    let data = tempfile::tempdir().unwrap();
+    let first = ask_demo(data.path(), "What did NVIDIA report?");
+    ask_demo(data.path(), "And AMD?");
+    let ids: Vec<String> = saved_sessions(data.path())
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_owned())
+        .collect();
+    let other = ids.iter().find(|id| **id != first).unwrap();
+    let shared = first
+        .chars()
+        .zip(other.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+
+    // Before the terminal is touched, an ambiguous prefix names both sessions.
+    let ambiguous = support::cli(data.path())
+        .args(["open", &first[..shared]])
+        .env("XDG_DATA_HOME", data.path())
+        .output()
+        .unwrap();
+    assert_eq!(ambiguous.status.code(), Some(1));
+    assert!(
+        ambiguous.stdout.is_empty(),
+        "nothing written to the terminal"
+    );
+    let stderr = String::from_utf8_lossy(&ambiguous.stderr);
+    assert!(stderr.contains("is ambiguous: it starts"), "{stderr}");
+    assert!(
+        stderr.contains(&first) && stderr.contains(other.as_str()),
+        "{stderr}"
+    );
+
+    // One character more names the first session alone: it opens.
+    let env = format!("XDG_DATA_HOME={}", data.path().display());
+    let t = Tmux::start_with_env(140, 42, &[&env], &["open", &first[..shared + 1]]);
+    t.wait_for("the saved session", Duration::from_secs(5), |s| {
+        status_line(s).contains("opened a saved session")
+    });
+    // The ids popup names the session opened: the first one, whole.
+    t.send(&["Escape", "I"]);
+    t.wait_for("the ids popup", Duration::from_secs(5), |s| {
+        s.contains(&first)
+    });
+    t.send(&["Escape", "q"]);
+    assert_exited_and_restored(&t);
 }
