@@ -1,10 +1,12 @@
-//! Runs that outlive their connection ([`Runs`]: OpenAI's background responses, deep research
-//! above all). While the stream plays, a [`RunTracker`] reads the run id and each event's sequence
-//! number from the raw bytes. When the connection drops, stalls or closes before the run ended,
-//! [`reconnect`] streams the same run again after the last sequence number it saw
-//! (`GET /v1/responses/{id}?stream=true&starting_after=N`), into the same turn: the dialect drops
-//! anything it already decoded, so nothing is lost and nothing repeats. When the user stops the
-//! turn, [`ServerRun::cancel`] cancels the run on the server (`POST /v1/responses/{id}/cancel`);
+//! Runs that outlive their connection ([`Runs`]: OpenAI's background responses and Gemini's
+//! background interactions, deep research above all). While the stream plays, a [`RunTracker`]
+//! reads the run id and each event's place in the run ([`RunCursor`]: a sequence number, an event
+//! id) from the raw bytes. When the connection drops, stalls or closes before the run ended,
+//! [`reconnect`] streams the same run again after the last event it saw
+//! (`GET /v1/responses/{id}?stream=true&starting_after=N`,
+//! `GET /v1beta/interactions/{id}?stream=true&last_event_id=E`), into the same turn: the dialect
+//! drops anything it already decoded, so nothing is lost and nothing repeats. When the user stops
+//! the turn, [`ServerRun::cancel`] cancels the run on the server (`POST …/{id}/cancel`);
 //! otherwise it would go on, and be billed, with nobody listening.
 
 use std::sync::{Arc, Mutex};
@@ -12,7 +14,7 @@ use std::time::Duration;
 
 use crate::agent::client::{AgentClient, StreamOptions, backoff};
 use crate::agent::stream::{StreamUpdate, UpdateSender};
-use crate::wire::provider::spec::Runs;
+use crate::wire::provider::spec::{RunCursor, Runs};
 use crate::wire::provider::{Provider, WireRequest};
 use crate::wire::sse::{Framing, SseDecoder, SseEvent};
 
@@ -62,7 +64,7 @@ impl ServerRun {
             run: self.clone(),
             sse: SseDecoder::new(Framing::JsonLines),
             scratch: Vec::new(),
-            last_sequence: None,
+            last: None,
             mid_line: false,
         }
     }
@@ -93,7 +95,8 @@ pub(crate) struct RunTracker {
     run: ServerRun,
     sse: SseDecoder,
     scratch: Vec<SseEvent>,
-    last_sequence: Option<u64>,
+    /// Where the stream stood at the last event that arrived.
+    last: Option<RunCursor>,
     mid_line: bool,
 }
 
@@ -112,8 +115,11 @@ impl RunTracker {
             {
                 *run_id = Some(id);
             }
-            if let Some(sequence) = marks.sequence_number {
-                self.last_sequence = Some(self.last_sequence.map_or(sequence, |l| l.max(sequence)));
+            if let Some(cursor) = marks.cursor {
+                self.last = Some(match self.last.take() {
+                    Some(last) => last.furthest(cursor),
+                    None => cursor,
+                });
             }
         }
     }
@@ -127,7 +133,10 @@ impl RunTracker {
     /// The path that streams the run again after what arrived, once the run is known.
     fn resume_path(&self) -> Option<String> {
         let id = self.run.run_id()?;
-        Some((self.run.runs.resume_path)(&id, self.last_sequence?))
+        Some((self.run.runs.resume_path)(
+            &id,
+            &self.last.as_ref()?.as_text(),
+        ))
     }
 }
 

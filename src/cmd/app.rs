@@ -29,8 +29,9 @@ pub struct TuiArgs {
     pub debug: bool,
     /// Which agent: Bigdata.com (default; BIGDATA_API_KEY or the config file), xAI (XAI_API_KEY),
     /// Zeta Alpha (ZETA_ALPHA_API_KEY), OpenAI (OPENAI_API_KEY; deep research runs in the
-    /// background, resumes after a drop, and Ctrl-C cancels it on the server) or Perplexity
-    /// (PERPLEXITY_API_KEY).
+    /// background, resumes after a drop, and Ctrl-C cancels it on the server), Perplexity
+    /// (PERPLEXITY_API_KEY) or Google Gemini (GEMINI_API_KEY; the Deep Research agent, which
+    /// resumes and cancels likewise, or with --model a model grounded with Google Search).
     #[arg(long, value_enum)]
     pub provider: Option<Provider>,
     /// The agent's base URL (LIVE mode; Bigdata.com default: BIGDATA_AGENTS_URL, the config file, or
@@ -50,7 +51,8 @@ pub struct TuiArgs {
     #[arg(long, value_name = "SECS", default_value_t = 90)]
     pub idle_timeout: u64,
     /// The model: xAI (default grok-4), OpenAI (default o4-mini-deep-research), Perplexity
-    /// (default sonar-pro).
+    /// (default sonar-pro), Gemini (default the Deep Research agent; a model name such as
+    /// gemini-2.5-flash is grounded with Google Search).
     #[arg(long)]
     pub model: Option<String>,
     /// Zeta Alpha: the tenant.

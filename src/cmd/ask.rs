@@ -57,11 +57,12 @@ pub struct AskArgs {
     #[arg(long, value_enum, default_value_t = Effort::Standard)]
     pub effort: Effort,
     /// Model: `base` or `pro` for Bigdata.com; a model name for xAI (default grok-4), OpenAI
-    /// (default o4-mini-deep-research) or Perplexity (default sonar-pro).
+    /// (default o4-mini-deep-research) or Perplexity (default sonar-pro); for Gemini a model
+    /// grounded with Google Search (e.g. gemini-2.5-flash) instead of the Deep Research agent.
     #[arg(long)]
     pub model: Option<String>,
     /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY), Zeta Alpha (ZETA_ALPHA_API_KEY),
-    /// OpenAI (OPENAI_API_KEY) or Perplexity (PERPLEXITY_API_KEY).
+    /// OpenAI (OPENAI_API_KEY), Perplexity (PERPLEXITY_API_KEY) or Google Gemini (GEMINI_API_KEY).
     #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
     pub provider: Provider,
     /// Zeta Alpha: the tenant.

@@ -1,6 +1,6 @@
-//! What the demo agent remembers between requests (conversations, checkpoints, OpenAI runs, the
-//! last request bodies), each bounded: a `serve` left running for weeks forgets the oldest instead
-//! of growing without end.
+//! What the demo agent remembers between requests (conversations, checkpoints, OpenAI runs and
+//! Gemini interactions, the last request bodies), each bounded: a `serve` left running for weeks
+//! forgets the oldest instead of growing without end.
 
 use std::borrow::Borrow;
 use std::collections::{HashMap, VecDeque};
@@ -8,6 +8,7 @@ use std::hash::Hash;
 
 use serde_json::Value;
 
+use super::gemini::Interaction;
 use super::runs::DemoRun;
 
 /// Entries each kind of memory keeps; a conversation older than that many newer ones is forgotten
@@ -26,6 +27,8 @@ pub(super) struct Book {
     pub checkpoints: Remembered<String, String>,
     /// OpenAI responses created, by id.
     pub runs: Remembered<String, DemoRun>,
+    /// Gemini interactions created, by id.
+    pub interactions: Remembered<String, Interaction>,
     pub requests: VecDeque<Value>,
 }
 

@@ -5,8 +5,9 @@
 //! `previous_response_id` gets the follow-up, every response a fresh `resp-…` id), OpenAI's
 //! (`POST /v1/responses` with any other model, plus the background run's resume and cancel routes:
 //! [`runs`]), Zeta Alpha's chat stream (`POST /v0/service/chat/stream`: a `session_id` gets the
-//! follow-up in that session, otherwise a fresh `sess-…`) and Perplexity's chat completions
-//! (`POST /chat/completions`: earlier turns in `messages` get the follow-up).
+//! follow-up in that session, otherwise a fresh `sess-…`), Perplexity's chat completions
+//! (`POST /chat/completions`: earlier turns in `messages` get the follow-up) and Google Gemini's
+//! Interactions API and `streamGenerateContent` ([`gemini`]).
 //!
 //! Each response gets fresh identifiers: a new conversation gets `chat-<16 hex>`, a follow-up keeps
 //! the request's `chat_id`, every COMPLETE carries a fresh `ckpt-<16 hex>` that the server remembers
@@ -21,6 +22,7 @@
 //! is closed.
 
 mod book;
+mod gemini;
 mod note;
 mod playback;
 mod recordings;
@@ -182,7 +184,11 @@ impl AppState {
 }
 
 fn router(state: Arc<AppState>) -> Router {
-    Router::new()
+    let mut router = Router::new();
+    for (path, route) in gemini::routes() {
+        router = router.route(&path, route);
+    }
+    router
         .route(RESEARCH.path, logged(research_response))
         .route(WORKFLOW.path, logged(workflow_response))
         .route(RESPONSES.path, logged(responses_response))
@@ -407,6 +413,19 @@ fn admit<T>(
     Ok((fault, request))
 }
 
+/// The fault this request's own `X-Demo-Fault` header asks for, the server's left aside (a resumed
+/// run's stream misbehaves only when it asks to). `Err` is the detail of a 400.
+fn own_fault(headers: &HeaderMap) -> Result<Option<Fault>, &'static str> {
+    match headers
+        .get(FAULT_HEADER)
+        .map(|v| v.to_str().map(str::parse))
+    {
+        None => Ok(None),
+        Some(Ok(Ok(fault))) => Ok(Some(fault)),
+        _ => Err("invalid X-Demo-Fault header"),
+    }
+}
+
 /// The fault for this request: the `X-Demo-Fault` header's, else the server's. `Err` is the detail of
 /// a 400 for a header that does not parse.
 fn fault_for(state: &AppState, headers: &HeaderMap) -> Result<Option<Fault>, String> {
@@ -431,7 +450,7 @@ fn log_request(
 ) {
     let body = serde_json::from_slice::<Value>(body)
         .unwrap_or_else(|_| Value::from(String::from_utf8_lossy(body).into_owned()));
-    let key_present = ["x-api-key", "x-auth", "authorization"]
+    let key_present = ["x-api-key", "x-auth", "authorization", "x-goog-api-key"]
         .iter()
         .any(|name| headers.contains_key(*name));
     let entry = json!({

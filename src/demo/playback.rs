@@ -34,6 +34,13 @@ pub enum Rewrite {
     Zeta { session_id: String },
     /// Perplexity: every chunk's completion `id`.
     Perplexity { completion_id: String },
+    /// Gemini Interactions: the interaction's id (and the one it continues) wherever it is named.
+    Interaction {
+        interaction_id: String,
+        previous_interaction_id: Option<String>,
+    },
+    /// Gemini `streamGenerateContent`: every chunk's `responseId`.
+    Generate { response_id: String },
 }
 
 impl Rewrite {
@@ -80,6 +87,32 @@ impl Rewrite {
                     envelope.insert("id".into(), Value::from(completion_id.as_str()));
                 }
             }
+            Rewrite::Interaction {
+                interaction_id,
+                previous_interaction_id,
+            } => {
+                if envelope.contains_key("interaction_id") {
+                    envelope.insert(
+                        "interaction_id".into(),
+                        Value::from(interaction_id.as_str()),
+                    );
+                }
+                if let Some(Value::Object(interaction)) = envelope.get_mut("interaction") {
+                    interaction.insert("id".into(), Value::from(interaction_id.as_str()));
+                    match previous_interaction_id {
+                        Some(previous) => interaction.insert(
+                            "previous_interaction_id".into(),
+                            Value::from(previous.as_str()),
+                        ),
+                        None => interaction.remove("previous_interaction_id"),
+                    };
+                }
+            }
+            Rewrite::Generate { response_id } => {
+                if envelope.contains_key("responseId") {
+                    envelope.insert("responseId".into(), Value::from(response_id.as_str()));
+                }
+            }
             Rewrite::Zeta { session_id } => {
                 if envelope.contains_key("session_id") || envelope.contains_key("sender") {
                     envelope.insert("session_id".into(), Value::from(session_id.as_str()));
@@ -95,7 +128,9 @@ impl Rewrite {
             Rewrite::Workflow { .. }
             | Rewrite::Responses { .. }
             | Rewrite::Zeta { .. }
-            | Rewrite::Perplexity { .. } => None,
+            | Rewrite::Perplexity { .. }
+            | Rewrite::Interaction { .. }
+            | Rewrite::Generate { .. } => None,
         }
     }
 }

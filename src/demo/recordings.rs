@@ -33,12 +33,19 @@ pub const OPENAI_FOLLOW_UP: &str = "sodium-ion-follow-up.sse";
 pub const PERPLEXITY_RESEARCH: &str = "eu-ai-act-gpai.sse";
 pub const PERPLEXITY_FOLLOW_UP: &str = "eu-ai-act-follow-up.sse";
 
+/// Gemini: a Deep Research interaction (step events), a follow-up that sends
+/// `previous_interaction_id` (the older content events), and a plain model's grounded answer
+/// (`streamGenerateContent`).
+pub const GEMINI_RESEARCH: &str = "tandem-solar-deep-research.sse";
+pub const GEMINI_FOLLOW_UP: &str = "tandem-solar-follow-up.sse";
+pub const GEMINI_GROUNDED: &str = "tandem-solar-grounded.sse";
+
 /// The names every recordings directory must provide.
 pub const REQUIRED: [&str; 4] = [EARNINGS, SECTOR, FOLLOW_UP, WORKFLOW];
 
 /// Other providers' recordings: a recordings directory may replace them; when it does not, the
 /// built-in ones play.
-pub const OPTIONAL: [&str; 8] = [
+pub const OPTIONAL: [&str; 11] = [
     XAI_RESEARCH,
     XAI_FOLLOW_UP,
     ZETA_RESEARCH,
@@ -47,9 +54,12 @@ pub const OPTIONAL: [&str; 8] = [
     OPENAI_FOLLOW_UP,
     PERPLEXITY_RESEARCH,
     PERPLEXITY_FOLLOW_UP,
+    GEMINI_RESEARCH,
+    GEMINI_FOLLOW_UP,
+    GEMINI_GROUNDED,
 ];
 
-const BUILTIN: [(&str, &str); 12] = [
+const BUILTIN: [(&str, &str); 15] = [
     (
         EARNINGS,
         include_str!("../../assets/recordings/bigdata/earnings-deep-dive.sse"),
@@ -97,6 +107,18 @@ const BUILTIN: [(&str, &str); 12] = [
     (
         PERPLEXITY_FOLLOW_UP,
         include_str!("../../assets/recordings/perplexity/eu-ai-act-follow-up.sse"),
+    ),
+    (
+        GEMINI_RESEARCH,
+        include_str!("../../assets/recordings/gemini/tandem-solar-deep-research.sse"),
+    ),
+    (
+        GEMINI_FOLLOW_UP,
+        include_str!("../../assets/recordings/gemini/tandem-solar-follow-up.sse"),
+    ),
+    (
+        GEMINI_GROUNDED,
+        include_str!("../../assets/recordings/gemini/tandem-solar-grounded.sse"),
     ),
 ];
 
@@ -296,8 +318,8 @@ mod tests {
             let frames = recordings.get(name);
             assert!(frames.len() > 20, "{name}");
             assert!(frames.iter().any(|f| f.is_answer), "{name} has no answer");
-            if [PERPLEXITY_RESEARCH, PERPLEXITY_FOLLOW_UP].contains(&name) {
-                // Perplexity sends plain `data:` lines.
+            if [PERPLEXITY_RESEARCH, PERPLEXITY_FOLLOW_UP, GEMINI_GROUNDED].contains(&name) {
+                // Perplexity and Gemini's `streamGenerateContent` send plain `data:` lines.
                 continue;
             }
             let first = &frames[0].parts;

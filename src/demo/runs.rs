@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::playback::{Rewrite, stream_response};
 use super::recordings::{self, Part, Recording};
-use super::{AppState, FAULT_HEADER, admit, log_request};
+use super::{AppState, admit, log_request};
 use crate::agent::rng;
 use crate::wire::provider::openai;
 use crate::wire::provider::responses::{RESPONSES, ResponsesRequest};
@@ -118,13 +118,9 @@ fn retrieve_response(state: &Arc<AppState>, id: &str, uri: &Uri, headers: &Heade
         }
     };
     // Only this request's own header may make it misbehave (see the module docs).
-    let fault = match headers
-        .get(FAULT_HEADER)
-        .map(|v| v.to_str().map(str::parse))
-    {
-        None => None,
-        Some(Ok(Ok(fault))) => Some(fault),
-        _ => return openai_error(StatusCode::BAD_REQUEST, "invalid X-Demo-Fault header"),
+    let fault = match super::own_fault(headers) {
+        Ok(fault) => fault,
+        Err(why) => return openai_error(StatusCode::BAD_REQUEST, why),
     };
     let frames = state.recordings.get(run.recording);
     let frames = match after {

@@ -65,7 +65,7 @@ fn client_key_text(spec: &ProviderSpec, headers: &HeaderMap) -> String {
             .get(..7)
             .filter(|scheme| scheme.eq_ignore_ascii_case("bearer "))
             .map_or(value, |_| value[7..].trim()),
-        AuthHeader::XApiKey | AuthHeader::XAuth => value,
+        AuthHeader::XApiKey | AuthHeader::XAuth | AuthHeader::XGoogApiKey => value,
     };
     key.to_owned()
 }
@@ -259,6 +259,30 @@ mod tests {
         assert_eq!(
             key.redact(echoed),
             "a ************** **************** ***************** ************* ************ visible-text-long dark"
+        );
+    }
+
+    #[test]
+    fn a_gemini_key_is_found_in_its_header_or_in_the_query_and_never_saved() {
+        let spec = Provider::Gemini.spec();
+        let sent = headers(&[("x-goog-api-key", "AIzaHEADER-SECRET")]);
+        let key = credentials(spec, &sent, None);
+        assert!(!key.redact("AIzaHEADER-SECRET").contains("SECRET"));
+        let none = headers(&[]);
+        let key = credentials(spec, &none, Some("alt=sse&key=AIza%2BQUERY-SECRET"));
+        let saved = saved_request(
+            "POST",
+            "/v1beta/models/m:streamGenerateContent",
+            Some("alt=sse&key=AIza%2BQUERY-SECRET"),
+            &none,
+            br#"{"contents":[{"parts":[{"text":"AIza+QUERY-SECRET"}]}]}"#,
+            &key,
+        );
+        let text = saved.to_string();
+        assert!(!text.contains("SECRET"), "{text}");
+        assert_eq!(
+            saved["path"],
+            "/v1beta/models/m:streamGenerateContent?alt=sse"
         );
     }
 }

@@ -33,6 +33,7 @@ use crate::local::store::SessionStore;
 use crate::render::sanitize::sanitize_line;
 use crate::wire::provider::asked::Asked;
 use crate::wire::provider::request::Endpoint;
+use crate::wire::provider::spec::ProviderSpec;
 use crate::wire::provider::{Ask, Provider};
 use recorder::{InFlight, Tee, Teed, TurnToRecord};
 
@@ -147,7 +148,7 @@ fn route(path: &str) -> Option<(Provider, &str)> {
 fn research_endpoint(provider: Provider, method: &Method, own: &str) -> Option<&'static Endpoint> {
     let endpoints = provider.spec().endpoints.iter();
     (method == Method::POST)
-        .then(|| endpoints.copied().find(|e| e.path == own))
+        .then(|| endpoints.copied().find(|e| e.matches(own)))
         .flatten()
 }
 
@@ -191,18 +192,34 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
             provider,
             endpoint,
             upstream: proxy.config.upstream(provider).to_owned(),
-            // A body the dialect cannot read is still a research request (the agent answers it,
-            // with an error most likely): saved under a question that says so.
-            asked: (spec.read_request)(query.unwrap_or(""), &body).unwrap_or_else(|| Asked {
-                ask: Ask::new(UNREADABLE),
-                ..Asked::default()
-            }),
+            asked: asked(spec, endpoint, own, query, &body),
             request: headers::saved_request(method, own, query, &parts.headers, &body, &key),
             key,
             status: status.as_u16(),
         }
     });
     pass_back(&proxy, answer, turn)
+}
+
+/// What a research request asked, read from its body and query, with the model its path names
+/// when the body does not (Gemini's `/v1beta/models/{model}:streamGenerateContent`).
+fn asked(
+    spec: &ProviderSpec,
+    endpoint: &Endpoint,
+    own: &str,
+    query: Option<&str>,
+    body: &[u8],
+) -> Asked {
+    // A body the dialect cannot read is still a research request (the agent answers it, with an
+    // error most likely): saved under a question that says so.
+    let mut asked = (spec.read_request)(query.unwrap_or(""), body).unwrap_or_else(|| Asked {
+        ask: Ask::new(UNREADABLE),
+        ..Asked::default()
+    });
+    if asked.options.model.is_none() {
+        asked.options.model = endpoint.model_in_path(own);
+    }
+    asked
 }
 
 /// Send the request on to the provider's upstream: the answer's head, or the proxy's 502.

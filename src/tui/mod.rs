@@ -302,9 +302,12 @@ async fn start_agent(
     let resuming = opts.resume != Continuation::default();
     let demo = opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty());
     let agent = if demo {
-        Agent::demo(opts.provider, settings, resuming)
+        let mut agent = Agent::demo(opts.provider, settings, resuming)
             .await
-            .doing("cannot start the built-in demo agent")?
+            .doing("cannot start the built-in demo agent")?;
+        // The demo answers what was asked for (Gemini's `--model` picks the grounded endpoint).
+        agent.config = agent.config.clone().with_options(&opts.provider_options);
+        agent
     } else {
         let config = LiveConfig {
             base_url: opts.base_url.trim_end_matches('/').to_owned(),

@@ -13,6 +13,7 @@ mod client_robustness;
 mod demo_agent;
 mod demo_honesty;
 mod demo_timeouts;
+mod gemini;
 mod history;
 mod invisible_text;
 mod key_safety;

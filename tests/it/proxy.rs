@@ -333,13 +333,13 @@ async fn every_provider_streams_the_same_bytes_through_the_proxy_and_saves_a_ses
             .expect("the request is saved");
         assert_eq!(request["method"], "POST");
     }
-    // `sessions --json` lists all five, as the app's own.
+    // `sessions --json` lists them all, as the app's own.
     let listed = support::cli(proxy.dir.path())
         .args(["sessions", "--json"])
         .output()
         .unwrap();
     let lines = String::from_utf8(listed.stdout).unwrap();
-    assert_eq!(lines.lines().count(), 5, "{lines}");
+    assert_eq!(lines.lines().count(), Provider::ALL.len(), "{lines}");
     assert!(lines.lines().all(|l| l.contains("\"status\":\"complete\"")));
     proxy.assert_key_nowhere();
 }
@@ -655,6 +655,44 @@ async fn a_stream_the_upstream_cuts_is_cut_for_the_client_too_and_saved_as_cut()
     assert!(
         reason.starts_with("connection cut before completion"),
         "{turn:?}"
+    );
+    proxy.assert_key_nowhere();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_gemini_model_named_in_the_path_and_a_key_in_the_query_are_kept_and_masked() {
+    let demo = demo_agent().await;
+    let proxy = ProxyProcess::start(demo, |_| {});
+    let ask = Ask::new("Is perovskite–silicon tandem solar in mass production yet?");
+    let config = LiveConfig {
+        model: Some("gemini-2.5-flash".into()),
+        ..LiveConfig::demo(Provider::Gemini, demo)
+    };
+    let request = live::request(&config, &ask);
+    let url = format!(
+        "{}{}&key={KEY}",
+        proxy.url(Provider::Gemini, ""),
+        request.path
+    );
+    let response = http()
+        .post(url)
+        .header("content-type", "application/json")
+        .body(request.body_bytes())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body = response.bytes().await.unwrap();
+    assert!(String::from_utf8_lossy(&body).contains("groundingMetadata"));
+
+    let sessions = proxy.settled_sessions(1);
+    let meta = &sessions[0];
+    assert_eq!(meta.status(), "complete", "{meta:#?}");
+    assert_eq!(meta.options.model.as_deref(), Some("gemini-2.5-flash"));
+    let saved = meta.turns[0].request.as_ref().unwrap();
+    assert_eq!(
+        saved["path"],
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
     );
     proxy.assert_key_nowhere();
 }

@@ -39,6 +39,8 @@ fn corpus() -> Vec<(String, Provider)> {
                 Provider::Zeta
             } else if name.starts_with("bigdata-") {
                 Provider::Bigdata
+            } else if name.starts_with("gemini-") {
+                Provider::Gemini
             } else {
                 Provider::Xai
             };
@@ -130,7 +132,7 @@ fn observed(session: &Session) -> Value {
 fn the_corpus_has_every_provider_with_and_without_positions() {
     let names: Vec<String> = corpus().into_iter().map(|(name, _)| name).collect();
     assert!(names.len() >= 8, "{names:?}");
-    for prefix in ["openai-", "azure-", "xai-", "zeta-", "bigdata-"] {
+    for prefix in ["openai-", "azure-", "xai-", "zeta-", "bigdata-", "gemini-"] {
         assert!(names.iter().any(|n| n.starts_with(prefix)), "{prefix}");
     }
     let mut positioned = 0;
@@ -325,4 +327,49 @@ fn web_search_actions_and_reasoning_summaries_show_in_the_activity_pane() {
         assert!(screen.contains(row), "{row} in\n{screen}");
     }
     assert!(!screen.contains("**"), "{screen}");
+}
+
+#[test]
+fn gemini_grounding_byte_offsets_cite_the_sentences_after_degree_signs_and_name_domains() {
+    let session = session("gemini-web-search.sse", None);
+    let attribution = Attribution::resolve(&session, true);
+    let answer = session.answer.as_str();
+    let first = &attribution.citations[0];
+    // 235..375 in UTF-8 bytes of the text; the `°` before it makes that 235..371 in code points.
+    assert_eq!((first.start, first.end), (235, 371));
+    assert!(
+        first
+            .text(answer)
+            .starts_with("As of Tuesday afternoon, the temperature is around 69°F")
+    );
+    let publishers: Vec<(&str, Option<&str>)> = attribution
+        .numbered()
+        .map(|s| (s.publisher.as_str(), s.headline.as_deref()))
+        .collect();
+    assert_eq!(
+        publishers,
+        [
+            (
+                "google.com",
+                Some("Weather information for San Francisco, CA, US")
+            ),
+            ("timeanddate.com", None),
+            ("weather.gov", None),
+            ("wunderground.com", None),
+            ("accuweather.com", None),
+        ]
+    );
+    let markdown = render(&session, Format::Markdown);
+    assert!(
+        markdown.contains("grounding-api-redirect/AUZIYQE9XF"),
+        "links open as given"
+    );
+    let thought = self::session("gemini-thinking.sse", None);
+    assert!(!thought.answer.as_str().contains("Clarifying User Goals"));
+    assert!(
+        thought
+            .answer
+            .as_str()
+            .starts_with("This is a great question!")
+    );
 }

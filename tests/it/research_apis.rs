@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use research_tui::agent::client::{ApiKey, RawSink};
 use research_tui::agent::live::{self, Ask, LiveConfig};
-use research_tui::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use research_tui::agent::stream::StreamEnd;
 use research_tui::agent::turn::TurnDriver;
 use research_tui::demo::{self, Fault, ServerConfig};
 use research_tui::model::citations::Attribution;
@@ -20,6 +20,7 @@ use research_tui::wire::provider::{EventPipeline, Provider};
 use serde_json::Value;
 
 use crate::support;
+use crate::support::live::{NoSave, received, run};
 
 const KEY: &str = "sk-proj-TEST-key-0042";
 
@@ -37,40 +38,6 @@ fn config(provider: Provider, addr: SocketAddr) -> LiveConfig {
         api_key: Some(ApiKey::new(KEY)),
         ..LiveConfig::demo(provider, addr)
     }
-}
-
-/// The session, how the stream ended, and the retries it reported (within 60 s).
-async fn run(mut handle: StreamHandle) -> (Session, StreamEnd, Vec<String>) {
-    let mut session = Session::new();
-    let mut retries = Vec::new();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let update = tokio::time::timeout_at(deadline, handle.updates.recv())
-            .await
-            .expect("the stream ends within 60 s")
-            .expect("Ended comes before the channel closes");
-        match update {
-            StreamUpdate::Events(events) => session.apply_all(events),
-            StreamUpdate::Retrying { reason, .. } => retries.push(reason),
-            StreamUpdate::Ended(end) => return (session, end, retries),
-            _ => {}
-        }
-    }
-}
-
-async fn received(addr: SocketAddr) -> Vec<Value> {
-    let body = reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap()
-        .get(format!("http://{addr}/_demo/requests"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    serde_json::from_str(&body).unwrap()
 }
 
 /// Every web search action in the Activity pane, in order: what it did and with what.
@@ -229,18 +196,6 @@ async fn cancelling_a_deep_research_turn_cancels_the_run_on_the_server() {
         .await
         .unwrap();
     assert_eq!(status["status"], "cancelled");
-}
-
-/// A turn saved nowhere.
-struct NoSave;
-
-impl research_tui::agent::turn::TurnRecorder for NoSave {
-    fn progress(&mut self, _: &Session) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn end(&mut self, _: &Session, _: &StreamEnd) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 #[tokio::test]

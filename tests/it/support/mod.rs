@@ -2,6 +2,7 @@
 //! pipeline, frames drawn into a `TestBackend`, and keys pressed.
 #![allow(dead_code)]
 
+pub mod live;
 pub mod tmux;
 
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 use percent_encoding::percent_decode_str;
 
 use super::request::{Ask, ProviderOptions};
-use super::{bigdata, perplexity, responses, zeta};
+use super::{bigdata, gemini, perplexity, responses, zeta};
 
 /// What one request asked.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -131,10 +131,36 @@ fn earlier_turns<'a>(
 }
 
 /// The percent-decoded value of `key` in a query string (`a=1&tenant=acme%20labs`).
-fn query_value(query: &str, key: &str) -> Option<String> {
+pub fn query_value(query: &str, key: &str) -> Option<String> {
     query.split('&').find_map(|pair| {
         let (name, value) = pair.split_once('=')?;
         (name == key).then(|| percent_decode_str(value).decode_utf8_lossy().into_owned())
+    })
+}
+
+/// Gemini: a Deep Research interaction (the agent as the model, `previous_interaction_id` as the
+/// checkpoint), or a grounded model's conversation (its model is in the path, which the proxy
+/// adds: [`Endpoint::model_in_path`](super::request::Endpoint::model_in_path)).
+pub fn gemini(_query: &str, body: &[u8]) -> Option<Asked> {
+    if let Some(request) = gemini::request::InteractionRequest::parse(body) {
+        let ask = Ask {
+            checkpoint_id: request.previous_interaction_id.clone(),
+            ..Ask::new(request.question())
+        };
+        let options = ProviderOptions {
+            model: Some(request.agent),
+            ..ProviderOptions::default()
+        };
+        return Some(Asked { ask, options });
+    }
+    let request = gemini::request::GenerateRequest::parse(body)?;
+    let ask = Ask {
+        history: request.history(),
+        ..Ask::new(request.question())
+    };
+    Some(Asked {
+        ask,
+        options: ProviderOptions::default(),
     })
 }
 

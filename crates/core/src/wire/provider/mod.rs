@@ -2,9 +2,10 @@
 //! (one type per wire message, shared by the client that sends it and the demo server that reads
 //! it), and the table that holds everything else the app knows about it ([`spec`]).
 //!
-//! Five providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]), Zeta Alpha chat
+//! Six providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]), Zeta Alpha chat
 //! ([`zeta`]), OpenAI Responses with deep research ([`openai`], which speaks xAI's dialect) and
-//! Perplexity Sonar chat completions ([`perplexity`]). When the provider is not known in advance,
+//! Perplexity Sonar chat completions ([`perplexity`]), and Google Gemini's Deep Research agent and
+//! grounded models ([`gemini`]). When the provider is not known in advance,
 //! [`AutoDialect`] holds events back until one of them identifies the provider
 //! ([`Provider::detect`]), then hands everything to that dialect.
 
@@ -12,6 +13,7 @@ pub mod asked;
 pub mod bigdata;
 pub mod error_body;
 mod fields;
+pub mod gemini;
 pub mod openai;
 pub mod perplexity;
 mod pipeline;
@@ -61,15 +63,18 @@ pub enum Provider {
     OpenAI,
     /// Perplexity Sonar chat completions (`/chat/completions`).
     Perplexity,
+    /// Google Gemini: the Deep Research agent (Interactions API), or a model with Google Search.
+    Gemini,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 5] = [
+    pub const ALL: [Provider; 6] = [
         Provider::Bigdata,
         Provider::Xai,
         Provider::Zeta,
         Provider::OpenAI,
         Provider::Perplexity,
+        Provider::Gemini,
     ];
 
     pub fn dialect(self) -> Box<dyn Dialect> {
@@ -184,6 +189,15 @@ pub(crate) mod testing {
             .map(|c| (c.text(session.answer.as_str()).to_owned(), c.source))
             .collect()
     }
+}
+
+/// The string at `key`, when it is one and not empty (ids, names: an empty one says nothing).
+pub(crate) fn string(object: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    object
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
 }
 
 /// A payload's JSON object. Empty data and `[DONE]` are nothing (`None`, silently); anything that

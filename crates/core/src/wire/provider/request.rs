@@ -56,6 +56,25 @@ pub struct Endpoint {
     pub not_found: &'static str,
 }
 
+impl Endpoint {
+    /// Whether a request's path (without its query) is for this endpoint: the same path, or, where
+    /// this one holds a `*` (the model a Gemini path names), the same around it.
+    pub fn matches(&self, path: &str) -> bool {
+        self.path == path || self.model_in_path(path).is_some()
+    }
+
+    /// What a request's path holds where this endpoint's has `*`: the model it names
+    /// (`/v1beta/models/gemini-2.5-flash:streamGenerateContent` → `gemini-2.5-flash`), decoded.
+    pub fn model_in_path(&self, path: &str) -> Option<String> {
+        let (head, tail) = self.path.split_once('*')?;
+        let model = path.strip_prefix(head)?.strip_suffix(tail)?;
+        let model = percent_encoding::percent_decode_str(model)
+            .decode_utf8()
+            .ok()?;
+        (!model.is_empty() && !model.contains('/')).then(|| model.into_owned())
+    }
+}
+
 /// What a 404 means where the API says nothing more specific.
 pub const NOT_FOUND: &str = "not found (unknown endpoint, conversation or response)";
 
@@ -120,6 +139,24 @@ mod tests {
         path: "/v1/plain",
         not_found: NOT_FOUND,
     };
+
+    #[test]
+    fn a_path_with_a_model_in_it_matches_its_endpoint_and_names_the_model() {
+        static MODELS: Endpoint = Endpoint {
+            name: "models",
+            path: "/v1/models/*:stream",
+            not_found: NOT_FOUND,
+        };
+        assert!(MODELS.matches("/v1/models/gemini-2.5-flash:stream"));
+        assert_eq!(
+            MODELS.model_in_path("/v1/models/a%20b:stream").as_deref(),
+            Some("a b")
+        );
+        assert!(!MODELS.matches("/v1/models/:stream"));
+        assert!(!MODELS.matches("/v1/models/a/b:stream"));
+        assert!(PLAIN.matches("/v1/plain") && !PLAIN.matches("/v1/plain/x"));
+        assert_eq!(PLAIN.model_in_path("/v1/plain"), None);
+    }
 
     #[test]
     fn query_values_escape_all_but_the_unreserved_characters() {

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::asked::{self, Asked};
 use super::request::{Ask, Endpoint, ProviderOptions, WireRequest};
-use super::{Dialect, Provider, bigdata, openai, perplexity, responses, xai, zeta};
+use super::{Dialect, Provider, bigdata, gemini, openai, perplexity, responses, xai, zeta};
 use crate::wire::sse::SseEvent;
 
 /// Everything about one provider. See [`SPECS`].
@@ -51,7 +51,7 @@ pub struct ProviderSpec {
 }
 
 /// The rows, in [`Provider`] order (`SPECS[p as usize]` is `p`'s row).
-pub static SPECS: [ProviderSpec; 5] = [
+pub static SPECS: [ProviderSpec; 6] = [
     ProviderSpec {
         provider: Provider::Bigdata,
         name: "bigdata",
@@ -184,6 +184,38 @@ pub static SPECS: [ProviderSpec; 5] = [
         relative_links: false,
         runs: None,
     },
+    ProviderSpec {
+        provider: Provider::Gemini,
+        name: "gemini",
+        label: "Google Gemini",
+        base_url: gemini::DEFAULT_BASE_URL,
+        api_key_env: "GEMINI_API_KEY",
+        shared_config: false,
+        auth: AuthHeader::XGoogApiKey,
+        endpoints: &[&gemini::request::INTERACTIONS, &gemini::request::GENERATE],
+        build_request: gemini::request::build,
+        read_request: asked::gemini,
+        // Deep research continues with `previous_interaction_id` (the checkpoint); a plain model
+        // is sent the conversation so far.
+        follow_up: FollowUp::History,
+        demo: Demo {
+            question: "How far has perovskite–silicon tandem solar come toward mass production?",
+            tenant: None,
+        },
+        detect: Detect {
+            event: gemini::names_event,
+            payload: gemini::payload_shape,
+        },
+        carries_answer: gemini::carries_answer,
+        dialect: || Box::new(gemini::GeminiDialect::default()),
+        relative_links: false,
+        runs: Some(Runs {
+            detached: gemini::request::runs_in_background,
+            marks: gemini::run_marks,
+            resume_path: gemini::request::resume_path,
+            cancel_path: gemini::request::cancel_path,
+        }),
+    },
 ];
 
 impl Provider {
@@ -215,6 +247,8 @@ pub enum AuthHeader {
     Bearer,
     /// `X-Auth: key` (Zeta Alpha).
     XAuth,
+    /// `x-goog-api-key: key` (Google Gemini).
+    XGoogApiKey,
 }
 
 impl AuthHeader {
@@ -223,13 +257,14 @@ impl AuthHeader {
             AuthHeader::XApiKey => "X-API-KEY",
             AuthHeader::Bearer => "Authorization",
             AuthHeader::XAuth => "X-Auth",
+            AuthHeader::XGoogApiKey => "x-goog-api-key",
         }
     }
 
     pub fn value(self, key: &str) -> String {
         match self {
             AuthHeader::Bearer => format!("Bearer {key}"),
-            AuthHeader::XApiKey | AuthHeader::XAuth => key.to_owned(),
+            AuthHeader::XApiKey | AuthHeader::XAuth | AuthHeader::XGoogApiKey => key.to_owned(),
         }
     }
 }
@@ -261,10 +296,11 @@ impl FollowUp {
 pub struct Runs {
     /// The request body asks for such a run (`background: true`).
     pub detached: fn(&Value) -> bool,
-    /// What one SSE payload says about the run: its id, its sequence number.
+    /// What one SSE payload says about the run: its id, its place in the run's stream.
     pub marks: fn(&str) -> RunMarks,
-    /// `GET` path that streams the run again after sequence number `after` (run id, after).
-    pub resume_path: fn(&str, u64) -> String,
+    /// `GET` path that streams the run again after the event at `after` (run id, what the last
+    /// event's [`RunCursor`] said, as text).
+    pub resume_path: fn(&str, &str) -> String,
     /// `POST` path that cancels the run.
     pub cancel_path: fn(&str) -> String,
 }
@@ -274,8 +310,35 @@ pub struct Runs {
 pub struct RunMarks {
     /// The run's id (`response.id` of `response.created`, …).
     pub run_id: Option<String>,
-    /// The event's place in the run's stream (`sequence_number`).
-    pub sequence_number: Option<u64>,
+    /// The event's place in the run's stream.
+    pub cursor: Option<RunCursor>,
+}
+
+/// Where an event stands in its run's stream, as the resume request names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunCursor {
+    /// OpenAI's `sequence_number`: numbers only grow, so a lower one is an event sent again.
+    Sequence(u64),
+    /// Gemini's `event_id`: an opaque token; the last one seen is where the stream stands.
+    EventId(String),
+}
+
+impl RunCursor {
+    /// `self` or `next`, whichever is further on.
+    pub fn furthest(self, next: RunCursor) -> RunCursor {
+        match (&self, &next) {
+            (RunCursor::Sequence(a), RunCursor::Sequence(b)) if a > b => self,
+            _ => next,
+        }
+    }
+
+    /// As the resume request's query names it.
+    pub fn as_text(&self) -> String {
+        match self {
+            RunCursor::Sequence(n) => n.to_string(),
+            RunCursor::EventId(id) => id.clone(),
+        }
+    }
 }
 
 /// What the built-in demo does with this provider.

@@ -23,7 +23,7 @@ mod tests;
 use serde::Deserialize;
 
 use crate::model::event::AgentEvent;
-use crate::wire::provider::spec::RunMarks;
+use crate::wire::provider::spec::{RunCursor, RunMarks};
 use crate::wire::provider::xai::XaiDialect;
 use crate::wire::provider::{Dialect, Provider};
 use crate::wire::sse::SseEvent;
@@ -56,7 +56,7 @@ impl Default for OpenAiDialect {
 
 impl Dialect for OpenAiDialect {
     fn decode(&mut self, event: SseEvent, out: &mut Vec<AgentEvent>) {
-        if let Some(sequence) = run_marks(&event.data).sequence_number {
+        if let Some(RunCursor::Sequence(sequence)) = run_marks(&event.data).cursor {
             if self.last_sequence.is_some_and(|last| sequence <= last) {
                 // Sent again by a resumed stream: already decoded.
                 out.push(AgentEvent::Repeated);
@@ -109,6 +109,6 @@ pub fn run_marks(data: &str) -> RunMarks {
             .response
             .and_then(|r| r.id)
             .filter(|id| !id.is_empty()),
-        sequence_number: placed.sequence_number,
+        cursor: placed.sequence_number.map(RunCursor::Sequence),
     }
 }

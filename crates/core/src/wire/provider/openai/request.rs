@@ -67,7 +67,7 @@ pub fn runs_in_background(body: &Value) -> bool {
 }
 
 /// `GET` this to stream run `id` again from the event after sequence number `after`.
-pub fn resume_path(id: &str, after: u64) -> String {
+pub fn resume_path(id: &str, after: &str) -> String {
     format!(
         "{}/{}?stream=true&starting_after={after}",
         RESPONSES.path,

@@ -81,8 +81,11 @@ fn the_model_a_response_names_tells_openai_from_xai() {
 fn run_marks_read_the_run_id_and_the_sequence_number() {
     let marks = run_marks(&created("o3").data);
     assert_eq!(marks.run_id.as_deref(), Some("resp_1"));
-    assert_eq!(marks.sequence_number, Some(0));
-    assert_eq!(run_marks(&delta(7, "x").data).sequence_number, Some(7));
+    assert_eq!(marks.cursor, Some(RunCursor::Sequence(0)));
+    assert_eq!(
+        run_marks(&delta(7, "x").data).cursor,
+        Some(RunCursor::Sequence(7))
+    );
     assert_eq!(run_marks("[DONE]"), RunMarks::default());
 }
 
@@ -123,7 +126,7 @@ fn deep_research_runs_in_the_background_with_web_search_preview_and_reasoning_su
 #[test]
 fn resume_and_cancel_paths_name_the_run() {
     assert_eq!(
-        request::resume_path("resp_ab12", 41),
+        request::resume_path("resp_ab12", "41"),
         "/v1/responses/resp_ab12?stream=true&starting_after=41"
     );
     assert_eq!(

@@ -35,6 +35,7 @@ use crate::wire::provider::spec::Shape;
 use crate::wire::provider::{Dialect, Provider};
 use crate::wire::sse::SseEvent;
 
+use crate::wire::provider::string;
 pub use citations::source_doc;
 use citations::{Cited, PendingCitation};
 use text::Part;
@@ -340,13 +341,6 @@ fn is_tool_progress(kind: &str) -> bool {
     kind.strip_prefix("response.")
         .and_then(|rest| rest.split_once('.'))
         .is_some_and(|(item, _)| item.ends_with("_call"))
-}
-
-fn string(obj: &Map<String, Value>, key: &str) -> Option<String> {
-    obj.get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
 }
 
 fn text(value: Option<Value>) -> String {

@@ -29,6 +29,7 @@ use serde_json::{Map, Value};
 
 use crate::model::event::{AgentEvent, ConversationIds, Reference, SourceDoc};
 use crate::wire::provider::spec::Shape;
+use crate::wire::provider::string;
 use crate::wire::provider::{Dialect, Provider};
 use crate::wire::sse::SseEvent;
 use citations::cite;
@@ -317,14 +318,6 @@ fn message_id_of(sse_id: &str) -> Option<String> {
     let (id, index) = sse_id.rsplit_once(':')?;
     (!id.is_empty() && !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()))
         .then(|| id.to_owned())
-}
-
-fn string(object: &Map<String, Value>, key: &str) -> Option<String> {
-    object
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
 }
 
 /// The text of an `error` event: a JSON `detail`/`message`/`error`, else the data itself.
