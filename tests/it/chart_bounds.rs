@@ -164,6 +164,11 @@ fn hostile_charts_cost_render_less_than_three_times_the_stream_in_every_format()
             let base = render_peak(&tiny, format);
             let peak = render_peak(&file, format);
             let grew = peak.saturating_sub(base);
+            eprintln!(
+                "render --format {format} of {}: {size} bytes, grew {grew} ({:.2}x)",
+                file.display(),
+                grew as f64 / size as f64
+            );
             assert!(
                 grew < 3 * size,
                 "render --format {format} of {} ({size} bytes) grew by {grew} bytes",
