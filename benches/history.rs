@@ -16,7 +16,9 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use research_tui::local::store::{SessionMeta, SessionStore};
+use research_tui::local::store::SessionStore;
+
+use research_tui::local::meta::SessionMeta;
 use research_tui::local::summary::{self, SessionSummary, TurnSummary};
 use research_tui::tui::state::Picker;
 

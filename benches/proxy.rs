@@ -19,10 +19,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::body::{Body, Bytes};
 use axum::serve::ListenerExt;
-use research_tui::agent::live::{self, Ask, LiveConfig};
+use research_tui::agent::live::{self, LiveConfig};
 use research_tui::demo::{self, ServerConfig};
 use research_tui::local::store::SessionStore;
 use research_tui::proxy::{self, ProxyConfig};
+use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::Provider;
 
 /// Events the stamping upstream sends, and the time between them.

@@ -13,9 +13,10 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use research_tui::agent::stream::StreamUpdate;
 use research_tui::model::event::{AgentEvent, Chart, Reference, SourceDoc};
-use research_tui::tui::screen;
-use research_tui::tui::state::{App, AppConfig, Mode};
-use research_tui::tui::theme::Theme;
+use research_tui::styled::theme::Theme;
+
+use research_tui::tui::state::{AppConfig, Mode};
+use research_tui::tui::ui::Ui;
 
 const WIDTH: u16 = 140;
 const HEIGHT: u16 = 42;
@@ -76,8 +77,8 @@ fn answer(bytes: usize) -> (String, Vec<Reference>) {
 }
 
 /// A streaming turn with the answer in 64-byte chunks and its references.
-fn app_with(bytes: usize) -> App {
-    let mut app = App::new(AppConfig {
+fn app_with(bytes: usize) -> Ui {
+    let mut app = Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: Theme::default(),
         can_ask: true,
@@ -106,7 +107,7 @@ fn app_with(bytes: usize) -> App {
 
 /// A streaming turn with `bytes` of answer in and `pending` references sent before their text (as
 /// the Bigdata agent does), their ends spread over the next `bytes` of answer still to come.
-fn app_with_pending(bytes: usize, pending: usize) -> App {
+fn app_with_pending(bytes: usize, pending: usize) -> Ui {
     let mut app = app_with(bytes);
     let turn = app.turns.last().unwrap();
     let len = turn.session.answer.char_len() as u64;
@@ -131,7 +132,7 @@ fn app_with_pending(bytes: usize, pending: usize) -> App {
 }
 
 /// [`app_with`] 1 KB, and three charts over its first paragraphs (so in view at the top).
-fn app_with_charts() -> App {
+fn app_with_charts() -> Ui {
     let mut app = app_with(1024);
     let quarters: Vec<serde_json::Value> = (0..8)
         .map(|q| serde_json::json!({"q": format!("Q{q}"), "rev": 40.0 + 5.0 * q as f64, "gm": 70.0 + q as f64 * 0.6}))
@@ -162,22 +163,19 @@ fn app_with_charts() -> App {
     app
 }
 
-/// A terminal and the screen's caches kept between its frames, as the app's event loop keeps them.
+/// A terminal (the app keeps its panes' rows between frames, as in the event loop).
 struct Screen {
     terminal: Terminal<TestBackend>,
-    view: screen::View,
 }
 
 fn terminal() -> Screen {
     Screen {
         terminal: Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap(),
-        view: screen::View::new(),
     }
 }
 
-fn draw(screen: &mut Screen, app: &mut App) {
-    let Screen { terminal, view } = screen;
-    terminal.draw(|frame| view.draw(frame, app)).unwrap();
+fn draw(screen: &mut Screen, app: &mut Ui) {
+    screen.terminal.draw(|frame| app.draw(frame)).unwrap();
 }
 
 /// Time `base` and `other` in alternating rounds of 20 calls each: their medians per call and the
@@ -206,7 +204,7 @@ fn interleaved(base: &mut impl FnMut(), other: &mut impl FnMut()) -> (Duration, 
 }
 
 /// Append one chunk (every 16th ends its paragraph, as real answers do) and redraw.
-fn append_and_draw(app: &mut App, terminal: &mut Screen, counter: &mut usize) {
+fn append_and_draw(app: &mut Ui, terminal: &mut Screen, counter: &mut usize) {
     *counter += 1;
     let text = if (*counter).is_multiple_of(16) {
         "and networking grew on Spectrum-X.\n\n"

@@ -3,8 +3,10 @@
 //! Data flows one way: bytes (HTTP, files, stdin) → [`wire`] (SSE decoder, provider dialects) →
 //! neutral [`model`] events → the pure session reducer and attribution → [`render`]ers and the
 //! [`tui`]. The pure layers live in the `research-tui-core` crate, so the compiler keeps I/O, async
-//! and terminal code out of them; this crate adds [`agent`] (async I/O), [`local`] (files on this
-//! machine), [`demo`] (the built-in agent), [`cmd`] (the commands) and [`tui`] (the app).
+//! and terminal code out of them; this crate adds, bottom to top, [`log`] (the diagnostic log),
+//! [`styled`] (styled text for terminals), [`agent`] (async I/O), [`local`] (files on this
+//! machine), [`server`], [`demo`] (the built-in agent) and [`proxy`], [`tui`] (the app) and [`cmd`]
+//! (the commands). ARCHITECTURE.md at the repository root describes each and the app's pane model.
 
 pub use research_tui_core::{model, render, wire};
 
@@ -12,8 +14,10 @@ pub mod agent;
 pub mod cmd;
 pub mod demo;
 pub mod local;
+pub mod log;
 pub mod proxy;
 pub mod server;
+pub mod styled;
 pub mod tui;
 
 /// The async runtime a command runs on, or the exit to take when it cannot start (said on stderr).

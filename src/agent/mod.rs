@@ -7,7 +7,6 @@ pub mod client;
 pub(crate) mod http_checks;
 pub mod live;
 pub mod replay;
-pub mod resume;
 pub(crate) mod rng;
 pub mod stream;
 pub mod tail;

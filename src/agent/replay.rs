@@ -11,8 +11,12 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
-use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate, UpdateSender};
+use crate::agent::stream::{StreamUpdate, UpdateSender};
+
+use crate::agent::client::StreamHandle;
+
 use crate::model::event::AgentEvent;
+use crate::model::stream_end::StreamEnd;
 use crate::wire::provider::{EventPipeline, Provider};
 use crate::wire::recording::{Frame, FrameSplitter, parse_frames};
 

@@ -21,8 +21,9 @@ use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::io::AsyncReadExt;
 use tokio::sync::Notify;
 
+use crate::agent::client::StreamHandle;
 use crate::agent::replay::{Player, Speed};
-use crate::agent::stream::{StreamEnd, StreamHandle};
+use crate::model::stream_end::StreamEnd;
 use crate::wire::provider::Provider;
 
 /// How often a followed file is looked at when no change was reported.
@@ -79,7 +80,7 @@ impl Changes {
             Ok(watcher)
         });
         if let Err(e) = &watcher {
-            crate::local::log::log(&format!(
+            crate::log::log(&format!(
                 "cannot watch {} for changes ({e}): looking every {} ms instead",
                 dir.display(),
                 poll.as_millis()

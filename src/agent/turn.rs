@@ -12,9 +12,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::agent::client::RawSink;
-use crate::agent::resume::ServerRun;
-use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::agent::client::StreamHandle;
+use crate::agent::client::resume::ServerRun;
+use crate::agent::stream::StreamUpdate;
 use crate::model::session::Session;
+use crate::model::stream_end::StreamEnd;
 
 /// Where a turn is saved while it streams.
 pub trait TurnRecorder {

@@ -14,10 +14,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod follow;
 mod interrupt;
 mod printer;
 mod progress;
 
+pub use follow::exit_code;
+use follow::{Saving, follow_turn, print_result};
 use interrupt::Interrupt;
 use printer::TextPrinter;
 use progress::ProgressLine;
@@ -26,18 +29,19 @@ use crate::agent::client::{
     AgentClient, ApiKey, RawSink, StreamOptions, check_base_url, check_base_url_flag, is_loopback,
 };
 use crate::agent::live;
-use crate::agent::stream::{StreamEnd, StreamUpdate};
+use crate::agent::stream::StreamUpdate;
 use crate::agent::turn::TurnDriver;
 use crate::local::store::{SavedSession, SavedTurn, SessionStore};
 use crate::model::citations::Attribution;
 use crate::model::event::AgentEvent;
 use crate::model::session::Session;
+use crate::model::stream_end::StreamEnd;
 use crate::render::Format;
 use crate::render::sanitize::sanitize_line;
-use crate::wire::provider::Provider;
 use crate::wire::provider::bigdata::request::{
     Effort, MODEL_NAMES, ResearchRequest, WORKFLOW, WorkflowRequest,
 };
+use crate::wire::provider::{Ask, Provider, ProviderOptions};
 
 pub const EXIT_COMPLETE: u8 = 0;
 pub const EXIT_OTHER: u8 = 1;
@@ -57,12 +61,18 @@ pub struct AskArgs {
     #[arg(long, value_enum, default_value_t = Effort::Standard)]
     pub effort: Effort,
     /// Model: `base` or `pro` for Bigdata.com; a model name for xAI (default grok-4), OpenAI
-    /// (default o4-mini-deep-research) or Perplexity (default sonar-pro); for Gemini a model
-    /// grounded with Google Search (e.g. gemini-2.5-flash) instead of the Deep Research agent.
+    /// (default o4-mini-deep-research), Perplexity (default sonar-pro) or Anthropic (default
+    /// claude-sonnet-4-5); for Gemini a model grounded with Google Search (e.g. gemini-2.5-flash)
+    /// instead of the Deep Research agent.
     #[arg(long)]
     pub model: Option<String>,
+    /// Anthropic: extended thinking with this budget of tokens (at least 1024); the thinking
+    /// shows in Activity, never in the answer.
+    #[arg(long, value_name = "TOKENS")]
+    pub thinking: Option<u32>,
     /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY), Zeta Alpha (ZETA_ALPHA_API_KEY),
-    /// OpenAI (OPENAI_API_KEY), Perplexity (PERPLEXITY_API_KEY) or Google Gemini (GEMINI_API_KEY).
+    /// OpenAI (OPENAI_API_KEY), Perplexity (PERPLEXITY_API_KEY), Google Gemini (GEMINI_API_KEY) or
+    /// Anthropic (ANTHROPIC_API_KEY).
     #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
     pub provider: Provider,
     /// Zeta Alpha: the tenant.
@@ -123,7 +133,7 @@ enum Plan {
     Research(ResearchRequest),
     Workflow(WorkflowRequest),
     /// Another provider: the question and what ties it to earlier turns.
-    Other(live::Ask),
+    Other(Ask),
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitCode {
@@ -217,17 +227,22 @@ fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, S
     if args.charts {
         return Err("--charts asks the Bigdata.com agent for charts (drop --provider)".into());
     }
-    let history = known
+    // The earlier turns as the saved streams rebuild them: the answers, and what the provider
+    // needs back of each (Anthropic's content blocks).
+    let (history, transcripts) = known
         .filter(|_| args.provider.spec().follow_up.sends_history())
         .map(|saved| {
             saved
                 .replay_turns()
                 .into_iter()
-                .map(|(turn, session)| (turn.question, session.answer.as_str().to_owned()))
-                .collect()
+                .map(|(turn, session)| {
+                    let answer = session.answer.as_str().to_owned();
+                    ((turn.question, answer), session.transcript)
+                })
+                .unzip()
         })
         .unwrap_or_default();
-    Ok(Plan::Other(live::Ask {
+    Ok(Plan::Other(Ask {
         question: args.question.clone(),
         chat_id: args
             .chat_id
@@ -238,6 +253,8 @@ fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, S
             .clone()
             .or_else(|| known.and_then(|s| s.meta.last_checkpoint_id().map(str::to_owned))),
         history,
+        transcripts,
+        paused: Vec::new(),
     }))
 }
 
@@ -336,7 +353,7 @@ async fn ask(
         .as_ref()
         .map(|s| s.meta.options.clone())
         .unwrap_or_default();
-    let provider_options = live::ProviderOptions {
+    let provider_options = ProviderOptions {
         model: args
             .model
             .clone()
@@ -345,6 +362,7 @@ async fn ask(
         tenant: args.tenant.clone().or(saved_options.tenant),
         agent: args.agent.clone().or(saved_options.agent),
         charts: args.charts || saved_options.charts,
+        thinking: args.thinking.or(saved_options.thinking),
     };
     let saved = match known {
         Some(saved) => Ok(saved),
@@ -358,29 +376,10 @@ async fn ask(
         failed: recorder.is_none(),
     };
 
-    let options = StreamOptions {
-        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
-        ..StreamOptions::default()
-    };
+    // Listening for Ctrl-C before the request leaves (see `Interrupt`).
     let mut interrupt = Interrupt::listen();
-    let driver = TurnDriver::start(sinks, recorder, |sink| match plan {
-        Plan::Research(request) => {
-            AgentClient::new(&base_url, api_key).research_recorded(request, options, sink)
-        }
-        Plan::Workflow(request) => {
-            AgentClient::new(&base_url, api_key).workflow_recorded(request, options, sink)
-        }
-        Plan::Other(ask) => {
-            let config = live::LiveConfig {
-                base_url: base_url.clone(),
-                tenant: args.demo.then(|| "demo".to_owned()),
-                options,
-                ..live::LiveConfig::new(args.provider, api_key)
-            }
-            .with_options(&provider_options);
-            live::start_recorded(&config, &ask, sink)
-        }
-    });
+    let target = (base_url.as_str(), api_key);
+    let driver = start_turn(&args, plan, target, &provider_options, sinks, recorder);
 
     let progress = std::io::stderr().is_terminal();
     let saved_as = driver
@@ -407,6 +406,40 @@ async fn ask(
         return ExitCode::from(EXIT_OTHER);
     }
     ExitCode::from(code)
+}
+
+/// Send the question `plan` holds to `base_url` with `api_key`, the stream saved by `recorder` and
+/// copied to `sinks`.
+fn start_turn(
+    args: &AskArgs,
+    plan: Plan,
+    (base_url, api_key): (&str, Option<ApiKey>),
+    provider_options: &ProviderOptions,
+    sinks: Vec<RawSink>,
+    recorder: Option<SavedTurn>,
+) -> TurnDriver<SavedTurn> {
+    let options = StreamOptions {
+        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        ..StreamOptions::default()
+    };
+    TurnDriver::start(sinks, recorder, |sink| match plan {
+        Plan::Research(request) => {
+            AgentClient::new(base_url, api_key).research_recorded(request, options, sink)
+        }
+        Plan::Workflow(request) => {
+            AgentClient::new(base_url, api_key).workflow_recorded(request, options, sink)
+        }
+        Plan::Other(ask) => {
+            let config = live::LiveConfig {
+                base_url: base_url.to_owned(),
+                tenant: args.demo.then(|| "demo".to_owned()),
+                options,
+                ..live::LiveConfig::new(args.provider, api_key)
+            }
+            .with_options(provider_options);
+            live::start_recorded(&config, &ask, sink)
+        }
+    })
 }
 
 /// The agent's base URL and key, and the built-in demo agent's task when `--demo` started one here.
@@ -454,7 +487,7 @@ fn record_sink(args: &AskArgs) -> Result<Vec<RawSink>, ExitCode> {
 fn begin_saved_turn(
     saved: std::io::Result<SavedSession>,
     args: &AskArgs,
-    provider_options: live::ProviderOptions,
+    provider_options: ProviderOptions,
 ) -> Option<(SavedTurn, RawSink)> {
     let begun = saved.and_then(|mut saved| {
         saved.set_options(provider_options)?;
@@ -464,185 +497,4 @@ fn begin_saved_turn(
     begun
         .inspect_err(|e| eprintln!("research-tui: error: this run cannot be saved: {e}"))
         .ok()
-}
-
-/// Ctrl-C stopped a stream whose run lives on the server (OpenAI deep research): cancel the run
-/// there too, or it goes on, billed, with nobody listening. Says on stderr how that went.
-async fn cancel_on_server(driver: &mut TurnDriver<SavedTurn>) {
-    let Some(run) = driver.take_cancelled_run() else {
-        return;
-    };
-    match run.cancel().await {
-        Ok(id) => eprintln!("research-tui: cancelled the run {id} on the server"),
-        Err(e) => eprintln!("research-tui: warning: the run may go on on the server: {e}"),
-    }
-}
-
-/// Whether saving the run failed at some point (each failure is reported when it happens).
-struct Saving {
-    failed: bool,
-}
-
-impl Saving {
-    /// Report a failure to save, if `saved` is one; whether every save so far went through.
-    fn report(&mut self, saved: std::io::Result<()>) -> bool {
-        if let Err(e) = saved {
-            eprintln!("research-tui: error: could not save the session: {e}");
-            self.failed = true;
-        }
-        !self.failed
-    }
-}
-
-/// Follow the turn to its end: retries (and on a terminal, progress) to stderr, the answer to stdout
-/// as it grows (`text`; to a pipe it keeps no copy of it), failures to save as errors (in
-/// `saving`). Ctrl-C cancels it.
-async fn follow_turn(
-    mut driver: TurnDriver<SavedTurn>,
-    format: Format,
-    progress: bool,
-    printer: &mut TextPrinter,
-    saving: &mut Saving,
-    interrupt: &mut Interrupt,
-) -> (Session, StreamEnd) {
-    let mut line = ProgressLine::default();
-    // The answer and the live line share the terminal: the line steps aside while text prints.
-    let shares_terminal = progress && std::io::stdout().is_terminal();
-    let streaming_text = format == Format::Text;
-    let mut session = Session::new();
-    if streaming_text && printer.streams_without_keeping() {
-        // Printed as it arrives: the session only counts the text.
-        session.answer.stop_keeping_text();
-    }
-    loop {
-        let update = tokio::select! {
-            update = driver.next_update() => update,
-            _ = interrupt.pressed() => {
-                line.hide();
-                saving.report(driver.cancel(&session));
-                cancel_on_server(&mut driver).await;
-                return (session, StreamEnd::Cancelled);
-            }
-        };
-        match &update {
-            StreamUpdate::Connecting { attempt } if *attempt > 1 && progress => {
-                line.hide();
-                eprintln!("research-tui: connecting (try {attempt})…");
-            }
-            StreamUpdate::Retrying {
-                attempt,
-                wait_ms,
-                reason,
-            } => {
-                line.hide();
-                eprintln!(
-                    "research-tui: {reason}; retrying in {:.1} s (try {attempt})",
-                    *wait_ms as f64 / 1000.0
-                );
-            }
-            StreamUpdate::Events(events) if progress => line.update(events),
-            _ => {}
-        }
-        let chunks = if streaming_text {
-            answer_chunks(&update)
-        } else {
-            Vec::new()
-        };
-        let saved = driver.apply(update, &mut session);
-        if streaming_text {
-            if shares_terminal {
-                line.hide();
-            }
-            printer.print(&session, &chunks);
-            if shares_terminal {
-                line.show();
-            }
-        }
-        if let Some(end) = driver.ended() {
-            line.hide();
-            saving.report(saved);
-            return (session, end.clone());
-        }
-        saving.report(saved);
-    }
-}
-
-/// The answer text an update appends (copies of its chunks: the session keeps none in `text`).
-fn answer_chunks(update: &StreamUpdate) -> Vec<String> {
-    let StreamUpdate::Events(events) = update else {
-        return Vec::new();
-    };
-    events
-        .iter()
-        .filter_map(|event| match event {
-            AgentEvent::AnswerDelta { text, .. } => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Print the result in `format` (the rest of a streamed answer, or the whole document), and why the
-/// run failed if it did; the exit code.
-fn print_result(
-    format: Format,
-    printer: &mut TextPrinter,
-    mut session: Session,
-    end: &StreamEnd,
-) -> u8 {
-    let code = exit_code(&session, end);
-    match format {
-        Format::Text => printer.finish(&mut session),
-        Format::Markdown => {
-            print!("{}", crate::render::render(&session, Format::Markdown));
-        }
-        Format::Json => {
-            let attribution = Attribution::resolve(&session, true);
-            // The stream did not finish: say so, and why, in the document itself.
-            let unfinished = end.describe();
-            let outcome =
-                (session.error.is_none() && !matches!(end, StreamEnd::Closed)).then(|| {
-                    let http = matches!(end, StreamEnd::Http { .. } | StreamEnd::Connect { .. });
-                    (
-                        if http { "error" } else { "incomplete" },
-                        unfinished.as_str(),
-                    )
-                });
-            // Written as it is serialised: the answer is not copied again.
-            let out = std::io::BufWriter::new(std::io::stdout().lock());
-            let _ = crate::render::json::write(&session, &attribution, outcome, out);
-        }
-    }
-    if code != EXIT_COMPLETE {
-        eprintln!("research-tui: {}", failure_line(&session, end));
-    }
-    code
-}
-
-pub fn exit_code(session: &Session, end: &StreamEnd) -> u8 {
-    if session.error.is_some() {
-        return EXIT_AGENT_ERROR;
-    }
-    if session.completion.is_some() {
-        return EXIT_COMPLETE;
-    }
-    match end {
-        StreamEnd::Http { .. } => EXIT_HTTP,
-        StreamEnd::Cut { .. } | StreamEnd::Stalled { .. } | StreamEnd::Closed => EXIT_INCOMPLETE,
-        StreamEnd::Connect { .. } | StreamEnd::Cancelled => EXIT_OTHER,
-    }
-}
-
-fn failure_line(session: &Session, end: &StreamEnd) -> String {
-    if let Some(error) = &session.error {
-        return format!("the agent reported an error: {}", sanitize_line(error));
-    }
-    match end {
-        StreamEnd::Closed => {
-            "the stream closed before COMPLETE; what arrived is shown above".into()
-        }
-        StreamEnd::Cut { .. } | StreamEnd::Stalled { .. } => {
-            format!("{}; what arrived is shown above", end.describe())
-        }
-        other => other.describe(),
-    }
 }

@@ -9,10 +9,10 @@ use ratatui::style::Color;
 
 use crate::model::citations::Attribution;
 use crate::model::session::Session;
-use crate::tui::colors::ColorDepth;
-use crate::tui::text::ansi::to_ansi;
-use crate::tui::text::{Annotations, AnswerView, inline_text};
-use crate::tui::theme::{self, Theme};
+use crate::styled::colors::ColorDepth;
+use crate::styled::text::ansi::to_ansi;
+use crate::styled::text::{Annotations, AnswerView, inline_text};
+use crate::styled::theme::{self, Theme};
 
 /// The widest the answer is wrapped, however wide the terminal.
 const MAX_WIDTH: usize = 100;

@@ -3,8 +3,9 @@
 
 use std::io::{self, Write};
 
+use crate::local::meta::SessionMeta;
 use crate::local::search::{Hit, Search};
-use crate::local::store::{SessionMeta, SessionStore};
+use crate::local::store::SessionStore;
 use crate::local::summary;
 use crate::render::sanitize::sanitize_line;
 

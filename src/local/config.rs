@@ -142,6 +142,11 @@ pub fn cache_dir() -> PathBuf {
     app_dir(Xdg::cache_dir)
 }
 
+/// The diagnostic log file ([`crate::log`]).
+pub fn log_file() -> PathBuf {
+    cache_dir().join("research-tui.log")
+}
+
 /// `config.toml` in [`config_dir`].
 pub fn config_file() -> PathBuf {
     config_dir().join("config.toml")

@@ -1,10 +1,9 @@
 //! Files on this machine: configuration and the API key, saved sessions (with their summaries, the
-//! fuzzy search over them and the watch of their folder), the diagnostic log, and the timestamps
-//! they carry.
+//! fuzzy search over them and the watch of their folder), and the timestamps they carry.
 
 pub mod config;
 pub mod ids;
-pub mod log;
+pub mod meta;
 pub mod search;
 pub mod session_files;
 pub mod store;

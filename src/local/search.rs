@@ -239,7 +239,8 @@ fn fields(summary: &SessionSummary) -> impl Iterator<Item = (Field, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::local::store::{SessionMeta, TurnMeta};
+    use crate::local::meta::SessionMeta;
+    use crate::local::meta::TurnMeta;
     use crate::local::summary::TurnSummary;
 
     fn summary(question: &str, answer: &str, sources: &[&str]) -> SessionSummary {

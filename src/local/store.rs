@@ -4,7 +4,7 @@
 //! (`turn-001.sse`, …), written as bytes arrive, and `meta.json` (questions, times, endpoint, chat
 //! id, execution id, each turn's checkpoint id and status, and for a turn the recording proxy saved
 //! the request it was sent with, credentials left out), with `summary.json` refreshed beside it on
-//! every change ([`crate::local::summary`]). Opening a session replays its raw files through the
+//! every change ([`crate::local::summary`]; the meta itself is [`crate::local::meta`]). Opening a session replays its raw files through the
 //! normal pipeline, so what you see later is exactly what arrived.
 //!
 //! Any number of processes may write one session at once: every change to `meta.json` is made under
@@ -14,95 +14,23 @@
 //! writer of the session.
 
 use std::io;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use serde::{Deserialize, Serialize};
-
 use crate::agent::client::RawSink;
-use crate::agent::stream::StreamEnd;
 use crate::agent::turn::TurnRecorder;
+use crate::local::meta::{SessionMeta, TurnMeta, newest_first, read_settled_meta, write_meta};
 use crate::local::session_files::{
-    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, is_real_dir, open_regular,
-    replace_file, writer_alive,
+    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, open_regular, writer_alive,
 };
 use crate::local::summary;
 use crate::local::timestamp::{compact_stamp, rfc3339};
 pub use crate::local::turn_status::TurnStatus;
 use crate::model::session::Session;
+use crate::model::stream_end::StreamEnd;
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SessionMeta {
-    pub id: String,
-    pub created_at: String,
-    pub updated_at: String,
-    /// `research-agent` or `workflow` (or a provider's endpoint name).
-    pub endpoint: String,
-    #[serde(default)]
-    pub provider: String,
-    pub base_url: String,
-    pub chat_id: Option<String>,
-    pub execution_id: Option<String>,
-    /// xAI model, Zeta Alpha tenant and agent: what follow-ups must send again.
-    #[serde(default, flatten)]
-    pub options: crate::agent::live::ProviderOptions,
-    pub turns: Vec<TurnMeta>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct TurnMeta {
-    pub question: String,
-    pub started_at: String,
-    pub ended_at: Option<String>,
-    /// The checkpoint this turn continued from (a resume or a branch).
-    pub from_checkpoint_id: Option<String>,
-    pub checkpoint_id: Option<String>,
-    pub status: TurnStatus,
-    pub stream_file: String,
-    /// Why the turn did not end as its status word alone says, when the store knows more (its
-    /// writer died while it streamed, or its stream could not be saved in full).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The request as another program sent it, credentials left out (turns the recording proxy
-    /// saved; the app's own turns are described by the fields above).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request: Option<serde_json::Value>,
-}
-
-impl TurnMeta {
-    /// The process that wrote this turn died while it streamed: what arrived is all there is.
-    fn mark_writer_died(&mut self) {
-        self.status = TurnStatus::Cut;
-        self.reason = Some(
-            "interrupted: the process saving it stopped while it streamed (killed, crashed or out of disk)"
-                .into(),
-        );
-    }
-}
-
-impl SessionMeta {
-    pub fn last_checkpoint_id(&self) -> Option<&str> {
-        self.turns
-            .iter()
-            .rev()
-            .find_map(|t| t.checkpoint_id.as_deref())
-    }
-
-    pub fn status(&self) -> &str {
-        self.turns.last().map_or("empty", |t| t.status.as_str())
-    }
-
-    pub fn first_question(&self) -> &str {
-        self.turns.first().map_or("", |t| t.question.as_str())
-    }
-}
-
-/// The name of a session's meta file.
-const META: &str = "meta.json";
 
 /// The sessions directory.
 #[derive(Debug, Clone)]
@@ -115,6 +43,9 @@ impl Default for SessionStore {
         Self::new(crate::local::config::data_dir().join("sessions"))
     }
 }
+
+/// The largest turn file read back (the decoder bounds each event; this bounds the file).
+pub(crate) const MAX_TURN_BYTES: u64 = 4 << 30;
 
 impl SessionStore {
     pub fn new(root: impl Into<PathBuf>) -> Self {
@@ -180,7 +111,7 @@ impl SessionStore {
         let mut sessions: Vec<SessionMeta> = entries
             .filter_map(|entry| read_settled_meta(&entry.ok()?.path()).ok())
             .collect();
-        sessions.sort_by(summary::newest_first);
+        sessions.sort_by(newest_first);
         sessions
     }
 
@@ -207,72 +138,6 @@ impl SessionStore {
         })?;
         self.load(&meta.id).ok()
     }
-}
-
-/// The meta of the session in `dir`, as it is on disk: only from a real folder (not a link to
-/// one), a regular `meta.json` of at most [`MAX_META_BYTES`], whose id is the folder's name (a
-/// meta naming another session must not send writes there).
-pub(crate) fn read_meta(dir: &Path) -> io::Result<SessionMeta> {
-    let invalid = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
-    // A folder that is not there is not found; one that is a link (or a file) is refused.
-    std::fs::symlink_metadata(dir)?;
-    if !is_real_dir(dir) {
-        return Err(invalid(format!(
-            "{} is not a session folder",
-            dir.display()
-        )));
-    }
-    let mut bytes = Vec::new();
-    open_regular(&dir.join(META), MAX_META_BYTES)?
-        .take(MAX_META_BYTES)
-        .read_to_end(&mut bytes)?;
-    let meta: SessionMeta = serde_json::from_slice(&bytes).map_err(|e| invalid(e.to_string()))?;
-    if dir.file_name().and_then(|n| n.to_str()) != Some(meta.id.as_str()) {
-        return Err(invalid(format!(
-            "the meta.json in {} names another session",
-            dir.display()
-        )));
-    }
-    Ok(meta)
-}
-
-/// The largest `meta.json` read (a session of thousands of turns is a few megabytes).
-const MAX_META_BYTES: u64 = 8 << 20;
-/// The largest turn file read back (the decoder bounds each event; this bounds the file).
-pub(crate) const MAX_TURN_BYTES: u64 = 4 << 30;
-
-/// The meta of the session in `dir`, every turn whose writer died while it streamed marked cut.
-fn read_settled_meta(dir: &Path) -> io::Result<SessionMeta> {
-    Ok(settle(dir, read_meta(dir)?))
-}
-
-/// `meta`, read from `dir`, with every turn whose writer died while it streamed marked cut.
-pub(crate) fn settle(dir: &Path, meta: SessionMeta) -> SessionMeta {
-    let dead: Vec<String> = meta
-        .turns
-        .iter()
-        .filter(|turn| turn.status == TurnStatus::Streaming)
-        .filter(|turn| !writer_alive(dir, &turn.stream_file))
-        .map(|turn| turn.stream_file.clone())
-        .collect();
-    if dead.is_empty() {
-        return meta;
-    }
-    // A writer saves the turn's end before it lets go of the turn lock: read the meta again, so a
-    // turn that ended between the first read and the lock check shows how it really ended.
-    let mut meta = read_meta(dir).unwrap_or(meta);
-    for turn in &mut meta.turns {
-        if turn.status == TurnStatus::Streaming && dead.contains(&turn.stream_file) {
-            turn.mark_writer_died();
-        }
-    }
-    meta
-}
-
-/// Replace the meta of the session in `dir` (under its lock, unless the session is new).
-fn write_meta(dir: &Path, meta: &SessionMeta) -> io::Result<()> {
-    let bytes = serde_json::to_vec_pretty(meta).map_err(io::Error::other)?;
-    replace_file(dir, META, &bytes)
 }
 
 /// A saved session: its directory, and its meta as this process last read or wrote it (other
@@ -355,6 +220,44 @@ impl SavedSession {
         begun
     }
 
+    /// Go on writing turn `index`, whose provider paused it (Anthropic's `pause_turn`): its stream
+    /// file is appended to (after a line break when it ends inside a line), and it is streaming
+    /// again until the writer saves its end.
+    pub fn resume_turn(&mut self, index: usize) -> io::Result<TurnWriter> {
+        let dir = self.dir.clone();
+        self.update_meta(|meta| {
+            let turn = meta
+                .turns
+                .get_mut(index)
+                .ok_or_else(|| io::Error::other("no such turn in the session"))?;
+            if !is_plain_name(&turn.stream_file) {
+                return Err(io::Error::other(
+                    "the turn's stream file is outside the session",
+                ));
+            }
+            let stream_file = turn.stream_file.clone();
+            let lock = TurnLock::acquire(&dir, &stream_file)?;
+            let path = dir.join(&stream_file);
+            let ends_a_line = std::fs::read(&path)?
+                .last()
+                .is_none_or(|b| matches!(b, b'\n' | b'\r'));
+            let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
+            if !ends_a_line {
+                io::Write::write_all(&mut file, b"\n\n")?;
+            }
+            turn.status = TurnStatus::Streaming;
+            turn.ended_at = None;
+            turn.reason = None;
+            meta.updated_at = rfc3339(SystemTime::now());
+            Ok(TurnWriter {
+                index,
+                stream_file,
+                file: Arc::new(Mutex::new(TurnFile::new(file))),
+                lock: Some(lock),
+            })
+        })
+    }
+
     /// Save the conversation ids as soon as they are known, so a run killed mid-stream can still be
     /// found by `--chat-id` and continued. Writes only when something new arrived.
     pub fn note_progress(&mut self, session: &Session) -> io::Result<()> {
@@ -368,7 +271,10 @@ impl SavedSession {
     }
 
     /// Remember the provider options follow-ups must send again.
-    pub fn set_options(&mut self, options: crate::agent::live::ProviderOptions) -> io::Result<()> {
+    pub fn set_options(
+        &mut self,
+        options: crate::wire::provider::ProviderOptions,
+    ) -> io::Result<()> {
         if self.meta.options == options {
             return Ok(());
         }
@@ -513,6 +419,18 @@ impl SavedTurn {
             writer,
         };
         (turn, sink)
+    }
+}
+
+impl SavedTurn {
+    /// The stream file of a paused turn this writer goes on with ([`SavedSession::resume_turn`]):
+    /// what it holds already. `None` for a new turn.
+    pub fn resumed_stream(&self) -> Option<PathBuf> {
+        let turn = self.saved.meta.turns.get(self.index)?;
+        let path = self.saved.stream_path(turn)?;
+        std::fs::metadata(&path)
+            .is_ok_and(|m| m.len() > 0)
+            .then_some(path)
     }
 }
 

@@ -22,8 +22,10 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::local::config::live_target;
+use crate::local::meta::{SessionMeta, newest_first, read_meta, settle};
 use crate::local::session_files::{SessionLock, is_plain_name, open_regular, replace_file};
-use crate::local::store::{MAX_TURN_BYTES, SessionMeta, TurnStatus, read_meta, settle};
+use crate::local::store::MAX_TURN_BYTES;
+use crate::local::turn_status::TurnStatus;
 
 /// The largest `summary.json` read (it holds the start of each turn's answer).
 const MAX_SUMMARY_BYTES: u64 = 16 << 20;
@@ -292,18 +294,13 @@ pub fn list(root: &Path) -> Vec<SessionSummary> {
     summaries
 }
 
-/// The order sessions are listed in: the latest change first, then the higher id.
-pub fn newest_first(a: &SessionMeta, b: &SessionMeta) -> std::cmp::Ordering {
-    b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::stream::StreamEnd;
     use crate::agent::turn::TurnRecorder;
     use crate::local::store::{SavedTurn, SessionStore};
     use crate::model::session::Session;
+    use crate::model::stream_end::StreamEnd;
     use std::io::Write;
 
     fn answer_event(text: &str) -> String {

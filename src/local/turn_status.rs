@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::stream::StreamEnd;
 use crate::model::session::Session;
+use crate::model::stream_end::StreamEnd;
 
 /// How a saved turn ended: `status` in `meta.json`, saved as the word [`TurnStatus::as_str`] gives
 /// (the same words earlier versions wrote, so their sessions still load).

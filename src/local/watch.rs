@@ -62,7 +62,7 @@ impl SessionsWatch {
             .name("sessions-watch".into())
             .spawn(move || run(root, events, rx, on_change))
             .map_or_else(
-                |e| crate::local::log::log(&format!("cannot watch the sessions: {e}")),
+                |e| crate::log::log(&format!("cannot watch the sessions: {e}")),
                 drop,
             );
         SessionsWatch { stop: tx }
@@ -119,7 +119,7 @@ fn run(
         Ok(watcher)
     });
     if let Err(e) = &watcher {
-        crate::local::log::log(&format!("cannot watch {}: {e}", root.display()));
+        crate::log::log(&format!("cannot watch {}: {e}", root.display()));
     }
     let mut sessions: HashMap<String, Arc<SessionSummary>> = summary::list(&root)
         .into_iter()
@@ -194,6 +194,6 @@ pub fn is_live(summary: &SessionSummary) -> bool {
 
 fn sorted(sessions: &HashMap<String, Arc<SessionSummary>>) -> SessionList {
     let mut list: SessionList = sessions.values().cloned().collect();
-    list.sort_by(|a, b| summary::newest_first(&a.meta, &b.meta));
+    list.sort_by(|a, b| crate::local::meta::newest_first(&a.meta, &b.meta));
     list
 }

@@ -10,17 +10,21 @@
 
 use std::io;
 
+use crate::agent::client::StreamHandle;
+use crate::agent::client::resume::ServerRun;
 use crate::agent::client::{ApiKey, RawSink, StreamOptions, is_loopback};
 use crate::agent::live;
-use crate::agent::resume::ServerRun;
-use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use crate::agent::stream::StreamUpdate;
 use crate::agent::turn::{TurnDriver, TurnTarget};
 use crate::demo::{Fault, ServerConfig};
-use crate::local::store::{SavedSession, SavedTurn, SessionMeta, SessionStore, TurnStatus};
+use crate::local::meta::SessionMeta;
+use crate::local::store::{SavedSession, SavedTurn, SessionStore, TurnStatus};
 use crate::model::session::Session;
-use crate::wire::provider::Provider;
+use crate::model::stream_end::StreamEnd;
+use crate::wire::provider::{Ask, Provider};
 
 use super::state::{App, Continuation, Mode, Severity};
+use super::ui::Ui;
 
 mod restore;
 mod watching;
@@ -152,7 +156,7 @@ impl Conversation {
     }
 
     /// Answer with `agent`; the app shows its mode and opens URLs against its base.
-    pub fn set_agent(&mut self, agent: Agent, app: &mut App) {
+    pub fn set_agent(&mut self, agent: Agent, app: &mut Ui) {
         app.mode = agent.mode();
         app.provider = Some(agent.config.provider);
         app.api_base = Some(agent.config.base_url.clone());
@@ -190,7 +194,7 @@ impl Conversation {
     }
 
     /// Ask `question` as a new turn continuing `cont`. Returns whether a stream started.
-    pub fn ask(&mut self, app: &mut App, question: String, cont: Continuation) -> bool {
+    pub fn ask(&mut self, app: &mut Ui, question: String, cont: Continuation) -> bool {
         if self.follow.is_tailing() {
             app.set_message(super::state::app::STILL_WATCHING, Severity::Warning);
             return false;
@@ -199,11 +203,13 @@ impl Conversation {
             app.set_message("follow-ups need an agent", Severity::Warning);
             return false;
         };
-        let ask = live::Ask {
+        let ask = Ask {
             question: question.clone(),
             chat_id: cont.chat_id.clone(),
             checkpoint_id: cont.checkpoint_id.clone(),
             history: app.history(cont.from_turn),
+            transcripts: app.transcripts(cont.from_turn),
+            paused: Vec::new(),
         };
         let provider = agent.config.provider;
         let base_url = agent.config.base_url.clone();
@@ -237,13 +243,13 @@ impl Conversation {
     }
 
     /// Play `stream` (a replayed recording, asked by no one) in a new turn; nothing is saved.
-    pub fn play(&mut self, app: &mut App, stream: StreamHandle) {
+    pub fn play(&mut self, app: &mut Ui, stream: StreamHandle) {
         app.begin_turn(None);
         self.attach(app, TurnDriver::start(Vec::new(), None, |_| stream));
     }
 
     /// `driver` feeds the newest turn from now on.
-    fn attach(&mut self, app: &mut App, driver: TurnDriver<SavedTurn>) {
+    fn attach(&mut self, app: &mut Ui, driver: TurnDriver<SavedTurn>) {
         self.turn = Some(driver);
         app.stream_running = true;
     }
@@ -256,7 +262,7 @@ impl Conversation {
     }
 
     /// `r`: turn `index`'s question again, with the continuation it was sent with, as a new turn.
-    pub fn retry(&mut self, app: &mut App, index: usize) -> bool {
+    pub fn retry(&mut self, app: &mut Ui, index: usize) -> bool {
         let Some(turn) = app.turns.get(index) else {
             return false;
         };
@@ -277,7 +283,7 @@ impl Conversation {
         &mut self,
         provider: Provider,
         base_url: &str,
-        ask: &live::Ask,
+        ask: &Ask,
     ) -> io::Result<Option<(SavedTurn, RawSink)>> {
         let Some(store) = &self.store else {
             return Ok(None);
@@ -310,10 +316,10 @@ impl Conversation {
     }
 
     /// Apply a stream update to the newest turn, and save what it changed.
-    pub fn apply(&mut self, app: &mut App, update: StreamUpdate) {
+    pub fn apply(&mut self, app: &mut Ui, update: StreamUpdate) {
         if !matches!(update, StreamUpdate::Events(_)) {
             // Connection progress and how the stream ended (messages are already redacted).
-            crate::local::log::log(&format!("stream: {update:?}"));
+            crate::log::log(&format!("stream: {update:?}"));
         }
         let Some(turn) = &mut self.turn else {
             app.apply_update(update);
@@ -331,7 +337,7 @@ impl Conversation {
 
     /// The user cancelled the running stream (the app already ended the turn): stop it, record it,
     /// and cancel its run on the server when it has one (OpenAI deep research).
-    pub fn cancelled(&mut self, app: &mut App) {
+    pub fn cancelled(&mut self, app: &mut Ui) {
         let Some(turn) = &mut self.turn else {
             return;
         };
@@ -348,7 +354,7 @@ impl Conversation {
     }
 
     /// Leaving: stop a running stream and record its turn as cancelled.
-    pub fn finish(&mut self, app: &mut App) {
+    pub fn finish(&mut self, app: &mut Ui) {
         if let Some(turn) = app.turns.last_mut()
             && turn.conn.in_progress()
         {
@@ -359,7 +365,7 @@ impl Conversation {
     }
 
     /// Drive the running stream to its end (tests, and scripts of the app).
-    pub async fn run_stream(&mut self, app: &mut App) {
+    pub async fn run_stream(&mut self, app: &mut Ui) {
         while let Some(turn) = &mut self.turn {
             let update = turn.next_update().await;
             self.apply(app, update);
@@ -367,7 +373,7 @@ impl Conversation {
     }
 
     /// Replace the conversation with saved session `id`.
-    pub async fn open_id(&mut self, app: &mut App, id: &str) -> Result<(), String> {
+    pub async fn open_id(&mut self, app: &mut Ui, id: &str) -> Result<(), String> {
         let store = self
             .store
             .as_ref()
@@ -381,7 +387,7 @@ impl Conversation {
     /// Replace the conversation with `saved`: every turn rebuilt from its raw stream at once, the
     /// agent that recorded it (a fresh demo agent for a demo session), ready for a follow-up from
     /// its last checkpoint. Later turns are saved into the same session.
-    pub async fn open(&mut self, app: &mut App, saved: SavedSession) -> Result<(), String> {
+    pub async fn open(&mut self, app: &mut Ui, saved: SavedSession) -> Result<(), String> {
         // A turn followed from another process goes on there: stop following it here.
         if self.follow.is_tailing() {
             self.stop_tailing(app);
@@ -435,7 +441,7 @@ impl Conversation {
     /// A warning when follow-ups may not work as the user expects.
     async fn agent_for(
         &mut self,
-        app: &mut App,
+        app: &mut Ui,
         saved: &SavedSession,
     ) -> Result<Option<String>, String> {
         let provider = saved.provider();
@@ -511,7 +517,7 @@ impl TurnTarget for NewestTurn<'_> {
 
 /// Cancel `run` on the server in the background (the app goes on at once); the outcome goes to
 /// the log.
-fn cancel_on_server(app: &mut App, run: ServerRun) {
+fn cancel_on_server(app: &mut Ui, run: ServerRun) {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return;
     };
@@ -526,11 +532,11 @@ fn cancel_on_server(app: &mut App, run: ServerRun) {
             Ok(id) => format!("cancelled the run {id} on the server"),
             Err(e) => format!("the run may go on on the server: {e}"),
         };
-        crate::local::log::log(&outcome);
+        crate::log::log(&outcome);
     });
 }
 
-fn warn_unsaved(app: &mut App, e: &io::Error) {
+fn warn_unsaved(app: &mut Ui, e: &io::Error) {
     app.set_message(
         format!("could not update the saved session: {e}"),
         Severity::Error,

@@ -10,13 +10,13 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::conversation::Conversation;
 use super::export::{self, OpenError};
-use super::state::{Action, App, Effect, Severity};
+use super::state::{Action, Effect, Severity};
+use super::ui::Ui;
 use super::{Term, screen};
 use crate::local::watch::SessionsWatch;
-use screen::View;
 
 /// What the export says about the conversation: who answered, how, and its saved session.
-fn export_meta(app: &App) -> export::ExportMeta {
+fn export_meta(app: &Ui) -> export::ExportMeta {
     export::ExportMeta {
         provider: app.provider.map(|p| p.label().to_owned()),
         mode: Some(app.mode.label().to_lowercase()),
@@ -36,7 +36,7 @@ pub(super) enum Note {
 }
 
 /// A note from a helper thread: an opener that failed leaves the URL on screen and on the clipboard.
-pub(super) fn note(note: Note, app: &mut App, terminal: &mut Term) {
+pub(super) fn note(note: Note, app: &mut Ui, terminal: &mut Term) {
     match note {
         Note::OpenFailed { error, url } => show_and_copy(app, terminal, &error, &url),
         Note::Sessions(list) => app.update_sessions(list),
@@ -44,7 +44,7 @@ pub(super) fn note(note: Note, app: &mut App, terminal: &mut Term) {
 }
 
 /// `url` could not be opened (`why`): say so, show it, and copy it.
-fn show_and_copy(app: &mut App, terminal: &mut Term, why: &str, url: &str) {
+fn show_and_copy(app: &mut Ui, terminal: &mut Term, why: &str, url: &str) {
     let copied = export::copy_to_clipboard(terminal.backend_mut(), url).is_ok();
     let what = if copied { "copied the URL" } else { "the URL" };
     app.set_message(
@@ -56,17 +56,16 @@ fn show_and_copy(app: &mut App, terminal: &mut Term, why: &str, url: &str) {
 /// Handle one terminal event; returns whether the screen changed.
 pub(super) async fn handle_event(
     event: Event,
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     terminal: &mut Term,
-    view: &View,
     notes: &UnboundedSender<Note>,
 ) -> bool {
     let action = match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => app.handle_key(key),
         Event::Paste(text) => Some(Action::Paste(text)),
         Event::Mouse(mouse) => {
-            let spot = || view.spot(app, mouse.column, mouse.row);
+            let spot = || app.panes.spot(&app.app, mouse.column, mouse.row);
             match mouse.kind {
                 MouseEventKind::Down(MouseButton::Left) => Some(Action::Click(spot())),
                 MouseEventKind::ScrollUp => Some(Action::Wheel(spot(), -WHEEL_ROWS)),
@@ -86,9 +85,45 @@ pub(super) async fn handle_event(
     true
 }
 
+/// The saved sessions picker, and a watch of the sessions folder feeding it while it is open.
+fn list_sessions(app: &mut Ui, conversation: &Conversation, notes: &UnboundedSender<Note>) {
+    let list = conversation.list();
+    app.show_sessions(list);
+    // Answers and sources for the filter, then every change while the picker is open.
+    if let (Some(store), Some(picker)) = (conversation.store(), app.picker_mut()) {
+        let tx = notes.clone();
+        picker.watch(SessionsWatch::start(store.root().to_owned(), move |list| {
+            tx.send(Note::Sessions(list)).is_ok()
+        }));
+    }
+}
+
+/// Open `url` in the browser (a failure to, later, comes back as a note); with no opener at all it
+/// is shown and copied.
+fn open(app: &mut Ui, terminal: &mut Term, notes: &UnboundedSender<Note>, url: String) {
+    let tx = notes.clone();
+    let failed_url = url.clone();
+    let opened = export::open_url(&url, move |error| {
+        let _ = tx.send(Note::OpenFailed {
+            error,
+            url: failed_url,
+        });
+    });
+    match opened {
+        Ok(opener) => app.set_message(
+            format!("opening {} ({opener})", screen::clean(&url)),
+            Severity::Info,
+        ),
+        Err(OpenError::NoOpener) => {
+            show_and_copy(app, terminal, &OpenError::NoOpener.to_string(), &url)
+        }
+        Err(error) => app.set_message(error.to_string(), Severity::Error),
+    }
+}
+
 async fn run_effect(
     effect: Effect,
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     terminal: &mut Term,
     notes: &UnboundedSender<Note>,
@@ -103,42 +138,13 @@ async fn run_effect(
         Effect::Retry(index) => {
             conversation.retry(app, index);
         }
-        Effect::ListSessions => {
-            let list = conversation.list();
-            app.show_sessions(list);
-            // Answers and sources for the filter, then every change while the picker is open.
-            if let (Some(store), Some(picker)) = (conversation.store(), app.picker_mut()) {
-                let tx = notes.clone();
-                picker.watch(SessionsWatch::start(store.root().to_owned(), move |list| {
-                    tx.send(Note::Sessions(list)).is_ok()
-                }));
-            }
-        }
+        Effect::ListSessions => list_sessions(app, conversation, notes),
         Effect::OpenSession(id) => {
             if let Err(e) = conversation.open_id(app, &id).await {
                 app.set_message(e, Severity::Error);
             }
         }
-        Effect::Open(url) => {
-            let tx = notes.clone();
-            let failed_url = url.clone();
-            let opened = export::open_url(&url, move |error| {
-                let _ = tx.send(Note::OpenFailed {
-                    error,
-                    url: failed_url,
-                });
-            });
-            match opened {
-                Ok(opener) => app.set_message(
-                    format!("opening {} ({opener})", screen::clean(&url)),
-                    Severity::Info,
-                ),
-                Err(OpenError::NoOpener) => {
-                    show_and_copy(app, terminal, &OpenError::NoOpener.to_string(), &url)
-                }
-                Err(error) => app.set_message(error.to_string(), Severity::Error),
-            }
-        }
+        Effect::Open(url) => open(app, terminal, notes, url),
         Effect::Copy(text) => {
             let result = export::copy_to_clipboard(terminal.backend_mut(), &text);
             match result {

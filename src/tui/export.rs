@@ -307,7 +307,7 @@ pub fn open_url(
             match run_detached(&words) {
                 Ok(()) => return,
                 Err(failure) => {
-                    crate::local::log::log(&format!("opening a URL: {failure}"));
+                    crate::log::log(&format!("opening a URL: {failure}"));
                     tried.push(words[0].clone());
                 }
             }

@@ -72,7 +72,7 @@ impl<T, E: fmt::Display + fmt::Debug> Doing<T> for Result<T, E> {
 
 /// Report a failure (one line; the detail to the log, and to stderr with `debug`); exit code 1.
 pub fn report(failure: &Failure, debug: bool) -> std::process::ExitCode {
-    crate::local::log::log(&format!("failed: {}", failure.detail()));
+    crate::log::log(&format!("failed: {}", failure.detail()));
     eprintln!("research-tui: {}", failure.message());
     if debug {
         eprintln!("research-tui: detail: {}", failure.detail());

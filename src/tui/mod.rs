@@ -4,15 +4,13 @@
 //! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
 //! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
 
-pub mod colors;
 pub mod conversation;
 mod effects;
 pub mod export;
 pub mod failure;
 pub mod screen;
 pub mod state;
-pub mod text;
-pub mod theme;
+pub mod ui;
 
 use std::io;
 use std::path::PathBuf;
@@ -35,10 +33,11 @@ use crate::agent::live;
 use crate::agent::replay::{Speed, replay_file};
 use crate::agent::stream::StreamUpdate;
 use crate::model::event::AgentEvent;
-use crate::wire::provider::Provider;
+use crate::wire::provider::{Provider, ProviderOptions};
 use conversation::{Agent, Conversation, Incoming, LiveConfig, Settings};
 use failure::{Doing, Failure};
-use state::{App, AppConfig, Continuation, Mode, Severity};
+use state::{AppConfig, Continuation, Mode, Severity};
+use ui::Ui;
 
 /// The demo's first question.
 pub const DEMO_QUESTION: &str =
@@ -91,7 +90,7 @@ pub struct TuiOptions {
     /// Where conversations are saved (`None`: not saved).
     pub store: Option<crate::local::store::SessionStore>,
     /// xAI model, Zeta Alpha tenant and agent.
-    pub provider_options: live::ProviderOptions,
+    pub provider_options: ProviderOptions,
     /// A failure also prints where it happened (`--debug`).
     pub debug: bool,
     /// `watch`: open the newest live session (waiting for one); `Some(true)` (`--follow`) also
@@ -116,7 +115,7 @@ impl Default for TuiOptions {
             resume: Continuation::default(),
             open: None,
             store: Some(crate::local::store::SessionStore::default()),
-            provider_options: live::ProviderOptions::default(),
+            provider_options: ProviderOptions::default(),
             debug: false,
             watch: None,
         }
@@ -154,7 +153,7 @@ fn install_panic_hook() {
             restore_terminal();
             previous(info);
         } else {
-            crate::local::log::log(&format!("background task panicked: {info}"));
+            crate::log::log(&format!("background task panicked: {info}"));
         }
     }));
 }
@@ -189,17 +188,20 @@ pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
 /// Run the app until the user quits (or the stream ends, with `exit_when_done`).
 pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
     // The screen belongs to the app: diagnostics go to the log file (logging is off if it cannot open).
-    let _ = crate::local::log::init(&crate::local::log::default_path());
-    crate::local::log::log(&format!(
+    let _ = crate::log::init(&crate::local::config::log_file());
+    crate::log::log(&format!(
         "start: research-tui {} (demo: {}, replay: {})",
         env!("CARGO_PKG_VERSION"),
         opts.demo,
         opts.replay.is_some()
     ));
-    let (config, config_warning) = theme::read_config();
-    let (theme, theme_warning) =
-        theme::select(opts.theme.as_deref(), &config, theme::no_color_env());
-    let theme = theme.for_depth(colors::ColorDepth::from_env());
+    let (config, config_warning) = crate::styled::theme::read_config();
+    let (theme, theme_warning) = crate::styled::theme::select(
+        opts.theme.as_deref(),
+        &config,
+        crate::styled::theme::no_color_env(),
+    );
+    let theme = theme.for_depth(crate::styled::colors::ColorDepth::from_env());
 
     let settings = Settings {
         demo_speed: opts.demo_speed,
@@ -210,7 +212,7 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
         },
     };
     let replaying = opts.replay.is_some();
-    let mut app = App::new(AppConfig {
+    let mut app = Ui::new(AppConfig {
         mode: if replaying { Mode::Replay } else { Mode::Demo },
         theme,
         can_ask: !replaying,
@@ -244,7 +246,7 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
 /// `replay FILE`: the recording plays as a stream, read as it plays (opened before the screen is
 /// taken over).
 fn start_replay(
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     replay_opts: &ReplayOptions,
 ) -> Result<(), Failure> {
@@ -260,7 +262,7 @@ fn start_replay(
 
 /// `open ID` (or `--resume` of a saved session): every turn at once, then `--question`, if any.
 async fn open_saved(
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     opts: &TuiOptions,
     saved: crate::local::store::SavedSession,
@@ -280,7 +282,7 @@ async fn open_saved(
         && i + 1 < app.turns.len()
     {
         app.viewed_turn = Some(i);
-        app.scroll_to_turn = Some(i);
+        app.panes.answer.scroll_to_turn = Some(i);
     }
     if let Some(question) = opts.question.as_deref().map(str::trim)
         && !question.is_empty()
@@ -294,7 +296,7 @@ async fn open_saved(
 /// A new conversation with the live agent, or the demo agent when there is no key (or `--demo`),
 /// and its first question.
 async fn start_agent(
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     opts: &TuiOptions,
     settings: &Settings,
@@ -380,7 +382,7 @@ const TEXT_PER_FRAME: usize = 256 * 1024;
 
 async fn event_loop(
     terminal: &mut Term,
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     opts: &TuiOptions,
 ) -> Result<(), Failure> {
@@ -391,8 +393,6 @@ async fn event_loop(
     let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    // The screen's caches live next to the app, not in it.
-    let mut view = screen::View::new();
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut quit_at: Option<tokio::time::Instant> = None;
@@ -405,7 +405,7 @@ async fn event_loop(
         }
         if dirty && last_draw.elapsed() >= FRAME {
             terminal
-                .draw(|frame| view.draw(frame, app))
+                .draw(|frame| app.draw(frame))
                 .doing("cannot draw on the terminal")?;
             last_draw = Instant::now();
             dirty = false;
@@ -422,7 +422,7 @@ async fn event_loop(
             _ = sighup.recv() => break,
             event = events.next() => match event {
                 Some(Ok(event)) => {
-                    dirty |= effects::handle_event(event, app, conversation, terminal, &view, &note_tx).await;
+                    dirty |= effects::handle_event(event, app, conversation, terminal, &note_tx).await;
                 }
                 Some(Err(e)) => return Err(e).doing("cannot read the terminal's input"),
                 None => break,
@@ -456,7 +456,7 @@ async fn event_loop(
 /// [`UPDATE_BUDGET`], until [`TEXT_PER_FRAME`] answer bytes (counting `taken` before) — and return
 /// the answer bytes they carried.
 fn apply_batch(
-    app: &mut App,
+    app: &mut Ui,
     conversation: &mut Conversation,
     first: StreamUpdate,
     taken: usize,

@@ -169,8 +169,9 @@ fn render_markdown_fences_each_spec_and_tables_the_structured_output() {
 /// which a saved session keeps; other providers ignore it.
 #[test]
 fn the_apps_chart_option_asks_for_charts_in_the_bigdata_request_only() {
-    use research_tui::agent::live::{Ask, LiveConfig, ProviderOptions, request};
+    use research_tui::agent::live::{LiveConfig, request};
     use research_tui::wire::provider::Provider;
+    use research_tui::wire::provider::{Ask, ProviderOptions};
     let options = ProviderOptions {
         charts: true,
         ..ProviderOptions::default()

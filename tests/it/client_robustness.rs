@@ -12,7 +12,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use research_tui::agent::client::{AgentClient, ResearchRequest, StreamOptions};
-use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::agent::stream::StreamUpdate;
+use research_tui::model::stream_end::StreamEnd;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 

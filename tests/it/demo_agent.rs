@@ -7,9 +7,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use research_tui::agent::client::{AgentClient, ResearchRequest, StreamOptions};
-use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::agent::stream::StreamUpdate;
 use research_tui::demo::{self, ServerConfig};
 use research_tui::model::session::{Session, Status};
+use research_tui::model::stream_end::StreamEnd;
 use serde_json::Value;
 
 async fn start() -> SocketAddr {

@@ -2,15 +2,17 @@
 //! with a note, for every provider, and the citations after the note still cover the same words.
 
 use research_tui::agent::live::demo_question;
+use research_tui::styled::theme::Theme;
 use research_tui::tui::conversation::{Agent, Conversation, Settings};
-use research_tui::tui::state::{App, AppConfig, ConnState, Mode};
-use research_tui::tui::theme::Theme;
+
+use research_tui::tui::state::{AppConfig, ConnState, Mode};
+use research_tui::tui::ui::Ui;
 use research_tui::wire::provider::Provider;
 
 /// A conversation with a fresh demo agent for `provider`: the demo's question, then `follow_up`.
 /// The follow-up's turn.
-async fn ask_demo(provider: Provider, follow_up: &str) -> App {
-    let mut app = App::new(AppConfig {
+async fn ask_demo(provider: Provider, follow_up: &str) -> Ui {
+    let mut app = Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: Theme::default(),
         can_ask: true,
@@ -32,7 +34,7 @@ async fn ask_demo(provider: Provider, follow_up: &str) -> App {
 }
 
 /// The words each citation of the newest turn covers.
-fn cited(app: &App) -> Vec<String> {
+fn cited(app: &Ui) -> Vec<String> {
     let turn = app.turns.last().unwrap();
     let answer = turn.session.answer.as_str();
     let mut cited: Vec<String> = turn

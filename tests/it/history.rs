@@ -7,12 +7,12 @@ use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use research_tui::agent::stream::StreamEnd;
 use research_tui::agent::turn::TurnRecorder;
 use research_tui::demo::{ServerConfig, spawn};
 use research_tui::local::store::{SavedTurn, SessionStore};
 use research_tui::local::watch::{SessionList, SessionsWatch};
 use research_tui::model::session::Session;
+use research_tui::model::stream_end::StreamEnd;
 use serde_json::Value;
 
 use crate::support;
@@ -158,7 +158,8 @@ fn statuses(list: &SessionList) -> Vec<String> {
 
 #[test]
 fn the_picker_shows_a_session_being_written_as_live_first_and_then_how_it_ended() {
-    use research_tui::tui::state::{App, AppConfig, Mode};
+    use research_tui::tui::state::{AppConfig, Mode};
+    use research_tui::tui::ui::Ui;
     let tmp = tempfile::tempdir().unwrap();
     let store = SessionStore::new(tmp.path());
     // An older session, finished.
@@ -169,7 +170,7 @@ fn the_picker_shows_a_session_being_written_as_live_first_and_then_how_it_ended(
         .end(&Session::new(), &StreamEnd::Closed)
         .unwrap();
 
-    let mut app = App::new(AppConfig {
+    let mut app = Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: Default::default(),
         can_ask: true,
@@ -224,10 +225,9 @@ fn the_picker_shows_a_session_being_written_as_live_first_and_then_how_it_ended(
     drop(watch);
 }
 
-fn draw(app: &mut research_tui::tui::state::App) -> String {
+fn draw(app: &mut research_tui::tui::ui::Ui) -> String {
     use ratatui::{Terminal, backend::TestBackend};
     let mut terminal = Terminal::new(TestBackend::new(140, 42)).unwrap();
-    let mut view = research_tui::tui::screen::View::new();
-    terminal.draw(|frame| view.draw(frame, app)).unwrap();
+    terminal.draw(|frame| app.draw(frame)).unwrap();
     terminal.backend().to_string()
 }

@@ -4,12 +4,14 @@
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::agent::stream::StreamUpdate;
 use research_tui::model::session::Session;
+use research_tui::model::stream_end::StreamEnd;
 use research_tui::render::{Format, render};
-use research_tui::tui::screen;
-use research_tui::tui::state::{App, AppConfig, Mode, Turn};
-use research_tui::tui::theme::Theme;
+use research_tui::styled::theme::Theme;
+
+use research_tui::tui::state::{AppConfig, Mode, Turn};
+use research_tui::tui::ui::Ui;
 use research_tui::wire::input::read_session;
 use research_tui::wire::provider::{EventPipeline, Provider};
 
@@ -74,7 +76,7 @@ fn markdown_and_text_replace_invisible_characters_and_json_keeps_them() {
 
 #[test]
 fn the_screen_and_the_export_show_no_invisible_character() {
-    let mut app = App::new(AppConfig {
+    let mut app = Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: Theme::default(),
         can_ask: true,
@@ -89,9 +91,7 @@ fn the_screen_and_the_export_show_no_invisible_character() {
 
     for (width, height) in [(140, 42), (80, 24)] {
         let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        terminal
-            .draw(|frame| screen::draw(frame, &mut app))
-            .unwrap();
+        terminal.draw(|frame| app.draw(frame)).unwrap();
         let shown: String = terminal
             .backend()
             .buffer()

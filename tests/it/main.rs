@@ -4,6 +4,7 @@
 
 mod support;
 
+mod anthropic_turns;
 mod ask_cli;
 mod ask_terminal;
 mod chart_bounds;

@@ -5,10 +5,13 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use research_tui::agent::client::ApiKey;
-use research_tui::agent::live::{self, Ask, LiveConfig};
-use research_tui::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use research_tui::agent::client::StreamHandle;
+use research_tui::agent::live::{self, LiveConfig};
+use research_tui::agent::stream::StreamUpdate;
 use research_tui::demo::{self, Fault, ServerConfig};
 use research_tui::model::session::{Session, Status};
+use research_tui::model::stream_end::StreamEnd;
+use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::Provider;
 use serde_json::Value;
 

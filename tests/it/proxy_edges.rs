@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Uri};
-use research_tui::agent::live::{self, Ask, LiveConfig};
+use research_tui::agent::live::{self, LiveConfig};
+use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::Provider;
 
 use crate::proxy::{KEY, ProxyProcess, demo_agent, http};

@@ -11,13 +11,15 @@ use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::agent::stream::StreamUpdate;
 use research_tui::model::citations::Attribution;
 use research_tui::model::session::{Activity, Session};
+use research_tui::model::stream_end::StreamEnd;
 use research_tui::render::{Format, render};
-use research_tui::tui::screen;
-use research_tui::tui::state::{App, AppConfig, Mode};
-use research_tui::tui::theme::Theme;
+use research_tui::styled::theme::Theme;
+
+use research_tui::tui::state::{AppConfig, Mode};
+use research_tui::tui::ui::Ui;
 use research_tui::wire::input::read_session;
 use research_tui::wire::provider::{EventPipeline, Provider};
 use serde_json::{Value, json};
@@ -41,6 +43,8 @@ fn corpus() -> Vec<(String, Provider)> {
                 Provider::Bigdata
             } else if name.starts_with("gemini-") {
                 Provider::Gemini
+            } else if name.starts_with("anthropic-") {
+                Provider::Anthropic
             } else {
                 Provider::Xai
             };
@@ -132,7 +136,15 @@ fn observed(session: &Session) -> Value {
 fn the_corpus_has_every_provider_with_and_without_positions() {
     let names: Vec<String> = corpus().into_iter().map(|(name, _)| name).collect();
     assert!(names.len() >= 8, "{names:?}");
-    for prefix in ["openai-", "azure-", "xai-", "zeta-", "bigdata-", "gemini-"] {
+    for prefix in [
+        "openai-",
+        "azure-",
+        "xai-",
+        "zeta-",
+        "bigdata-",
+        "gemini-",
+        "anthropic-",
+    ] {
         assert!(names.iter().any(|n| n.starts_with(prefix)), "{prefix}");
     }
     let mut positioned = 0;
@@ -252,8 +264,8 @@ fn a_final_answer_listed_at_another_position_is_not_appended_twice() {
     assert_eq!(answer.matches("Got it").count(), 1, "{answer}");
 }
 
-fn app_after(name: &str) -> App {
-    let mut app = App::new(AppConfig {
+fn app_after(name: &str) -> Ui {
+    let mut app = Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: Theme::default(),
         can_ask: true,
@@ -272,9 +284,9 @@ fn app_after(name: &str) -> App {
     app
 }
 
-fn screen_of(app: &mut App) -> String {
+fn screen_of(app: &mut Ui) -> String {
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    terminal.draw(|frame| screen::draw(frame, app)).unwrap();
+    terminal.draw(|frame| app.draw(frame)).unwrap();
     terminal.backend().to_string()
 }
 

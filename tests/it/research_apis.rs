@@ -10,12 +10,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use research_tui::agent::client::{ApiKey, RawSink};
-use research_tui::agent::live::{self, Ask, LiveConfig};
-use research_tui::agent::stream::StreamEnd;
+use research_tui::agent::live::{self, LiveConfig};
 use research_tui::agent::turn::TurnDriver;
 use research_tui::demo::{self, Fault, ServerConfig};
 use research_tui::model::citations::Attribution;
 use research_tui::model::session::{Activity, Session, Status};
+use research_tui::model::stream_end::StreamEnd;
+use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::{EventPipeline, Provider};
 use serde_json::Value;
 

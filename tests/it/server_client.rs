@@ -3,12 +3,14 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use research_tui::agent::client::StreamHandle;
 use research_tui::agent::client::{
     AgentClient, ApiKey, Effort, ResearchRequest, StreamOptions, WorkflowRequest,
 };
-use research_tui::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use research_tui::agent::stream::StreamUpdate;
 use research_tui::demo::{self, Fault, ServerConfig};
 use research_tui::model::session::{Session, Status};
+use research_tui::model::stream_end::StreamEnd;
 use serde_json::{Value, json};
 
 use crate::support;

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use research_tui::agent::stream::{StreamEnd, StreamUpdate};
+use research_tui::agent::stream::StreamUpdate;
+
 use research_tui::agent::tail::tail_file;
 use research_tui::model::event::AgentEvent;
+use research_tui::model::stream_end::StreamEnd;
 use research_tui::wire::provider::{EventPipeline, Provider};
 
 const RECORDING: &str = "assets/recordings/bigdata/earnings-deep-dive.sse";

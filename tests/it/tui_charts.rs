@@ -6,8 +6,10 @@ use std::io::Write;
 
 use crossterm::event::KeyCode;
 use ratatui::style::Color;
-use research_tui::tui::state::{App, AppConfig, Effect, Mode, Popup};
-use research_tui::tui::theme::Theme;
+use research_tui::styled::theme::Theme;
+
+use research_tui::tui::state::{AppConfig, Effect, Mode, Popup};
+use research_tui::tui::ui::Ui;
 use serde_json::{Value, json};
 
 use crate::support;
@@ -41,7 +43,7 @@ fn stream(charts: &[Value], structured: Option<Value>) -> tempfile::NamedTempFil
     file
 }
 
-fn shown(charts: &[Value], structured: Option<Value>, theme: Theme) -> App {
+fn shown(charts: &[Value], structured: Option<Value>, theme: Theme) -> Ui {
     assert_eq!(
         ANSWER
             .chars()
@@ -50,7 +52,7 @@ fn shown(charts: &[Value], structured: Option<Value>, theme: Theme) -> App {
             .collect::<String>(),
         "Revenue grew in every quarter of the year."
     );
-    let mut app = App::new(AppConfig {
+    let mut app = Ui::new(AppConfig {
         mode: Mode::Demo,
         theme,
         can_ask: true,

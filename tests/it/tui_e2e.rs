@@ -43,20 +43,23 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
             || line.contains("copied the URL: https://www.reuters.com")
     });
     // Export the conversation: into the current directory, path in the status bar.
+    // The file is the signal: the opener's own late message ("… copied the URL") may replace
+    // the "exported to" line in the status bar.
     t.send(&["e"]);
-    t.wait_for("the export", Duration::from_secs(5), |s| {
-        status_line(s).contains("exported to")
+    let mut exports = Vec::new();
+    support::wait_until("the export file", Duration::from_secs(10), || {
+        exports = t.files_named("research-tui-export-");
+        !exports.is_empty()
     });
-    let export = std::fs::read_dir(t.dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("research-tui-export-"))
-        })
-        .expect("an export file");
-    let text = std::fs::read_to_string(export).unwrap();
+    let export = exports.pop().expect("an export file");
+    // Written in one go after the file is created: read it once it stops growing.
+    let mut text = String::new();
+    support::wait_until("the whole export", Duration::from_secs(10), || {
+        let now = std::fs::read_to_string(&export).unwrap_or_default();
+        let settled = !now.is_empty() && now == text;
+        text = now;
+        settled
+    });
     // A title from the first question, metadata, the question as `##`, the answer's headings below.
     assert!(
         text.starts_with("# Break down NVIDIA's latest quarter"),

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use ratatui::style::Modifier;
-use research_tui::local::store::{SessionMeta, TurnMeta};
+use research_tui::local::meta::SessionMeta;
+use research_tui::local::meta::TurnMeta;
 use research_tui::local::summary::{SessionSummary, TurnSummary};
 use research_tui::tui::state::Effect;
 
@@ -84,7 +85,7 @@ fn sessions() -> Vec<SessionSummary> {
 }
 
 /// The app with the picker open over [`sessions`] (their answers and sources read).
-fn picker_app() -> research_tui::tui::state::App {
+fn picker_app() -> research_tui::tui::ui::Ui {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     browse(&mut app);

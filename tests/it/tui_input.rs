@@ -10,7 +10,7 @@ use crate::support;
 use support::*;
 
 /// Type `text` key by key; every effect it asked for.
-fn type_text(app: &mut research_tui::tui::state::App, text: &str) -> Vec<Effect> {
+fn type_text(app: &mut research_tui::tui::ui::Ui, text: &str) -> Vec<Effect> {
     text.chars()
         .filter_map(|c| key(app, KeyCode::Char(c)))
         .collect()
@@ -32,7 +32,7 @@ fn a_question_typed_when_the_answer_ends_is_typed_not_run() {
     assert_eq!(effects, []);
     assert!(!app.quit && app.popup.is_none());
     assert_eq!(
-        app.prompt.lines(),
+        app.panes.prompt.editor.lines(),
         ["quarterly results? What about last quarter, export it"]
     );
 }
@@ -47,7 +47,7 @@ fn a_character_no_pane_key_takes_starts_typing_the_question() {
     assert_eq!(app.focus, Focus::Prompt);
     assert!(app.popup.is_none() && !app.quit);
     assert_eq!(
-        app.prompt.lines(),
+        app.panes.prompt.editor.lines(),
         ["What about last quarter? So export it"]
     );
 }
@@ -63,7 +63,7 @@ fn q_while_a_stream_runs_asks_first_and_typing_on_keeps_the_q() {
     assert!(message.contains("q again quits"), "{message}");
     // Typing on: the q was the start of a word.
     assert_eq!(type_text(&mut app, "uarterly"), []);
-    assert_eq!(app.prompt.lines(), ["quarterly"]);
+    assert_eq!(app.panes.prompt.editor.lines(), ["quarterly"]);
     assert_eq!(app.focus, Focus::Prompt);
     // Another key forgets the q; q q quits.
     key(&mut app, KeyCode::Esc);
@@ -92,7 +92,7 @@ fn a_pasted_question_keeps_its_lines_and_so_does_its_echo() {
     ));
     assert_eq!(app.focus, Focus::Prompt);
     assert_eq!(
-        app.prompt.lines(),
+        app.panes.prompt.editor.lines(),
         ["Compare these:", "1. margins", "2. guidance"]
     );
     let screen = draw(&mut app, 140, 42).backend().to_string();

@@ -12,7 +12,7 @@ use support::*;
 const SIZES: [(u16, u16); 4] = [(200, 50), (140, 42), (80, 24), (40, 12)];
 
 /// The demo's first answer, finished, with source [2] selected in Sources.
-fn answered_with_a_source_selected() -> research_tui::tui::state::App {
+fn answered_with_a_source_selected() -> research_tui::tui::ui::Ui {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     browse(&mut app);

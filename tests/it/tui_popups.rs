@@ -10,7 +10,7 @@ use crate::support;
 use support::*;
 
 /// The demo's first answer, finished, browsing the Sources pane.
-fn in_sources() -> research_tui::tui::state::App {
+fn in_sources() -> research_tui::tui::ui::Ui {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     browse(&mut app);
@@ -61,7 +61,7 @@ fn j_picks_a_listed_span_and_enter_shows_it_in_the_answer() {
     let second = app.item_citations(item)[1];
     key(&mut app, KeyCode::Enter);
     assert!(app.popup.is_none());
-    assert_eq!(app.focus_span, Some(second));
+    assert_eq!(app.panes.answer.focus_span, Some(second));
     let terminal = draw(&mut app, 140, 42);
     let buffer = terminal.backend().buffer();
     let underlined: String = buffer

@@ -4,9 +4,11 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use research_tui::local::store::SessionStore;
+use research_tui::styled::theme::Theme;
 use research_tui::tui::conversation::{Agent, Conversation, Settings};
-use research_tui::tui::state::{App, AppConfig, ConnState, Effect, Focus, Mode};
-use research_tui::tui::theme::Theme;
+
+use research_tui::tui::state::{AppConfig, ConnState, Effect, Focus, Mode};
+use research_tui::tui::ui::Ui;
 use research_tui::wire::provider::Provider;
 use serde_json::Value;
 
@@ -18,8 +20,8 @@ fn settings(fault: Option<research_tui::demo::Fault>) -> Settings {
     }
 }
 
-fn app() -> App {
-    App::new(AppConfig {
+fn app() -> Ui {
+    Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: Theme::default(),
         can_ask: true,
@@ -31,7 +33,7 @@ async fn conversation(
     store: &SessionStore,
     provider: Provider,
     fault: Option<research_tui::demo::Fault>,
-    app: &mut App,
+    app: &mut Ui,
 ) -> Conversation {
     let settings = settings(fault);
     let mut conversation = Conversation::new(Some(store.clone()), settings);
@@ -41,7 +43,7 @@ async fn conversation(
 }
 
 /// Press a key the way the event loop does: key → action → effect → the conversation carries it out.
-async fn press(app: &mut App, conversation: &mut Conversation, code: KeyCode) {
+async fn press(app: &mut Ui, conversation: &mut Conversation, code: KeyCode) {
     let Some(action) = app.handle_key(KeyEvent::new(code, KeyModifiers::NONE)) else {
         return;
     };
@@ -61,7 +63,7 @@ async fn press(app: &mut App, conversation: &mut Conversation, code: KeyCode) {
     }
 }
 
-async fn type_and_send(app: &mut App, conversation: &mut Conversation, text: &str) {
+async fn type_and_send(app: &mut Ui, conversation: &mut Conversation, text: &str) {
     if app.focus != Focus::Prompt {
         press(app, conversation, KeyCode::Char('i')).await;
     }

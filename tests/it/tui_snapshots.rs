@@ -4,9 +4,12 @@
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use research_tui::agent::stream::{StreamEnd, StreamUpdate};
-use research_tui::tui::state::{App, AppConfig, Effect, Focus, Mode};
-use research_tui::tui::theme::Theme;
+use research_tui::agent::stream::StreamUpdate;
+use research_tui::model::stream_end::StreamEnd;
+use research_tui::styled::theme::Theme;
+
+use research_tui::tui::state::{AppConfig, Effect, Focus, Mode};
+use research_tui::tui::ui::Ui;
 use research_tui::wire::provider::EventPipeline;
 use research_tui::wire::recording::parse_frames;
 
@@ -163,7 +166,7 @@ fn the_selected_source_highlights_its_spans_and_n_jumps_to_them() {
         "highlighted: {lit}"
     );
     assert_eq!(app.focus, Focus::Sources);
-    assert!(app.focus_span.is_some());
+    assert!(app.panes.answer.focus_span.is_some());
 }
 
 #[test]
@@ -208,7 +211,7 @@ fn zeta_anchors_become_our_markers() {
 
 #[test]
 fn idle_app_with_no_question_focuses_an_empty_prompt() {
-    let mut app = App::new(AppConfig {
+    let mut app = Ui::new(AppConfig {
         mode: Mode::Live,
         theme: Theme::default(),
         can_ask: true,
@@ -226,7 +229,7 @@ fn idle_app_with_no_question_focuses_an_empty_prompt() {
 
 #[test]
 fn no_color_draws_without_any_color() {
-    let mut app = App::new(AppConfig {
+    let mut app = Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: Theme::default().without_colors(),
         can_ask: true,
@@ -265,7 +268,7 @@ fn q_quits_except_while_typing_in_the_prompt() {
     assert_eq!(app.focus, Focus::Prompt);
     keys(&mut app, "quit");
     assert!(!app.quit);
-    assert_eq!(app.prompt.lines(), ["quit"]);
+    assert_eq!(app.panes.prompt.editor.lines(), ["quit"]);
     key(&mut app, KeyCode::Esc);
     assert_eq!(key(&mut app, KeyCode::Char('q')), Some(Effect::Quit));
 }
@@ -281,12 +284,12 @@ fn alt_enter_and_ctrl_j_insert_newlines_and_enter_sends() {
     keys(&mut app, "c");
     ctrl(&mut app, 'j');
     keys(&mut app, "d");
-    assert_eq!(app.prompt.lines(), ["ab", "c", "d"]);
+    assert_eq!(app.panes.prompt.editor.lines(), ["ab", "c", "d"]);
     assert_eq!(
         key(&mut app, KeyCode::Enter),
         Some(Effect::Ask("ab\nc\nd".into()))
     );
-    assert_eq!(app.prompt.lines(), [""]);
+    assert_eq!(app.panes.prompt.editor.lines(), [""]);
 }
 
 #[test]
@@ -341,10 +344,10 @@ fn scrolling_up_stops_following_and_g_resumes() {
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(200));
     draw(&mut app, 140, 42);
     browse(&mut app);
-    assert!(app.answer_scroll.follow);
+    assert!(app.panes.answer.scroll.follow);
     key(&mut app, KeyCode::PageUp);
-    assert!(!app.answer_scroll.follow);
-    let top = app.answer_scroll.top;
+    assert!(!app.panes.answer.scroll.follow);
+    let top = app.panes.answer.scroll.top;
     // More answer arrives: the view stays where the user put it.
     let bytes = std::fs::read(EARNINGS).unwrap();
     let frames = parse_frames(&bytes);
@@ -355,9 +358,9 @@ fn scrolling_up_stops_following_and_g_resumes() {
         app.apply_update(StreamUpdate::Events(events));
     }
     draw(&mut app, 140, 42);
-    assert_eq!(app.answer_scroll.top, top);
+    assert_eq!(app.panes.answer.scroll.top, top);
     keys(&mut app, "G");
-    assert!(app.answer_scroll.follow);
+    assert!(app.panes.answer.scroll.follow);
 }
 
 #[test]
@@ -451,7 +454,7 @@ fn tiny_and_odd_sizes_do_not_panic() {
 /// of rendering the finished answer in one go, for every recording and a few widths.
 #[test]
 fn incremental_rendering_matches_a_fresh_render_for_every_recording() {
-    use research_tui::tui::text::AnswerView;
+    use research_tui::styled::text::AnswerView;
     let theme = Theme::default();
     for path in [
         EARNINGS,
@@ -464,14 +467,16 @@ fn incremental_rendering_matches_a_fresh_render_for_every_recording() {
         for width in [38, 64, 101] {
             let mut app = app();
             app.begin_turn(None);
+            // The rows the answer pane keeps for the turn, synced after every update.
+            let mut view = AnswerView::new();
             let bytes = std::fs::read(path).unwrap();
             let mut pipeline = EventPipeline::auto();
             for frame in parse_frames(&bytes) {
                 let mut events = Vec::new();
                 let _ = pipeline.feed(&frame.bytes, &mut events);
                 app.apply_update(StreamUpdate::Events(events));
-                let turn = app.turns.last_mut().unwrap();
-                turn.view.sync(
+                let turn = app.turns.last().unwrap();
+                view.sync(
                     turn.session.answer.as_str(),
                     &turn.ann,
                     turn.markers_version,
@@ -484,8 +489,8 @@ fn incremental_rendering_matches_a_fresh_render_for_every_recording() {
             let _ = pipeline.finish(&mut events);
             app.apply_update(StreamUpdate::Events(events));
             app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
-            let turn = app.turns.last_mut().unwrap();
-            turn.view.sync(
+            let turn = app.turns.last().unwrap();
+            view.sync(
                 turn.session.answer.as_str(),
                 &turn.ann,
                 turn.markers_version,
@@ -502,10 +507,10 @@ fn incremental_rendering_matches_a_fresh_render_for_every_recording() {
                 width,
                 &theme,
             );
-            let a: Vec<String> = turn.view.rows(0, usize::MAX).map(|r| r.text()).collect();
+            let a: Vec<String> = view.rows(0, usize::MAX).map(|r| r.text()).collect();
             let b: Vec<String> = fresh.rows(0, usize::MAX).map(|r| r.text()).collect();
             assert_eq!(a, b, "{path} at {width} columns");
-            assert_eq!(turn.view.height(), fresh.height());
+            assert_eq!(view.height(), fresh.height());
         }
     }
 }
@@ -533,7 +538,7 @@ fn brackets_show_an_earlier_turn_in_the_panes() {
     );
     // Its sources highlight its own spans.
     keys(&mut app, "cn");
-    assert!(app.focus_span.is_some());
+    assert!(app.panes.answer.focus_span.is_some());
     keys(&mut app, "]");
     assert_eq!(app.current_index(), 1);
     assert!(
@@ -546,7 +551,7 @@ fn brackets_show_an_earlier_turn_in_the_panes() {
 
 /// Like [`play`], for a turn sent with `cont` (a follow-up, a branch, a retry).
 fn play_from(
-    app: &mut App,
+    app: &mut Ui,
     path: &str,
     question: &str,
     cont: research_tui::tui::state::Continuation,
@@ -572,8 +577,9 @@ fn saved_meta(
     provider: &str,
     questions: &[&str],
     status: &str,
-) -> research_tui::local::store::SessionMeta {
-    use research_tui::local::store::{SessionMeta, TurnMeta};
+) -> research_tui::local::meta::SessionMeta {
+    use research_tui::local::meta::SessionMeta;
+    use research_tui::local::meta::TurnMeta;
     SessionMeta {
         id: id.into(),
         created_at: updated.into(),

@@ -7,20 +7,22 @@
 use std::time::Duration;
 
 use research_tui::agent::client::RawSink;
-use research_tui::agent::stream::StreamEnd;
 use research_tui::agent::turn::TurnRecorder;
 use research_tui::local::store::{SavedTurn, SessionStore, TurnStatus};
 use research_tui::model::session::Session;
+use research_tui::model::stream_end::StreamEnd;
+use research_tui::styled::theme::Theme;
 use research_tui::tui::conversation::{Conversation, Settings};
-use research_tui::tui::state::{Action, App, AppConfig, ConnState, Effect, Mode};
-use research_tui::tui::theme::Theme;
+
+use research_tui::tui::state::{Action, AppConfig, ConnState, Effect, Mode};
+use research_tui::tui::ui::Ui;
 use research_tui::wire::provider::Provider;
 
 const EARNINGS: &str = "assets/recordings/bigdata/earnings-deep-dive.sse";
 const FOLLOW_UP: &str = "assets/recordings/bigdata/follow-up.sse";
 
-fn app() -> App {
-    App::new(AppConfig {
+fn app() -> Ui {
+    Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: Theme::default(),
         can_ask: true,
@@ -51,7 +53,7 @@ fn begin_elsewhere(store: &SessionStore, id: &str, question: &str) -> (SavedTurn
 }
 
 /// Let the conversation act on what arrives until `done` holds.
-async fn run_until(app: &mut App, conversation: &mut Conversation, done: impl Fn(&App) -> bool) {
+async fn run_until(app: &mut Ui, conversation: &mut Conversation, done: impl Fn(&Ui) -> bool) {
     tokio::time::timeout(Duration::from_secs(20), async {
         while !done(app) {
             let incoming = conversation.next_incoming(true).await;
@@ -216,7 +218,7 @@ async fn watch_follow_waits_opens_each_new_session_and_never_takes_a_question_be
     assert_eq!(app.mode, Mode::Watch);
     assert!(app.turns.is_empty());
     // A question typed while waiting has nothing to follow up: it stays in the prompt.
-    app.prompt.insert_str("What changed?");
+    app.panes.prompt.editor.insert_str("What changed?");
     assert_eq!(app.update(Action::Submit), None);
     assert_eq!(
         app.message.as_ref().map(|(text, _)| text.as_str()),
@@ -231,14 +233,14 @@ async fn watch_follow_waits_opens_each_new_session_and_never_takes_a_question_be
     assert!(app.watching);
     assert_eq!(app.turns[0].question.as_deref(), Some("First?"));
     assert_eq!(
-        app.prompt.lines(),
+        app.panes.prompt.editor.lines(),
         ["What changed?"],
         "kept across the opening"
     );
-    app.prompt = Default::default();
+    app.reset_prompt();
 
     // Half a question typed: a new session is announced, not opened over it.
-    app.prompt.insert_str("And what ab");
+    app.panes.prompt.editor.insert_str("And what ab");
     let (_second, _b, _sink_b) = start_elsewhere(&store, "Second?");
     run_until(&mut app, &mut conversation, |app| {
         app.message
@@ -247,9 +249,9 @@ async fn watch_follow_waits_opens_each_new_session_and_never_takes_a_question_be
     })
     .await;
     assert_eq!(app.session_id.as_deref(), Some(first.as_str()));
-    assert_eq!(app.prompt.lines(), ["And what ab"]);
+    assert_eq!(app.panes.prompt.editor.lines(), ["And what ab"]);
 
-    app.prompt = Default::default();
+    app.reset_prompt();
     let (third, _c, _sink_c) = start_elsewhere(&store, "Third?");
     run_until(&mut app, &mut conversation, |app| {
         app.session_id.as_deref() == Some(third.as_str())

@@ -7,6 +7,9 @@
 //! reports [`StreamUpdate`]s: `Connecting`, maybe `Retrying`, `Connected`, `Events` batches as bytes
 //! arrive, and one final `Ended`.
 //!
+//! Runs that outlive their connection are followed and reconnected by [`resume`], part of this
+//! client because it streams through it.
+//!
 //! Retry policy: only before any event arrived, for 429 (honouring `Retry-After`), 5xx, connect
 //! errors and timeouts, with exponential backoff plus jitter. Once an event has arrived the request
 //! is never re-sent: the research is costly and a repeat starts over.
@@ -22,9 +25,9 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 
 use crate::agent::http_checks::{KeepAlive, WrongBody, not_an_event_stream};
 pub use crate::agent::http_checks::{check_base_url, check_base_url_flag};
-use crate::agent::resume::{self, RunTracker, ServerRun};
-use crate::agent::stream::{StreamEnd, StreamHandle, StreamUpdate, UpdateSender};
+use crate::agent::stream::{StreamUpdate, UpdateSender};
 use crate::model::event::AgentEvent;
+use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::sanitize_line;
 // The Bigdata.com request types this client's shorthands take.
 pub use crate::wire::provider::bigdata::request::{Effort, ResearchRequest, WorkflowRequest};
@@ -36,6 +39,11 @@ use crate::wire::redact::Secret;
 
 mod call;
 mod errors;
+mod handle;
+pub mod resume;
+
+pub use handle::StreamHandle;
+use resume::{RunTracker, ServerRun};
 
 use call::Call;
 /// An error and its causes on one line (the proxy says why an upstream could not be reached).
@@ -161,16 +169,32 @@ impl AgentClient {
         options: StreamOptions,
         sink: Option<RawSink>,
     ) -> StreamHandle {
+        self.stream_continued(request, provider, options, sink, None)
+    }
+
+    /// Like [`AgentClient::stream`]; when the provider pauses the turn
+    /// ([`AgentEvent::Paused`]), `continuation` makes the request that continues it from what the
+    /// turn said so far, and its stream carries on the same turn (the same pipeline, the same sink).
+    pub fn stream_continued(
+        &self,
+        request: WireRequest,
+        provider: Provider,
+        options: StreamOptions,
+        sink: Option<RawSink>,
+        continuation: Option<Continuation>,
+    ) -> StreamHandle {
         let server_run = ServerRun::for_request(self, provider, &request);
         let call = Call {
             client: self.clone(),
             endpoint: request.endpoint,
             url: format!("{}{}", self.base_url, request.path),
             body: request.body_bytes(),
+            headers: request.headers,
             options,
             sink,
             provider,
             server_run: server_run.clone(),
+            continuation,
         };
         StreamHandle::spawn(move |tx| call.run(tx)).with_server_run(server_run)
     }
@@ -243,6 +267,10 @@ impl AgentClient {
             .map_or_else(Secret::default, |key| Secret::new(key.expose()))
     }
 }
+
+/// Makes the request that continues a paused turn from the turn's transcript so far
+/// ([`AgentEvent::Transcript`]).
+pub type Continuation = std::sync::Arc<dyn Fn(&[serde_json::Value]) -> WireRequest + Send + Sync>;
 
 /// Receives every byte of a response body the moment it arrives, flushed at once, so a crash or a
 /// kill loses nothing that was received (session files, `--record`).

@@ -1,6 +1,7 @@
 //! The store's unit tests: sessions saved, listed, found, written by two writers, cut.
 
 use super::*;
+use crate::local::meta::read_meta;
 use crate::model::event::AgentEvent;
 
 const RAW: &[u8] = b"data: {\"chat_id\":\"c-9\",\"message\":{\"type\":\"ANSWER\",\"content\":\"Hi\"}}\n\ndata: {\"chat_id\":\"c-9\",\"message\":{\"type\":\"COMPLETE\",\"checkpoint_id\":\"ck-1\"}}\n\n";

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use crate::local::store::{SavedSession, TurnMeta, TurnStatus};
+use crate::local::store::{SavedSession, TurnStatus};
+
+use crate::local::meta::TurnMeta;
 use crate::local::timestamp::unix_seconds;
 use crate::model::session::Session;
 use crate::tui::state::{ConnState, Continuation, Turn};

@@ -13,10 +13,13 @@ use std::time::{Duration, SystemTime};
 use crate::agent::stream::StreamUpdate;
 use crate::agent::tail::{Changes, tail_file};
 use crate::agent::turn::TurnDriver;
+use crate::local::meta::SessionMeta;
+use crate::local::meta::TurnMeta;
 use crate::local::session_files::writer_alive;
-use crate::local::store::{SavedSession, SessionMeta, TurnMeta, TurnStatus};
+use crate::local::store::{SavedSession, TurnStatus};
 use crate::local::timestamp::{rfc3339, unix_seconds};
-use crate::tui::state::{App, ConnState, Focus, Mode, Severity};
+use crate::tui::state::{ConnState, Focus, Mode, Severity};
+use crate::tui::ui::Ui;
 
 use super::{Conversation, restore_turn, saved_conn, saved_request};
 
@@ -106,7 +109,7 @@ impl Conversation {
     }
 
     /// Act on a change in a followed folder; whether the screen changed.
-    pub async fn on_change(&mut self, app: &mut App, incoming: Incoming) -> bool {
+    pub async fn on_change(&mut self, app: &mut Ui, incoming: Incoming) -> bool {
         match incoming {
             Incoming::Update(update) => {
                 self.apply(app, update);
@@ -119,7 +122,7 @@ impl Conversation {
 
     /// `watch`: open the newest live session, else wait for one; with `follow`, open each new one
     /// as it starts.
-    pub async fn watch_sessions(&mut self, app: &mut App, follow: bool) {
+    pub async fn watch_sessions(&mut self, app: &mut Ui, follow: bool) {
         let Some(store) = self.store.clone() else {
             return;
         };
@@ -163,7 +166,7 @@ impl Conversation {
 
     /// The sessions folder changed: open the newest session that started streaming, when nothing
     /// is shown yet or `--follow` says so.
-    async fn sessions_changed(&mut self, app: &mut App, paths: Vec<PathBuf>) -> bool {
+    async fn sessions_changed(&mut self, app: &mut Ui, paths: Vec<PathBuf>) -> bool {
         let (Some(store), Some(watched)) = (self.store.clone(), &mut self.follow.sessions) else {
             return false;
         };
@@ -207,7 +210,7 @@ impl Conversation {
             return false;
         }
         // Never in the way of the user's own question, streaming or being typed.
-        let typed = app.prompt.lines().join("\n");
+        let typed = app.panes.prompt.text();
         let typing = shown.is_some() && !typed.trim().is_empty();
         if typing || (self.is_streaming() && !self.follow.is_tailing()) {
             app.set_message(
@@ -224,7 +227,7 @@ impl Conversation {
         self.open_watched(app, saved).await;
         if !switched && !typed.trim().is_empty() {
             // Typed while waiting: it stays, to follow up the session once its turn ends.
-            app.prompt.insert_str(typed);
+            app.panes.prompt.editor.insert_str(typed);
         }
         if switched
             && app
@@ -238,14 +241,14 @@ impl Conversation {
     }
 
     /// Open `saved` (found by `watch`), saying so when it cannot be opened.
-    async fn open_watched(&mut self, app: &mut App, saved: SavedSession) {
+    async fn open_watched(&mut self, app: &mut Ui, saved: SavedSession) {
         if let Err(e) = self.open(app, saved).await {
             app.set_message(e, Severity::Error);
         }
     }
 
     /// After `saved` is opened: follow its folder, and its turn still streaming, if any.
-    pub(super) fn follow_opened(&mut self, app: &mut App, live: Option<TurnMeta>) {
+    pub(super) fn follow_opened(&mut self, app: &mut Ui, live: Option<TurnMeta>) {
         let Some(saved) = &self.saved else {
             return;
         };
@@ -271,7 +274,7 @@ impl Conversation {
     }
 
     /// Follow `turn` of the opened session, written by another process, as the newest turn.
-    fn tail(&mut self, app: &mut App, turn: &TurnMeta) {
+    fn tail(&mut self, app: &mut Ui, turn: &TurnMeta) {
         let Some(saved) = &self.saved else {
             return;
         };
@@ -306,7 +309,7 @@ impl Conversation {
 
     /// The followed turn ended: how its writer saved the end decides how it shows (complete, or
     /// cut when the writer died); then turns that started meanwhile show up.
-    pub(super) fn tailed_turn_ended(&mut self, app: &mut App) {
+    pub(super) fn tailed_turn_ended(&mut self, app: &mut Ui) {
         let Some(file) = self.follow.tailing.take() else {
             return;
         };
@@ -331,7 +334,7 @@ impl Conversation {
     }
 
     /// Stop following the turn another process writes (it goes on there).
-    pub(super) fn stop_tailing(&mut self, app: &mut App) {
+    pub(super) fn stop_tailing(&mut self, app: &mut Ui) {
         if self.follow.tailing.take().is_some() {
             self.turn = None;
             app.stream_running = false;
@@ -350,7 +353,7 @@ impl Conversation {
     /// Turns of the opened session that another process started and the app does not show yet:
     /// finished ones at once, a streaming one followed. Nothing while a turn runs here (its end
     /// looks again). Whether the screen changed.
-    fn show_new_turns(&mut self, app: &mut App) -> bool {
+    fn show_new_turns(&mut self, app: &mut Ui) -> bool {
         if self.turn.is_some() {
             return false;
         }

@@ -19,9 +19,9 @@ use super::{clean, piece, truncate, wrap_text};
 use crate::model::chart::{ChartView, Domain, Drawing, Mark, format_value, interpret};
 use crate::model::event::Chart as ChartEvent;
 use crate::render::chart_text::{FILLS, MARKERS, is_bar_panel, panel_lines};
+use crate::styled::text::RLine;
+use crate::styled::theme::Theme;
 use crate::tui::state::Turn;
-use crate::tui::text::RLine;
-use crate::tui::theme::Theme;
 
 /// Rows of a plot drawn inside the answer.
 pub const INLINE_PLOT_ROWS: usize = 12;
@@ -89,7 +89,7 @@ pub fn chart_rows(
     if let Some(kind) = &kind {
         heading.push(piece(format!(" · {kind}"), theme.muted()));
     }
-    let mut rows = super::super::text::wrap(&heading, width, &[], &[piece("  ", theme.text())]);
+    let mut rows = crate::styled::text::wrap(&heading, width, &[], &[piece("  ", theme.text())]);
     if let Some(caption) = chart.caption.as_deref().filter(|c| !c.trim().is_empty()) {
         rows.extend(wrap_text(
             &clean(caption),
@@ -244,39 +244,7 @@ fn plot_rows(panel: &Drawing, width: usize, height: usize, theme: &Theme) -> Vec
             _ => points.clone(),
         })
         .collect();
-    let named = panel.has_legend();
-    let mut datasets: Vec<Dataset> = panel
-        .series
-        .iter()
-        .zip(&data)
-        .enumerate()
-        .map(|(i, (series, points))| {
-            let (marker, glyph) = marker(i, series.mark, theme.no_color);
-            let graph = match series.mark {
-                Mark::Point => GraphType::Scatter,
-                Mark::Area => GraphType::Bar,
-                _ => GraphType::Line,
-            };
-            let mut dataset = Dataset::default()
-                .marker(marker)
-                .graph_type(graph)
-                .style(theme.series(i))
-                .data(points);
-            if named {
-                let name = clean(series.name.as_deref().unwrap_or(""));
-                let name = match glyph {
-                    Some(glyph) => format!("{glyph} {name}"),
-                    None => name,
-                };
-                dataset = dataset.name(name);
-            }
-            dataset
-        })
-        .collect();
-    if panel.stacked {
-        // The top of the stack first: each lower series is drawn over the one above it.
-        datasets.reverse();
-    }
+    let datasets = datasets(panel, &data, theme);
     let (x_lo, x_hi) = panel.x_bounds();
     // Points on a numeric axis keep off its ends.
     let (x_lo, x_hi) = match panel.domain {
@@ -321,6 +289,45 @@ fn plot_rows(panel: &Drawing, width: usize, height: usize, theme: &Theme) -> Vec
     let mut buffer = Buffer::empty(area);
     chart.render(area, &mut buffer);
     buffer_rows(&buffer)
+}
+
+/// One dataset per series of `panel`, over its points `data`: its marker, its style, and (with a
+/// legend) its name.
+fn datasets<'a>(panel: &Drawing, data: &'a [Vec<(f64, f64)>], theme: &Theme) -> Vec<Dataset<'a>> {
+    let named = panel.has_legend();
+    let mut datasets: Vec<Dataset<'a>> = panel
+        .series
+        .iter()
+        .zip(data)
+        .enumerate()
+        .map(|(i, (series, points))| {
+            let (marker, glyph) = marker(i, series.mark, theme.no_color);
+            let graph = match series.mark {
+                Mark::Point => GraphType::Scatter,
+                Mark::Area => GraphType::Bar,
+                _ => GraphType::Line,
+            };
+            let mut dataset = Dataset::default()
+                .marker(marker)
+                .graph_type(graph)
+                .style(theme.series(i))
+                .data(points);
+            if named {
+                let name = clean(series.name.as_deref().unwrap_or(""));
+                let name = match glyph {
+                    Some(glyph) => format!("{glyph} {name}"),
+                    None => name,
+                };
+                dataset = dataset.name(name);
+            }
+            dataset
+        })
+        .collect();
+    if panel.stacked {
+        // The top of the stack first: each lower series is drawn over the one above it.
+        datasets.reverse();
+    }
+    datasets
 }
 
 /// The x axis labels: the first, middle and last category (or value), cut to fit.

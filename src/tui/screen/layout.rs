@@ -9,8 +9,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::{plan, prompt};
-use crate::tui::state::panes::column_widths;
+use super::plan;
+use super::prompt::{self, PromptPane};
+use crate::tui::state::sizes::column_widths;
 use crate::tui::state::{App, Focus};
 
 /// Below this width the layout is one pane at a time with tabs.
@@ -52,9 +53,9 @@ pub struct Areas {
 }
 
 /// Lay out a screen of `area`. The plan gets the rows it needs on the left (within half of it).
-pub fn areas(app: &App, area: Rect) -> Areas {
+pub fn areas(app: &App, prompt: &PromptPane, area: Rect) -> Areas {
     let narrow = area.width < NARROW_BELOW || app.zoom;
-    let prompt_h = prompt_height(app, area);
+    let prompt_h = prompt_height(prompt, area);
     let [main, prompt, status] = Layout::vertical([
         Constraint::Fill(1),
         Constraint::Length(prompt_h),
@@ -112,13 +113,13 @@ fn wide_panes(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
 
 /// The prompt's height: a framed box as tall as its text (within [`prompt::MAX_ROWS`], leaving the
 /// panes some room), or one bare row on a very short screen.
-fn prompt_height(app: &App, area: Rect) -> u16 {
+fn prompt_height(pane: &PromptPane, area: Rect) -> u16 {
     if area.height < 12 {
         return 1;
     }
     let most = prompt::MAX_ROWS.min(area.height.saturating_sub(11)).max(1);
     // Border and a column of padding each side.
-    let rows = prompt::text_rows(app, area.width.saturating_sub(4));
+    let rows = prompt::text_rows(pane, area.width.saturating_sub(4));
     rows.clamp(1, most) + 2
 }
 

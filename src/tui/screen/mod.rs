@@ -1,30 +1,33 @@
-//! Drawing: one module per pane, plus the layout ([`layout`]) and overlays ([`popup`]). Each frame is
-//! two steps ([`view`]): `prepare` brings caches, the layout and scroll positions up to date (the only
-//! step that writes, to the app's scroll state and the screen's own [`View`]), then `render` draws
-//! from `&App` and `&View`.
+//! The panes and drawing: one module per pane — [`answer`], [`sources`], [`activity`], [`plan`],
+//! [`prompt`] — each with its own state (`AnswerPane`, …), what its keys do to that state, its
+//! `prepare` (rows and scroll brought up to date for the frame, writing only the pane's state) and
+//! its `draw` (reading, never writing); plus the layout ([`layout`]), the status bar ([`status`]),
+//! overlays ([`popup`]) and the frame that ties them together ([`panes`]: [`Panes`], [`prepare`],
+//! [`draw`] → [`FrameFacts`]).
 
 pub mod activity;
 pub mod answer;
 pub mod chart;
+pub mod cited;
 pub mod layout;
+pub mod panes;
 pub mod plan;
 pub mod popup;
 pub mod prompt;
 pub mod sources;
 pub mod status;
 pub mod structured;
-pub mod view;
 
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Padding};
 
-use super::text::{Piece, PieceKind, RLine};
-pub use super::text::{clean, truncate};
-use super::theme::Theme;
+use crate::styled::text::{Piece, PieceKind, RLine};
+pub use crate::styled::text::{clean, truncate};
+use crate::styled::theme::Theme;
 pub use layout::NARROW_BELOW;
-pub use view::{View, draw, prepare, render};
+pub use panes::{FrameFacts, Panes, draw, prepare};
 
 /// A pane's frame, before its title and focus: a border and a column of padding each side.
 fn pane_frame<'a>() -> Block<'a> {
@@ -57,7 +60,7 @@ pub fn title<'a>(name: &str, extra: Option<String>, focused: bool, theme: &Theme
     Line::from(spans)
 }
 
-/// A text piece for [`super::text::wrap`].
+/// A text piece for [`crate::styled::text::wrap`].
 pub fn piece(text: impl Into<String>, style: Style) -> Piece {
     Piece::plain(text, style)
 }
@@ -70,7 +73,7 @@ pub fn wrap_text(
     first: Vec<Piece>,
     cont: Vec<Piece>,
 ) -> Vec<RLine> {
-    super::text::wrap(&[piece(text, style)], width, &first, &cont)
+    crate::styled::text::wrap(&[piece(text, style)], width, &first, &cont)
 }
 
 /// Rendered rows to ratatui lines (no highlights).

@@ -6,9 +6,26 @@ use ratatui::widgets::Paragraph;
 
 use super::{clean, pane_block, pane_inner, piece, plain_lines, title, wrap_text};
 use crate::model::event::StepStatus;
-use crate::tui::state::{App, Focus};
-use crate::tui::text::RLine;
-use crate::tui::theme::Theme;
+use crate::styled::text::RLine;
+use crate::styled::theme::Theme;
+use crate::tui::state::{App, Focus, Scroll};
+
+/// The plan pane's own state: its scroll position.
+#[derive(Debug)]
+pub struct PlanPane {
+    pub scroll: Scroll,
+}
+
+impl Default for PlanPane {
+    fn default() -> Self {
+        PlanPane {
+            scroll: Scroll {
+                follow: false,
+                ..Scroll::default()
+            },
+        }
+    }
+}
 
 /// The rows.
 fn rows(app: &App, width: usize) -> Vec<RLine> {
@@ -113,19 +130,19 @@ pub struct PlanFrame {
 
 /// Lay out the rows and resolve the scroll: unless the user is scrolling the plan, the step in
 /// progress stays in view, and a finished plan shows from its top.
-pub fn prepare(app: &mut App, area: Rect) -> PlanFrame {
+pub fn prepare(app: &App, pane: &mut PlanPane, reveal: bool, area: Rect) -> PlanFrame {
     let focused = app.focus == Focus::Plan;
     let inner = pane_inner(area);
     let (rows, current) = rows_with_current(app, inner.width as usize);
     let viewport = inner.height as usize;
-    let mut top = app.plan_scroll.resolve(rows.len(), viewport);
-    if !focused && app.reveal_selection {
+    let mut top = pane.scroll.resolve(rows.len(), viewport);
+    if !focused && reveal {
         // The step in progress stays in view; a finished plan shows from its title.
         top = match current {
             Some((first, last)) => super::keep_visible(top, first, last, viewport),
             None => 0,
         };
-        app.plan_scroll.top = top;
+        pane.scroll.top = top;
     }
     PlanFrame { rows, top }
 }

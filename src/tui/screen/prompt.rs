@@ -6,9 +6,38 @@ use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
+use ratatui_textarea::{TextArea, WrapMode};
 
 use super::{clean, pane_block, piece, title};
+use crate::styled::theme::Theme;
 use crate::tui::state::{App, Focus};
+
+/// The prompt's own state: the editor and its text.
+#[derive(Debug)]
+pub struct PromptPane {
+    pub editor: TextArea<'static>,
+}
+
+impl PromptPane {
+    /// An empty prompt for an app that can (`can_ask`) or cannot ask.
+    pub fn new(can_ask: bool, theme: &Theme) -> PromptPane {
+        let mut editor = TextArea::default();
+        editor.set_wrap_mode(WrapMode::WordOrGlyph);
+        editor.set_cursor_line_style(Style::new());
+        editor.set_placeholder_text(if can_ask {
+            "Type a question — Enter sends it, Alt-Enter adds a line"
+        } else {
+            "Replay: follow-ups need a server (run without `replay`)"
+        });
+        editor.set_placeholder_style(theme.muted());
+        PromptPane { editor }
+    }
+
+    /// The question typed, lines joined.
+    pub fn text(&self) -> String {
+        self.editor.lines().join("\n")
+    }
+}
 
 /// The prompt grows to this many rows of text, then scrolls.
 pub const MAX_ROWS: u16 = 8;
@@ -36,14 +65,14 @@ pub fn branch_text(app: &App) -> Option<String> {
 }
 
 /// Rows the prompt's text takes at `width` columns (each line word-wrapped as the editor wraps it).
-pub fn text_rows(app: &App, width: u16) -> u16 {
+pub fn text_rows(pane: &PromptPane, width: u16) -> u16 {
     let width = width.max(1) as usize;
-    let rows: usize = app
-        .prompt
+    let rows: usize = pane
+        .editor
         .lines()
         .iter()
         .map(|line| {
-            super::super::text::wrap(&[piece(line.as_str(), Style::new())], width, &[], &[])
+            crate::styled::text::wrap(&[piece(line.as_str(), Style::new())], width, &[], &[])
                 .len()
                 .max(1)
         })
@@ -76,49 +105,49 @@ fn hint(app: &App, focused: bool, short: bool) -> String {
 
 /// Dress the editor for this frame: its title (what keys do, where the next question goes) and border
 /// when it has the room, its style. The editor is the app's state, so this happens before drawing.
-pub fn prepare(app: &mut App, area: Rect) {
+pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
     let focused = app.focus == Focus::Prompt;
-    let theme = app.theme.clone();
+    let theme = &app.theme;
     let name = if app.can_ask { "Ask" } else { "Prompt" };
     let short = area.width < SHORT_BELOW;
     if app.can_ask {
-        app.prompt.set_placeholder_text(if short {
+        pane.editor.set_placeholder_text(if short {
             "Type a question…"
         } else {
             "Type a question — Enter sends it, Alt-Enter adds a line"
         });
     }
     if area.height >= 3 {
-        let mut line = title(name, Some(hint(app, focused, short)), focused, &theme);
+        let mut line = title(name, Some(hint(app, focused, short)), focused, theme);
         if let Some(branch) = branch_text(app) {
             line.spans.push(Span::styled(
                 format!("{branch} "),
                 theme.accent().add_modifier(Modifier::BOLD),
             ));
         }
-        app.prompt.set_block(pane_block(line, focused, &theme));
+        pane.editor.set_block(pane_block(line, focused, theme));
     } else {
-        app.prompt.remove_block();
+        pane.editor.remove_block();
     }
-    app.prompt.set_style(theme.text());
+    pane.editor.set_style(theme.text());
     // The terminal's cursor marks where text goes; the editor draws none of its own.
-    app.prompt.set_cursor_style(Style::new());
+    pane.editor.set_cursor_style(Style::new());
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    frame.render_widget(&app.prompt, area);
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &PromptPane) {
+    frame.render_widget(&pane.editor, area);
     if app.focus != Focus::Prompt || app.popup.is_some() {
         return;
     }
-    let inner = app.prompt.block().map_or(area, |block| block.inner(area));
+    let inner = pane.editor.block().map_or(area, |block| block.inner(area));
     if inner.width == 0 || inner.height == 0 {
         return;
     }
-    let (row, col) = if app.prompt.is_empty() {
+    let (row, col) = if pane.editor.is_empty() {
         (0, 0)
     } else {
-        let cursor = app.prompt.screen_cursor();
-        let (top, _) = app.prompt.scroll_offset();
+        let cursor = pane.editor.screen_cursor();
+        let (top, _) = pane.editor.scroll_offset();
         (cursor.row.saturating_sub(top as usize), cursor.col)
     };
     let x = inner.x + (col as u16).min(inner.width - 1);

@@ -10,15 +10,96 @@ use ratatui::style::{Modifier, Style};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::popup::source::{charts_of, cited_text};
+use super::cited::{charts_of, cited_text, source_label};
 use super::{
     clean, keep_visible, pane_block, pane_inner, piece, plain_lines, select_row, title, truncate,
     wrap_text,
 };
 use crate::model::citations::Source;
-use crate::tui::state::{App, Focus, SidebarItem, Turn};
-use crate::tui::text::{Piece, RLine, inline_text};
-use crate::tui::theme::Theme;
+use crate::styled::text::{Piece, RLine, inline_text};
+use crate::styled::theme::Theme;
+use crate::tui::state::{App, Focus, Scroll, SidebarItem, Turn};
+
+/// The sources pane's own state: the selected entry, the scroll position and the rows kept.
+#[derive(Debug)]
+pub struct SourcesPane {
+    /// The selected entry (index into the current turn's sidebar).
+    pub selected: Option<usize>,
+    pub scroll: Scroll,
+    cache: SourcesCache,
+}
+
+impl Default for SourcesPane {
+    fn default() -> Self {
+        SourcesPane {
+            selected: None,
+            scroll: Scroll {
+                follow: false,
+                ..Scroll::default()
+            },
+            cache: SourcesCache::default(),
+        }
+    }
+}
+
+impl SourcesPane {
+    /// The selected entry of the turn shown.
+    pub fn selected_item(&self, app: &App) -> Option<SidebarItem> {
+        app.sidebar_items().get(self.selected?).copied()
+    }
+
+    /// The source number the selected entry stands for.
+    pub fn selected_number(&self, app: &App) -> Option<usize> {
+        match self.selected_item(app)? {
+            SidebarItem::Source(i) => {
+                let source = app.current()?.attribution.sources.get(i)?;
+                (!source.consulted_only).then_some(source.n)
+            }
+            SidebarItem::Tool(_) => None,
+        }
+    }
+
+    /// Select entry `index`; whether the selection changed.
+    pub fn select(&mut self, index: usize) -> bool {
+        let changed = self.selected != Some(index);
+        self.selected = Some(index);
+        changed
+    }
+
+    /// j/k and paging: move the selection by `delta` entries (from none: the first); whether it
+    /// changed.
+    pub fn move_by(&mut self, app: &App, delta: isize) -> bool {
+        let n = app.sidebar_items().len();
+        if n == 0 {
+            return false;
+        }
+        let next = match self.selected {
+            Some(i) => i.saturating_add_signed(delta).min(n - 1),
+            None => 0,
+        };
+        self.select(next)
+    }
+
+    /// g/G: the first or the last entry; whether there was one.
+    pub fn to_edge(&mut self, app: &App, bottom: bool) -> bool {
+        let n = app.sidebar_items().len();
+        if n > 0 {
+            self.selected = Some(if bottom { n - 1 } else { 0 });
+        }
+        n > 0
+    }
+
+    /// Trade the rows kept between frames with `other`'s.
+    pub fn swap_rows(&mut self, other: &mut SourcesPane) {
+        std::mem::swap(&mut self.cache, &mut other.cache);
+    }
+
+    /// A new turn (or an earlier one) is shown: nothing selected, from the top.
+    pub fn new_turn(&mut self) {
+        self.selected = None;
+        self.scroll.top = 0;
+    }
+}
 
 /// Columns before every entry: the selection's `▶`.
 pub const GUTTER: usize = 2;
@@ -81,11 +162,6 @@ fn layout(turn: &Turn, width: usize, theme: &Theme) -> Vec<Row> {
         rows.extend((0..height).map(|k| Row::Item(index, k)));
     }
     rows
-}
-
-/// How a source is named on screen: its label, cleaned for the terminal.
-pub fn source_label(source: &Source) -> String {
-    clean(&source.label)
 }
 
 /// A source's label rows: `[n] publisher - date` on one row when it fits; else the publisher wrapped
@@ -248,14 +324,17 @@ impl SourcesFrame {
 }
 
 /// Lay out the rows and resolve the scroll, keeping the selected entry in view.
-pub fn prepare(app: &mut App, cache: &mut SourcesCache, area: Rect) -> SourcesFrame {
+pub fn prepare(app: &App, pane: &mut SourcesPane, reveal: bool, area: Rect) -> SourcesFrame {
     let focused = app.focus == Focus::Sources;
     let inner = pane_inner(area);
     let viewport = inner.height as usize;
     let Some(turn) = app.current() else {
         return SourcesFrame::NoTurn;
     };
-    let mut rows = cache.rows(turn, inner.width as usize, &app.theme).to_vec();
+    let mut rows = pane
+        .cache
+        .rows(turn, inner.width as usize, &app.theme)
+        .to_vec();
     if turn.sidebar.is_empty() {
         rows.push(Row::Note(if turn.conn.in_progress() {
             "Sources appear as the answer cites them."
@@ -266,7 +345,7 @@ pub fn prepare(app: &mut App, cache: &mut SourcesCache, area: Rect) -> SourcesFr
         rows.push(Row::Blank);
         rows.push(Row::Note("Enter details · n/N spans · o open · y copy"));
     }
-    let selected_range = app.source_selected.and_then(|s| {
+    let selected_range = pane.selected.and_then(|s| {
         let first = rows
             .iter()
             .position(|r| matches!(r, Row::Item(i, _) if *i == s))?;
@@ -275,8 +354,7 @@ pub fn prepare(app: &mut App, cache: &mut SourcesCache, area: Rect) -> SourcesFr
             .rposition(|r| matches!(r, Row::Item(i, _) if *i == s))?;
         Some((first, last))
     });
-    let reveal = app.reveal_selection;
-    let scroll = &mut app.sources_scroll;
+    let scroll = &mut pane.scroll;
     let mut top = scroll.resolve(rows.len(), viewport);
     if let Some((first, last)) = selected_range.filter(|_| reveal) {
         top = keep_visible(top, first, last, viewport);
@@ -285,7 +363,7 @@ pub fn prepare(app: &mut App, cache: &mut SourcesCache, area: Rect) -> SourcesFr
     SourcesFrame::Rows { rows, top }
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &SourcesFrame) {
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &SourcesPane, prepared: &SourcesFrame) {
     let focused = app.focus == Focus::Sources;
     let theme = &app.theme;
     let numbered = app
@@ -300,7 +378,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &SourcesFrame) {
         frame.render_widget(block, area);
         return;
     };
-    let selected = app.source_selected;
+    let selected = pane.selected;
     // The entries in view, each formatted once.
     let mut formatted: Option<(usize, Vec<RLine>)> = None;
     let mut visible: Vec<RLine> = Vec::with_capacity(viewport);

@@ -12,9 +12,9 @@ use unicode_width::UnicodeWidthStr;
 use super::{clean, piece, truncate};
 use crate::model::structured::{Table, table_of};
 use crate::render::table_text::aligned;
+use crate::styled::text::RLine;
+use crate::styled::theme::Theme;
 use crate::tui::state::Turn;
-use crate::tui::text::RLine;
-use crate::tui::theme::Theme;
 
 /// The structured output's rows of each turn, kept between frames.
 #[derive(Debug, Default)]

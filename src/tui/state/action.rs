@@ -84,7 +84,7 @@ pub enum Effect {
     MouseCapture(bool),
 }
 
-/// What is drawn where the mouse points (the screen knows; see `View::spot`).
+/// What is drawn where the mouse points (the last frame knows; see `Panes::spot`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Spot {
     /// A pane, away from anything in it that a click picks.
@@ -137,6 +137,19 @@ pub enum Popup {
     Sessions {
         picker: Box<Picker>,
     },
+}
+
+impl Popup {
+    /// Scroll a popup that scrolls to `top` (the others have no scroll position).
+    pub fn set_scroll(&mut self, top: usize) {
+        match self {
+            Popup::Help { scroll }
+            | Popup::Source { scroll, .. }
+            | Popup::Ids { scroll }
+            | Popup::Json { scroll, .. } => *scroll = top,
+            Popup::Sessions { .. } | Popup::Chart { .. } => {}
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,22 +1,20 @@
-//! The application state ([`App`]): the turns, the focus, selections, scroll positions, the prompt, the
-//! popup and the status message, and what it is asked about them (the current turn, what the next
-//! question continues). No I/O and no drawing here.
+//! The application state ([`App`]): the conversation (its turns, where it is saved, what the next
+//! question continues) and the shell around the panes (which pane has the focus, the popup, the status
+//! message), and what it is asked about them (the current turn, what the next question continues).
+//! No view state — every pane keeps its own selection, scroll and rows (`tui::screen`) — no I/O and
+//! no drawing here.
 
-use std::collections::HashSet;
 use std::time::Duration;
-
-use ratatui_textarea::{TextArea, WrapMode};
 
 use super::action::{Popup, Severity};
 use super::focus::Focus;
 use super::picker::Picker;
-use super::scroll::Scroll;
 use super::turn::{Continuation, SidebarItem, Turn};
 use crate::agent::stream::StreamUpdate;
-use crate::local::store::SessionMeta;
+use crate::local::meta::SessionMeta;
 use crate::local::summary::SessionSummary;
 use crate::local::watch::SessionList;
-use crate::tui::theme::Theme;
+use crate::styled::theme::Theme;
 use crate::wire::provider::Provider;
 use std::sync::Arc;
 
@@ -50,6 +48,7 @@ pub struct AppConfig {
     pub can_ask: bool,
 }
 
+#[derive(Debug)]
 pub struct App {
     pub mode: Mode,
     pub theme: Theme,
@@ -61,28 +60,7 @@ pub struct App {
     pub focus: Focus,
     /// The pane shown in the narrow (tabbed) layout.
     pub tab: Focus,
-    pub answer_scroll: Scroll,
-    pub plan_scroll: Scroll,
-    pub activity_scroll: Scroll,
-    pub sources_scroll: Scroll,
-    /// Selected activity row (index into the current turn's activity); `None` follows the newest.
-    pub activity_selected: Option<usize>,
-    pub expanded: HashSet<usize>,
-    /// Turns whose structured output is unfolded (Enter on the answer).
-    pub structured_open: HashSet<usize>,
-    /// Scroll the answer to this turn's structured output when the next frame is prepared.
-    pub scroll_to_structured: Option<usize>,
-    /// The chart Enter on the answer opens (turn, chart): the first one in view, as the last frame
-    /// laid out.
-    pub chart_in_view: Option<(usize, usize)>,
-    /// Selected sidebar entry.
-    pub source_selected: Option<usize>,
-    /// The span `n`/`N` jumped to: index into the current turn's citations.
-    pub focus_span: Option<usize>,
-    /// Scroll the answer to this raw byte of the current turn when the next frame is prepared (it knows the rows).
-    pub scroll_to_byte: Option<usize>,
     pub popup: Option<Popup>,
-    pub prompt: TextArea<'static>,
     /// `q` was pressed while a stream runs: a second `q` quits, a letter is typed (with the `q`).
     pub confirm_quit: bool,
     pub message: Option<(String, Severity)>,
@@ -91,21 +69,15 @@ pub struct App {
     pub tick: u64,
     /// Fixed elapsed time (snapshot tests).
     pub fixed_elapsed: Option<Duration>,
-    /// The last frame was laid out narrow (one pane at a time: ← → switch tabs).
-    pub narrow: bool,
     /// How wide the columns of the wide layout are (remembered between runs).
     pub pane_sizes: crate::local::config::PaneSizes,
     /// The focused pane alone on the screen (`z`), laid out like the narrow layout.
     pub zoom: bool,
     /// The app has the mouse (`m` leaves it to the terminal, to select text).
     pub mouse: bool,
-    /// The Sources and Activity panes scroll to keep their selection in view; the mouse wheel turns
-    /// it off until the selection moves again.
-    pub reveal_selection: bool,
-    /// The turn picked with `[`/`]` (`None`: the latest).
+    /// The turn picked with `[`/`]` (`None`: the latest): the panes show it, a question branches
+    /// from it.
     pub viewed_turn: Option<usize>,
-    /// Scroll the answer to this turn's question when the next frame is prepared (it knows the rows).
-    pub scroll_to_turn: Option<usize>,
     /// Who answers (how source URLs open); `None` when a replay's provider is unknown.
     pub provider: Option<Provider>,
     /// The API base relative source URLs (Zeta Alpha) open against.
@@ -129,7 +101,7 @@ pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦"
 
 impl App {
     pub fn new(config: AppConfig) -> App {
-        let mut app = App {
+        App {
             mode: config.mode,
             theme: config.theme,
             can_ask: config.can_ask,
@@ -142,60 +114,23 @@ impl App {
                 Focus::Answer
             },
             tab: Focus::Answer,
-            answer_scroll: Scroll::default(),
-            plan_scroll: Scroll {
-                follow: false,
-                ..Scroll::default()
-            },
-            activity_scroll: Scroll::default(),
-            sources_scroll: Scroll {
-                follow: false,
-                ..Scroll::default()
-            },
-            activity_selected: None,
-            expanded: HashSet::new(),
-            structured_open: HashSet::new(),
-            scroll_to_structured: None,
-            chart_in_view: None,
-            source_selected: None,
-            focus_span: None,
-            scroll_to_byte: None,
             popup: None,
-            prompt: TextArea::default(),
             confirm_quit: false,
             message: None,
             quit: false,
             tick: 0,
             fixed_elapsed: None,
-            narrow: false,
             pane_sizes: Default::default(),
             zoom: false,
             mouse: true,
-            reveal_selection: true,
             viewed_turn: None,
-            scroll_to_turn: None,
             provider: None,
             api_base: None,
             max_attempts: 3,
             resume: Continuation::default(),
             session_id: None,
             watching: false,
-        };
-        app.reset_prompt();
-        app
-    }
-
-    pub(super) fn reset_prompt(&mut self) {
-        let mut prompt = TextArea::default();
-        prompt.set_wrap_mode(WrapMode::WordOrGlyph);
-        prompt.set_cursor_line_style(ratatui::style::Style::new());
-        prompt.set_placeholder_text(if self.can_ask {
-            "Type a question — Enter sends it, Alt-Enter adds a line"
-        } else {
-            "Replay: follow-ups need a server (run without `replay`)"
-        });
-        prompt.set_placeholder_style(self.theme.muted());
-        self.prompt = prompt;
+        }
     }
 
     /// Start a new turn for `question` (the conversation starts its stream).
@@ -215,14 +150,6 @@ impl App {
     pub fn add_turn(&mut self, turn: Turn) {
         self.turns.push(turn);
         self.viewed_turn = None;
-        self.activity_selected = None;
-        self.expanded.clear();
-        self.source_selected = None;
-        self.focus_span = None;
-        self.activity_scroll = Scroll::default();
-        self.sources_scroll.top = 0;
-        self.plan_scroll.top = 0;
-        self.answer_scroll.follow = true;
     }
 
     /// Replace the conversation with `turns` (a saved session opened): all shown at once, the prompt
@@ -234,21 +161,9 @@ impl App {
         self.session_id = session_id;
         self.resume = Continuation::default();
         self.viewed_turn = None;
-        self.scroll_to_turn = None;
-        self.scroll_to_byte = None;
-        self.activity_selected = None;
-        self.expanded.clear();
-        self.structured_open.clear();
-        self.source_selected = None;
-        self.focus_span = None;
         self.popup = None;
-        self.activity_scroll = Scroll::default();
-        self.answer_scroll = Scroll::default();
-        self.sources_scroll.top = 0;
-        self.plan_scroll.top = 0;
         self.focus = Focus::Prompt;
         self.tab = Focus::Answer;
-        self.reset_prompt();
     }
 
     /// What the next question continues: the selected earlier turn (a branch from its checkpoint),
@@ -300,6 +215,26 @@ impl App {
     /// Earlier turns on the way to `from_turn`, oldest first, as `(question, answer)`: the history
     /// Zeta Alpha takes with every request (a branch leaves out the turns of other branches).
     pub fn history(&self, from_turn: Option<usize>) -> Vec<(String, String)> {
+        self.chain(from_turn)
+            .map(|turn| {
+                (
+                    turn.question.clone().unwrap_or_default(),
+                    turn.session.answer.as_str().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// What the provider needs back of each turn of [`App::history`] (Anthropic's content
+    /// blocks), in the same order.
+    pub fn transcripts(&self, from_turn: Option<usize>) -> Vec<Vec<serde_json::Value>> {
+        self.chain(from_turn)
+            .map(|turn| turn.session.transcript.clone())
+            .collect()
+    }
+
+    /// The turns on the way to `from_turn`, oldest first.
+    fn chain(&self, from_turn: Option<usize>) -> impl Iterator<Item = &Turn> {
         let mut chain = Vec::new();
         let mut next = from_turn;
         while let Some(i) = next {
@@ -307,14 +242,10 @@ impl App {
             if chain.len() > self.turns.len() {
                 break;
             }
-            chain.push((
-                turn.question.clone().unwrap_or_default(),
-                turn.session.answer.as_str().to_owned(),
-            ));
+            chain.push(turn);
             next = turn.request.from_turn.filter(|p| *p < i);
         }
-        chain.reverse();
-        chain
+        chain.into_iter().rev()
     }
 
     /// The next question branches from an earlier turn (not the newest one): its index.
@@ -423,11 +354,6 @@ impl App {
         self.current().map_or(&[], |t| t.sidebar.as_slice())
     }
 
-    pub fn selected_item(&self) -> Option<SidebarItem> {
-        let index = self.source_selected?;
-        self.sidebar_items().get(index).copied()
-    }
-
     /// Citation indices (current turn) supported by a sidebar item, in answer order.
     pub fn item_citations(&self, item: SidebarItem) -> Vec<usize> {
         let Some(turn) = self.current() else {
@@ -451,29 +377,10 @@ impl App {
         list
     }
 
-    /// The source number the selected item stands for.
-    pub fn selected_number(&self) -> Option<usize> {
-        match self.selected_item()? {
-            SidebarItem::Source(i) => {
-                let source = self.current()?.attribution.sources.get(i)?;
-                (!source.consulted_only).then_some(source.n)
-            }
-            SidebarItem::Tool(_) => None,
-        }
-    }
-
     pub fn item_url(&self, item: SidebarItem) -> Option<String> {
         match item {
             SidebarItem::Source(i) => self.current()?.attribution.sources.get(i)?.url.clone(),
             SidebarItem::Tool(_) => None,
-        }
-    }
-
-    /// The item `o`/`y` act on: the open popup's, else the selected one.
-    pub(super) fn url_target(&self) -> Option<SidebarItem> {
-        match &self.popup {
-            Some(Popup::Source { item, .. }) => Some(*item),
-            _ => self.selected_item(),
         }
     }
 

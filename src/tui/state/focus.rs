@@ -29,7 +29,7 @@ impl Focus {
     ];
 
     /// The next (or previous) focus in the layout's order; the Plan left out when it is not shown.
-    pub(super) fn step(self, forward: bool, narrow: bool, plan: bool) -> Focus {
+    pub fn step(self, forward: bool, narrow: bool, plan: bool) -> Focus {
         let cycle: Vec<Focus> = if narrow {
             Focus::NARROW_CYCLE.to_vec()
         } else {

@@ -1,19 +1,18 @@
-//! The app's state and how it changes, with no I/O and no drawing: [`App`] holds the turns
-//! ([`turn`]), the focus ([`focus`]) and scroll positions ([`scroll`]); keys map to [`Action`]s through
-//! one table ([`keymap`]); [`App::update`] carries them out ([`update`], [`navigate`]) and hands side
-//! effects back to the event loop as [`Effect`]s ([`action`]).
+//! The app's state, with no I/O and no drawing: [`App`] holds the conversation's turns ([`turn`]) and
+//! the shell around the panes — the focus ([`focus`]), the popup, the status message, the pane sizes
+//! ([`sizes`]), the sessions picker ([`picker`]); keys map to [`Action`]s through one table
+//! ([`keymap`]) and side effects go back to the event loop as [`Effect`]s ([`action`]). The panes'
+//! own state (selections, [`Scroll`] positions, rows) lives with them in `tui::screen`, and
+//! `tui::ui` carries actions out on both.
 
 pub mod action;
 pub mod app;
 pub mod focus;
 pub mod keymap;
-pub mod mouse;
-pub mod navigate;
-pub mod panes;
 pub mod picker;
 pub mod scroll;
+pub mod sizes;
 pub mod turn;
-pub mod update;
 
 pub use action::{Action, Effect, Popup, Severity, Spot};
 pub use app::{App, AppConfig, Mode, SPINNER};

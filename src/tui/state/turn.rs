@@ -5,12 +5,14 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::agent::stream::{StreamEnd, StreamUpdate};
+use crate::agent::stream::StreamUpdate;
+
 use crate::model::citations::Attribution;
 use crate::model::event::AgentEvent;
 use crate::model::pending::{Change, LiveResolver};
 use crate::model::session::Session;
-use crate::tui::text::{Annotations, AnswerView};
+use crate::model::stream_end::StreamEnd;
+use crate::styled::text::Annotations;
 
 /// The connection state of one turn's stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +89,6 @@ pub struct Turn {
     pub markers_version: u64,
     /// Bumped when the answer is replaced rather than appended to.
     pub generation: u64,
-    pub view: AnswerView,
     pub conn: ConnState,
     pub started: Instant,
     pub ended: Option<Instant>,
@@ -122,7 +123,6 @@ impl Turn {
             ann: Annotations::default(),
             markers_version: 0,
             generation: 0,
-            view: AnswerView::new(),
             conn: ConnState::Connecting { attempt: 1 },
             started: Instant::now(),
             ended: None,

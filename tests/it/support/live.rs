@@ -5,9 +5,13 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use research_tui::agent::stream::{StreamEnd, StreamHandle, StreamUpdate};
+use research_tui::agent::stream::StreamUpdate;
+
+use research_tui::agent::client::StreamHandle;
+
 use research_tui::agent::turn::TurnRecorder;
 use research_tui::model::session::Session;
+use research_tui::model::stream_end::StreamEnd;
 use serde_json::Value;
 
 /// The session, how the stream ended, and the retries it reported (within 60 s).

@@ -12,10 +12,12 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use research_tui::agent::stream::{StreamEnd, StreamUpdate};
-use research_tui::tui::screen;
-use research_tui::tui::state::{App, AppConfig, Effect, Focus, Mode};
-use research_tui::tui::theme::Theme;
+use research_tui::agent::stream::StreamUpdate;
+use research_tui::model::stream_end::StreamEnd;
+use research_tui::styled::theme::Theme;
+
+use research_tui::tui::state::{AppConfig, Effect, Focus, Mode};
+use research_tui::tui::ui::Ui;
 use research_tui::wire::provider::{EventPipeline, Provider};
 use research_tui::wire::recording::parse_frames;
 
@@ -177,8 +179,8 @@ pub const SECTOR: &str = "assets/recordings/bigdata/sector-comparison.sse";
 pub const FOLLOW_UP: &str = "assets/recordings/bigdata/follow-up.sse";
 pub const DEMO_QUESTION: &str = research_tui::tui::DEMO_QUESTION;
 
-pub fn app() -> App {
-    let mut app = App::new(AppConfig {
+pub fn app() -> Ui {
+    let mut app = Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: Theme::default(),
         can_ask: true,
@@ -188,7 +190,7 @@ pub fn app() -> App {
 }
 
 /// Feed a recording's frames (all, or the first `limit`) into a new turn; end it when complete.
-pub fn play(app: &mut App, path: &str, question: Option<&str>, limit: Option<usize>) {
+pub fn play(app: &mut Ui, path: &str, question: Option<&str>, limit: Option<usize>) {
     let bytes = std::fs::read(path).unwrap();
     let frames = parse_frames(&bytes);
     app.begin_turn(question.map(str::to_owned));
@@ -228,32 +230,32 @@ pub fn half_of_the_answer(path: &str) -> usize {
     frames.len()
 }
 
-pub fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
+pub fn draw(app: &mut Ui, width: u16, height: u16) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| screen::draw(frame, app)).unwrap();
+    terminal.draw(|frame| app.draw(frame)).unwrap();
     terminal
 }
 
-pub fn key(app: &mut App, code: KeyCode) -> Option<Effect> {
+pub fn key(app: &mut Ui, code: KeyCode) -> Option<Effect> {
     let action = app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))?;
     app.update(action)
 }
 
-pub fn keys(app: &mut App, codes: &str) {
+pub fn keys(app: &mut Ui, codes: &str) {
     for c in codes.chars() {
         key(app, KeyCode::Char(c));
     }
 }
 
 /// Leave the prompt (where the app waits once an answer ends) to move around the panes.
-pub fn browse(app: &mut App) {
+pub fn browse(app: &mut Ui) {
     if app.focus == Focus::Prompt {
         key(app, KeyCode::Esc);
     }
     assert_ne!(app.focus, Focus::Prompt);
 }
 
-pub fn ctrl(app: &mut App, c: char) -> Option<Effect> {
+pub fn ctrl(app: &mut Ui, c: char) -> Option<Effect> {
     let action = app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))?;
     app.update(action)
 }

@@ -7,4 +7,5 @@ pub mod event;
 pub mod json_text;
 pub mod pending;
 pub mod session;
+pub mod stream_end;
 pub mod structured;

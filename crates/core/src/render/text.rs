@@ -49,6 +49,35 @@ pub fn trailer_sized(session: &Session, attribution: &Attribution, width: usize)
             indented(&mut out, chart_lines(chart, inner));
         }
     }
+    sources_sections(&mut out, session, attribution);
+    if let Some(structured) = &session.structured_output {
+        out.push_str("\nStructured output\n");
+        indented(&mut out, aligned(&table_of(&structured.content), inner));
+    }
+    if !session.tool_errors.is_empty() {
+        out.push_str("\nTool errors\n");
+        for (tool, error) in &session.tool_errors {
+            let _ = writeln!(out, "  - {}: {}", sanitize_line(tool), sanitize_line(error));
+        }
+    }
+    if let Some(error) = &session.error {
+        let _ = writeln!(out, "\nError: {}", sanitize_line(error));
+    }
+    if let Some(reason) = &session.cancelled {
+        let _ = writeln!(
+            out,
+            "\nCancelled by the provider: {}",
+            sanitize_line(reason)
+        );
+    }
+    if let Some(checkpoint) = session.checkpoint_id() {
+        let _ = writeln!(out, "\nCheckpoint: {}", sanitize_line(checkpoint));
+    }
+    out
+}
+
+/// The trailer's Sources, Also consulted and Tool data sections (each only when it has entries).
+fn sources_sections(out: &mut String, session: &Session, attribution: &Attribution) {
     let mut numbered = attribution.numbered().peekable();
     if numbered.peek().is_some() {
         out.push_str("\nSources\n");
@@ -94,30 +123,6 @@ pub fn trailer_sized(session: &Session, attribution: &Attribution, width: usize)
             );
         }
     }
-    if let Some(structured) = &session.structured_output {
-        out.push_str("\nStructured output\n");
-        indented(&mut out, aligned(&table_of(&structured.content), inner));
-    }
-    if !session.tool_errors.is_empty() {
-        out.push_str("\nTool errors\n");
-        for (tool, error) in &session.tool_errors {
-            let _ = writeln!(out, "  - {}: {}", sanitize_line(tool), sanitize_line(error));
-        }
-    }
-    if let Some(error) = &session.error {
-        let _ = writeln!(out, "\nError: {}", sanitize_line(error));
-    }
-    if let Some(reason) = &session.cancelled {
-        let _ = writeln!(
-            out,
-            "\nCancelled by the provider: {}",
-            sanitize_line(reason)
-        );
-    }
-    if let Some(checkpoint) = session.checkpoint_id() {
-        let _ = writeln!(out, "\nCheckpoint: {}", sanitize_line(checkpoint));
-    }
-    out
 }
 
 /// `lines` two spaces in (blank lines stay empty).

@@ -2,9 +2,9 @@
 //! the status bar shows them short. `y` copies the checkpoint id (what `--resume` takes).
 
 use super::super::{clean, piece, wrap_text};
+use crate::styled::text::RLine;
+use crate::styled::theme::Theme;
 use crate::tui::state::App;
-use crate::tui::text::RLine;
-use crate::tui::theme::Theme;
 
 /// The popup's rows at `width` columns.
 pub(super) fn id_rows(app: &App, width: usize, theme: &Theme) -> Vec<RLine> {

@@ -14,10 +14,10 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use super::{piece, plain_lines, wrap_text};
+use crate::styled::text::RLine;
+use crate::styled::theme::Theme;
 use crate::tui::state::keymap::KEYMAP;
 use crate::tui::state::{App, Picker, Popup, SidebarItem};
-use crate::tui::text::RLine;
-use crate::tui::theme::Theme;
 pub use source::extract_rows;
 
 /// The open popup this frame.
@@ -27,8 +27,8 @@ pub struct PopupFrame {
     title: String,
     footer: &'static str,
     rows: Vec<RLine>,
-    /// The first row shown, and the last it can be.
-    scroll: usize,
+    /// The first row shown (`None`: the popup does not scroll), and the last it can be.
+    scroll: Option<usize>,
     max_scroll: usize,
     /// The sessions picker, which keeps its selection in view itself (no scroll position hint).
     picker: bool,
@@ -38,6 +38,11 @@ impl PopupFrame {
     /// The popup covers this cell (a click there is the popup's).
     pub fn contains(&self, x: u16, y: u16) -> bool {
         self.rect.contains(ratatui::layout::Position::new(x, y))
+    }
+
+    /// The first row shown, for a popup that scrolls.
+    pub fn scroll(&self) -> Option<usize> {
+        self.scroll
     }
 }
 
@@ -80,29 +85,27 @@ fn content_area(rect: Rect) -> Rect {
     }
 }
 
-/// Lay out the open popup over `area` and clamp its scroll position to its rows (a picked span of a
-/// source's detail is scrolled into view).
-pub fn prepare(app: &mut App, area: Rect) -> Option<PopupFrame> {
+/// Lay out the open popup over `area`, its scroll position kept within its rows (a picked span of a
+/// source's detail brought into view). The popup's own scroll is not written: the position shown
+/// goes back to the next update as a fact ([`PopupFrame::scroll`]).
+pub fn prepare(app: &App, area: Rect) -> Option<PopupFrame> {
     let popup = app.popup.as_ref()?;
     let picker = matches!(popup, Popup::Sessions { .. });
     let content = content(app, popup, area);
     let viewport = content_area(content.rect).height as usize;
     let max_scroll = content.rows.len().saturating_sub(viewport);
-    let scroll = match &mut app.popup {
-        Some(Popup::Source { scroll, .. }) => {
-            if let Some(span) = &content.picked {
-                *scroll = super::keep_visible(*scroll, span.start, span.end - 1, viewport);
-            }
-            *scroll = (*scroll).min(max_scroll);
-            *scroll
+    let scroll = match popup {
+        Popup::Source { scroll, .. } => {
+            let scroll = match &content.picked {
+                Some(span) => super::keep_visible(*scroll, span.start, span.end - 1, viewport),
+                None => *scroll,
+            };
+            Some(scroll.min(max_scroll))
         }
-        Some(Popup::Help { scroll })
-        | Some(Popup::Ids { scroll })
-        | Some(Popup::Json { scroll, .. }) => {
-            *scroll = (*scroll).min(max_scroll);
-            *scroll
+        Popup::Help { scroll } | Popup::Ids { scroll } | Popup::Json { scroll, .. } => {
+            Some((*scroll).min(max_scroll))
         }
-        Some(Popup::Sessions { .. } | Popup::Chart { .. }) | None => 0,
+        Popup::Sessions { .. } | Popup::Chart { .. } => None,
     };
     Some(PopupFrame {
         rect: content.rect,
@@ -278,7 +281,8 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
     };
     let theme = &app.theme;
     let rect = popup.rect;
-    let hint = format!(" {}/{} ", popup.scroll + 1, popup.max_scroll + 1);
+    let top = popup.scroll.unwrap_or(0);
+    let hint = format!(" {}/{} ", top + 1, popup.max_scroll + 1);
     let scrolls = popup.max_scroll > 0 && !popup.picker;
     // The keys at the foot, or only how to close it when they do not fit beside the position.
     let room = (rect.width.saturating_sub(4) as usize).saturating_sub(if scrolls {
@@ -295,7 +299,7 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
     frame.render_widget(Clear, rect);
     frame.render_widget(block, rect);
     let rows = &popup.rows;
-    let visible = &rows[popup.scroll.min(rows.len())..];
+    let visible = &rows[top.min(rows.len())..];
     frame.render_widget(Paragraph::new(plain_lines(visible)), content_area(rect));
     if scrolls {
         let x = rect.x + 2;
@@ -352,7 +356,7 @@ fn structured_json_rows(app: &App, turn: usize, width: usize, theme: &Theme) -> 
         .lines()
         .map(|line| RLine {
             pieces: vec![piece(
-                crate::tui::text::truncate(&crate::tui::text::clean(line), width),
+                crate::styled::text::truncate(&crate::styled::text::clean(line), width),
                 theme.code(),
             )],
         })

@@ -11,10 +11,10 @@ use crate::local::search::Field;
 use crate::local::summary::SessionSummary;
 use crate::local::timestamp::unix_seconds;
 use crate::local::watch::is_live;
+use crate::styled::text::{Piece, RLine};
+use crate::styled::theme::Theme;
 use crate::tui::screen::{clean, piece, select_row, truncate, wrap_text};
 use crate::tui::state::picker::{Picker, Shown};
-use crate::tui::text::{Piece, RLine};
-use crate::tui::theme::Theme;
 
 /// The picker's rows: the filter row (while one is typed), then each session's rows. Also
 /// returns how many rows the filter takes (they stay in place) and the selected entry's rows.

@@ -7,12 +7,12 @@ use std::ops::Range;
 
 use ratatui::style::{Modifier, Style};
 
-use super::super::sources::source_label;
+use super::super::cited::{charts_of, cited_text, source_label};
 use super::super::{clean, piece, select_row, wrap_text};
 use crate::model::citations::{Attribution, Citation, Source};
+use crate::styled::text::{Piece, RLine, inline_text, wrap};
+use crate::styled::theme::Theme;
 use crate::tui::state::{App, SidebarItem, Turn};
-use crate::tui::text::{Piece, RLine, inline_text, wrap};
-use crate::tui::theme::Theme;
 
 /// A source's detail, laid out.
 pub(super) struct SourceRows {
@@ -103,6 +103,9 @@ fn document_rows(
     if let Some(date) = source.date {
         field(&mut rows, "Date", &date.display(), width, theme);
     }
+    if let Some(updated) = &source.doc.updated {
+        field(&mut rows, "Updated", updated, width, theme);
+    }
     if let Some(url) = &source.url {
         field(&mut rows, "URL", url, width, theme);
     }
@@ -190,18 +193,6 @@ fn tool_rows(turn: &Turn, citation: &Citation, width: usize, theme: &Theme) -> V
     rows
 }
 
-/// The charts a tool-level citation produced: those over the same span of the answer.
-pub(in crate::tui::screen) fn charts_of<'a>(
-    turn: &'a Turn,
-    citation: &'a Citation,
-) -> impl Iterator<Item = &'a crate::model::event::Chart> {
-    let span = (citation.start as u64, citation.end as u64);
-    turn.session
-        .charts
-        .iter()
-        .filter(move |chart| (chart.start, chart.end) == (Some(span.0), Some(span.1)))
-}
-
 /// Every span the entry supports, numbered, in words as the answer says them (the `picked` one
 /// marked), added to `rows`; where each one is.
 fn span_rows(
@@ -264,93 +255,6 @@ fn section(rows: &mut Vec<RLine>, name: &str, theme: &Theme) {
     rows.push(RLine {
         pieces: vec![piece(name, theme.heading(3))],
     });
-}
-
-/// What a citation supports, for people: its span, or — when the span is the provider's own marker
-/// (xAI's inline link, a Zeta Alpha anchor) — the sentence before the marker, other markers left out.
-pub(crate) fn cited_text(a: &Attribution, c: &Citation, answer: &str) -> String {
-    if !c.marker {
-        return c.text(answer).to_owned();
-    }
-    let sentence = sentence_before_marker(a, c, answer)
-        .replace("**", "")
-        .replace("__", "")
-        .replace('`', "");
-    let text = without_markdown_lead(sentence.trim());
-    if text.is_empty() {
-        c.text(answer).to_owned()
-    } else {
-        text.to_owned()
-    }
-}
-
-/// The sentence a provider-written marker ends: back to the previous sentence end or marker.
-fn sentence_before_marker<'a>(a: &Attribution, c: &Citation, answer: &'a str) -> &'a str {
-    let end = c.bytes.start.min(answer.len());
-    // Markers right before this one (`[1][2]`) belong to the same sentence: step over them.
-    let mut cut = end;
-    loop {
-        let before = a
-            .citations
-            .iter()
-            .filter(|o| o.marker && o.bytes.end == cut && o.bytes.start < cut)
-            .map(|o| o.bytes.start)
-            .min();
-        match before {
-            Some(start) => cut = start,
-            None => break,
-        }
-    }
-    let previous_marker = a
-        .citations
-        .iter()
-        .filter(|o| o.marker && o.bytes.end <= cut)
-        .map(|o| o.bytes.end)
-        .max()
-        .unwrap_or(0);
-    let head = answer[..cut].trim_end();
-    let ends_sentence = |i: usize, ch: char| {
-        if ch == '\n' {
-            return true;
-        }
-        if !matches!(ch, '.' | '!' | '?') {
-            return false;
-        }
-        let rest = head[i + 1..].trim_start_matches(['*', '_']);
-        rest.starts_with(char::is_whitespace)
-    };
-    let start = head
-        .char_indices()
-        .rev()
-        .skip(1)
-        .take_while(|&(i, _)| i >= previous_marker)
-        .find(|&(i, ch)| ends_sentence(i, ch))
-        .map_or(previous_marker, |(i, ch)| i + ch.len_utf8())
-        .max(previous_marker)
-        .min(head.len());
-    &head[start..]
-}
-
-/// `text` without the list bullets or heading marks it starts with: Markdown, not what was said.
-fn without_markdown_lead(mut text: &str) -> &str {
-    loop {
-        let stripped = text
-            .strip_prefix("- ")
-            .or_else(|| text.strip_prefix("* "))
-            .or_else(|| text.strip_prefix("+ "))
-            .or_else(|| text.strip_prefix('#'))
-            .or_else(|| {
-                let digits =
-                    text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-                (digits > 0)
-                    .then(|| text[digits..].strip_prefix(". "))
-                    .flatten()
-            });
-        match stripped {
-            Some(rest) => text = rest.trim_start(),
-            None => return text,
-        }
-    }
 }
 
 /// An extract's rows from its `(text, emphasised)` runs ([`SourceDoc::text_pieces`]), the

@@ -1,0 +1,186 @@
+//! Following one `ask` turn to its end: the answer to stdout as it grows (or rendered at the end),
+//! progress on one live line and retries to stderr, failures to save reported, Ctrl-C cancelling
+//! (on the server too), and the exit code and the line that say how it ended.
+
+use super::*;
+
+/// Ctrl-C stopped a stream whose run lives on the server (OpenAI deep research): cancel the run
+/// there too, or it goes on, billed, with nobody listening. Says on stderr how that went.
+async fn cancel_on_server(driver: &mut TurnDriver<SavedTurn>) {
+    let Some(run) = driver.take_cancelled_run() else {
+        return;
+    };
+    match run.cancel().await {
+        Ok(id) => eprintln!("research-tui: cancelled the run {id} on the server"),
+        Err(e) => eprintln!("research-tui: warning: the run may go on on the server: {e}"),
+    }
+}
+
+/// Whether saving the run failed at some point (each failure is reported when it happens).
+pub(super) struct Saving {
+    pub(super) failed: bool,
+}
+
+impl Saving {
+    /// Report a failure to save, if `saved` is one; whether every save so far went through.
+    fn report(&mut self, saved: std::io::Result<()>) -> bool {
+        if let Err(e) = saved {
+            eprintln!("research-tui: error: could not save the session: {e}");
+            self.failed = true;
+        }
+        !self.failed
+    }
+}
+
+/// Follow the turn to its end: retries (and on a terminal, progress) to stderr, the answer to stdout
+/// as it grows (`text`; to a pipe it keeps no copy of it), failures to save as errors (in
+/// `saving`). Ctrl-C cancels it.
+pub(super) async fn follow_turn(
+    mut driver: TurnDriver<SavedTurn>,
+    format: Format,
+    progress: bool,
+    printer: &mut TextPrinter,
+    saving: &mut Saving,
+    interrupt: &mut Interrupt,
+) -> (Session, StreamEnd) {
+    let mut line = ProgressLine::default();
+    // The answer and the live line share the terminal: the line steps aside while text prints.
+    let shares_terminal = progress && std::io::stdout().is_terminal();
+    let streaming_text = format == Format::Text;
+    let mut session = Session::new();
+    if streaming_text && printer.streams_without_keeping() {
+        // Printed as it arrives: the session only counts the text.
+        session.answer.stop_keeping_text();
+    }
+    loop {
+        let update = tokio::select! {
+            update = driver.next_update() => update,
+            _ = interrupt.pressed() => {
+                line.hide();
+                saving.report(driver.cancel(&session));
+                cancel_on_server(&mut driver).await;
+                return (session, StreamEnd::Cancelled);
+            }
+        };
+        match &update {
+            StreamUpdate::Connecting { attempt } if *attempt > 1 && progress => {
+                line.hide();
+                eprintln!("research-tui: connecting (try {attempt})…");
+            }
+            StreamUpdate::Retrying {
+                attempt,
+                wait_ms,
+                reason,
+            } => {
+                line.hide();
+                eprintln!(
+                    "research-tui: {reason}; retrying in {:.1} s (try {attempt})",
+                    *wait_ms as f64 / 1000.0
+                );
+            }
+            StreamUpdate::Events(events) if progress => line.update(events),
+            _ => {}
+        }
+        let chunks = if streaming_text {
+            answer_chunks(&update)
+        } else {
+            Vec::new()
+        };
+        let saved = driver.apply(update, &mut session);
+        if streaming_text {
+            if shares_terminal {
+                line.hide();
+            }
+            printer.print(&session, &chunks);
+            if shares_terminal {
+                line.show();
+            }
+        }
+        if let Some(end) = driver.ended() {
+            line.hide();
+            saving.report(saved);
+            return (session, end.clone());
+        }
+        saving.report(saved);
+    }
+}
+
+/// The answer text an update appends (copies of its chunks: the session keeps none in `text`).
+fn answer_chunks(update: &StreamUpdate) -> Vec<String> {
+    let StreamUpdate::Events(events) = update else {
+        return Vec::new();
+    };
+    events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::AnswerDelta { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Print the result in `format` (the rest of a streamed answer, or the whole document), and why the
+/// run failed if it did; the exit code.
+pub(super) fn print_result(
+    format: Format,
+    printer: &mut TextPrinter,
+    mut session: Session,
+    end: &StreamEnd,
+) -> u8 {
+    let code = exit_code(&session, end);
+    match format {
+        Format::Text => printer.finish(&mut session),
+        Format::Markdown => {
+            print!("{}", crate::render::render(&session, Format::Markdown));
+        }
+        Format::Json => {
+            let attribution = Attribution::resolve(&session, true);
+            // The stream did not finish: say so, and why, in the document itself.
+            let unfinished = end.describe();
+            let outcome =
+                (session.error.is_none() && !matches!(end, StreamEnd::Closed)).then(|| {
+                    let http = matches!(end, StreamEnd::Http { .. } | StreamEnd::Connect { .. });
+                    (
+                        if http { "error" } else { "incomplete" },
+                        unfinished.as_str(),
+                    )
+                });
+            // Written as it is serialised: the answer is not copied again.
+            let out = std::io::BufWriter::new(std::io::stdout().lock());
+            let _ = crate::render::json::write(&session, &attribution, outcome, out);
+        }
+    }
+    if code != EXIT_COMPLETE {
+        eprintln!("research-tui: {}", failure_line(&session, end));
+    }
+    code
+}
+
+pub fn exit_code(session: &Session, end: &StreamEnd) -> u8 {
+    if session.error.is_some() {
+        return EXIT_AGENT_ERROR;
+    }
+    if session.completion.is_some() {
+        return EXIT_COMPLETE;
+    }
+    match end {
+        StreamEnd::Http { .. } => EXIT_HTTP,
+        StreamEnd::Cut { .. } | StreamEnd::Stalled { .. } | StreamEnd::Closed => EXIT_INCOMPLETE,
+        StreamEnd::Connect { .. } | StreamEnd::Cancelled => EXIT_OTHER,
+    }
+}
+
+fn failure_line(session: &Session, end: &StreamEnd) -> String {
+    if let Some(error) = &session.error {
+        return format!("the agent reported an error: {}", sanitize_line(error));
+    }
+    match end {
+        StreamEnd::Closed => {
+            "the stream closed before COMPLETE; what arrived is shown above".into()
+        }
+        StreamEnd::Cut { .. } | StreamEnd::Stalled { .. } => {
+            format!("{}; what arrived is shown above", end.describe())
+        }
+        other => other.describe(),
+    }
+}

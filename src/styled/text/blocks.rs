@@ -1,0 +1,454 @@
+//! The answer's cached, wrapped rendering ([`AnswerView`]). The answer is split into top-level blocks
+//! (separated by blank lines, outside code fences; a block that grows past [`MAX_BLOCK`] bytes is cut
+//! at a line end, or inside an overlong line, and continues in the next). Every completed block is
+//! parsed and wrapped once per width for its height; heights are kept as prefix sums so finding the
+//! visible window is a binary search, and as the answer streams in only the last, open block is
+//! redone: drawing a frame costs the same for a 1 KB and a 1 MB answer.
+//!
+//! Rows are kept only around the window last shown ([`AnswerView::show`]) and at the bottom, where
+//! a streaming answer is followed: a block scrolled back to is wrapped again. So memory is the answer
+//! itself plus a few numbers per block, however long the answer grows.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use super::annotations::Annotations;
+use super::line::RLine;
+use super::markdown::render_block;
+use crate::styled::theme::Theme;
+
+/// The longest block rendered as one: an answer without blank lines (or one endless line) is cut
+/// into blocks of about this many bytes, so the open block redone per frame stays small.
+pub const MAX_BLOCK: usize = 32 * 1024;
+
+/// Blocks whose rows are kept on either side of the window shown, and at the bottom.
+const KEEP_AROUND: usize = 8;
+
+/// How a block begins.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Start {
+    /// A new block: a blank row before it (unless it is the first).
+    #[default]
+    Block,
+    /// The rest of a block cut at [`MAX_BLOCK`]: it goes on without a blank row.
+    Continued,
+    /// The rest of a code block cut at [`MAX_BLOCK`]: rendered as if its fence opened it.
+    InFence(u8, usize),
+}
+
+/// A completed block: where it is and how tall it is (its rows are in [`AnswerView::rows_of`] while
+/// they are kept).
+#[derive(Debug, Clone)]
+struct Segment {
+    range: Range<usize>,
+    start: Start,
+    height: usize,
+    marker_sig: u64,
+}
+
+/// Where block splitting stopped: the open block starts at `block_start` (beginning as
+/// `block_kind`); lines before `pos` were looked at.
+#[derive(Debug, Clone, Copy, Default)]
+struct ScanState {
+    block_start: usize,
+    block_kind: Start,
+    pos: usize,
+    fence: Option<(u8, usize)>,
+    saw_blank: bool,
+}
+
+/// A row for blocks whose rows are not kept (only reached when [`AnswerView::show`] was skipped).
+static BLANK: RLine = RLine { pieces: Vec::new() };
+
+/// The cached, wrapped rendering of one answer.
+#[derive(Debug, Clone, Default)]
+pub struct AnswerView {
+    width: usize,
+    generation: u64,
+    known_len: usize,
+    markers_version: u64,
+    ann: Annotations,
+    segments: Vec<Segment>,
+    /// `prefix[i]` = rows of `segments[..i]` (including the blank row between segments).
+    prefix: Vec<usize>,
+    /// Rows of completed blocks, by segment index: those around the window shown and at the bottom.
+    rows_of: BTreeMap<usize, Vec<RLine>>,
+    /// The open last block and its rows.
+    tail: Option<(Segment, Vec<RLine>)>,
+    scan: ScanState,
+    /// Blocks rendered since creation (for tests and the benchmark: caching works).
+    pub renders: usize,
+}
+
+fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+/// A fence opening/closing line: up to 3 spaces, then 3+ backticks or tildes.
+fn fence_of(line: &str) -> Option<(u8, usize)> {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return None;
+    }
+    let c = *trimmed.as_bytes().first()?;
+    if c != b'`' && c != b'~' {
+        return None;
+    }
+    let n = trimmed.bytes().take_while(|&b| b == c).count();
+    (n >= 3).then_some((c, n))
+}
+
+/// Where to cut an overlong line that starts at `from`: after the last space within [`MAX_BLOCK`]
+/// bytes, else at the character boundary there.
+fn cut_in_line(text: &str, from: usize) -> usize {
+    let end = text.floor_char_boundary(from + MAX_BLOCK);
+    text[from..end]
+        .rfind(' ')
+        .map(|i| from + i + 1)
+        .filter(|&cut| cut > from + MAX_BLOCK / 2)
+        .unwrap_or(end)
+}
+
+impl AnswerView {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Total rows.
+    pub fn height(&self) -> usize {
+        self.completed_height() + self.tail.as_ref().map_or(0, |(t, _)| t.height)
+    }
+
+    /// Rows of the completed blocks (they do not change as more text arrives).
+    pub fn completed_height(&self) -> usize {
+        self.prefix.last().copied().unwrap_or(0) + self.segments.last().map_or(0, |s| s.height)
+    }
+
+    /// Number of cached (completed) blocks.
+    pub fn cached_blocks(&self) -> usize {
+        self.segments.len()
+    }
+
+    /// Completed blocks whose rows are kept (the rest are only their heights).
+    pub fn kept_blocks(&self) -> usize {
+        self.rows_of.len()
+    }
+
+    /// Bring the view up to date with the answer text and markers, for `width` columns. Cheap when
+    /// nothing changed; otherwise only the open last block and blocks whose markers changed are redone.
+    /// Bump `generation` when the text was replaced rather than appended to.
+    pub fn sync(
+        &mut self,
+        text: &str,
+        ann: &Annotations,
+        markers_version: u64,
+        generation: u64,
+        width: usize,
+        theme: &Theme,
+    ) {
+        let width = width.max(1);
+        if width != self.width || generation != self.generation || text.len() < self.known_len {
+            let renders = self.renders;
+            *self = AnswerView {
+                width,
+                generation,
+                renders,
+                markers_version: markers_version.wrapping_sub(1),
+                ..AnswerView::default()
+            };
+        }
+        let mut tail_dirty = text.len() != self.known_len;
+        if markers_version != self.markers_version {
+            self.markers_version = markers_version;
+            if let Some(from) = self.ann.first_difference(ann) {
+                self.ann = ann.clone();
+                self.rerender_from(text, from, theme);
+                tail_dirty = true;
+            }
+        }
+        if tail_dirty {
+            self.known_len = text.len();
+            self.split_blocks(text, theme);
+            let range = self.scan.block_start..text.len();
+            self.tail = (!range.is_empty()).then(|| {
+                let segment = self.segment(range, self.scan.block_kind);
+                let rows = self.render(text, &segment, self.segments.len(), theme);
+                (
+                    Segment {
+                        height: rows.len(),
+                        ..segment
+                    },
+                    rows,
+                )
+            });
+        }
+    }
+
+    /// Rows `top..top + count` will be drawn next: wrap the blocks there whose rows are not kept,
+    /// and let go of rows far from them (and from the bottom).
+    pub fn show(&mut self, text: &str, top: usize, count: usize, theme: &Theme) {
+        if self.segments.is_empty() || self.known_len > text.len() {
+            return;
+        }
+        let first = self.segment_at(top);
+        let last = self.segment_at(top + count.saturating_sub(1));
+        for i in first..=last.min(self.segments.len() - 1) {
+            self.ensure_rows(text, i, theme);
+        }
+        let keep = first.saturating_sub(KEEP_AROUND)..last + KEEP_AROUND + 1;
+        let bottom = self.segments.len().saturating_sub(KEEP_AROUND);
+        self.rows_of.retain(|i, _| keep.contains(i) || *i >= bottom);
+    }
+
+    /// The segment holding row `row` (`segments.len()` for the open tail).
+    fn segment_at(&self, row: usize) -> usize {
+        if row >= self.completed_height() {
+            return self.segments.len();
+        }
+        self.prefix.partition_point(|&p| p <= row).saturating_sub(1)
+    }
+
+    fn ensure_rows(&mut self, text: &str, i: usize, theme: &Theme) {
+        if !self.rows_of.contains_key(&i) {
+            let rows = self.render(text, &self.segments[i].clone(), i, theme);
+            self.rows_of.insert(i, rows);
+        }
+    }
+
+    /// Re-render completed blocks at or after byte `from` whose annotations changed.
+    fn rerender_from(&mut self, text: &str, from: usize, theme: &Theme) {
+        let first = self.segments.partition_point(|s| s.range.end < from);
+        let mut changed = false;
+        for i in first..self.segments.len() {
+            let sig = self.ann.signature(&self.segments[i].range);
+            if sig != self.segments[i].marker_sig {
+                let rows = self.render(text, &self.segments[i].clone(), i, theme);
+                self.segments[i].height = rows.len();
+                self.segments[i].marker_sig = sig;
+                self.rows_of.insert(i, rows);
+                changed = true;
+            }
+        }
+        if changed {
+            self.recompute_prefix(first);
+        }
+    }
+
+    fn recompute_prefix(&mut self, from: usize) {
+        self.prefix.truncate(from.max(1).min(self.prefix.len()));
+        if self.prefix.is_empty() && !self.segments.is_empty() {
+            self.prefix.push(0);
+        }
+        while self.prefix.len() < self.segments.len() {
+            let i = self.prefix.len();
+            self.prefix
+                .push(self.prefix[i - 1] + self.segments[i - 1].height);
+        }
+    }
+
+    /// A segment for `range` (its height is filled in once rendered).
+    fn segment(&self, range: Range<usize>, start: Start) -> Segment {
+        Segment {
+            marker_sig: self.ann.signature(&range),
+            range,
+            start,
+            height: 0,
+        }
+    }
+
+    /// The rows of `segment`, which is block `index`.
+    fn render(&mut self, text: &str, segment: &Segment, index: usize, theme: &Theme) -> Vec<RLine> {
+        self.renders += 1;
+        let range = &segment.range;
+        let markers = self.ann.markers_in(range);
+        let hidden = self.ann.hidden_in(range);
+        let mut lines = match segment.start {
+            Start::InFence(c, n) => {
+                // The fence line maps to bytes before the block, which it does not show.
+                let opener = String::from_utf8(vec![c; n]).unwrap_or_default() + "\n";
+                let source = opener.clone() + &text[range.clone()];
+                let base = range.start.saturating_sub(opener.len());
+                render_block(&source, base, markers, hidden, self.width, theme)
+            }
+            _ => render_block(
+                &text[range.clone()],
+                range.start,
+                markers,
+                hidden,
+                self.width,
+                theme,
+            ),
+        };
+        if segment.start == Start::Block && index > 0 && !lines.is_empty() {
+            lines.insert(0, RLine::blank());
+        }
+        lines
+    }
+
+    /// Cache the block `range`, which is complete.
+    fn complete_block(&mut self, text: &str, range: Range<usize>, start: Start, theme: &Theme) {
+        let index = self.segments.len();
+        let mut segment = self.segment(range, start);
+        let rows = self.render(text, &segment, index, theme);
+        segment.height = rows.len();
+        let start_row = self.completed_height();
+        self.segments.push(segment);
+        self.prefix.push(start_row);
+        self.rows_of.insert(index, rows);
+    }
+
+    /// Find blocks completed since the last call and cache them.
+    fn split_blocks(&mut self, text: &str, theme: &Theme) {
+        let bytes = text.as_bytes();
+        let mut scan = self.scan;
+        loop {
+            let rest = &bytes[scan.pos..];
+            let nl = memchr::memchr(b'\n', &rest[..rest.len().min(MAX_BLOCK + 1)]);
+            // An overlong line (ended or not) is cut where its first MAX_BLOCK bytes say, so the
+            // blocks are the same however the text arrived.
+            if nl.is_none() && rest.len() > MAX_BLOCK {
+                let cut = cut_in_line(text, scan.pos);
+                self.cut_block(text, &mut scan, cut, theme);
+                continue;
+            }
+            let Some(nl) = nl else { break };
+            let line_start = scan.pos;
+            let line = &text[line_start..line_start + nl];
+            scan.pos = line_start + nl + 1;
+            if let Some((c, n)) = scan.fence {
+                if let Some((c2, n2)) = fence_of(line)
+                    && c2 == c
+                    && n2 >= n
+                    && line
+                        .trim_start()
+                        .trim_start_matches(c as char)
+                        .trim()
+                        .is_empty()
+                {
+                    scan.fence = None;
+                }
+            } else if is_blank(line) {
+                scan.saw_blank = true;
+                continue;
+            } else {
+                let indented = line.starts_with([' ', '\t']);
+                if scan.saw_blank && !indented && line_start > scan.block_start {
+                    self.complete_block(text, scan.block_start..line_start, scan.block_kind, theme);
+                    scan.block_start = line_start;
+                    scan.block_kind = Start::Block;
+                }
+                scan.saw_blank = false;
+                if let Some(fence) = fence_of(line) {
+                    scan.fence = Some(fence);
+                }
+            }
+            if scan.pos - scan.block_start > MAX_BLOCK {
+                let cut = scan.pos;
+                self.cut_block(text, &mut scan, cut, theme);
+            }
+        }
+        // A partial line that starts a new block at column 0 after a blank line closes the block
+        // before it already.
+        if scan.fence.is_none()
+            && scan.saw_blank
+            && scan.pos > scan.block_start
+            && text[scan.pos..]
+                .chars()
+                .next()
+                .is_some_and(|c| !c.is_whitespace())
+        {
+            self.complete_block(text, scan.block_start..scan.pos, scan.block_kind, theme);
+            scan.block_start = scan.pos;
+            scan.block_kind = Start::Block;
+            scan.saw_blank = false;
+        }
+        self.scan = scan;
+    }
+
+    /// Complete the open block at byte `cut` (it grew past [`MAX_BLOCK`]); the rest continues it.
+    fn cut_block(&mut self, text: &str, scan: &mut ScanState, cut: usize, theme: &Theme) {
+        self.complete_block(text, scan.block_start..cut, scan.block_kind, theme);
+        scan.block_start = cut;
+        scan.pos = scan.pos.max(cut);
+        scan.block_kind = match scan.fence {
+            Some((c, n)) => Start::InFence(c, n),
+            None => Start::Continued,
+        };
+    }
+
+    /// Rows `top..top + count` (fewer at the end). Rows of blocks not kept (see
+    /// [`AnswerView::show`]) come out blank.
+    pub fn rows(&self, top: usize, count: usize) -> impl Iterator<Item = &RLine> {
+        let mut out: Vec<&RLine> = Vec::with_capacity(count.min(256));
+        let mut index = self.segment_at(top);
+        let mut skip = if index < self.segments.len() {
+            top - self.prefix[index]
+        } else {
+            top - self.completed_height()
+        };
+        while out.len() < count {
+            let (rows, height) = match self.segments.get(index) {
+                Some(segment) => (self.rows_of.get(&index), segment.height),
+                None => match &self.tail {
+                    Some((segment, rows)) if index == self.segments.len() => {
+                        (Some(rows), segment.height)
+                    }
+                    _ => break,
+                },
+            };
+            let wanted = (count - out.len()).min(height.saturating_sub(skip));
+            match rows {
+                Some(rows) => out.extend(rows.iter().skip(skip).take(wanted)),
+                None => out.extend(std::iter::repeat_n(&BLANK, wanted)),
+            }
+            skip = 0;
+            index += 1;
+        }
+        out.into_iter()
+    }
+
+    /// The first row showing raw byte `pos` (or the nearest row before it); the block's first row
+    /// when its rows are not kept.
+    pub fn row_of_byte(&self, pos: usize) -> Option<usize> {
+        let seg_index = self.segments.partition_point(|s| s.range.end <= pos);
+        let (rows, base) = match self.segments.get(seg_index) {
+            Some(_) => match self.rows_of.get(&seg_index) {
+                Some(rows) => (rows, self.prefix[seg_index]),
+                None => return Some(self.prefix[seg_index]),
+            },
+            None => (&self.tail.as_ref()?.1, self.completed_height()),
+        };
+        if let Some(i) = rows.iter().position(|l| l.covers(pos)) {
+            return Some(base + i);
+        }
+        // Not an exact hit (markup): the last row whose text starts before `pos`.
+        let mut best = None;
+        for (i, line) in rows.iter().enumerate() {
+            if line.max_src().is_some_and(|end| end <= pos) {
+                best = Some(i);
+            }
+        }
+        Some(base + best.unwrap_or(0))
+    }
+
+    /// The row just after the completed block holding raw byte `pos`: where something drawn after
+    /// that block (a chart) goes. `None` while that block is still open, or past the text.
+    pub fn block_end_row(&self, pos: usize) -> Option<usize> {
+        let index = self.segments.partition_point(|s| s.range.end <= pos);
+        let segment = self.segments.get(index)?;
+        Some(self.prefix[index] + segment.height)
+    }
+
+    /// Like [`AnswerView::row_of_byte`], exact: the block holding `pos` is wrapped again when its
+    /// rows were let go.
+    pub fn locate(&mut self, text: &str, pos: usize, theme: &Theme) -> Option<usize> {
+        let seg_index = self.segments.partition_point(|s| s.range.end <= pos);
+        if seg_index < self.segments.len() && self.known_len <= text.len() {
+            self.ensure_rows(text, seg_index, theme);
+        }
+        self.row_of_byte(pos)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,134 @@
+//! Drawing the answer pane from a laid-out [`AnswerFrame`]: the rows in view, the selected source's
+//! spans highlighted and the span `n`/`N` jumped to marked, and a scroll position hint. Reads its
+//! state and the app, writes nothing.
+
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+use super::super::sources::SourcesPane;
+use super::super::{pane_block, plain_lines, title};
+use super::AnswerPane;
+use super::layout::{AnswerBody, AnswerFrame, Part};
+use crate::styled::text::{Decorations, merge_ranges, to_line};
+use crate::tui::state::{App, Focus};
+
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    (pane, sources): (&AnswerPane, &SourcesPane),
+    prepared: &AnswerFrame,
+) {
+    let focused = app.focus == Focus::Answer;
+    let theme = &app.theme;
+    let folded_output = app
+        .current()
+        .is_some_and(|t| t.session.structured_output.is_some())
+        && !pane.structured_open.contains(&app.current_index());
+    let extra = match (prepared.more_below, focused && folded_output) {
+        _ if focused && prepared.chart_in_view.is_some() => {
+            Some("Enter: the chart full screen".to_owned())
+        }
+        (true, _) => Some("↓ more · G follows".to_owned()),
+        (false, true) => Some("Enter unfolds the structured output".to_owned()),
+        (false, false) => None,
+    };
+    let block = pane_block(title("Answer", extra, focused, theme), focused, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(body) = &prepared.body else {
+        return;
+    };
+    let height = inner.height as usize;
+    let lines = visible_lines(app, (pane, sources), body, height);
+    frame.render_widget(Paragraph::new(lines).style(theme.text()), inner);
+    if focused && body.total > height {
+        // A one-cell scroll position hint on the right border.
+        let pos = (body.top * (height.saturating_sub(1)))
+            .checked_div(pane.scroll.max_top())
+            .unwrap_or(0);
+        let x = area.x + area.width.saturating_sub(1);
+        let y = inner.y + pos.min(height - 1) as u16;
+        if let Some(cell) = frame.buffer_mut().cell_mut((x, y)) {
+            cell.set_symbol("┃")
+                .set_style(theme.accent().add_modifier(Modifier::BOLD));
+        }
+    }
+}
+
+/// The rows in view, the selected source's spans highlighted in the turn the panes show.
+fn visible_lines<'a>(
+    app: &'a App,
+    (pane, sources): (&'a AnswerPane, &SourcesPane),
+    body: &'a AnswerBody,
+    height: usize,
+) -> Vec<Line<'a>> {
+    let current = app.current_index();
+    let (highlights, focus_range) = selected_spans(app, pane, sources);
+    let deco = Decorations {
+        highlights: &highlights,
+        focus: focus_range.as_ref(),
+        selected: sources.selected_number(app),
+    };
+    let none = Decorations::default();
+    let top = body.top;
+    let mut lines: Vec<Line<'_>> = Vec::with_capacity(height);
+    let mut offset = 0;
+    for (turn_index, part, h) in &body.parts {
+        let (start, end) = (offset, offset + h);
+        offset = end;
+        if end <= top || start >= top + height {
+            continue;
+        }
+        let skip = top.saturating_sub(start);
+        let take = (top + height).min(end) - (start + skip);
+        match part {
+            Part::Rows(rows) | Part::Structured(rows) => {
+                lines.extend(plain_lines(&rows[skip..skip + take]));
+            }
+            Part::Chart(_, rows) => lines.extend(plain_lines(&rows[skip..skip + take])),
+            Part::Answer(i, rows) => {
+                let d = if *turn_index == current { &deco } else { &none };
+                let Some(view) = pane.views.get(&app.turns[*i].id) else {
+                    continue;
+                };
+                for row in view.rows(rows.start + skip, take) {
+                    lines.push(to_line(row, d, &app.theme));
+                }
+            }
+        }
+    }
+    lines
+}
+
+/// The raw byte ranges the selected source supports (merged), and the span `n`/`N` jumped to.
+fn selected_spans(
+    app: &App,
+    pane: &AnswerPane,
+    sources: &SourcesPane,
+) -> (Vec<Range<usize>>, Option<Range<usize>>) {
+    let current = app.current_index();
+    let highlights = match sources.selected_item(app) {
+        Some(item) => {
+            let turn = &app.turns[current];
+            merge_ranges(
+                app.item_citations(item)
+                    .into_iter()
+                    .filter_map(|i| turn.attribution.citations.get(i))
+                    .map(|c| c.bytes.clone())
+                    .collect(),
+            )
+        }
+        None => Vec::new(),
+    };
+    let focus_range = pane
+        .focus_span
+        .and_then(|i| app.turns.get(current)?.attribution.citations.get(i))
+        .map(|c| c.bytes.clone());
+    (highlights, focus_range)
+}

@@ -1,0 +1,93 @@
+//! The answer pane: every turn (question header, rendered answer with citation markers, structured
+//! output, charts, how it ended), following the bottom while streaming until the user scrolls up.
+//!
+//! [`AnswerPane`] is its state: the scroll position, each turn's answer as rows (kept here, not in
+//! the turn: the screen fills it), which structured outputs are unfolded, the span `n`/`N` marked,
+//! and the requests to bring a turn, a span or a structured output into view that the next
+//! [`prepare`] carries out (only it knows the rows). `layout` lays a frame out, [`draw`] draws it.
+
+mod draw;
+mod layout;
+
+use std::collections::{HashMap, HashSet};
+
+pub use draw::draw;
+pub use layout::{AnswerFrame, prepare, turn_label};
+
+use super::chart::ChartCache;
+use super::structured::StructuredCache;
+use crate::styled::text::AnswerView;
+use crate::tui::state::{App, Scroll};
+
+/// The answer pane's own state.
+#[derive(Debug, Default)]
+pub struct AnswerPane {
+    pub scroll: Scroll,
+    /// Turns whose structured output is unfolded (Enter on the answer), by index.
+    pub structured_open: HashSet<usize>,
+    /// The span `n`/`N` jumped to: index into the current turn's citations.
+    pub focus_span: Option<usize>,
+    /// Bring this turn's question to the top when the next frame is prepared (`[`/`]`).
+    pub scroll_to_turn: Option<usize>,
+    /// Bring this turn's structured output into view when the next frame is prepared.
+    pub scroll_to_structured: Option<usize>,
+    /// Bring this raw byte of the current turn's answer a third of the way down (`n`/`N`).
+    pub scroll_to_byte: Option<usize>,
+    /// Each turn's answer as rows, by [`crate::tui::state::Turn::id`].
+    views: HashMap<u64, AnswerView>,
+    structured: StructuredCache,
+    charts: ChartCache,
+}
+
+impl AnswerPane {
+    /// Turn `index`'s structured output unfolded, or folded again; unfolding brings it into view.
+    /// Nothing when that turn has none.
+    pub fn toggle_structured(&mut self, app: &App, index: usize) {
+        if app
+            .turns
+            .get(index)
+            .is_none_or(|t| t.session.structured_output.is_none())
+        {
+            return;
+        }
+        if !self.structured_open.remove(&index) {
+            self.structured_open.insert(index);
+            self.scroll_to_structured = Some(index);
+        }
+    }
+
+    /// Mark citation `citation` of the turn shown and scroll to it.
+    pub fn jump_to_citation(&mut self, app: &App, citation: usize) {
+        self.focus_span = Some(citation);
+        if let Some(c) = app
+            .current()
+            .and_then(|t| t.attribution.citations.get(citation))
+        {
+            self.scroll_to_byte = Some(c.bytes.start);
+        }
+    }
+
+    /// Trade the rows kept between frames with `other`'s.
+    pub fn swap_rows(&mut self, other: &mut AnswerPane) {
+        std::mem::swap(&mut self.views, &mut other.views);
+        std::mem::swap(&mut self.structured, &mut other.structured);
+        std::mem::swap(&mut self.charts, &mut other.charts);
+    }
+
+    /// A new turn is shown: follow it as it streams, nothing marked.
+    pub fn new_turn(&mut self) {
+        self.focus_span = None;
+        self.scroll.follow = true;
+    }
+
+    /// Another conversation replaced this one: the answer from the top, nothing unfolded or marked.
+    /// (The rows kept are by turn id, so they never mix the two up.)
+    pub fn replaced(&mut self) {
+        self.scroll = Scroll::default();
+        self.structured_open.clear();
+        self.focus_span = None;
+        self.scroll_to_turn = None;
+        self.scroll_to_structured = None;
+        self.scroll_to_byte = None;
+    }
+}

@@ -1,0 +1,382 @@
+//! Carrying out an [`Action`]: [`Ui::update`] changes the app and the panes and returns the
+//! [`Effect`] the event loop must carry out, if any.
+
+use crossterm::event::KeyEvent;
+
+use super::Ui;
+use crate::model::stream_end::StreamEnd;
+use crate::render::sanitize::is_unsafe;
+use crate::styled::text::clean;
+use crate::tui::state::app::{Mode, STILL_WATCHING};
+use crate::tui::state::{Action, Effect, Focus, Popup, Severity};
+
+impl Ui {
+    /// Apply an action; returns a side effect for the loop, if any.
+    pub fn update(&mut self, action: Action) -> Option<Effect> {
+        let pending_q = self.before(&action);
+        match action {
+            Action::Quit => return self.quit_or_confirm(pending_q),
+            Action::Interrupt => {
+                if self.stream_running || self.in_progress() {
+                    self.cancel();
+                    return Some(Effect::Cancel);
+                }
+                self.quit = true;
+                return Some(Effect::Quit);
+            }
+            Action::FocusNext => {
+                self.set_focus(self.focus.step(true, self.facts.narrow, self.shows_plan()))
+            }
+            Action::FocusPrev => {
+                self.set_focus(self.focus.step(false, self.facts.narrow, self.shows_plan()))
+            }
+            Action::Resize(grow) => {
+                let narrow = self.facts.narrow;
+                return self.app.resize_focused(grow, narrow);
+            }
+            Action::Zoom => self.toggle_zoom(),
+            Action::Focus(focus) => self.set_focus(focus),
+            Action::Help => self.toggle_help(),
+            Action::Escape => self.escape(),
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::PageUp => self.page(-1),
+            Action::PageDown => self.page(1),
+            Action::Top => self.jump_to_edge(false),
+            Action::Bottom => self.jump_to_edge(true),
+            Action::Enter => return self.enter(),
+            Action::RawJson => self.raw_json(),
+            Action::NextSpan => self.jump_span(true),
+            Action::PrevSpan => self.jump_span(false),
+            Action::OpenUrl | Action::CopyUrl => return self.source_url(action == Action::OpenUrl),
+            Action::Export => return Some(Effect::Export),
+            Action::Turn(forward) => self.view_turn(forward),
+            Action::Sessions => return self.sessions(),
+            Action::Filter => {
+                if let Some(picker) = self.picker_mut() {
+                    picker.start_filter();
+                }
+            }
+            Action::Ids => self.popup = Some(Popup::Ids { scroll: 0 }),
+            Action::Click(spot) => return self.click(spot),
+            Action::Wheel(spot, rows) => self.wheel(spot, rows),
+            Action::Mouse => return Some(self.toggle_mouse()),
+            Action::Retry => return self.retry(),
+            Action::Submit => return self.submit(),
+            Action::Newline => self.panes.prompt.editor.insert_newline(),
+            Action::Edit(key) => self.edit(key),
+            Action::Type(key) => self.type_key(key, pending_q),
+            // A paste into the picker's filter is typed into it (on one line).
+            Action::Paste(text) if self.picker_typing() => {
+                if let Some(picker) = self.picker_mut() {
+                    picker.paste_filter(&text);
+                }
+            }
+            // A paste behind a popup, or where nothing can be asked, goes nowhere.
+            Action::Paste(_) if self.popup.is_some() || !self.can_ask => {}
+            Action::Paste(text) => self.paste(&text),
+        }
+        None
+    }
+
+    /// What every action does first; whether a `q` was waiting for its confirmation (only another
+    /// `q`, or typing, uses it).
+    fn before(&mut self, action: &Action) -> bool {
+        // Where the last frame showed the open popup scrolled to (within its rows) is where its
+        // keys scroll from.
+        if let (Some(top), Some(popup)) = (self.facts.popup_scroll.take(), &mut self.app.popup) {
+            popup.set_scroll(top);
+        }
+        // Any key clears a transient message.
+        if !matches!(action, Action::Edit(_) | Action::Paste(_)) {
+            self.app.message = None;
+        }
+        // Keys move selections into view again; the wheel scrolls away from them.
+        if !matches!(action, Action::Wheel(..)) {
+            self.panes.reveal_selection = true;
+        }
+        std::mem::take(&mut self.app.confirm_quit)
+    }
+
+    /// A key for the prompt's editor, or the sessions picker's filter while it is typed.
+    fn edit(&mut self, key: KeyEvent) {
+        match self.app.picker_mut() {
+            Some(picker) => picker.edit_filter(key),
+            None => {
+                self.panes.prompt.editor.input(key);
+            }
+        }
+    }
+
+    /// A character typed in a pane: it goes to the prompt, with the `q` that waited for its
+    /// confirmation before it.
+    fn type_key(&mut self, key: KeyEvent, pending_q: bool) {
+        self.set_focus(Focus::Prompt);
+        if pending_q {
+            self.panes.prompt.editor.insert_char('q');
+        }
+        self.panes.prompt.editor.input(key);
+    }
+
+    /// `q`: quit; while a stream runs, only when pressed again (one `q` says how).
+    fn quit_or_confirm(&mut self, confirmed: bool) -> Option<Effect> {
+        // A watched stream goes on in its own process: quitting here loses nothing.
+        if confirmed || self.watching || !(self.stream_running || self.in_progress()) {
+            self.quit = true;
+            return Some(Effect::Quit);
+        }
+        self.confirm_quit = true;
+        self.app.set_message(
+            "still answering — q again quits (what arrived is kept), any other key stays",
+            Severity::Warning,
+        );
+        None
+    }
+
+    /// `?`: open the help, or close it.
+    fn toggle_help(&mut self) {
+        self.popup = match self.popup {
+            Some(Popup::Help { .. }) => None,
+            _ => Some(Popup::Help { scroll: 0 }),
+        };
+    }
+
+    /// Esc: clear the picker's filter, else close the popup, else drop the focused span, else (in
+    /// Sources) the selection.
+    fn escape(&mut self) {
+        if let Some(picker) = self.picker_mut()
+            && picker.typing()
+        {
+            picker.clear_filter();
+            return;
+        }
+        if self.app.popup.take().is_none()
+            && self.panes.answer.focus_span.take().is_none()
+            && self.focus == Focus::Sources
+        {
+            self.panes.sources.selected = None;
+        }
+    }
+
+    /// `o` (`open`) or `y`: the URL of the source the popup shows, else of the selected one; in the
+    /// ids popup `y` copies the checkpoint id.
+    fn source_url(&mut self, open: bool) -> Option<Effect> {
+        if matches!(
+            self.popup,
+            Some(Popup::Sessions { .. } | Popup::Chart { .. })
+        ) {
+            return None;
+        }
+        if let Some(Popup::Json { turn, .. }) = self.popup {
+            let output = self.turns.get(turn)?.session.structured_output.as_ref()?;
+            let json = serde_json::to_string_pretty(&output.content).unwrap_or_default();
+            return (!open).then_some(Effect::Copy(json));
+        }
+        if matches!(self.popup, Some(Popup::Ids { .. })) {
+            let checkpoint = self.current().and_then(|t| t.checkpoint_id());
+            return match (open, checkpoint) {
+                (false, Some(checkpoint)) => Some(Effect::Copy(checkpoint.to_owned())),
+                _ => None,
+            };
+        }
+        let Some(item) = self.url_target() else {
+            self.app
+                .set_message("select a source first (c, then j/k)", Severity::Warning);
+            return None;
+        };
+        let Some(url) = self.item_url(item) else {
+            self.app
+                .set_message("this source has no URL", Severity::Warning);
+            return None;
+        };
+        if url.trim().starts_with("custom://") {
+            self.app.set_message(
+                format!(
+                    "{} is a custom document (your own data): no web page to open",
+                    clean(url.trim())
+                ),
+                Severity::Info,
+            );
+            return None;
+        }
+        let resolved = self.open_url_of(&url);
+        if !open {
+            return Some(Effect::Copy(resolved.unwrap_or(url)));
+        }
+        match resolved {
+            Some(url) => Some(Effect::Open(url)),
+            None => {
+                self.app.set_message(
+                    "this source's URL does not open in a browser",
+                    Severity::Warning,
+                );
+                None
+            }
+        }
+    }
+
+    /// `s`: the saved sessions picker (closes it when open).
+    fn sessions(&mut self) -> Option<Effect> {
+        if matches!(self.popup, Some(Popup::Sessions { .. })) {
+            self.popup = None;
+            return None;
+        }
+        if !self.can_ask {
+            self.app.set_message(
+                "replay mode: saved sessions open with `research-tui open <ID>`",
+                Severity::Info,
+            );
+            return None;
+        }
+        Some(Effect::ListSessions)
+    }
+
+    /// Pasted text goes into the prompt (focusing it), line breaks kept (terminals send them as CR),
+    /// control and unsafe characters left out.
+    fn paste(&mut self, text: &str) {
+        let clean: String = text
+            .replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .chars()
+            .filter(|&c| c == '\n' || !(c.is_control() || is_unsafe(c)))
+            .collect();
+        self.panes.prompt.editor.insert_str(clean);
+        if self.focus != Focus::Prompt {
+            self.set_focus(Focus::Prompt);
+        }
+    }
+
+    fn view_turn(&mut self, forward: bool) {
+        let n = self.turns.len();
+        if n < 2 {
+            self.app.set_message("only one turn so far", Severity::Info);
+            return;
+        }
+        let current = self.current_index();
+        let next = if forward {
+            (current + 1).min(n - 1)
+        } else {
+            current.saturating_sub(1)
+        };
+        self.app.viewed_turn = (next != n - 1).then_some(next);
+        self.panes.sources.new_turn();
+        self.panes.answer.focus_span = None;
+        self.panes.activity.selected = None;
+        self.panes.activity.expanded.clear();
+        self.panes.plan.scroll.top = 0;
+        self.panes.answer.scroll_to_turn = Some(next);
+        let text = if next + 1 == n {
+            "the newest turn again".to_owned()
+        } else {
+            "the panes show an earlier turn · a question now branches from it".to_owned()
+        };
+        self.app.set_message(text, Severity::Info);
+    }
+
+    /// Where a source URL opens: absolute as it is, relative against the API base (for providers
+    /// that write relative links), `custom://` nowhere.
+    pub fn open_url_of(&self, url: &str) -> Option<String> {
+        crate::wire::provider::open_url(self.provider, url, self.api_base.as_deref())
+    }
+
+    /// `r`: the selected turn (the newest unless `[`/`]` picked one) again, when it did not finish.
+    fn retry(&mut self) -> Option<Effect> {
+        let index = self.current_index();
+        let Some(turn) = self.turns.get(index) else {
+            self.app.set_message("nothing to retry yet", Severity::Info);
+            return None;
+        };
+        if !self.can_ask {
+            self.app
+                .set_message("replay mode: nothing to retry against", Severity::Warning);
+            return None;
+        }
+        if self.in_progress() {
+            self.app.set_message(
+                "still answering — wait, or Ctrl-C to cancel first",
+                Severity::Warning,
+            );
+            return None;
+        }
+        if !turn.conn.can_retry() {
+            self.app.set_message(
+                format!(
+                    "turn {} is {}: ask a follow-up instead",
+                    index + 1,
+                    turn.conn.label()
+                ),
+                Severity::Info,
+            );
+            return None;
+        }
+        if turn.question.as_deref().is_none_or(|q| q.trim().is_empty()) {
+            self.app
+                .set_message("this turn has no question to ask again", Severity::Warning);
+            return None;
+        }
+        Some(Effect::Retry(index))
+    }
+
+    /// Ctrl-C: the turn ends as cancelled; [`Effect::Cancel`] has the conversation stop its stream.
+    fn cancel(&mut self) {
+        self.stream_running = false;
+        let watched = std::mem::take(&mut self.watching);
+        if let Some(turn) = self.turns.last_mut()
+            && turn.conn.in_progress()
+        {
+            turn.end(if watched {
+                StreamEnd::Cut {
+                    reason:
+                        "no longer followed here; it goes on in its own process (s opens it again)"
+                            .into(),
+                }
+            } else {
+                StreamEnd::Cancelled
+            });
+        }
+        if self.can_ask {
+            self.focus = Focus::Prompt;
+        }
+        let message = if watched {
+            "stopped watching — the session goes on in its own process; Ctrl-C again quits"
+        } else {
+            "cancelled — Ctrl-C again quits"
+        };
+        self.app.set_message(message, Severity::Warning);
+    }
+
+    fn submit(&mut self) -> Option<Effect> {
+        let text = self.panes.prompt.text();
+        let question = text.trim();
+        if question.is_empty() {
+            return None;
+        }
+        if !self.can_ask {
+            self.app.set_message(
+                "replay mode: follow-ups need a server (run `research-tui --demo`)",
+                Severity::Warning,
+            );
+            return None;
+        }
+        if self.mode == Mode::Watch {
+            // `watch` before any session started: the question stays for when one has.
+            self.app.set_message(
+                "nothing to follow up yet: no session has started",
+                Severity::Info,
+            );
+            return None;
+        }
+        if self.in_progress() {
+            let wait = if self.watching {
+                STILL_WATCHING
+            } else {
+                "still answering — wait, or Ctrl-C to cancel first"
+            };
+            self.app.set_message(wait, Severity::Warning);
+            return None;
+        }
+        let question = question.to_owned();
+        self.reset_prompt();
+        Some(Effect::Ask(question))
+    }
+}
