@@ -186,11 +186,18 @@ pub struct Chart {
     pub view: ChartCache,
 }
 
-/// A chart's interpretation, computed on first use and shared by clones; never part of equality.
-#[derive(Debug, Clone, Default)]
+/// A chart's interpretation, computed on first use and shared by clones; never part of equality
+/// or of the chart's debug output (a cache filled by drawing is not a change of state).
+#[derive(Clone, Default)]
 pub struct ChartCache(
     pub(crate) std::sync::Arc<std::sync::OnceLock<crate::model::chart::ChartView>>,
 );
+
+impl std::fmt::Debug for ChartCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ChartCache")
+    }
+}
 
 impl PartialEq for ChartCache {
     fn eq(&self, _: &ChartCache) -> bool {
