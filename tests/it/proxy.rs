@@ -190,7 +190,7 @@ pub(crate) async fn demo_agent() -> SocketAddr {
 }
 
 pub(crate) fn http() -> reqwest::Client {
-    reqwest::Client::builder()
+    research_tui::agent::http::client_builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
         .build()
