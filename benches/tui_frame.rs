@@ -154,7 +154,7 @@ fn app_with_charts() -> Ui {
                 title: Some(format!("Chart {i}")),
                 start: Some(20),
                 end: Some(60 + i as u64),
-                spec: Some(spec),
+                spec: Some(spec.into()),
                 ..Chart::default()
             })
         })

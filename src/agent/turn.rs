@@ -59,6 +59,19 @@ pub fn set_max_answer_bytes(bytes: usize) {
     MAX_ANSWER_BYTES.store(bytes.max(1), Ordering::Relaxed);
 }
 
+/// The answer limit of this process (`--max-answer-mib`).
+pub fn max_answer_bytes() -> usize {
+    MAX_ANSWER_BYTES.load(Ordering::Relaxed)
+}
+
+/// Why an answer was cut at `bytes`, as every command says it.
+pub fn answer_limit_reason(bytes: usize) -> String {
+    format!(
+        "the answer passed {}, the limit set by --max-answer-mib",
+        describe_limit(bytes)
+    )
+}
+
 /// The answer limit as the user gave it.
 fn describe_limit(bytes: usize) -> String {
     if bytes.is_multiple_of(1 << 20) {
@@ -162,10 +175,7 @@ impl<R: TurnRecorder> TurnDriver<R> {
                 stream.cancel();
             }
             let cut = StreamEnd::Cut {
-                reason: format!(
-                    "the answer passed {}, the limit set by --max-answer-mib",
-                    describe_limit(self.max_answer)
-                ),
+                reason: answer_limit_reason(self.max_answer),
             };
             target.apply_update(StreamUpdate::Ended(cut.clone()));
             end = Some(cut);

@@ -24,6 +24,10 @@ pub struct ProxyArgs {
     /// bigdata=http://127.0.0.1:8787 for the demo agent.
     #[arg(long, value_name = "NAME=URL", value_parser = parse_upstream)]
     pub upstream: Vec<(Provider, String)>,
+    /// Serve requests a web page at this origin sends (repeatable), e.g. http://localhost:3000.
+    /// Requests carrying any other `Origin` header are refused: a page could spend your key.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
 }
 
 /// `NAME=URL`: a provider's name and an http(s) base URL.
@@ -44,8 +48,22 @@ fn parse_upstream(s: &str) -> Result<(Provider, String), String> {
                 names.join(", ")
             )
         })?;
-    check_base_url(url).map_err(|why| format!("{url:?} is not a base URL: {why}"))?;
-    Ok((provider, url.trim().to_owned()))
+    let url = without_credentials(url.trim());
+    check_base_url(&url).map_err(|why| format!("{url:?} is not a base URL: {why}"))?;
+    Ok((provider, url))
+}
+
+/// `url` without a user name and password (`https://user:pass@host` → `https://host`): they
+/// would be saved with every session and printed; a client sends its own credentials.
+fn without_credentials(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
+        None => url.to_owned(),
+    }
 }
 
 /// `research-tui proxy`: run the recording proxy until Ctrl-C.
@@ -62,6 +80,8 @@ pub fn run_cli(args: ProxyArgs) -> ExitCode {
         .fold(ProxyConfig::new(store), |config, (provider, url)| {
             config.with_upstream(*provider, url)
         });
+    let mut config = config;
+    config.allowed_origins = args.allow_origin.clone();
     let exit = runtime.block_on(async move {
         let wanted = SocketAddr::new(args.bind, args.port);
         let (addr, task) = match spawn(config.clone(), wanted).await {
@@ -94,4 +114,23 @@ pub fn run_cli(args: ProxyArgs) -> ExitCode {
     // Recorders still saving a turn get a moment to write down how it ended.
     runtime.shutdown_timeout(Duration::from_secs(2));
     exit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_upstream_keeps_no_user_name_or_password() {
+        assert_eq!(
+            without_credentials("https://user:pa@ss@api.example/v1?x=@"),
+            "https://api.example/v1?x=@"
+        );
+        assert_eq!(
+            without_credentials("http://127.0.0.1:8787"),
+            "http://127.0.0.1:8787"
+        );
+        let (_, url) = parse_upstream("openai=https://me:SECRET@api.openai.com").unwrap();
+        assert_eq!(url, "https://api.openai.com");
+    }
 }

@@ -5,19 +5,20 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::model::session::Session;
-use crate::render::{Format, render_sized};
-use crate::wire::input::read_session;
+use crate::render::{Format, write_sized};
+use crate::wire::input::read_session_limited;
 use crate::wire::provider::Provider;
 
 /// Render `file` in `format`; parse errors are reported on stderr, the rendering still printed.
 /// Input without a single event (an HTML page, an empty file) is an error, and so is input whose
 /// events no provider's format reads: nothing is printed.
 pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCode {
+    let limit = crate::agent::turn::max_answer_bytes();
     let result = if file == "-" {
-        read_session(std::io::stdin().lock(), provider)
+        read_session_limited(std::io::stdin().lock(), provider, limit)
     } else {
         match std::fs::File::open(PathBuf::from(file)) {
-            Ok(f) => read_session(f, provider),
+            Ok(f) => read_session_limited(f, provider, limit),
             Err(e) => {
                 eprintln!(
                     "research-tui: cannot open {}: {e}",
@@ -28,7 +29,7 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
         }
     };
     match result {
-        Ok((session, errors)) => {
+        Ok((session, errors, cut)) => {
             for error in errors {
                 eprintln!("research-tui: {error}");
             }
@@ -36,16 +37,33 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
                 eprintln!("{line}");
                 return ExitCode::from(1);
             }
-            use std::io::Write;
-            let mut stdout = std::io::stdout().lock();
-            if let Err(e) =
-                stdout.write_all(render_sized(&session, format, output_width()).as_bytes())
+            let reason = cut.then(|| crate::agent::turn::answer_limit_reason(limit));
+            let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            let written = match (&reason, format) {
+                (Some(reason), Format::Json) => {
+                    let attribution = crate::model::citations::Attribution::resolve(&session, true);
+                    crate::render::json::write(
+                        &session,
+                        &attribution,
+                        Some(("incomplete", reason)),
+                        stdout,
+                    )
+                }
+                _ => write_sized(&session, format, output_width(), stdout),
+            };
+            if let Err(e) = written
                 && e.kind() != std::io::ErrorKind::BrokenPipe
             {
                 eprintln!("research-tui: {e}");
                 return ExitCode::from(1);
             }
-            ExitCode::SUCCESS
+            match reason {
+                Some(reason) => {
+                    eprintln!("research-tui: {reason}: rendered as far as that");
+                    ExitCode::from(5)
+                }
+                None => ExitCode::SUCCESS,
+            }
         }
         Err(e) => {
             eprintln!("research-tui: reading {file}: {e}");

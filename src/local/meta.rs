@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::local::session_files::{replace_file, writer_alive};
+use crate::local::session_files::{is_real_dir, open_regular, replace_file, writer_alive};
 use crate::local::turn_status::TurnStatus;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -80,11 +80,36 @@ impl SessionMeta {
 /// The name of a session's meta file.
 const META: &str = "meta.json";
 
-/// The meta of the session in `dir`, as it is on disk.
+/// The meta of the session in `dir`, as it is on disk: only from a real folder (not a link to
+/// one), a regular `meta.json` of at most [`MAX_META_BYTES`], whose id is the folder's name (a
+/// meta naming another session must not send writes there).
 pub(crate) fn read_meta(dir: &Path) -> io::Result<SessionMeta> {
-    serde_json::from_slice(&std::fs::read(dir.join(META))?)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    use std::io::Read;
+    let invalid = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
+    // A folder that is not there is not found; one that is a link (or a file) is refused.
+    std::fs::symlink_metadata(dir)?;
+    if !is_real_dir(dir) {
+        return Err(invalid(format!(
+            "{} is not a session folder",
+            dir.display()
+        )));
+    }
+    let mut bytes = Vec::new();
+    open_regular(&dir.join(META), MAX_META_BYTES)?
+        .take(MAX_META_BYTES)
+        .read_to_end(&mut bytes)?;
+    let meta: SessionMeta = serde_json::from_slice(&bytes).map_err(|e| invalid(e.to_string()))?;
+    if dir.file_name().and_then(|n| n.to_str()) != Some(meta.id.as_str()) {
+        return Err(invalid(format!(
+            "the meta.json in {} names another session",
+            dir.display()
+        )));
+    }
+    Ok(meta)
 }
+
+/// The largest `meta.json` read (a session of thousands of turns is a few megabytes).
+const MAX_META_BYTES: u64 = 8 << 20;
 
 /// The meta of the session in `dir`, every turn whose writer died while it streamed marked cut.
 pub(crate) fn read_settled_meta(dir: &Path) -> io::Result<SessionMeta> {

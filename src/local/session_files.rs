@@ -37,26 +37,102 @@ impl SessionLock {
     pub fn acquire(dir: &Path) -> io::Result<SessionLock> {
         let file = Self::open(dir)?;
         file.lock()?;
-        Ok(SessionLock { _file: file })
+        Ok(SessionLock::held(file))
+    }
+
+    /// The lock taken: the holder's process id written in it, for whoever waits.
+    fn held(mut file: File) -> SessionLock {
+        let _ = file.set_len(0);
+        let _ = write!(file, "{}", std::process::id());
+        SessionLock { _file: file }
     }
 
     /// The lock of the session in `dir` when nobody holds it now (`None` when somebody does).
     pub fn try_acquire(dir: &Path) -> io::Result<Option<SessionLock>> {
         let file = Self::open(dir)?;
         match file.try_lock() {
-            Ok(()) => Ok(Some(SessionLock { _file: file })),
+            Ok(()) => Ok(Some(SessionLock::held(file))),
             Err(std::fs::TryLockError::WouldBlock) => Ok(None),
             Err(std::fs::TryLockError::Error(e)) => Err(e),
         }
     }
 
+    /// Wait up to [`LOCK_PATIENCE`] for the lock of the session in `dir`; past it, an error that
+    /// says which process holds it (a stopped writer must not stop every other one).
+    pub fn acquire_promptly(dir: &Path) -> io::Result<SessionLock> {
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(lock) = Self::try_acquire(dir)? {
+                return Ok(lock);
+            }
+            if start.elapsed() > LOCK_PATIENCE {
+                let holder = std::fs::read_to_string(dir.join(SESSION_LOCK)).unwrap_or_default();
+                let holder = holder.trim();
+                let who = match holder.parse::<u32>() {
+                    Ok(pid) => format!("process {pid}"),
+                    Err(_) => "another process".to_owned(),
+                };
+                return Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    format!(
+                        "the session is locked by {who}, which has not let go for {} s (stopped?)",
+                        LOCK_PATIENCE.as_secs()
+                    ),
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// The lock file, never through a link: a `.lock` that is a symlink is refused.
     fn open(dir: &Path) -> io::Result<File> {
-        OpenOptions::new()
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(dir.join(SESSION_LOCK))
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(dir.join(SESSION_LOCK))?;
+        if !file.metadata()?.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the session lock is not a regular file",
+            ));
+        }
+        Ok(file)
     }
+}
+
+/// How long a writer waits for a session's lock before it says who holds it and gives up.
+pub const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// `path` opened for reading when it is a regular file of at most `max` bytes: never through a
+/// symlink, and never a FIFO or device (which would block, or never end).
+pub fn open_regular(path: &Path, max: u64) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    if meta.len() > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is larger than {max} bytes", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
+/// `dir` is a session folder the store could have made: a real directory, not a link to one.
+pub fn is_real_dir(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_dir())
 }
 
 /// A turn's lock, held by its writer while the turn streams. Dropping it removes the lock file and
@@ -70,11 +146,13 @@ pub struct TurnLock {
 impl TurnLock {
     /// Take the lock of turn file `stream_file` in `dir` (its writer just created that file).
     pub fn acquire(dir: &Path, stream_file: &str) -> io::Result<TurnLock> {
+        use std::os::unix::fs::OpenOptionsExt;
         let path = turn_lock_path(dir, stream_file);
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&path)?;
         file.try_lock().map_err(|e| match e {
             std::fs::TryLockError::WouldBlock => {
@@ -104,7 +182,7 @@ pub fn writer_alive(dir: &Path, stream_file: &str) -> bool {
     if !is_plain_name(stream_file) {
         return false;
     }
-    let file = match File::open(turn_lock_path(dir, stream_file)) {
+    let file = match open_regular(&turn_lock_path(dir, stream_file), 1 << 10) {
         Ok(file) => file,
         Err(e) => return e.kind() != io::ErrorKind::NotFound,
     };

@@ -13,7 +13,6 @@
 //! `streaming` whose writer died (its turn lock is free) is read as cut, and saved so by the next
 //! writer of the session.
 
-use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -23,7 +22,7 @@ use crate::agent::client::RawSink;
 use crate::agent::turn::TurnRecorder;
 use crate::local::meta::{SessionMeta, TurnMeta, newest_first, read_settled_meta, write_meta};
 use crate::local::session_files::{
-    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, writer_alive,
+    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, open_regular, writer_alive,
 };
 use crate::local::summary;
 use crate::local::timestamp::{compact_stamp, rfc3339};
@@ -44,6 +43,9 @@ impl Default for SessionStore {
         Self::new(crate::local::config::data_dir().join("sessions"))
     }
 }
+
+/// The largest turn file read back (the decoder bounds each event; this bounds the file).
+pub(crate) const MAX_TURN_BYTES: u64 = 4 << 30;
 
 impl SessionStore {
     pub fn new(root: impl Into<PathBuf>) -> Self {
@@ -158,7 +160,7 @@ impl SavedSession {
         &mut self,
         change: impl FnOnce(&mut SessionMeta) -> io::Result<R>,
     ) -> io::Result<R> {
-        let _lock = SessionLock::acquire(&self.dir)?;
+        let _lock = SessionLock::acquire_promptly(&self.dir)?;
         let mut meta = read_settled_meta(&self.dir)?;
         let out = change(&mut meta)?;
         write_meta(&self.dir, &meta)?;
@@ -331,7 +333,7 @@ impl SavedSession {
     /// Rebuild `turn` from its raw stream file (as much as there is).
     pub fn replay_turn(&self, turn: &TurnMeta) -> Session {
         self.stream_path(turn)
-            .and_then(|path| File::open(path).ok())
+            .and_then(|path| open_regular(&path, MAX_TURN_BYTES).ok())
             .and_then(|f| read_session(f, self.provider()).ok())
             .map(|(session, _)| session)
             .unwrap_or_default()

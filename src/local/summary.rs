@@ -15,7 +15,7 @@
 //! summary or none. A reader that had to rebuild one saves it back when the session is settled (no
 //! turn streaming) and its lock is free at that moment; it never waits for a writer.
 
-use std::io;
+use std::io::{self, Read};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -23,8 +23,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::local::config::live_target;
 use crate::local::meta::{SessionMeta, newest_first, read_meta, settle};
-use crate::local::session_files::{SessionLock, is_plain_name, replace_file};
+use crate::local::session_files::{SessionLock, is_plain_name, open_regular, replace_file};
+use crate::local::store::MAX_TURN_BYTES;
 use crate::local::turn_status::TurnStatus;
+
+/// The largest `summary.json` read (it holds the start of each turn's answer).
+const MAX_SUMMARY_BYTES: u64 = 16 << 20;
 use crate::model::citations::Attribution;
 use crate::model::event::AgentEvent;
 use crate::wire::input::read_session_counting;
@@ -108,7 +112,12 @@ fn file_size(dir: &Path, name: &str) -> Option<u64> {
 
 /// The summary of `dir` on disk, whatever its freshness.
 fn read_summary(dir: &Path) -> Option<SessionSummary> {
-    serde_json::from_slice(&std::fs::read(dir.join(SUMMARY)).ok()?).ok()
+    let mut bytes = Vec::new();
+    open_regular(&dir.join(SUMMARY), MAX_SUMMARY_BYTES)
+        .ok()?
+        .read_to_end(&mut bytes)
+        .ok()?;
+    serde_json::from_slice(&bytes).ok()
 }
 
 /// Summarise turn file `stream_file` of `dir`, read as a stream: the answer is not kept beyond its
@@ -116,7 +125,7 @@ fn read_summary(dir: &Path) -> Option<SessionSummary> {
 fn summarise_turn(dir: &Path, stream_file: &str, provider: Provider) -> TurnSummary {
     let file = Some(stream_file)
         .filter(|name| is_plain_name(name))
-        .and_then(|name| std::fs::File::open(dir.join(name)).ok());
+        .and_then(|name| open_regular(&dir.join(name), MAX_TURN_BYTES).ok());
     let bytes = file
         .as_ref()
         .and_then(|f| f.metadata().ok())

@@ -4,7 +4,6 @@
 use axum::http::{HeaderMap, header};
 use serde_json::{Map, Value, json};
 
-use crate::wire::provider::asked::query_value;
 use crate::wire::provider::spec::{AuthHeader, ProviderSpec};
 use crate::wire::redact::Secret;
 
@@ -54,9 +53,8 @@ pub fn upstream_request(headers: &HeaderMap, recorded: bool) -> HeaderMap {
     kept
 }
 
-/// The client's key, from the header its provider takes it in (`Bearer` stripped), else from the
-/// query's `key` parameter (Google's APIs take it there too), to be masked in everything saved.
-pub fn client_key(spec: &ProviderSpec, headers: &HeaderMap, query: Option<&str>) -> Secret {
+/// The client's key, from the header its provider takes it in (`Bearer` stripped).
+fn client_key_text(spec: &ProviderSpec, headers: &HeaderMap) -> String {
     let value = headers
         .get(spec.auth.name())
         .and_then(|v| v.to_str().ok())
@@ -69,12 +67,75 @@ pub fn client_key(spec: &ProviderSpec, headers: &HeaderMap, query: Option<&str>)
             .map_or(value, |_| value[7..].trim()),
         AuthHeader::XApiKey | AuthHeader::XAuth | AuthHeader::XGoogApiKey => value,
     };
-    if key.is_empty()
-        && let Some(in_query) = query_value(query.unwrap_or_default(), "key")
-    {
-        return Secret::new(in_query.trim());
+    key.to_owned()
+}
+
+/// The shortest credential masked in what is saved: a shorter one (`Bearer a`) cannot be told
+/// apart from ordinary text, and masking it would change the recording (every `a`); it is still
+/// never saved as a header or query parameter.
+pub const MIN_MASKED: usize = 8;
+
+/// Every credential the request carried, to be masked wherever it could be echoed: the key in
+/// its provider's header, and the value of every header and query parameter whose name says it
+/// holds one (`x-api-key`, `X-Auth`, `api_key`, `key`, cookies…), each at least [`MIN_MASKED`]
+/// long.
+pub fn credentials(spec: &ProviderSpec, headers: &HeaderMap, query: Option<&str>) -> Secret {
+    let mut values: Vec<String> = vec![client_key_text(spec, headers)];
+    for (name, value) in headers {
+        if !names_a_credential(name.as_str()) {
+            continue;
+        }
+        let Ok(value) = value.to_str() else { continue };
+        values.push(value.to_owned());
+        // `Bearer x`, `Basic x`: the token alone; `a=x; b=y` (cookies): each value.
+        values.extend(value.split_whitespace().last().map(str::to_owned));
+        values.extend(
+            value
+                .split(';')
+                .filter_map(|c| Some(c.split_once('=')?.1.to_owned())),
+        );
     }
-    Secret::new(key)
+    for pair in query.unwrap_or_default().split('&') {
+        let Some((name, value)) = pair.split_once('=') else {
+            continue;
+        };
+        if names_a_credential(name) {
+            values.push(value.to_owned());
+            values.push(percent_decoded(value));
+        }
+    }
+    values
+        .iter()
+        .map(|v| v.trim())
+        .filter(|v| v.len() >= MIN_MASKED)
+        .fold(Secret::default(), |secret, value| secret.and(value))
+}
+
+/// `%XX` escapes and `+` decoded (a query parameter as the upstream reads it).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (b'+', _) => {
+                out.push(b' ');
+                i += 1;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A header, query parameter or field that may carry a credential, by its name.
@@ -166,7 +227,7 @@ mod tests {
             ("x-echo", "sk-live-SECRET-123456"),
             ("user-agent", "OpenAI/Python 1.0"),
         ]);
-        let key = client_key(Provider::OpenAI.spec(), &sent, None);
+        let key = credentials(Provider::OpenAI.spec(), &sent, None);
         let saved = saved_request(
             "POST",
             "/v1/responses",
@@ -182,13 +243,33 @@ mod tests {
     }
 
     #[test]
+    fn every_credential_of_eight_or_more_characters_is_masked_and_no_shorter_one() {
+        let sent = headers(&[
+            ("authorization", "Bearer a"),
+            ("x-api-key", "xak-0123456789"),
+            ("X-Auth", "xauth-0123456789"),
+            ("cookie", "session=cookie-0123456789; theme=dark"),
+        ]);
+        let key = credentials(
+            Provider::OpenAI.spec(),
+            &sent,
+            Some("api_key=qk-0123456789&key=k%2D0123456789&q=visible-text-long"),
+        );
+        let echoed = "a xak-0123456789 xauth-0123456789 cookie-0123456789 qk-0123456789 k-0123456789 visible-text-long dark";
+        assert_eq!(
+            key.redact(echoed),
+            "a ************** **************** ***************** ************* ************ visible-text-long dark"
+        );
+    }
+
+    #[test]
     fn a_gemini_key_is_found_in_its_header_or_in_the_query_and_never_saved() {
         let spec = Provider::Gemini.spec();
         let sent = headers(&[("x-goog-api-key", "AIzaHEADER-SECRET")]);
-        let key = client_key(spec, &sent, None);
+        let key = credentials(spec, &sent, None);
         assert!(!key.redact("AIzaHEADER-SECRET").contains("SECRET"));
         let none = headers(&[]);
-        let key = client_key(spec, &none, Some("alt=sse&key=AIza%2BQUERY-SECRET"));
+        let key = credentials(spec, &none, Some("alt=sse&key=AIza%2BQUERY-SECRET"));
         let saved = saved_request(
             "POST",
             "/v1beta/models/m:streamGenerateContent",

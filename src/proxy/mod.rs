@@ -14,6 +14,7 @@
 //! Built on axum (already the demo agent's server) and reqwest (the app's client, with its
 //! redirect policy and streaming body), so no new HTTP stack comes in.
 
+mod edges;
 mod headers;
 mod recorder;
 
@@ -50,6 +51,8 @@ pub struct ProxyConfig {
     pub store: SessionStore,
     /// How long a client may take to send a request's head before its connection is closed.
     pub header_read_timeout: Duration,
+    /// Web origins whose requests are served (`--allow-origin`); any other `Origin` is refused.
+    pub allowed_origins: Vec<String>,
 }
 
 impl ProxyConfig {
@@ -63,6 +66,7 @@ impl ProxyConfig {
             upstreams,
             store,
             header_read_timeout: crate::server::HEADER_READ_TIMEOUT,
+            allowed_origins: Vec::new(),
         }
     }
 
@@ -83,6 +87,9 @@ struct Proxy {
     /// One client per provider: loopback upstreams never go through an `HTTP(S)_PROXY`.
     clients: Vec<reqwest::Client>,
     in_flight: InFlight,
+    /// The address listened on: a `Host` naming it is this machine.
+    bound: std::net::IpAddr,
+    bodies: edges::BodyBudget,
 }
 
 /// Bind `addr` (port 0 picks a free one) and serve in the background: the bound address and the
@@ -97,13 +104,15 @@ pub async fn spawn(
         .collect::<Result<_, _>>()
         .map_err(std::io::Error::other)?;
     let header_timeout = config.header_read_timeout;
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
     let proxy = Arc::new(Proxy {
         config,
         clients,
         in_flight: InFlight::default(),
+        bound: bound.ip(),
+        bodies: edges::BodyBudget::default(),
     });
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let bound = listener.local_addr()?;
     let app = Router::new().fallback(forward).with_state(proxy);
     // Half-open and trickling clients are closed after the header timeout; every chunk goes out
     // the moment it is written (TCP_NODELAY).
@@ -146,17 +155,20 @@ fn research_endpoint(provider: Provider, method: &Method, own: &str) -> Option<&
 /// the recorder.
 async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
+    if let Some(refused) =
+        edges::refused(&parts.headers, proxy.bound, &proxy.config.allowed_origins)
+    {
+        return refused;
+    }
     let path = parts.uri.path().to_owned();
     let Some((provider, own)) = route(&path) else {
         return unknown_prefix(&path);
     };
-    let body = match axum::body::to_bytes(body, MAX_REQUEST_BYTES).await {
-        Ok(body) => body,
-        Err(e) => {
-            let why = format!("cannot read the request body: {e}");
-            return refusal(StatusCode::BAD_REQUEST, &why);
-        }
+    let read = match edges::read_body(body, MAX_REQUEST_BYTES, &proxy.bodies).await {
+        Ok(read) => read,
+        Err(refused) => return refused,
     };
+    let body = read.bytes.clone();
     let query = parts.uri.query();
     let research = research_endpoint(provider, &parts.method, own);
     let answer = match send(&proxy, provider, &parts, own, &body, research.is_some()).await {
@@ -173,7 +185,7 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
         research.filter(|_| is_stream || status.is_client_error() || status.is_server_error());
     let turn = recorded.map(|endpoint| {
         let spec = provider.spec();
-        let key = headers::client_key(spec, &parts.headers, query);
+        let key = headers::credentials(spec, &parts.headers, query);
         let method = parts.method.as_str();
         TurnToRecord {
             provider,
@@ -232,7 +244,11 @@ async fn send(
     }
     request.send().await.map_err(|e| {
         let label = provider.spec().label;
-        let why = format!("cannot reach {label} at {upstream}: {}", error_chain(&e));
+        // The client's error names the URL, and its query may hold a key: left out.
+        let why = format!(
+            "cannot reach {label} at {upstream}: {}",
+            error_chain(&e.without_url())
+        );
         eprintln!("research-tui proxy: {}", sanitize_line(&why));
         refusal(StatusCode::BAD_GATEWAY, &why)
     })

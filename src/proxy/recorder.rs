@@ -316,6 +316,12 @@ struct Reader {
     failure: Option<String>,
     /// The dialect panicked: the rest of the stream is saved but not decoded.
     undecodable: bool,
+    /// Answers longer than this (`--max-answer-mib`) are not saved past it.
+    max_answer: usize,
+    /// Bytes since the last line break: a line past the decoder's limit is not saved past it.
+    line: usize,
+    /// The turn passed a limit: nothing more is saved or decoded (the client still gets it all).
+    stopped: bool,
 }
 
 impl Reader {
@@ -330,7 +336,30 @@ impl Reader {
             error_body: failed.then(Vec::new),
             failure: None,
             undecodable: false,
+            max_answer: crate::agent::turn::max_answer_bytes(),
+            line: 0,
+            stopped: false,
         }
+    }
+
+    /// Stop saving once the answer or a line passes its limit, saying why in the turn.
+    fn check_limits(&mut self, bytes: &[u8]) {
+        self.line = match memchr::memrchr(b'\n', bytes) {
+            Some(at) => bytes.len() - at - 1,
+            None => self.line + bytes.len(),
+        };
+        let why = if self.session.answer.len() > self.max_answer {
+            crate::agent::turn::answer_limit_reason(self.max_answer)
+        } else if self.line > crate::wire::sse::DEFAULT_LIMIT {
+            format!(
+                "a line passed {} MiB, the longest the decoder reads",
+                crate::wire::sse::DEFAULT_LIMIT >> 20
+            )
+        } else {
+            return;
+        };
+        self.stopped = true;
+        self.note_failure(why);
     }
 
     fn note_failure(&mut self, why: String) {
@@ -356,10 +385,14 @@ impl Reader {
             body.extend_from_slice(&chunk[..room.min(chunk.len())]);
             return;
         }
+        if self.stopped {
+            return;
+        }
         let bytes = self.redactor.feed(chunk).into_owned();
         self.save_and_decode(&bytes, |pipeline, bytes, out| {
             let _ = pipeline.feed(bytes, out);
         });
+        self.check_limits(&bytes);
     }
 
     /// Write `bytes` to the turn file (a failure is kept by the file and ends the turn cut), then
@@ -401,6 +434,9 @@ impl Reader {
             let masked = self.key.redact_message(&message);
             let message = sanitize_line(&masked).chars().take(300).collect();
             return StreamEnd::Http { status, message };
+        }
+        if self.stopped {
+            return end;
         }
         let held = self.redactor.finish();
         let clean = end == StreamEnd::Closed;

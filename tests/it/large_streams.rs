@@ -135,13 +135,13 @@ fn an_answer_past_the_limit_is_cut_there_with_a_message_and_exit_5() {
 
 /// The app in a detached tmux session on its own server, started directly (the pane's process is
 /// the app).
-struct App {
+pub(crate) struct App {
     socket: String,
     _dir: tempfile::TempDir,
 }
 
 impl App {
-    fn start(args: &[&str]) -> App {
+    pub(crate) fn start(args: &[&str]) -> App {
         assert!(
             Command::new("tmux")
                 .arg("-V")
@@ -183,12 +183,12 @@ impl App {
             .unwrap()
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         stdout(&self.tmux(&["capture-pane", "-p", "-t", "app"]))
     }
 
     /// The screen once it shows `text`, or `None` after `limit`.
-    fn wait_for(&self, text: &str, limit: Duration) -> Option<Duration> {
+    pub(crate) fn wait_for(&self, text: &str, limit: Duration) -> Option<Duration> {
         let start = Instant::now();
         while start.elapsed() < limit {
             if self.screen().contains(text) {
@@ -199,7 +199,7 @@ impl App {
         None
     }
 
-    fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         stdout(&self.tmux(&["list-panes", "-t", "app", "-F", "#{pane_pid}"]))
             .trim()
             .parse()

@@ -24,12 +24,12 @@ use research_tui::wire::provider::{EventPipeline, Provider};
 use crate::support;
 
 /// A distinctive fake key: it must appear in no file and no line the proxy prints.
-const KEY: &str = "sk-FAKE-proxy-test-KEY-9f3c1e";
+pub(crate) const KEY: &str = "sk-FAKE-proxy-test-KEY-9f3c1e";
 
 /// The proxy binary, running until dropped, and everything it printed on stderr.
-struct ProxyProcess {
+pub(crate) struct ProxyProcess {
     child: Child,
-    addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
     output: Arc<Mutex<String>>,
     dir: tempfile::TempDir,
 }
@@ -37,7 +37,16 @@ struct ProxyProcess {
 impl ProxyProcess {
     /// Start `research-tui proxy --port 0` with every provider sent to `upstream`, in fresh XDG
     /// directories (`prepare` may change them first).
-    fn start(upstream: SocketAddr, prepare: impl FnOnce(&Path)) -> ProxyProcess {
+    pub(crate) fn start(upstream: SocketAddr, prepare: impl FnOnce(&Path)) -> ProxyProcess {
+        ProxyProcess::start_with(upstream, prepare, &[])
+    }
+
+    /// [`ProxyProcess::start`] with more arguments (a later `--upstream` wins).
+    pub(crate) fn start_with(
+        upstream: SocketAddr,
+        prepare: impl FnOnce(&Path),
+        args: &[&str],
+    ) -> ProxyProcess {
         let dir = tempfile::tempdir().unwrap();
         prepare(dir.path());
         let mut command = support::cli(dir.path());
@@ -46,6 +55,7 @@ impl ProxyProcess {
             command.arg("--upstream");
             command.arg(format!("{}=http://{upstream}", provider.as_str()));
         }
+        command.args(args);
         let mut child = command
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -73,7 +83,7 @@ impl ProxyProcess {
         }
     }
 
-    fn url(&self, provider: Provider, path: &str) -> String {
+    pub(crate) fn url(&self, provider: Provider, path: &str) -> String {
         format!("http://{}/{}{path}", self.addr, provider.as_str())
     }
 
@@ -81,16 +91,16 @@ impl ProxyProcess {
         self.dir.path().join("data/research-tui/sessions")
     }
 
-    fn store(&self) -> SessionStore {
+    pub(crate) fn store(&self) -> SessionStore {
         SessionStore::new(self.sessions_root())
     }
 
-    fn output(&self) -> String {
+    pub(crate) fn output(&self) -> String {
         self.output.lock().unwrap().clone()
     }
 
     /// Wait (up to 5 s) until the proxy has printed `text`.
-    fn wait_for_output(&self, text: &str) {
+    pub(crate) fn wait_for_output(&self, text: &str) {
         let deadline = Instant::now() + Duration::from_secs(5);
         while !self.output().contains(text) {
             assert!(Instant::now() < deadline, "{text:?} in {}", self.output());
@@ -99,7 +109,7 @@ impl ProxyProcess {
     }
 
     /// The saved sessions once none is streaming and `turns` turns are saved (within 10 s).
-    fn settled_sessions(&self, turns: usize) -> Vec<SessionMeta> {
+    pub(crate) fn settled_sessions(&self, turns: usize) -> Vec<SessionMeta> {
         self.sessions_when(turns, |s| s.status() != "streaming")
     }
 
@@ -130,7 +140,7 @@ impl ProxyProcess {
     }
 
     /// Every file under the test's directories (the store, config, cache).
-    fn files(&self) -> Vec<PathBuf> {
+    pub(crate) fn files(&self) -> Vec<PathBuf> {
         fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
             for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                 let path = entry.path();
@@ -171,7 +181,7 @@ impl Drop for ProxyProcess {
     }
 }
 
-async fn demo_agent() -> SocketAddr {
+pub(crate) async fn demo_agent() -> SocketAddr {
     let config = ServerConfig {
         speed: 200.0,
         ..ServerConfig::default()
@@ -179,7 +189,7 @@ async fn demo_agent() -> SocketAddr {
     demo::spawn(config, 0).await.unwrap().0
 }
 
-fn http() -> reqwest::Client {
+pub(crate) fn http() -> reqwest::Client {
     research_tui::agent::http::client_builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())

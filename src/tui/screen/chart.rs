@@ -110,7 +110,7 @@ pub fn chart_rows(
             }
         }
         ChartView::Undrawable(why) => rows.extend(wrap_text(
-            &format!("(not drawn: {})", clean(&why)),
+            &format!("(not drawn: {})", clean(why)),
             theme.muted(),
             width,
             Vec::new(),

@@ -24,6 +24,46 @@ use research_tui::wire::recording::parse_frames;
 /// The real binary, built for these tests.
 pub const BIN: &str = env!("CARGO_BIN_EXE_research-tui");
 
+/// Run `command` with its output discarded; its exit status and peak resident memory in bytes,
+/// as GNU time measures it (`wait4` on a child it forked itself). Measured here instead, `wait4`
+/// counts the test process's memory (the child's image before `exec`), and polling `VmHWM`
+/// misses a short process's peak.
+pub fn peak_rss(command: Command) -> (std::process::ExitStatus, u64) {
+    use std::process::Stdio;
+    assert!(
+        Path::new("/usr/bin/time").exists(),
+        "GNU time is required for the memory tests (apt-get install time)"
+    );
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let mut timed = Command::new("/usr/bin/time");
+    timed
+        .args(["-f", "%M", "-o"])
+        .arg(report.path())
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (name, value) in command.get_envs() {
+        match value {
+            Some(value) => timed.env(name, value),
+            None => timed.env_remove(name),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        timed.current_dir(dir);
+    }
+    let status = timed
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    let text = std::fs::read_to_string(report.path()).unwrap();
+    let kb: u64 = text
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("GNU time reported {text:?}"));
+    (status, kb * 1024)
+}
+
 /// Every environment variable a provider's key can come from, from the provider table.
 pub fn key_variables() -> impl Iterator<Item = &'static str> {
     Provider::ALL.into_iter().map(|p| p.spec().api_key_env)

@@ -7,6 +7,8 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::model::json_text::JsonText;
+
 /// Identifiers that tie a stream to a conversation or a workflow run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConversationIds {
@@ -175,11 +177,32 @@ pub struct Chart {
     /// when absent or not a non-negative integer.
     pub start: Option<u64>,
     pub end: Option<u64>,
-    /// The Vega-Lite spec, parsed when it was sent as JSON text.
-    pub spec: Option<Value>,
+    /// The Vega-Lite spec as JSON text (unquoted when it was sent as a JSON string): kept as
+    /// text, a tree of it would cost many times its size.
+    pub spec: Option<JsonText>,
     /// `data_points` as sent.
-    pub data_points: Option<Value>,
-    pub raw: Value,
+    pub data_points: Option<JsonText>,
+    /// What [`crate::model::chart::interpret`] made of it, worked out once.
+    pub view: ChartCache,
+}
+
+/// A chart's interpretation, computed on first use and shared by clones; never part of equality
+/// or of the chart's debug output (a cache filled by drawing is not a change of state).
+#[derive(Clone, Default)]
+pub struct ChartCache(
+    pub(crate) std::sync::Arc<std::sync::OnceLock<crate::model::chart::ChartView>>,
+);
+
+impl std::fmt::Debug for ChartCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ChartCache")
+    }
+}
+
+impl PartialEq for ChartCache {
+    fn eq(&self, _: &ChartCache) -> bool {
+        true
+    }
 }
 
 /// Who produced an event: `None` is the main assistant, `Some(role)` a sub-agent.
@@ -257,6 +280,9 @@ pub enum AgentEvent {
     /// read): what [`crate::model::session::Stats::events`] counts. The byte pipeline sends
     /// exactly one per payload, whatever the dialect makes of it; dialects never send it.
     Received,
+    /// An event a resumed stream sent again (a sequence number already decoded): dropped, and
+    /// counted in [`crate::model::session::Stats::repeated`].
+    Repeated,
     /// A well-formed message of a type this version does not know.
     Unknown {
         kind: String,

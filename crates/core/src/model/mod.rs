@@ -4,6 +4,7 @@
 pub mod chart;
 pub mod citations;
 pub mod event;
+pub mod json_text;
 pub mod pending;
 pub mod session;
 pub mod stream_end;

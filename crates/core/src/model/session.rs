@@ -220,6 +220,8 @@ pub struct Stats {
     pub events: usize,
     pub malformed: usize,
     pub unknown: usize,
+    /// Events a resumed stream sent again, dropped ([`AgentEvent::Repeated`]).
+    pub repeated: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -303,6 +305,7 @@ impl Session {
             AgentEvent::Received => self.stats.events += 1,
             AgentEvent::Malformed { .. } => self.stats.malformed += 1,
             AgentEvent::Unknown { .. } => self.stats.unknown += 1,
+            AgentEvent::Repeated => self.stats.repeated += 1,
             AgentEvent::Plan(plan) => self.plan = Some(plan),
             AgentEvent::Thinking {
                 message_id,

@@ -32,7 +32,7 @@ pub fn chart_lines(chart: &Chart, width: usize) -> Vec<String> {
                 lines.extend(panel_lines(&panel, width));
             }
         }
-        ChartView::Undrawable(why) => lines.push(format!("(not drawn: {})", sanitize_line(&why))),
+        ChartView::Undrawable(why) => lines.push(format!("(not drawn: {})", sanitize_line(why))),
     }
     lines
 }

@@ -3,9 +3,11 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::model::citations::Attribution;
 use crate::model::event::Chart;
+use crate::model::json_text::JsonText;
 use crate::model::session::Session;
 
 #[derive(Serialize)]
@@ -38,13 +40,29 @@ struct ChartOut<'a> {
     kind: Option<&'a str>,
     start: Option<u64>,
     end: Option<u64>,
-    spec: Option<&'a Value>,
-    data: Option<&'a Value>,
+    spec: Option<&'a RawValue>,
+    data: Option<&'a RawValue>,
+}
+
+/// The part of a spec `data` reads: its inline `data.values`, borrowed from the spec's text.
+#[derive(serde::Deserialize)]
+struct InlineData<'a> {
+    #[serde(borrow)]
+    data: Option<InlineValues<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct InlineValues<'a> {
+    #[serde(borrow)]
+    values: Option<&'a RawValue>,
 }
 
 impl<'a> ChartOut<'a> {
     fn of(chart: &'a Chart) -> Self {
-        let inline = || chart.spec.as_ref()?.get("data")?.get("values");
+        let inline = || {
+            let spec: InlineData = serde_json::from_str(chart.spec.as_ref()?.as_str()).ok()?;
+            spec.data?.values
+        };
         ChartOut {
             id: chart.chart_id.as_deref(),
             title: chart.title.as_deref(),
@@ -52,8 +70,12 @@ impl<'a> ChartOut<'a> {
             kind: chart.chart_type.as_deref(),
             start: chart.start,
             end: chart.end,
-            spec: chart.spec.as_ref(),
-            data: chart.data_points.as_ref().or_else(inline),
+            spec: chart.spec.as_ref().map(JsonText::raw),
+            data: chart
+                .data_points
+                .as_ref()
+                .map(JsonText::raw)
+                .or_else(inline),
         }
     }
 }
@@ -107,6 +129,9 @@ struct StatsOut {
     events: usize,
     malformed: usize,
     unknown: usize,
+    /// Events a resumed stream sent again, dropped (shown when there were some).
+    #[serde(skip_serializing_if = "is_zero")]
+    repeated: usize,
     invalid_references: usize,
 }
 
@@ -210,6 +235,7 @@ fn document<'a>(session: &'a Session, attribution: &'a Attribution) -> Document<
             events: session.stats.events,
             malformed: session.stats.malformed,
             unknown: session.stats.unknown,
+            repeated: session.stats.repeated,
             invalid_references: attribution.invalid_references,
         },
         consulted_sources: attribution
@@ -224,4 +250,8 @@ fn document<'a>(session: &'a Session, attribution: &'a Attribution) -> Document<
             })
             .collect(),
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -138,17 +138,15 @@ fn chart_block(out: &mut String, chart: &Chart) {
         (None, Some(points)) => ("json", points),
         (None, None) => return,
     };
-    fenced(
-        out,
-        lang,
-        &serde_json::to_string_pretty(body).unwrap_or_default(),
-    );
+    fenced(out, lang, &body.pretty());
 }
 
 /// `body` in a code fence longer than any run of backticks inside it.
 fn fenced(out: &mut String, lang: &str, body: &str) {
     let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
+    // A spec of megabytes: room for it at once, rather than doubling past it.
+    out.reserve(body.len() + lang.len() + 2 * fence.len() + 4);
     let _ = writeln!(out, "{fence}{lang}\n{}\n{fence}", sanitize(body));
 }
 

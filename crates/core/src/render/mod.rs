@@ -36,6 +36,20 @@ pub fn render_sized(session: &Session, format: Format, width: usize) -> String {
     }
 }
 
+/// [`render_sized`] written to `out`: JSON as it is serialised (a session holding megabytes of
+/// charts is not copied into one string first).
+pub fn write_sized(
+    session: &Session,
+    format: Format,
+    width: usize,
+    mut out: impl std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => json::write(session, &Attribution::resolve(session, true), None, out),
+        _ => out.write_all(render_sized(session, format, width).as_bytes()),
+    }
+}
+
 /// The answer with `marker(n)` inserted after each cited span's end, each piece passed through `clean`.
 /// Provider-written markers ([`Attribution::marker_spans`], e.g. xAI's `[[1]](url)`) are left out:
 /// the `marker(n)` at their end replaces them.

@@ -14,7 +14,17 @@ pub fn read_session(
     reader: impl Read,
     provider: impl Into<Option<Provider>>,
 ) -> std::io::Result<(Session, Vec<SseError>)> {
-    read_into(reader, provider, Session::new(), |_| {})
+    read_into(reader, provider, Session::new(), |_| {}, usize::MAX).map(|(s, e, _)| (s, e))
+}
+
+/// Like [`read_session`], but reading stops once the answer is longer than `max_answer` bytes:
+/// the session as far as it got, and whether it was cut there.
+pub fn read_session_limited(
+    reader: impl Read,
+    provider: impl Into<Option<Provider>>,
+    max_answer: usize,
+) -> std::io::Result<(Session, Vec<SseError>, bool)> {
+    read_into(reader, provider, Session::new(), |_| {}, max_answer)
 }
 
 /// Like [`read_session`], but the session only counts the answer it appends (a stream of any size
@@ -26,7 +36,7 @@ pub fn read_session_counting(
 ) -> std::io::Result<(Session, Vec<SseError>)> {
     let mut session = Session::new();
     session.answer.stop_keeping_text();
-    read_into(reader, provider, session, observe)
+    read_into(reader, provider, session, observe, usize::MAX).map(|(s, e, _)| (s, e))
 }
 
 fn read_into(
@@ -34,7 +44,8 @@ fn read_into(
     provider: impl Into<Option<Provider>>,
     mut session: Session,
     mut observe: impl FnMut(&AgentEvent),
-) -> std::io::Result<(Session, Vec<SseError>)> {
+    max_answer: usize,
+) -> std::io::Result<(Session, Vec<SseError>, bool)> {
     let mut pipeline = EventPipeline::new(provider);
     let mut events: Vec<AgentEvent> = Vec::new();
     let mut errors = Vec::new();
@@ -51,11 +62,14 @@ fn read_into(
         }
         events.iter().for_each(&mut observe);
         session.apply_all(events.drain(..));
+        if session.answer.len() > max_answer {
+            return Ok((session, errors, true));
+        }
     }
     if let Err(e) = pipeline.finish(&mut events) {
         errors.push(e);
     }
     events.iter().for_each(&mut observe);
     session.apply_all(events.drain(..));
-    Ok((session, errors))
+    Ok((session, errors, false))
 }

@@ -59,21 +59,35 @@ impl FrameSplitter {
                 i += 1;
                 continue;
             };
-            out.push(frame(&self.pending[start..end]));
+            if start == 0 && end > OWNED_FRAME_BYTES {
+                // A long frame takes the buffer rather than a copy of it (a megabyte event
+                // must not be held twice); the buffer keeps what follows.
+                let rest = self.pending.split_off(end);
+                out.push(frame(std::mem::replace(&mut self.pending, rest)));
+                i = 0;
+                continue;
+            }
+            out.push(frame(self.pending[start..end].to_vec()));
             start = end;
             i = end;
         }
         self.pending.drain(..start);
         self.scanned = i - start;
+        if self.pending.capacity() > OWNED_FRAME_BYTES && self.pending.len() < OWNED_FRAME_BYTES {
+            self.pending.shrink_to(OWNED_FRAME_BYTES);
+        }
     }
 
     /// The last frame, when the recording does not end with a blank line.
     pub fn finish(self) -> Option<Frame> {
-        (!self.pending.is_empty()).then(|| frame(&self.pending))
+        (!self.pending.is_empty()).then(|| frame(self.pending))
     }
 }
 
-fn frame(bytes: &[u8]) -> Frame {
+/// Frames longer than this take the splitter's buffer instead of being copied out of it.
+const OWNED_FRAME_BYTES: usize = 64 * 1024;
+
+fn frame(bytes: Vec<u8>) -> Frame {
     let delay_ms = bytes
         .split(|&b| b == b'\n')
         .find_map(|line| {
@@ -81,10 +95,7 @@ fn frame(bytes: &[u8]) -> Frame {
             std::str::from_utf8(value).ok()?.trim().parse().ok()
         })
         .unwrap_or(DEFAULT_DELAY_MS);
-    Frame {
-        delay_ms,
-        bytes: bytes.to_vec(),
-    }
+    Frame { delay_ms, bytes }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ pub const MIN_PREFIX: usize = 8;
 
 /// The key to keep out of output. Redacts nothing when empty.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct Secret(Vec<u8>);
+pub struct Secret(Vec<Vec<u8>>);
 
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -25,7 +25,16 @@ impl std::fmt::Debug for Secret {
 
 impl Secret {
     pub fn new(key: &str) -> Secret {
-        Secret(key.trim().as_bytes().to_vec())
+        Secret(Vec::new()).and(key)
+    }
+
+    /// These keys and `key` too (every credential a request carried).
+    pub fn and(mut self, key: &str) -> Secret {
+        let key = key.trim().as_bytes();
+        if !key.is_empty() && !self.0.iter().any(|k| k == key) {
+            self.0.push(key.to_vec());
+        }
+        self
     }
 
     pub fn is_empty(&self) -> bool {
@@ -71,25 +80,39 @@ impl Secret {
     /// `at_end`, a start that runs into the end is left out (more of the key may follow). A key
     /// shorter than [`MIN_PREFIX`] counts only whole.
     fn runs(&self, bytes: &[u8], at_end: bool) -> Vec<Range<usize>> {
-        let key = &self.0;
-        let mut runs = Vec::new();
-        if key.is_empty() {
-            return runs;
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        for key in &self.0 {
+            runs.extend(key_runs(key, bytes, at_end));
         }
-        let head = &key[..MIN_PREFIX.min(key.len())];
-        let mut from = 0;
-        while let Some(found) = memchr::memmem::find(&bytes[from..], head) {
-            let start = from + found;
-            let len = matching_len(&bytes[start..], key);
-            let whole = len == key.len();
-            let cut_at_end = start + len == bytes.len();
-            if whole || len >= MIN_PREFIX && (at_end || !cut_at_end) {
-                runs.push(start..start + len);
+        runs.sort_by_key(|run| run.start);
+        // Keys that overlap in the text (one inside another): one run covering both.
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(runs.len());
+        for run in runs {
+            match merged.last_mut() {
+                Some(last) if run.start <= last.end => last.end = last.end.max(run.end),
+                _ => merged.push(run),
             }
-            from = start + len.max(1);
         }
-        runs
+        merged
     }
+}
+
+/// Where `key`, or a start of it of [`MIN_PREFIX`]+ bytes, stands in `bytes`.
+fn key_runs(key: &[u8], bytes: &[u8], at_end: bool) -> Vec<Range<usize>> {
+    let mut runs = Vec::new();
+    let head = &key[..MIN_PREFIX.min(key.len())];
+    let mut from = 0;
+    while let Some(found) = memchr::memmem::find(&bytes[from..], head) {
+        let start = from + found;
+        let len = matching_len(&bytes[start..], key);
+        let whole = len == key.len();
+        let cut_at_end = start + len == bytes.len();
+        if whole || len >= MIN_PREFIX && (at_end || !cut_at_end) {
+            runs.push(start..start + len);
+        }
+        from = start + len.max(1);
+    }
+    runs
 }
 
 /// How many leading bytes of `text` match the start of `key`.
@@ -151,12 +174,14 @@ impl StreamRedactor {
 
     /// The length of the longest suffix of `bytes` that is a proper start of the key.
     fn pending_tail(&self, bytes: &[u8]) -> usize {
-        let key = &self.secret.0;
-        let longest = (key.len() - 1).min(bytes.len());
-        (1..=longest)
-            .rev()
-            .find(|&n| bytes[bytes.len() - n..] == key[..n])
-            .unwrap_or(0)
+        let tail = |key: &Vec<u8>| {
+            let longest = (key.len() - 1).min(bytes.len());
+            (1..=longest)
+                .rev()
+                .find(|&n| bytes[bytes.len() - n..] == key[..n])
+                .unwrap_or(0)
+        };
+        self.secret.0.iter().map(tail).max().unwrap_or(0)
     }
 }
 

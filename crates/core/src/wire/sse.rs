@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+/// Most capacity the line buffer keeps between lines.
+const KEPT_LINE_CAPACITY: usize = 64 * 1024;
 /// Default bound on one line and on one event's data: a stream that exceeds it is an error, not a
 /// reason to grow memory without limit.
 pub const DEFAULT_LIMIT: usize = 16 * 1024 * 1024;
@@ -208,11 +210,53 @@ impl SseDecoder {
             return Ok(());
         }
         let bytes = std::mem::take(&mut self.line);
+        let bytes = match self.take_long_data_line(bytes, out) {
+            Ok(()) => return Ok(()),
+            Err(bytes) => bytes,
+        };
         let result = self.process_bytes(&bytes, out);
-        // Keep the buffer's capacity for the next long line.
-        self.line = bytes;
-        self.line.clear();
+        // Keep the buffer's capacity for the next long line, unless it is a hostile one's: a
+        // megabyte line must not cost its size again for the rest of the stream.
+        if bytes.capacity() <= KEPT_LINE_CAPACITY {
+            self.line = bytes;
+            self.line.clear();
+        }
         result
+    }
+
+    /// A long `data:` line that starts an event becomes its data without a copy (a megabyte
+    /// event must not be held twice); any other line is handed back.
+    fn take_long_data_line(
+        &mut self,
+        line: Vec<u8>,
+        out: &mut Vec<SseEvent>,
+    ) -> Result<(), Vec<u8>> {
+        if line.len() <= KEPT_LINE_CAPACITY
+            || self.data_pending
+            || self.skipping_event
+            || !line.starts_with(b"data:")
+        {
+            return Err(line);
+        }
+        let mut text = String::from_utf8(line).map_err(|e| e.into_bytes())?;
+        let start = if text.as_bytes().get(5) == Some(&b' ') {
+            6
+        } else {
+            5
+        };
+        text.drain(..start);
+        if self.framing == Framing::JsonLines && is_complete_json(&text) {
+            out.push(SseEvent {
+                event: std::mem::take(&mut self.event_type),
+                data: text,
+                id: self.last_id.clone(),
+            });
+            return Ok(());
+        }
+        text.push('\n');
+        self.data = text;
+        self.data_pending = true;
+        Ok(())
     }
 
     fn process_bytes(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {

@@ -225,9 +225,14 @@ pub const MAX_CATEGORIES: usize = 400;
 /// Most data rows read from a spec or `data_points`.
 pub const MAX_ROWS: usize = 20_000;
 
-/// Read `chart`: its Vega-Lite spec first, then its `data_points`.
-pub fn interpret(chart: &Chart) -> ChartView {
-    let spec_problem = match chart.spec.as_ref().map(vega::interpret) {
+/// Read `chart`: its Vega-Lite spec first, then its `data_points`. Worked out once per chart
+/// (clones share it): a display may ask on every frame.
+pub fn interpret(chart: &Chart) -> &ChartView {
+    chart.view.0.get_or_init(|| interpret_now(chart))
+}
+
+fn interpret_now(chart: &Chart) -> ChartView {
+    let spec_problem = match chart.spec.as_ref().map(|spec| vega::interpret(spec.raw())) {
         Some(Ok(drawing)) => return ChartView::Drawn(drawing),
         Some(Err(why)) => Some(why),
         None => None,
@@ -236,7 +241,7 @@ pub fn interpret(chart: &Chart) -> ChartView {
     let points_problem = match chart
         .data_points
         .as_ref()
-        .map(|p| points::interpret(p, hint))
+        .map(|p| points::interpret(p.raw(), hint))
     {
         Some(Ok(drawing)) => return ChartView::Drawn(drawing),
         Some(Err(why)) => Some(why),

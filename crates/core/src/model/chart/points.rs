@@ -2,8 +2,9 @@
 //! one series per numeric field, or a `series` field naming each row's series), `[x, y]` pairs,
 //! or an object of label → number. The mark comes from the `chart_type`.
 
-use serde_json::{Map, Value};
+use serde_json::value::RawValue;
 
+use super::data::{Cell, FirstRows, fields_of};
 use super::format::{label_of, number_of};
 use super::{Axis, Domain, Drawing, MAX_CATEGORIES, MAX_ROWS, MAX_SERIES, Mark, Series};
 
@@ -13,26 +14,56 @@ const LABELS: [&str; 10] = [
 ];
 /// Field names that name a point's series.
 const SERIES: [&str; 4] = ["series", "group", "metric", "key"];
+/// Most fields of a point read (a point has a label, a series and a few values).
+const MAX_FIELDS: usize = 64;
 
-pub(super) fn interpret(points: &Value, hint: Option<(Mark, bool)>) -> Result<Drawing, String> {
-    let rows: Vec<Map<String, Value>> = match points {
-        Value::Array(items) => items.iter().take(MAX_ROWS).map(row_of).collect(),
-        Value::Object(map) => map
+/// A point's fields, values borrowed from the data points' text.
+struct Point<'a>(Vec<(String, Cell<'a>)>);
+
+impl<'a> Point<'a> {
+    fn get(&self, key: &str) -> Option<Cell<'a>> {
+        self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+
+    fn text(&self, key: &str) -> Option<String> {
+        self.get(key).map(|cell| label_of(&cell.value()))
+    }
+
+    fn number(&self, key: &str) -> Option<f64> {
+        self.get(key).and_then(|cell| number_of(&cell.value()))
+    }
+
+    fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(k, _)| k.as_str())
+    }
+}
+
+pub(super) fn interpret(points: &RawValue, hint: Option<(Mark, bool)>) -> Result<Drawing, String> {
+    let text = points.get();
+    let pairs;
+    let rows: Vec<Point> = if text.starts_with('[') {
+        let items: FirstRows =
+            serde_json::from_str(text).map_err(|_| "its data points are not a list")?;
+        items.0.into_iter().map(row_of).collect()
+    } else if text.starts_with('{') {
+        pairs = fields_of(points);
+        pairs
             .iter()
             .take(MAX_ROWS)
             .map(|(k, v)| {
-                Map::from_iter([("label".into(), k.as_str().into()), ("y".into(), v.clone())])
+                Point(vec![
+                    ("label".into(), Cell::Name(k)),
+                    ("y".into(), Cell::Raw(v)),
+                ])
             })
-            .collect(),
-        _ => return Err("its data points are not a list".into()),
+            .collect()
+    } else {
+        return Err("its data points are not a list".into());
     };
     let (mark, stacked) = hint.unwrap_or((Mark::Bar, false));
     let label = label_key(&rows);
     let series_key = SERIES.iter().copied().find(|key| {
-        label != Some(*key)
-            && rows
-                .iter()
-                .any(|r| r.get(*key).is_some_and(Value::is_string))
+        label != Some(*key) && rows.iter().any(|r| r.get(key).is_some_and(Cell::is_string))
     });
     let numeric_keys = numeric_keys(&rows, label, series_key);
     if numeric_keys.is_empty() {
@@ -50,47 +81,50 @@ pub(super) fn interpret(points: &Value, hint: Option<(Mark, bool)>) -> Result<Dr
     Ok(drawing)
 }
 
-/// An item as a row: an object as it is, `[x, y]` as `{x, y}`.
-fn row_of(item: &Value) -> Map<String, Value> {
-    match item {
-        Value::Object(row) => row.clone(),
-        Value::Array(pair) if pair.len() >= 2 => {
-            Map::from_iter([("x".into(), pair[0].clone()), ("y".into(), pair[1].clone())])
-        }
-        other => Map::from_iter([("y".into(), other.clone())]),
+/// An item as a point: an object's fields, `[x, y]` as `{x, y}`, anything else as `{y}`.
+fn row_of(item: &RawValue) -> Point<'_> {
+    let text = item.get();
+    if text.starts_with('{') {
+        let mut fields = fields_of(item);
+        fields.truncate(MAX_FIELDS);
+        return Point(fields.into_iter().map(|(k, v)| (k, Cell::Raw(v))).collect());
     }
+    if text.starts_with('[')
+        && let Ok(items) = serde_json::from_str::<FirstRows>(text)
+        && items.0.len() >= 2
+    {
+        return Point(vec![
+            ("x".into(), Cell::Raw(items.0[0])),
+            ("y".into(), Cell::Raw(items.0[1])),
+        ]);
+    }
+    Point(vec![("y".into(), Cell::Raw(item))])
 }
 
 /// The field that labels the points: a preferred name holding text, else the first field
 /// holding text.
-fn label_key(rows: &[Map<String, Value>]) -> Option<&str> {
-    let texty = |key: &str| {
-        rows.iter()
-            .any(|r| r.get(key).is_some_and(|v| v.is_string()))
-    };
+fn label_key<'r>(rows: &'r [Point]) -> Option<&'r str> {
+    let texty = |key: &str| rows.iter().any(|r| r.get(key).is_some_and(Cell::is_string));
     let first = rows.first()?;
     LABELS
         .iter()
         .copied()
-        .find(|key| first.contains_key(*key) && texty(key))
-        .or_else(|| {
-            first
-                .keys()
-                .map(String::as_str)
-                .find(|key| texty(key) && !SERIES.contains(key))
-        })
+        .find(|key| first.get(key).is_some() && texty(key))
+        .or_else(|| first.keys().find(|key| texty(key) && !SERIES.contains(key)))
 }
 
-fn numeric_keys(
-    rows: &[Map<String, Value>],
-    label: Option<&str>,
-    series: Option<&str>,
-) -> Vec<String> {
+/// The fields holding numbers, in order of first appearance (one more than the series drawn:
+/// the first may be the x axis).
+fn numeric_keys(rows: &[Point], label: Option<&str>, series: Option<&str>) -> Vec<String> {
     let mut keys: Vec<String> = Vec::new();
     for row in rows {
-        for (key, value) in row {
+        for (key, value) in &row.0 {
             let own = Some(key.as_str()) == label || Some(key.as_str()) == series;
-            if !own && number_of(value).is_some() && !keys.contains(key) {
+            if !own
+                && keys.len() <= MAX_SERIES
+                && !keys.contains(key)
+                && number_of(&value.value()).is_some()
+            {
                 keys.push(key.clone());
             }
         }
@@ -99,7 +133,7 @@ fn numeric_keys(
 }
 
 fn by_label(
-    rows: &[Map<String, Value>],
+    rows: &[Point],
     label: &str,
     series_key: Option<&str>,
     numeric: &[String],
@@ -109,7 +143,7 @@ fn by_label(
     let mut series: Vec<Series> = Vec::new();
     let several = numeric.len() > 1 || series_key.is_some();
     for row in rows {
-        let Some(at) = row.get(label).map(label_of) else {
+        let Some(at) = row.text(label) else {
             continue;
         };
         let x = match categories.iter().position(|c| *c == at) {
@@ -121,12 +155,12 @@ fn by_label(
             None => continue,
         };
         for key in numeric {
-            let Some(y) = row.get(key).and_then(number_of) else {
+            let Some(y) = row.number(key) else {
                 continue;
             };
-            let name = match series_key.and_then(|s| row.get(s)) {
-                Some(name) if numeric.len() == 1 => label_of(name),
-                Some(name) => format!("{} {key}", label_of(name)),
+            let name = match series_key.and_then(|s| row.text(s)) {
+                Some(name) if numeric.len() == 1 => name,
+                Some(name) => format!("{name} {key}"),
                 None => key.clone(),
             };
             push_point(&mut series, several.then_some(name), mark, (x as f64, y));
@@ -148,16 +182,16 @@ fn by_label(
     }
 }
 
-fn by_number(rows: &[Map<String, Value>], numeric: &[String], mark: Mark) -> Drawing {
+fn by_number(rows: &[Point], numeric: &[String], mark: Mark) -> Drawing {
     let x_key = numeric.first().cloned().unwrap_or_default();
     let mut series: Vec<Series> = Vec::new();
     let several = numeric.len() > 2;
     for row in rows {
-        let Some(x) = row.get(&x_key).and_then(number_of) else {
+        let Some(x) = row.number(&x_key) else {
             continue;
         };
         for key in &numeric[1..] {
-            if let Some(y) = row.get(key).and_then(number_of) {
+            if let Some(y) = row.number(key) {
                 push_point(&mut series, several.then(|| key.clone()), mark, (x, y));
             }
         }
@@ -182,8 +216,9 @@ fn by_number(rows: &[Map<String, Value>], numeric: &[String], mark: Mark) -> Dra
 }
 
 fn push_point(series: &mut Vec<Series>, name: Option<String>, mark: Mark, point: (f64, f64)) {
-    match series.iter_mut().find(|s| s.name == name) {
-        Some(s) => s.points.push(point),
+    match series.iter().position(|s| s.name == name) {
+        Some(at) => series[at].points.push(point),
+        None if series.len() >= MAX_SERIES => {}
         None => series.push(Series {
             name,
             mark,

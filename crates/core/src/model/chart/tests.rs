@@ -8,21 +8,21 @@ use super::*;
 
 fn chart(spec: Value) -> Chart {
     Chart {
-        spec: Some(spec),
+        spec: Some(spec.into()),
         ..Chart::default()
     }
 }
 
 fn drawn(spec: Value) -> Drawing {
     match interpret(&chart(spec)) {
-        ChartView::Drawn(drawing) => drawing,
+        ChartView::Drawn(drawing) => drawing.clone(),
         ChartView::Undrawable(why) => panic!("not drawn: {why}"),
     }
 }
 
 fn undrawable(spec: Value) -> String {
     match interpret(&chart(spec)) {
-        ChartView::Undrawable(why) => why,
+        ChartView::Undrawable(why) => why.clone(),
         ChartView::Drawn(drawing) => panic!("drawn: {drawing:?}"),
     }
 }
@@ -278,7 +278,7 @@ fn what_cannot_be_drawn_says_why() {
     });
     assert!(undrawable(nominal).contains("quantitative"));
     assert_eq!(
-        interpret(&Chart::default()),
+        *interpret(&Chart::default()),
         ChartView::Undrawable("no spec and no data points".into())
     );
 }
@@ -287,11 +287,14 @@ fn what_cannot_be_drawn_says_why() {
 fn data_points_are_drawn_when_the_spec_is_not() {
     let chart = Chart {
         chart_type: Some("grouped_bar".into()),
-        spec: Some(json!({"mark": "arc"})),
-        data_points: Some(json!([
-            {"label": "ASML", "FY24": 28.3, "FY25": 32.7},
-            {"label": "LRCX", "FY24": 14.9, "FY25": 18.4}
-        ])),
+        spec: Some(json!({"mark": "arc"}).into()),
+        data_points: Some(
+            json!([
+                {"label": "ASML", "FY24": 28.3, "FY25": 32.7},
+                {"label": "LRCX", "FY24": 14.9, "FY25": 18.4}
+            ])
+            .into(),
+        ),
         ..Chart::default()
     };
     let ChartView::Drawn(d) = interpret(&chart) else {
@@ -302,7 +305,7 @@ fn data_points_are_drawn_when_the_spec_is_not() {
     assert_eq!(d.series[1].name.as_deref(), Some("FY25"));
     let pairs = Chart {
         chart_type: Some("line".into()),
-        data_points: Some(json!([[1, 2.0], [2, 3.5]])),
+        data_points: Some(json!([[1, 2.0], [2, 3.5]]).into()),
         ..Chart::default()
     };
     let ChartView::Drawn(d) = interpret(&pairs) else {
@@ -385,8 +388,8 @@ proptest! {
     fn any_json_as_a_spec_or_data_points_never_panics(spec in arbitrary_json(), points in arbitrary_json()) {
         let chart = Chart {
             chart_type: Some("stacked_bar".into()),
-            spec: Some(spec),
-            data_points: Some(points),
+            spec: Some(spec.into()),
+            data_points: Some(points.into()),
             ..Chart::default()
         };
         if let ChartView::Drawn(d) = interpret(&chart) {

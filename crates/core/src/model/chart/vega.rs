@@ -3,89 +3,176 @@
 //! series by `color` (stacked for bars and areas, as Vega-Lite does) or `xOffset` (grouped),
 //! `stack` (`null`, `zero`, `normalize`), `sort`, simple aggregates, and `layer`s sharing an x
 //! axis (text and rule layers, annotations, are left out). Anything else is refused with a reason.
+//!
+//! The spec is read from its text, borrowing: layers share their rows, and views, rows read and
+//! encodings are bounded before any work is done, so no spec costs more than a small multiple
+//! of its size in memory or time; past a bound the chart is "too large to draw".
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::data::{Row, field, rows_of, transform};
+use super::data::{Cell, Row, Rows, rows_of, transform};
 use super::format::{label_of, number_of, unit_in_title};
-use super::{Axis, Domain, Drawing, MAX_CATEGORIES, MAX_SERIES, Mark, Series};
+use super::{Axis, Domain, Drawing, MAX_CATEGORIES, MAX_ROWS, MAX_SERIES, Mark, Series};
 
 /// Marks a layered chart may carry as annotations: left out rather than refusing the chart.
 const ANNOTATIONS: [&str; 2] = ["text", "rule"];
 const MAX_DEPTH: usize = 4;
+/// Most views (layers with a mark) drawn in one chart.
+pub(super) const MAX_VIEWS: usize = 32;
+/// Most rows read over all views (each view reads at most [`MAX_ROWS`]).
+const MAX_ROWS_READ: usize = 4 * MAX_ROWS;
+/// Longest encoding read (parsed whole; real ones are a few hundred bytes).
+const MAX_ENCODING_BYTES: usize = 64 * 1024;
+/// Longest transform read (a fold names its fields; their names are kept).
+const MAX_TRANSFORM_BYTES: usize = 1 << 20;
+/// Longest category or series label kept.
+const MAX_LABEL_CHARS: usize = 200;
 
 /// One mark with its encoding and rows (a layer, or the whole spec).
-struct View {
+struct View<'a> {
     mark: Mark,
-    encoding: Map<String, Value>,
-    rows: Vec<Row>,
+    encoding: Rc<Map<String, Value>>,
+    rows: Rows<'a>,
 }
 
-pub(super) fn interpret(spec: &Value) -> Result<Drawing, String> {
-    let Value::Object(top) = spec else {
+/// The parts of a spec (or of a layer) read, each borrowed from its text.
+#[derive(Deserialize)]
+struct Node<'a> {
+    #[serde(borrow)]
+    data: Option<&'a RawValue>,
+    #[serde(borrow)]
+    datasets: Option<&'a RawValue>,
+    #[serde(borrow)]
+    transform: Option<&'a RawValue>,
+    #[serde(borrow)]
+    encoding: Option<&'a RawValue>,
+    #[serde(borrow)]
+    layer: Option<&'a RawValue>,
+    mark: Option<MarkDef>,
+    facet: Option<IgnoredAny>,
+    repeat: Option<IgnoredAny>,
+    concat: Option<IgnoredAny>,
+    hconcat: Option<IgnoredAny>,
+    vconcat: Option<IgnoredAny>,
+    spec: Option<IgnoredAny>,
+}
+
+/// A mark: its name, or an object with a `type`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum MarkDef {
+    Name(String),
+    Def {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    },
+}
+
+pub(super) fn interpret(spec: &RawValue) -> Result<Drawing, String> {
+    if !spec.get().starts_with('{') {
         return Err("the spec is not a JSON object".into());
-    };
-    for key in ["facet", "repeat", "concat", "hconcat", "vconcat", "spec"] {
-        if top.contains_key(key) {
-            return Err(format!("`{key}` views are not drawn"));
-        }
+    }
+    let top: Node =
+        serde_json::from_str(spec.get()).map_err(|e| format!("the spec cannot be read: {e}"))?;
+    let composed = [
+        ("facet", top.facet.is_some()),
+        ("repeat", top.repeat.is_some()),
+        ("concat", top.concat.is_some()),
+        ("hconcat", top.hconcat.is_some()),
+        ("vconcat", top.vconcat.is_some()),
+        ("spec", top.spec.is_some()),
+    ];
+    if let Some((key, _)) = composed.iter().find(|(_, present)| *present) {
+        return Err(format!("`{key}` views are not drawn"));
     }
     let mut views = Vec::new();
     let context = Context {
-        datasets: top.get("datasets"),
+        datasets: top.datasets,
     };
-    context.collect(spec, None, &Map::new(), 0, &mut views)?;
+    context.collect(&top, None, &Rc::new(Map::new()), 0, &mut views)?;
     if views.is_empty() {
         return Err("it has no mark that can be drawn".into());
+    }
+    let read: usize = views.iter().map(|v| v.rows.len()).sum();
+    if read > MAX_ROWS_READ {
+        return Err(format!(
+            "chart too large to draw: {} layers over {read} rows (at most {MAX_ROWS_READ} rows are read)",
+            views.len()
+        ));
     }
     let plots = views.iter().map(plot).collect::<Result<Vec<_>, _>>()?;
     combine(plots)
 }
 
 struct Context<'a> {
-    datasets: Option<&'a Value>,
+    datasets: Option<&'a RawValue>,
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
     /// The views of `node` (itself, or its layers), each with the data and encoding it inherits.
     fn collect(
         &self,
-        node: &Value,
-        inherited: Option<&Vec<Row>>,
-        encoding: &Map<String, Value>,
+        node: &Node<'a>,
+        inherited: Option<&Rows<'a>>,
+        encoding: &Rc<Map<String, Value>>,
         depth: usize,
-        out: &mut Vec<View>,
+        out: &mut Vec<View<'a>>,
     ) -> Result<(), String> {
         if depth > MAX_DEPTH {
             return Err("its layers nest too deeply".into());
         }
-        let rows = match node.get("data").filter(|d| !d.is_null()) {
+        let rows = match node.data.filter(|d| d.get() != "null") {
             Some(data) => Some(rows_of(data, self.datasets)?),
             None => inherited.cloned(),
         };
         let rows = match rows {
-            Some(rows) => Some(transform(rows, node.get("transform"))?),
+            Some(rows) => Some(transform(
+                rows,
+                bounded(node.transform, "transform", MAX_TRANSFORM_BYTES)?,
+            )?),
             None => None,
         };
-        let mut encoding = encoding.clone();
-        if let Some(Value::Object(own)) = node.get("encoding") {
-            encoding.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
-        }
-        if let Some(layers) = node.get("layer") {
-            let Value::Array(layers) = layers else {
-                return Err("its layer is not a list".into());
-            };
+        let encoding = match bounded(node.encoding, "encoding", MAX_ENCODING_BYTES)? {
+            Some(own) => {
+                let own: Map<String, Value> =
+                    serde_json::from_str(own.get()).map_err(|_| "its encoding is not an object")?;
+                let mut merged = (**encoding).clone();
+                merged.extend(own);
+                Rc::new(merged)
+            }
+            None => Rc::clone(encoding),
+        };
+        if let Some(layers) = node.layer {
+            let layers: Vec<&RawValue> =
+                serde_json::from_str(layers.get()).map_err(|_| "its layer is not a list")?;
+            if layers.len() > MAX_VIEWS {
+                return Err(format!(
+                    "chart too large to draw: {} layers (at most {MAX_VIEWS} are drawn)",
+                    layers.len()
+                ));
+            }
+            if out.len() + layers.len() > MAX_VIEWS {
+                return Err(format!(
+                    "chart too large to draw: more than {MAX_VIEWS} layers in all"
+                ));
+            }
             for layer in layers {
-                self.collect(layer, rows.as_ref(), &encoding, depth + 1, out)?;
+                let layer: Node = serde_json::from_str(layer.get())
+                    .map_err(|_| "one of its layers is not an object")?;
+                self.collect(&layer, rows.as_ref(), &encoding, depth + 1, out)?;
             }
             return Ok(());
         }
-        let name = match node.get("mark") {
-            Some(Value::String(name)) => name.as_str(),
-            Some(Value::Object(mark)) => mark.get("type").and_then(Value::as_str).unwrap_or(""),
-            _ => return Err("it has no mark".into()),
+        let name = match &node.mark {
+            Some(MarkDef::Name(name)) => name.as_str(),
+            Some(MarkDef::Def { kind }) => kind.as_deref().unwrap_or(""),
+            None => return Err("it has no mark".into()),
         };
         let Some(mark) = Mark::parse(name) else {
             if depth > 0 && ANNOTATIONS.contains(&name) {
@@ -101,6 +188,35 @@ impl Context<'_> {
         });
         Ok(())
     }
+}
+
+/// `part` when it is short enough to parse whole.
+fn bounded<'a>(
+    part: Option<&'a RawValue>,
+    what: &str,
+    most: usize,
+) -> Result<Option<&'a RawValue>, String> {
+    match part {
+        Some(raw) if raw.get().len() > most => Err(format!(
+            "chart too large to draw: its {what} is {} bytes",
+            raw.get().len()
+        )),
+        other => Ok(other),
+    }
+}
+
+/// A data value as a label, cut to [`MAX_LABEL_CHARS`].
+fn label(cell: Cell) -> String {
+    let mut label = label_of(&cell.value());
+    if let Some((at, _)) = label.char_indices().nth(MAX_LABEL_CHARS) {
+        label.truncate(at);
+        label.push('…');
+    }
+    label
+}
+
+fn number(cell: Cell) -> Option<f64> {
+    number_of(&cell.value())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +237,7 @@ struct Channel<'a> {
     stack: Option<&'a Value>,
 }
 
-fn channel<'a>(view: &'a View, name: &str) -> Result<Channel<'a>, String> {
+fn channel<'v>(view: &'v View, name: &str) -> Result<Channel<'v>, String> {
     let Some(Value::Object(def)) = view.encoding.get(name) else {
         return Err(format!("its encoding has no `{name}`"));
     };
@@ -155,10 +271,13 @@ fn channel<'a>(view: &'a View, name: &str) -> Result<Channel<'a>, String> {
 }
 
 /// Without a `type`: quantitative when every value present is a number.
-fn inferred_kind(rows: &[Row], name: Option<&str>) -> Kind {
+fn inferred_kind(rows: &Rows, name: Option<&str>) -> Kind {
     let name = name.unwrap_or_default();
-    let mut values = rows.iter().filter_map(|row| field(row, name));
-    match values.all(|v| v.is_number()) {
+    let mut numbers = true;
+    rows.for_each(|row: &Row| {
+        numbers &= row.field(name).is_none_or(Cell::is_number);
+    });
+    match numbers {
         true => Kind::Quantitative,
         false => Kind::Nominal,
     }
@@ -256,21 +375,32 @@ fn plot(view: &View) -> Result<Plot, String> {
         None => Stack::None,
     };
     let groups = group(view, &key, &value, numeric, series_field.map(|c| c.0))?;
-    let categories = if numeric {
+    let mut categories = if numeric {
         Vec::new()
     } else {
         order(groups.keys(), key.sort, &groups)
     };
-    let names = order(groups.series(), series_field.and_then(|c| c.1), &groups);
+    categories.truncate(MAX_CATEGORIES);
+    let at: HashMap<&str, usize> = categories
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.as_str(), i))
+        .collect();
+    let mut names = order(groups.series(), series_field.and_then(|c| c.1), &groups);
+    names.truncate(MAX_SERIES);
+    let mut cells_of: HashMap<&str, Vec<(&XKey, &[f64])>> = HashMap::new();
+    for ((x, name), values) in &groups.cells {
+        cells_of.entry(name).or_default().push((x, values));
+    }
     let mut series = Vec::new();
     for name in &names {
         let mut points = Vec::new();
-        for (x, values) in groups.of_series(name) {
+        for &(x, values) in cells_of.get(name.as_str()).into_iter().flatten() {
             let y = reduce(value.aggregate, view.mark, values)?;
             let x = match x {
                 XKey::Number(bits) => f64::from_bits(*bits),
-                XKey::Label(label) => match categories.iter().position(|c| c == label) {
-                    Some(i) => i as f64,
+                XKey::Label(label) => match at.get(label.as_str()) {
+                    Some(&i) => i as f64,
                     None => continue,
                 },
             };
@@ -296,7 +426,7 @@ fn plot(view: &View) -> Result<Plot, String> {
 }
 
 /// A channel that splits the data into series: its field and its `sort`.
-fn series_channel<'a>(view: &'a View, name: &str) -> Option<(&'a str, Option<&'a Value>)> {
+fn series_channel<'v>(view: &'v View, name: &str) -> Option<(&'v str, Option<&'v Value>)> {
     let def = view.encoding.get(name)?.as_object()?;
     Some((def.get("field")?.as_str()?, def.get("sort")))
 }
@@ -326,20 +456,15 @@ impl Groups {
         unique(self.cells.iter().map(|((_, s), _)| s.clone()))
     }
 
-    fn of_series<'a>(&'a self, name: &'a str) -> impl Iterator<Item = (&'a XKey, &'a [f64])> {
-        self.cells
-            .iter()
-            .filter(move |((_, s), _)| s == name)
-            .map(|((x, _), values)| (x, values.as_slice()))
-    }
-
-    /// The sum of every value at category `label` (for sorting by value).
-    fn total(&self, label: &str) -> f64 {
-        self.cells
-            .iter()
-            .filter(|((x, _), _)| matches!(x, XKey::Label(l) if l == label))
-            .flat_map(|(_, values)| values.iter())
-            .sum()
+    /// The sum of every value at each category (for sorting by value).
+    fn totals(&self) -> HashMap<&str, f64> {
+        let mut totals: HashMap<&str, f64> = HashMap::new();
+        for ((x, _), values) in &self.cells {
+            if let XKey::Label(label) = x {
+                *totals.entry(label).or_default() += values.iter().sum::<f64>();
+            }
+        }
+        totals
     }
 }
 
@@ -356,26 +481,26 @@ fn group(
     series: Option<&str>,
 ) -> Result<Groups, String> {
     let mut groups = Groups::default();
-    for row in &view.rows {
-        let Some(raw) = key.field.and_then(|name| field(row, name)) else {
-            continue;
+    view.rows.for_each(|row: &Row| {
+        let Some(raw) = key.field.and_then(|name| row.field(name)) else {
+            return;
         };
         let x = match numeric {
-            true => match number_of(raw) {
+            true => match number(raw) {
                 Some(n) => XKey::Number(n.to_bits()),
-                None => continue,
+                None => return,
             },
-            false => XKey::Label(label_of(raw)),
+            false => XKey::Label(label(raw)),
         };
         let y = match value.field {
             None => 1.0,
-            Some(name) => match field(row, name).and_then(number_of) {
+            Some(name) => match row.field(name).and_then(number) {
                 Some(y) => y,
-                None => continue,
+                None => return,
             },
         };
         let name = series
-            .map(|name| field(row, name).map_or_else(|| "null".into(), label_of))
+            .map(|name| row.field(name).map_or_else(|| "null".into(), label))
             .unwrap_or_default();
         let cell = (x, name);
         let slot = *groups.index.entry(cell.clone()).or_insert_with(|| {
@@ -383,7 +508,7 @@ fn group(
             groups.cells.len() - 1
         });
         groups.cells[slot].1.push(y);
-    }
+    });
     if groups.cells.is_empty() {
         return Err("no data value could be read for its encoding".into());
     }
@@ -435,8 +560,11 @@ fn order(labels: Vec<String>, sort: Option<&Value>, groups: &Groups) -> Vec<Stri
     match sort {
         Some(Value::Null) => {}
         Some(Value::Array(wanted)) => {
-            let wanted: Vec<String> = wanted.iter().map(label_of).collect();
-            labels.sort_by_key(|l| wanted.iter().position(|w| w == l).unwrap_or(usize::MAX));
+            let mut rank: HashMap<String, usize> = HashMap::new();
+            for (i, w) in wanted.iter().enumerate() {
+                rank.entry(label_of(w)).or_insert(i);
+            }
+            labels.sort_by_key(|l| rank.get(l).copied().unwrap_or(usize::MAX));
         }
         Some(Value::String(s)) if s == "descending" => {
             ascending(&mut labels);
@@ -455,7 +583,9 @@ fn order(labels: Vec<String>, sort: Option<&Value>, groups: &Groups) -> Vec<Stri
 }
 
 fn by_total(labels: &mut [String], groups: &Groups, descending: bool) {
-    labels.sort_by(|a, b| groups.total(a).total_cmp(&groups.total(b)));
+    let totals = groups.totals();
+    let total = |label: &String| totals.get(label.as_str()).copied().unwrap_or_default();
+    labels.sort_by(|a, b| total(a).total_cmp(&total(b)));
     if descending {
         labels.reverse();
     }

@@ -4,6 +4,7 @@
 //! Accepts both spellings the API generations use (`audit_type`/`auditType`, `tool_id`/`toolId`,
 //! `src_name`/`srcName`, `audit_id`/`action_audits_id`). Unknown types are counted, never fatal.
 
+mod chart;
 pub mod request;
 #[cfg(test)]
 mod tests;
@@ -12,8 +13,8 @@ pub(crate) mod wire;
 use serde_json::{Map, Value};
 
 use crate::model::event::{
-    AgentEvent, AuditTrace, Chart, Consumption, ConversationIds, Plan, PlanStep, Reference,
-    SourceChunk, SourceDoc, StepStatus,
+    AgentEvent, AuditTrace, Consumption, ConversationIds, Plan, PlanStep, Reference, SourceChunk,
+    SourceDoc, StepStatus,
 };
 use crate::wire::provider::Dialect;
 use crate::wire::provider::spec::Shape;
@@ -34,15 +35,29 @@ impl Dialect for BigdataDialect {
         if data.is_empty() || data == "[DONE]" {
             return;
         }
-        if let Ok(envelope) = serde_json::from_str::<Envelope>(data)
-            && let Some((ids, body)) = envelope.split()
-            && let Some(event) = body.into_event()
-        {
-            self.note_ids(ids, out);
-            out.push(event);
-            return;
+        let Some((ids, body)) = serde_json::from_str::<Envelope>(data)
+            .ok()
+            .and_then(Envelope::split)
+        else {
+            return self.decode_lenient(data, out);
+        };
+        if body.is_chart() {
+            // The payload moves into the chart, which keeps its spec as a part of it.
+            return match chart::decode_typed(event.data) {
+                Ok(chart) => {
+                    self.note_ids(ids, out);
+                    out.push(AgentEvent::Chart(chart));
+                }
+                Err(data) => self.decode_lenient(&data, out),
+            };
         }
-        self.decode_lenient(data, out);
+        match body.into_event() {
+            Some(event) => {
+                self.note_ids(ids, out);
+                out.push(event);
+            }
+            None => self.decode_lenient(data, out),
+        }
     }
 
     fn provider(&self) -> Option<crate::wire::provider::Provider> {
@@ -176,7 +191,7 @@ fn decode_message(mut msg: Map<String, Value>, out: &mut Vec<AgentEvent>) {
                 .remove("json_schema")
                 .or_else(|| msg.remove("jsonSchema")),
         },
-        "CHART" => AgentEvent::Chart(decode_chart(msg)),
+        "CHART" => AgentEvent::Chart(chart::decode_lenient(msg)),
         "LLM_RETRY" => AgentEvent::LlmRetry {
             message: first_text([msg.remove("message"), msg.remove("content")]),
         },
@@ -200,28 +215,6 @@ fn decode_message(mut msg: Map<String, Value>, out: &mut Vec<AgentEvent>) {
         _ => AgentEvent::Unknown { kind },
     };
     out.push(event);
-}
-
-/// A CHART keeps its whole message as `raw`; the spec may arrive as an object or as JSON text.
-fn decode_chart(msg: Map<String, Value>) -> Chart {
-    let offset = |key: &str| msg.get(key).and_then(Value::as_u64);
-    let field = |keys: &[&str]| keys.iter().find_map(|key| msg.get(*key)).cloned();
-    let spec = match field(&["vega_lite_spec", "vegaLiteSpec"]) {
-        Some(Value::String(text)) => serde_json::from_str(&text).ok(),
-        Some(Value::Null) | None => None,
-        Some(spec) => Some(spec),
-    };
-    Chart {
-        chart_id: string_of(&msg, &["chart_id", "chartId"]),
-        title: string_of(&msg, &["title"]),
-        caption: string_of(&msg, &["caption"]),
-        chart_type: string_of(&msg, &["chart_type", "chartType"]),
-        start: offset("start"),
-        end: offset("end"),
-        spec,
-        data_points: field(&["data_points", "dataPoints"]).filter(|v| !v.is_null()),
-        raw: Value::Object(msg),
-    }
 }
 
 pub(super) fn decode_plan(mut plan: Map<String, Value>) -> Plan {

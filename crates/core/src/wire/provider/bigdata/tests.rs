@@ -204,9 +204,17 @@ fn a_chart_keeps_its_offsets_data_points_and_a_spec_sent_as_json_text() {
         panic!("not a chart: {events:?}");
     };
     assert_eq!((chart.start, chart.end), (Some(10), Some(42)));
-    assert_eq!(chart.spec, Some(serde_json::json!({"mark": "bar"})));
+    assert_eq!(
+        chart.spec.as_ref().map(|s| s.as_str()),
+        Some(r#"{"mark":"bar"}"#)
+    );
     assert_eq!(chart.caption.as_deref(), Some("By segment"));
-    assert!(chart.data_points.as_ref().is_some_and(|p| p.is_array()));
+    assert!(
+        chart
+            .data_points
+            .as_ref()
+            .is_some_and(|p| p.to_value().is_array())
+    );
     let events = decode(
         r#"{"message":{"type":"CHART","chartId":"c2","start":-1,"vega_lite_spec":{"mark":"line"}}}"#,
     );
@@ -214,5 +222,8 @@ fn a_chart_keeps_its_offsets_data_points_and_a_spec_sent_as_json_text() {
         panic!("not a chart: {events:?}");
     };
     assert_eq!(chart.start, None);
-    assert_eq!(chart.spec, Some(serde_json::json!({"mark": "line"})));
+    assert_eq!(
+        chart.spec.as_ref().map(|s| s.as_str()),
+        Some(r#"{"mark":"line"}"#)
+    );
 }

@@ -143,6 +143,11 @@ impl Envelope {
 pub(super) struct MessageBody(Message);
 
 impl MessageBody {
+    /// A CHART: read by [`super::chart`], which keeps its spec as text.
+    pub(super) fn is_chart(&self) -> bool {
+        self.0.kind.as_deref() == Some("CHART")
+    }
+
     pub(super) fn into_event(self) -> Option<AgentEvent> {
         let m = self.0;
         let kind = m.kind?;
@@ -210,7 +215,6 @@ impl MessageBody {
                     .map(decode_consumption)
                     .collect(),
             },
-            // CHART keeps its whole raw message: the lenient path has it.
             "CHART" => return None,
             _ => AgentEvent::Unknown { kind },
         })

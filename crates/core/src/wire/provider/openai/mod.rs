@@ -33,6 +33,10 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com";
 /// The model asked for when none is configured: the research-grade one a research tool is for.
 pub const DEFAULT_MODEL: &str = "o4-mini-deep-research";
 
+/// The furthest a sequence number may jump past the last one and still count as a place in the
+/// run (a resumed stream continues where the last connection stopped).
+const MAX_SEQUENCE_JUMP: u64 = 1_000_000;
+
 /// xAI's Responses dialect, speaking for OpenAI, with every event taken once by its sequence
 /// number.
 pub struct OpenAiDialect {
@@ -55,9 +59,20 @@ impl Dialect for OpenAiDialect {
         if let Some(RunCursor::Sequence(sequence)) = run_marks(&event.data).cursor {
             if self.last_sequence.is_some_and(|last| sequence <= last) {
                 // Sent again by a resumed stream: already decoded.
+                out.push(AgentEvent::Repeated);
                 return;
             }
-            self.last_sequence = Some(sequence);
+            // A run numbers its events one by one: a number far past the last one is not a
+            // place in the run (u64::MAX would make every later event look already seen). The
+            // event is decoded; its number is not believed.
+            if sequence
+                <= self
+                    .last_sequence
+                    .unwrap_or(0)
+                    .saturating_add(MAX_SEQUENCE_JUMP)
+            {
+                self.last_sequence = Some(sequence);
+            }
         }
         self.inner.decode(event, out);
     }

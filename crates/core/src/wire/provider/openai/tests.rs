@@ -41,6 +41,26 @@ fn events_sent_again_by_a_resumed_stream_are_taken_once() {
 }
 
 #[test]
+fn one_absurd_sequence_number_does_not_swallow_the_rest_of_the_stream() {
+    let completed = event(json!({"type": "response.completed", "sequence_number": 6,
+        "response": {"id": "resp_1", "object": "response", "status": "completed"}}));
+    let events = vec![
+        created("o3-deep-research"),
+        delta(1, "Sodium"),
+        delta(u64::MAX, "-ion"),
+        delta(3, " wins"),
+        // Resumed after 3: sent again, dropped and counted.
+        delta(3, " wins"),
+        delta(4, "."),
+        completed,
+    ];
+    let session: Session = run(&mut OpenAiDialect::default(), events, true);
+    assert_eq!(session.answer.as_str(), "Sodium-ion wins.");
+    assert_eq!(session.status().as_str(), "complete");
+    assert_eq!(session.stats.repeated, 1);
+}
+
+#[test]
 fn the_model_a_response_names_tells_openai_from_xai() {
     let openai = created("o4-mini-deep-research");
     let xai = created("grok-4");
