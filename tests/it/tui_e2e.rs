@@ -503,6 +503,9 @@ fn replay_of_a_file_without_events_fails_like_render_before_the_app_starts() {
             screen.contains("no events found in"),
             "one line says why:\n{screen}"
         );
-        assert!(!screen.contains("Answer"), "the app never started:\n{screen}");
+        assert!(
+            !screen.contains("Answer"),
+            "the app never started:\n{screen}"
+        );
     }
 }
