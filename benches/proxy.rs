@@ -117,7 +117,10 @@ async fn against_the_demo_agent(speed: f64, rounds: usize, store: &Path) -> Stri
     };
     let (demo, _server) = demo::spawn(config, 0).await.expect("the demo agent starts");
     let proxy = start_proxy(demo, store).await;
-    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let client = research_tui::agent::http::client_builder()
+        .no_proxy()
+        .build()
+        .unwrap();
     let pacing = if speed >= 1000.0 {
         "no pacing"
     } else {
@@ -214,7 +217,10 @@ fn event_latencies(chunks: &[(SystemTime, Bytes)]) -> Vec<f64> {
 async fn per_chunk(rounds: usize, store: &Path) -> String {
     let upstream = stamping_upstream().await;
     let proxy = start_proxy(upstream, store).await;
-    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let client = research_tui::agent::http::client_builder()
+        .no_proxy()
+        .build()
+        .unwrap();
     let body = r#"{"model":"sonar","stream":true,"messages":[{"role":"user","content":"Q"}]}"#;
     let pairs = interleaved(rounds, |through_proxy| {
         let base = if through_proxy {

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use research_tui::render::Format;
 use research_tui::wire::provider::Provider;
@@ -11,7 +11,8 @@ use research_tui::wire::provider::Provider;
 #[derive(Debug, Parser)]
 #[command(
     name = "research-tui",
-    version,
+    // The package version and, when built from a git checkout, the commit (build.rs).
+    version = env!("RESEARCH_TUI_VERSION"),
     about = "Watch research-agent sessions: plan, thinking, tool calls, and the answer with exact citations"
 )]
 struct Cli {
@@ -68,9 +69,24 @@ enum Command {
         #[arg(long, value_name = "TEXT")]
         search: Option<String>,
     },
+    /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
+    ///
+    /// For example: `research-tui completions bash > ~/.local/share/bash-completion/completions/research-tui`.
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), every subcommand on one page.
+    ///
+    /// Read it with `research-tui man | man -l -`, or install it as
+    /// `~/.local/share/man/man1/research-tui.1`.
+    Man,
 }
 
 fn main() -> ExitCode {
+    // rustls's crypto provider (ring) before anything can build an HTTP client.
+    research_tui::agent::http::install_crypto_provider();
     let cli = Cli::parse();
     research_tui::agent::turn::set_max_answer_bytes((cli.tui.max_answer_mib << 20) as usize);
     match cli.command {
@@ -106,6 +122,10 @@ fn main() -> ExitCode {
         Some(Command::Watch(args)) => {
             research_tui::cmd::app::watch(args, cli.tui.theme, cli.tui.debug)
         }
+        Some(Command::Completions { shell }) => {
+            research_tui::cmd::manual::completions(Cli::command(), shell)
+        }
+        Some(Command::Man) => research_tui::cmd::manual::man(Cli::command()),
         None => research_tui::cmd::app::run(cli.tui),
     }
 }

@@ -12,8 +12,10 @@
 
 use std::net::SocketAddr;
 
+use std::sync::Arc;
+
 use crate::agent::client::StreamHandle;
-use crate::agent::client::{AgentClient, ApiKey, RawSink, StreamOptions};
+use crate::agent::client::{AgentClient, ApiKey, Continuation, RawSink, StreamOptions};
 use crate::wire::provider::{Ask, ProviderOptions};
 use crate::wire::provider::{Provider, WireRequest};
 
@@ -32,6 +34,8 @@ pub struct LiveConfig {
     pub agent: Option<String>,
     /// Bigdata.com: ask for charts. Ignored by the others.
     pub charts: bool,
+    /// Anthropic: extended thinking with this budget of tokens. Ignored by the others.
+    pub thinking: Option<u32>,
     pub options: StreamOptions,
 }
 
@@ -46,6 +50,7 @@ impl LiveConfig {
             tenant: None,
             agent: None,
             charts: false,
+            thinking: None,
             options: StreamOptions::default(),
         }
     }
@@ -70,6 +75,7 @@ impl LiveConfig {
         self.tenant = options.tenant.clone().or(self.tenant);
         self.agent = options.agent.clone().or(self.agent);
         self.charts |= options.charts;
+        self.thinking = options.thinking.or(self.thinking);
         self
     }
 
@@ -79,6 +85,7 @@ impl LiveConfig {
             tenant: self.tenant.clone(),
             agent: self.agent.clone(),
             charts: self.charts,
+            thinking: self.thinking,
         }
     }
 }
@@ -90,9 +97,25 @@ pub fn start(config: &LiveConfig, ask: &Ask) -> StreamHandle {
 
 /// Like [`start`], also writing every body byte to `sink` as it arrives.
 pub fn start_recorded(config: &LiveConfig, ask: &Ask, sink: Option<RawSink>) -> StreamHandle {
-    config
-        .client()
-        .stream(request(config, ask), config.provider, config.options, sink)
+    // A paused turn (Anthropic's `pause_turn`) is continued with the same question and options
+    // and what the turn said so far.
+    let spec = config.provider.spec();
+    let options = config.provider_options();
+    let asked = ask.clone();
+    let continuation: Continuation = Arc::new(move |paused| {
+        let ask = Ask {
+            paused: paused.to_vec(),
+            ..asked.clone()
+        };
+        spec.request(&ask, &options)
+    });
+    config.client().stream_continued(
+        request(config, ask),
+        config.provider,
+        config.options,
+        sink,
+        Some(continuation),
+    )
 }
 
 /// The request for `ask`: endpoint, path with query, JSON body.

@@ -4,6 +4,7 @@
 //! replaying recordings as if they were live, and following a stream file another process writes.
 
 pub mod client;
+pub mod http;
 pub(crate) mod http_checks;
 pub mod live;
 pub mod replay;

@@ -52,9 +52,13 @@ pub struct TuiArgs {
     pub idle_timeout: u64,
     /// The model: xAI (default grok-4), OpenAI (default o4-mini-deep-research), Perplexity
     /// (default sonar-pro), Gemini (default the Deep Research agent; a model name such as
-    /// gemini-2.5-flash is grounded with Google Search).
+    /// gemini-2.5-flash is grounded with Google Search), Anthropic (default claude-sonnet-4-5).
     #[arg(long)]
     pub model: Option<String>,
+    /// Anthropic: extended thinking with this budget of tokens (at least 1024); the thinking
+    /// shows in Activity, never in the answer.
+    #[arg(long, value_name = "TOKENS")]
+    pub thinking: Option<u32>,
     /// Zeta Alpha: the tenant.
     #[arg(long)]
     pub tenant: Option<String>,
@@ -193,6 +197,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
             tenant: args.tenant,
             agent: args.agent,
             charts: args.charts || charts_in_config(),
+            thinking: args.thinking,
         },
         debug: args.debug,
         watch: None,
@@ -267,6 +272,15 @@ pub fn replay(
     theme: Option<String>,
     debug: bool,
 ) -> ExitCode {
+    // A file in no format research-tui reads fails here, before the screen is taken over.
+    if let Ok(file) = std::fs::File::open(&replay.path)
+        && let Ok((session, _)) = crate::wire::input::read_session(file, replay.provider)
+        && let Some(line) =
+            super::render::unknown_format(&session, &replay.path.to_string_lossy(), replay.provider)
+    {
+        eprintln!("{line}");
+        return ExitCode::from(1);
+    }
     crate::tui::run_blocking(TuiOptions {
         replay: Some(replay),
         exit_when_done,

@@ -61,12 +61,18 @@ pub struct AskArgs {
     #[arg(long, value_enum, default_value_t = Effort::Standard)]
     pub effort: Effort,
     /// Model: `base` or `pro` for Bigdata.com; a model name for xAI (default grok-4), OpenAI
-    /// (default o4-mini-deep-research) or Perplexity (default sonar-pro); for Gemini a model
-    /// grounded with Google Search (e.g. gemini-2.5-flash) instead of the Deep Research agent.
+    /// (default o4-mini-deep-research), Perplexity (default sonar-pro) or Anthropic (default
+    /// claude-sonnet-4-5); for Gemini a model grounded with Google Search (e.g. gemini-2.5-flash)
+    /// instead of the Deep Research agent.
     #[arg(long)]
     pub model: Option<String>,
+    /// Anthropic: extended thinking with this budget of tokens (at least 1024); the thinking
+    /// shows in Activity, never in the answer.
+    #[arg(long, value_name = "TOKENS")]
+    pub thinking: Option<u32>,
     /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY), Zeta Alpha (ZETA_ALPHA_API_KEY),
-    /// OpenAI (OPENAI_API_KEY), Perplexity (PERPLEXITY_API_KEY) or Google Gemini (GEMINI_API_KEY).
+    /// OpenAI (OPENAI_API_KEY), Perplexity (PERPLEXITY_API_KEY), Google Gemini (GEMINI_API_KEY) or
+    /// Anthropic (ANTHROPIC_API_KEY).
     #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
     pub provider: Provider,
     /// Zeta Alpha: the tenant.
@@ -221,14 +227,19 @@ fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, S
     if args.charts {
         return Err("--charts asks the Bigdata.com agent for charts (drop --provider)".into());
     }
-    let history = known
+    // The earlier turns as the saved streams rebuild them: the answers, and what the provider
+    // needs back of each (Anthropic's content blocks).
+    let (history, transcripts) = known
         .filter(|_| args.provider.spec().follow_up.sends_history())
         .map(|saved| {
             saved
                 .replay_turns()
                 .into_iter()
-                .map(|(turn, session)| (turn.question, session.answer.as_str().to_owned()))
-                .collect()
+                .map(|(turn, session)| {
+                    let answer = session.answer.as_str().to_owned();
+                    ((turn.question, answer), session.transcript)
+                })
+                .unzip()
         })
         .unwrap_or_default();
     Ok(Plan::Other(Ask {
@@ -242,6 +253,8 @@ fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, S
             .clone()
             .or_else(|| known.and_then(|s| s.meta.last_checkpoint_id().map(str::to_owned))),
         history,
+        transcripts,
+        paused: Vec::new(),
     }))
 }
 
@@ -349,6 +362,7 @@ async fn ask(
         tenant: args.tenant.clone().or(saved_options.tenant),
         agent: args.agent.clone().or(saved_options.agent),
         charts: args.charts || saved_options.charts,
+        thinking: args.thinking.or(saved_options.thinking),
     };
     let saved = match known {
         Some(saved) => Ok(saved),

@@ -4,12 +4,14 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::model::session::Session;
 use crate::render::{Format, render_sized};
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
 
 /// Render `file` in `format`; parse errors are reported on stderr, the rendering still printed.
-/// Input without a single event (an HTML page, an empty file) is an error: nothing is printed.
+/// Input without a single event (an HTML page, an empty file) is an error, and so is input whose
+/// events no provider's format reads: nothing is printed.
 pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCode {
     let result = if file == "-" {
         read_session(std::io::stdin().lock(), provider)
@@ -38,6 +40,10 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
                 );
                 return ExitCode::from(1);
             }
+            if let Some(line) = unknown_format(&session, file, provider) {
+                eprintln!("{line}");
+                return ExitCode::from(1);
+            }
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
             if let Err(e) =
@@ -54,6 +60,40 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
             ExitCode::from(1)
         }
     }
+}
+
+/// The one line saying that `source`'s events are in no format this version reads, naming the
+/// formats tried (`provider`'s, or every provider's when it was to be detected) and what was
+/// counted; `None` when anything was understood.
+pub(crate) fn unknown_format(
+    session: &Session,
+    source: &str,
+    provider: Option<Provider>,
+) -> Option<String> {
+    if !session.understood_nothing() {
+        return None;
+    }
+    let source = if source == "-" {
+        "standard input"
+    } else {
+        source
+    };
+    let tried: Vec<&str> = match provider {
+        Some(provider) => vec![provider.label()],
+        None => Provider::ALL.iter().map(|p| p.label()).collect(),
+    };
+    let stats = session.stats;
+    let events = match stats.events {
+        1 => "1 event".to_owned(),
+        n => format!("{n} events"),
+    };
+    Some(format!(
+        "research-tui: {} is in no format research-tui reads ({events}, {} unknown, {} malformed; tried {})",
+        crate::render::sanitize::sanitize_line(source),
+        stats.unknown,
+        stats.malformed,
+        tried.join(", ")
+    ))
 }
 
 /// Columns the text charts and tables fit: the terminal's on a terminal, else 80.

@@ -6,8 +6,10 @@
 //! (`POST /v1/responses` with any other model, plus the background run's resume and cancel routes:
 //! [`runs`]), Zeta Alpha's chat stream (`POST /v0/service/chat/stream`: a `session_id` gets the
 //! follow-up in that session, otherwise a fresh `sess-…`), Perplexity's chat completions
-//! (`POST /chat/completions`: earlier turns in `messages` get the follow-up) and Google Gemini's
-//! Interactions API and `streamGenerateContent` ([`gemini`]).
+//! (`POST /chat/completions`: earlier turns in `messages` get the follow-up), Google Gemini's
+//! Interactions API and `streamGenerateContent` ([`gemini`]) and Anthropic's Messages API
+//! (`POST /v1/messages`: a new question's turn pauses with `pause_turn`, a request ending with the
+//! paused assistant content gets its continuation, earlier turns the follow-up).
 //!
 //! Each response gets fresh identifiers: a new conversation gets `chat-<16 hex>`, a follow-up keeps
 //! the request's `chat_id`, every COMPLETE carries a fresh `ckpt-<16 hex>` that the server remembers
@@ -45,6 +47,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use crate::agent::rng;
+use crate::wire::provider::anthropic::request::{MESSAGES, MessagesRequest};
 use crate::wire::provider::bigdata::request::{
     RESEARCH, ResearchRequest, WORKFLOW, WorkflowRequest,
 };
@@ -196,6 +199,7 @@ fn router(state: Arc<AppState>) -> Router {
         .route(&runs::run_path("/cancel"), post(runs::cancel))
         .route(CHAT_STREAM.path, logged(zeta_response))
         .route(CHAT_COMPLETIONS.path, logged(perplexity_response))
+        .route(MESSAGES.path, logged(anthropic_response))
         .route("/_demo/requests", get(recent_requests))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "Not Found") })
         .with_state(state)
@@ -263,6 +267,33 @@ fn perplexity_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) 
     };
     let rewrite = Rewrite::Perplexity {
         completion_id: rng::id("cmpl"),
+    };
+    stream_response(state, state.recordings.get(recording), rewrite, fault, None)
+}
+
+/// Anthropic: the version header is required (as the API requires it); a new question gets the
+/// recording whose turn pauses, a request that sends the paused content back its continuation, a
+/// conversation with earlier turns the follow-up; every message a fresh id.
+fn anthropic_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
+    if !headers.contains_key("anthropic-version") {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "anthropic-version: header is required",
+        );
+    }
+    let (fault, request) = match admit(state, headers, body, MessagesRequest::parse) {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let recording = if request.continues_paused_turn() {
+        recordings::ANTHROPIC_CONTINUED
+    } else if request.messages.iter().any(|m| m.role == "assistant") {
+        recordings::ANTHROPIC_FOLLOW_UP
+    } else {
+        recordings::ANTHROPIC_RESEARCH
+    };
+    let rewrite = Rewrite::Anthropic {
+        message_id: rng::id("msg"),
     };
     stream_response(state, state.recordings.get(recording), rewrite, fault, None)
 }

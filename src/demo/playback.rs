@@ -41,6 +41,8 @@ pub enum Rewrite {
     },
     /// Gemini `streamGenerateContent`: every chunk's `responseId`.
     Generate { response_id: String },
+    /// Anthropic: the message `id` of `message_start`.
+    Anthropic { message_id: String },
 }
 
 impl Rewrite {
@@ -113,6 +115,11 @@ impl Rewrite {
                     envelope.insert("responseId".into(), Value::from(response_id.as_str()));
                 }
             }
+            Rewrite::Anthropic { message_id } => {
+                if let Some(Value::Object(message)) = envelope.get_mut("message") {
+                    message.insert("id".into(), Value::from(message_id.as_str()));
+                }
+            }
             Rewrite::Zeta { session_id } => {
                 if envelope.contains_key("session_id") || envelope.contains_key("sender") {
                     envelope.insert("session_id".into(), Value::from(session_id.as_str()));
@@ -130,7 +137,8 @@ impl Rewrite {
             | Rewrite::Zeta { .. }
             | Rewrite::Perplexity { .. }
             | Rewrite::Interaction { .. }
-            | Rewrite::Generate { .. } => None,
+            | Rewrite::Generate { .. }
+            | Rewrite::Anthropic { .. } => None,
         }
     }
 }

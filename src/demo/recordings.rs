@@ -39,13 +39,18 @@ pub const PERPLEXITY_FOLLOW_UP: &str = "eu-ai-act-follow-up.sse";
 pub const GEMINI_RESEARCH: &str = "tandem-solar-deep-research.sse";
 pub const GEMINI_FOLLOW_UP: &str = "tandem-solar-follow-up.sse";
 pub const GEMINI_GROUNDED: &str = "tandem-solar-grounded.sse";
+/// Anthropic Messages (`POST /v1/messages`): a question whose turn the server pauses
+/// (`pause_turn`), its continuation, and a follow-up that resends the conversation.
+pub const ANTHROPIC_RESEARCH: &str = "congestion-pricing.sse";
+pub const ANTHROPIC_CONTINUED: &str = "congestion-pricing-continued.sse";
+pub const ANTHROPIC_FOLLOW_UP: &str = "congestion-pricing-follow-up.sse";
 
 /// The names every recordings directory must provide.
 pub const REQUIRED: [&str; 4] = [EARNINGS, SECTOR, FOLLOW_UP, WORKFLOW];
 
 /// Other providers' recordings: a recordings directory may replace them; when it does not, the
 /// built-in ones play.
-pub const OPTIONAL: [&str; 11] = [
+pub const OPTIONAL: [&str; 14] = [
     XAI_RESEARCH,
     XAI_FOLLOW_UP,
     ZETA_RESEARCH,
@@ -57,9 +62,12 @@ pub const OPTIONAL: [&str; 11] = [
     GEMINI_RESEARCH,
     GEMINI_FOLLOW_UP,
     GEMINI_GROUNDED,
+    ANTHROPIC_RESEARCH,
+    ANTHROPIC_CONTINUED,
+    ANTHROPIC_FOLLOW_UP,
 ];
 
-const BUILTIN: [(&str, &str); 15] = [
+const BUILTIN: [(&str, &str); 18] = [
     (
         EARNINGS,
         include_str!("../../assets/recordings/bigdata/earnings-deep-dive.sse"),
@@ -119,6 +127,18 @@ const BUILTIN: [(&str, &str); 15] = [
     (
         GEMINI_GROUNDED,
         include_str!("../../assets/recordings/gemini/tandem-solar-grounded.sse"),
+    ),
+    (
+        ANTHROPIC_RESEARCH,
+        include_str!("../../assets/recordings/anthropic/congestion-pricing.sse"),
+    ),
+    (
+        ANTHROPIC_CONTINUED,
+        include_str!("../../assets/recordings/anthropic/congestion-pricing-continued.sse"),
+    ),
+    (
+        ANTHROPIC_FOLLOW_UP,
+        include_str!("../../assets/recordings/anthropic/congestion-pricing-follow-up.sse"),
     ),
 ];
 

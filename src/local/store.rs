@@ -218,6 +218,44 @@ impl SavedSession {
         begun
     }
 
+    /// Go on writing turn `index`, whose provider paused it (Anthropic's `pause_turn`): its stream
+    /// file is appended to (after a line break when it ends inside a line), and it is streaming
+    /// again until the writer saves its end.
+    pub fn resume_turn(&mut self, index: usize) -> io::Result<TurnWriter> {
+        let dir = self.dir.clone();
+        self.update_meta(|meta| {
+            let turn = meta
+                .turns
+                .get_mut(index)
+                .ok_or_else(|| io::Error::other("no such turn in the session"))?;
+            if !is_plain_name(&turn.stream_file) {
+                return Err(io::Error::other(
+                    "the turn's stream file is outside the session",
+                ));
+            }
+            let stream_file = turn.stream_file.clone();
+            let lock = TurnLock::acquire(&dir, &stream_file)?;
+            let path = dir.join(&stream_file);
+            let ends_a_line = std::fs::read(&path)?
+                .last()
+                .is_none_or(|b| matches!(b, b'\n' | b'\r'));
+            let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
+            if !ends_a_line {
+                io::Write::write_all(&mut file, b"\n\n")?;
+            }
+            turn.status = TurnStatus::Streaming;
+            turn.ended_at = None;
+            turn.reason = None;
+            meta.updated_at = rfc3339(SystemTime::now());
+            Ok(TurnWriter {
+                index,
+                stream_file,
+                file: Arc::new(Mutex::new(TurnFile::new(file))),
+                lock: Some(lock),
+            })
+        })
+    }
+
     /// Save the conversation ids as soon as they are known, so a run killed mid-stream can still be
     /// found by `--chat-id` and continued. Writes only when something new arrived.
     pub fn note_progress(&mut self, session: &Session) -> io::Result<()> {
@@ -379,6 +417,18 @@ impl SavedTurn {
             writer,
         };
         (turn, sink)
+    }
+}
+
+impl SavedTurn {
+    /// The stream file of a paused turn this writer goes on with ([`SavedSession::resume_turn`]):
+    /// what it holds already. `None` for a new turn.
+    pub fn resumed_stream(&self) -> Option<PathBuf> {
+        let turn = self.saved.meta.turns.get(self.index)?;
+        let path = self.saved.stream_path(turn)?;
+        std::fs::metadata(&path)
+            .is_ok_and(|m| m.len() > 0)
+            .then_some(path)
     }
 }
 

@@ -114,8 +114,7 @@ pub async fn spawn(
 /// A client that never follows a redirect (it would take the key to another origin) and sets no
 /// overall timeout (deep research runs for many minutes).
 fn client(loopback: bool) -> reqwest::Result<reqwest::Client> {
-    let mut builder = reqwest::Client::builder()
-        .tls_backend_rustls()
+    let mut builder = crate::agent::http::client_builder()
         .connect_timeout(Duration::from_secs(15))
         .redirect(reqwest::redirect::Policy::none());
     if loopback {

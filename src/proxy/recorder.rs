@@ -145,6 +145,12 @@ pub fn record(
         }
     };
     let mut reader = Reader::new(&turn, sink);
+    if let Some(path) = saved_turn.resumed_stream() {
+        // A paused turn goes on: what it streamed so far is decoded first (not written again).
+        if let Ok(bytes) = std::fs::read(path) {
+            reader.decode_only(&bytes);
+        }
+    }
     let end = loop {
         match rx.blocking_recv() {
             Some(Tee::Chunk(chunk)) => {
@@ -173,6 +179,10 @@ fn begin(
     turn: &TurnToRecord,
 ) -> std::io::Result<(SavedTurn, RawSink)> {
     let spec = turn.provider.spec();
+    if let Some((mut saved, index)) = paused_turn(store, in_flight, turn) {
+        let writer = saved.resume_turn(index)?;
+        return Ok(SavedTurn::new(saved, writer));
+    }
     let mut saved = match continued_session(store, in_flight, turn) {
         Some(saved) => saved,
         None => store.create(turn.endpoint.name, spec.name, &turn.upstream)?,
@@ -197,6 +207,7 @@ fn merged(kept: &ProviderOptions, sent: &ProviderOptions) -> ProviderOptions {
         tenant: sent.tenant.clone().or_else(|| kept.tenant.clone()),
         agent: sent.agent.clone().or_else(|| kept.agent.clone()),
         charts: sent.charts || kept.charts,
+        thinking: sent.thinking.or(kept.thinking),
     }
 }
 
@@ -219,6 +230,54 @@ fn continued_session(
             .or_else(|| session_with_history(store, turn));
         if found.is_some() || in_flight.others() == 0 || std::time::Instant::now() >= deadline {
             return found;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// For a request that continues a paused turn ([`Ask::paused`]): the session whose last turn it is
+/// (the same question after the same earlier ones) and that turn's index, once that turn's own
+/// recording has ended (the client may ask to continue before the proxy has saved the pause).
+fn paused_turn(
+    store: &SessionStore,
+    in_flight: &InFlight,
+    turn: &TurnToRecord,
+) -> Option<(SavedSession, usize)> {
+    let ask = &turn.asked.ask;
+    if ask.paused.is_empty() {
+        return None;
+    }
+    let deadline = std::time::Instant::now() + FOLLOW_UP_WAIT;
+    loop {
+        let found = store.list().into_iter().find(|meta| {
+            meta.provider == turn.provider.as_str()
+                && meta.turns.len() == ask.history.len() + 1
+                // The paused turn's own recorder has saved its end: its file is whole.
+                && meta.turns.last().is_some_and(|t| {
+                    t.question == ask.question && t.status != TurnStatus::Streaming
+                })
+                && meta
+                    .turns
+                    .iter()
+                    .zip(&ask.history)
+                    .all(|(saved, (question, _))| saved.question == *question)
+        });
+        // … and let go of the turn's lock, which the continuation takes.
+        let ready = found
+            .and_then(|meta| store.load(&meta.id).ok())
+            .filter(|saved| {
+                saved
+                    .meta
+                    .turns
+                    .last()
+                    .is_some_and(|t| !saved.writer_alive(t))
+            });
+        if let Some(saved) = ready {
+            let index = saved.meta.turns.len() - 1;
+            return Some((saved, index));
+        }
+        if in_flight.others() == 0 || std::time::Instant::now() >= deadline {
+            return None;
         }
         std::thread::sleep(Duration::from_millis(25));
     }
@@ -276,6 +335,19 @@ impl Reader {
 
     fn note_failure(&mut self, why: String) {
         self.failure.get_or_insert(why);
+    }
+
+    /// Decode bytes already saved (a paused turn's stream so far) without saving them again.
+    fn decode_only(&mut self, bytes: &[u8]) {
+        let mut events = Vec::new();
+        let decoded = catch_unwind(AssertUnwindSafe(|| {
+            let _ = self.pipeline.feed(bytes, &mut events);
+            events
+        }));
+        match decoded {
+            Ok(events) => self.session.apply_all(events),
+            Err(_) => self.undecodable = true,
+        }
     }
 
     fn feed(&mut self, chunk: &[u8]) {

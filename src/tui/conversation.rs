@@ -208,6 +208,8 @@ impl Conversation {
             chat_id: cont.chat_id.clone(),
             checkpoint_id: cont.checkpoint_id.clone(),
             history: app.history(cont.from_turn),
+            transcripts: app.transcripts(cont.from_turn),
+            paused: Vec::new(),
         };
         let provider = agent.config.provider;
         let base_url = agent.config.base_url.clone();

@@ -58,7 +58,9 @@ impl Env {
     }
 
     async fn requests(&self) -> Vec<Value> {
-        reqwest::get(format!("{}/_demo/requests", self.base_url))
+        crate::support::http()
+            .get(format!("{}/_demo/requests", self.base_url))
+            .send()
             .await
             .unwrap()
             .json()

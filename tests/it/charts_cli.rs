@@ -22,7 +22,9 @@ fn research_tui(args: &[&str], dir: &std::path::Path) -> Output {
 }
 
 async fn received(base: &str) -> Vec<Value> {
-    let requests: Vec<Value> = reqwest::get(format!("{base}/_demo/requests"))
+    let requests: Vec<Value> = crate::support::http()
+        .get(format!("{base}/_demo/requests"))
+        .send()
         .await
         .unwrap()
         .json()

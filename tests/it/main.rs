@@ -4,6 +4,7 @@
 
 mod support;
 
+mod anthropic_turns;
 mod ask_cli;
 mod ask_terminal;
 mod charts_cli;
@@ -17,6 +18,7 @@ mod history;
 mod invisible_text;
 mod key_safety;
 mod large_streams;
+mod manual;
 mod pipeline_props;
 mod provider_dialects;
 mod provider_http;
@@ -29,6 +31,7 @@ mod server_client;
 mod sse_vectors;
 mod store_concurrency;
 mod tail_follow;
+mod tls;
 mod tui_charts;
 mod tui_e2e;
 mod tui_e2e_newcomer;

@@ -43,7 +43,7 @@ async fn run(mut handle: StreamHandle) -> (Session, StreamEnd) {
 }
 
 async fn received(addr: SocketAddr) -> Vec<Value> {
-    let body = reqwest::Client::builder()
+    let body = research_tui::agent::http::client_builder()
         .no_proxy()
         .build()
         .unwrap()

@@ -100,11 +100,25 @@ impl ProxyProcess {
 
     /// The saved sessions once none is streaming and `turns` turns are saved (within 10 s).
     fn settled_sessions(&self, turns: usize) -> Vec<SessionMeta> {
+        self.sessions_when(turns, |s| s.status() != "streaming")
+    }
+
+    /// The saved sessions once `turns` turns are saved and every one is complete (within 10 s): a
+    /// paused Anthropic turn is saved incomplete until its continuation's recording takes it up.
+    fn complete_sessions(&self, turns: usize) -> Vec<SessionMeta> {
+        self.sessions_when(turns, |s| s.status() == "complete")
+    }
+
+    fn sessions_when(
+        &self,
+        turns: usize,
+        settled: impl Fn(&SessionMeta) -> bool,
+    ) -> Vec<SessionMeta> {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let sessions = self.store().list();
             let saved: usize = sessions.iter().map(|s| s.turns.len()).sum();
-            if saved >= turns && sessions.iter().all(|s| s.status() != "streaming") {
+            if saved >= turns && sessions.iter().all(&settled) {
                 return sessions;
             }
             assert!(
@@ -166,7 +180,7 @@ async fn demo_agent() -> SocketAddr {
 }
 
 fn http() -> reqwest::Client {
-    reqwest::Client::builder()
+    research_tui::agent::http::client_builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -197,10 +211,33 @@ async fn send(
         .header("content-type", "application/json")
         .header("accept", "text/event-stream")
         .body(request.body_bytes());
+    for (name, value) in &request.headers {
+        builder = builder.header(*name, value);
+    }
     for (name, value) in extra {
         builder = builder.header(*name, *value);
     }
     builder.send().await.unwrap()
+}
+
+/// [`post`] a question, and while the provider pauses the turn (Anthropic's `pause_turn`), its
+/// continuation, as the app's client does: every body, one after the other.
+async fn post_turn(base: &str, provider: Provider, demo: SocketAddr, ask: &Ask) -> Received {
+    let mut turn = post(base, provider, demo, ask, &[]).await;
+    for _ in 0..3 {
+        let so_far = decoded(provider, &turn.body);
+        if !so_far.paused {
+            break;
+        }
+        let next = Ask {
+            paused: so_far.transcript,
+            ..ask.clone()
+        };
+        let more = post(base, provider, demo, &next, &[]).await;
+        assert_eq!(more.status, 200);
+        turn.body.extend(more.body);
+    }
+    turn
 }
 
 /// [`send`], and everything that came back.
@@ -284,9 +321,9 @@ async fn every_provider_streams_the_same_bytes_through_the_proxy_and_saves_a_ses
     let proxy = ProxyProcess::start(demo, |_| {});
     for (n, provider) in Provider::ALL.into_iter().enumerate() {
         let ask = Ask::new(live::demo_question(provider));
-        let direct = post(&format!("http://{demo}"), provider, demo, &ask, &[]).await;
+        let direct = post_turn(&format!("http://{demo}"), provider, demo, &ask).await;
         let base = proxy.url(provider, "");
-        let proxied = post(&base, provider, demo, &ask, &[]).await;
+        let proxied = post_turn(&base, provider, demo, &ask).await;
         assert_eq!((direct.status, proxied.status), (200, 200), "{provider:?}");
         assert!(!direct.body.is_empty());
         assert_eq!(
@@ -299,7 +336,7 @@ async fn every_provider_streams_the_same_bytes_through_the_proxy_and_saves_a_ses
             direct.headers.get("content-type")
         );
 
-        let sessions = proxy.settled_sessions(n + 1);
+        let sessions = proxy.complete_sessions(n + 1);
         let meta = sessions
             .iter()
             .find(|m| m.provider == provider.as_str())
@@ -325,7 +362,8 @@ async fn every_provider_streams_the_same_bytes_through_the_proxy_and_saves_a_ses
             .expect("the request is saved");
         assert_eq!(request["method"], "POST");
     }
-    // `sessions --json` lists them all, as the app's own.
+    // `sessions --json` lists every provider's, as the app's own (an Anthropic turn the server
+    // paused and its continuation are one turn).
     let listed = support::cli(proxy.dir.path())
         .args(["sessions", "--json"])
         .output()
@@ -338,20 +376,21 @@ async fn every_provider_streams_the_same_bytes_through_the_proxy_and_saves_a_ses
 
 /// The follow-up the app would send after the saved session's last turn.
 fn follow_up(provider: Provider, meta: &SessionMeta, saved: &SessionStore) -> Ask {
-    let history = if provider.spec().follow_up.sends_history() {
+    let (history, transcripts) = if provider.spec().follow_up.sends_history() {
         let session = saved.load(&meta.id).unwrap();
         session
             .replay_turns()
             .into_iter()
-            .map(|(turn, s)| (turn.question, s.answer.as_str().to_owned()))
-            .collect()
+            .map(|(turn, s)| ((turn.question, s.answer.as_str().to_owned()), s.transcript))
+            .unzip()
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
     Ask {
         chat_id: meta.chat_id.clone(),
         checkpoint_id: meta.last_checkpoint_id().map(str::to_owned),
         history,
+        transcripts,
         ..Ask::new("And what does that mean for next year?")
     }
 }
@@ -363,8 +402,8 @@ async fn a_follow_up_through_the_proxy_lands_in_the_same_saved_session() {
     for (n, provider) in Provider::ALL.into_iter().enumerate() {
         let base = proxy.url(provider, "");
         let first = Ask::new(live::demo_question(provider));
-        assert_eq!(post(&base, provider, demo, &first, &[]).await.status, 200);
-        let sessions = proxy.settled_sessions(2 * n + 1);
+        assert_eq!(post_turn(&base, provider, demo, &first).await.status, 200);
+        let sessions = proxy.complete_sessions(2 * n + 1);
         let meta = sessions
             .iter()
             .find(|m| m.provider == provider.as_str())
@@ -372,7 +411,7 @@ async fn a_follow_up_through_the_proxy_lands_in_the_same_saved_session() {
         let next = follow_up(provider, meta, &proxy.store());
         let answered = post(&base, provider, demo, &next, &[]).await;
         assert_eq!(answered.status, 200, "{provider:?}");
-        let sessions = proxy.settled_sessions(2 * n + 2);
+        let sessions = proxy.complete_sessions(2 * n + 2);
         assert_eq!(sessions.len(), n + 1, "{provider:?}: no new session");
         let meta = sessions
             .iter()

@@ -43,6 +43,8 @@ fn corpus() -> Vec<(String, Provider)> {
                 Provider::Bigdata
             } else if name.starts_with("gemini-") {
                 Provider::Gemini
+            } else if name.starts_with("anthropic-") {
+                Provider::Anthropic
             } else {
                 Provider::Xai
             };
@@ -134,7 +136,15 @@ fn observed(session: &Session) -> Value {
 fn the_corpus_has_every_provider_with_and_without_positions() {
     let names: Vec<String> = corpus().into_iter().map(|(name, _)| name).collect();
     assert!(names.len() >= 8, "{names:?}");
-    for prefix in ["openai-", "azure-", "xai-", "zeta-", "bigdata-", "gemini-"] {
+    for prefix in [
+        "openai-",
+        "azure-",
+        "xai-",
+        "zeta-",
+        "bigdata-",
+        "gemini-",
+        "anthropic-",
+    ] {
         assert!(names.iter().any(|n| n.starts_with(prefix)), "{prefix}");
     }
     let mut positioned = 0;

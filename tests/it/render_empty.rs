@@ -1,5 +1,5 @@
-//! `research-tui render` on input that holds no event at all: it says so and fails, instead of
-//! printing an empty document with exit 0.
+//! `research-tui render` on input that holds no event at all, or events in no format it reads: it
+//! says so and fails, instead of printing an empty document with exit 0 (`replay` too).
 
 use std::io::Write;
 use std::process::{Output, Stdio};
@@ -55,6 +55,52 @@ fn input_without_events_is_reported_and_fails() {
         "{}",
         stderr(&output)
     );
+}
+
+#[test]
+fn events_in_no_known_format_fail_with_one_line_naming_the_formats_tried() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other-agent.sse");
+    std::fs::write(
+        &path,
+        "data: {\"candidates\":[]}\n\ndata: {\"foo\":1}\n\ndata: not json\n\n",
+    )
+    .unwrap();
+    let output = render_file(&path);
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.contains("is in no format research-tui reads (3 events"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "tried Bigdata.com, xAI, Zeta Alpha, OpenAI, Perplexity, Google Gemini, Anthropic"
+        ),
+        "{text}"
+    );
+    // Named, only that format was tried.
+    let output = support::cli(support::scratch())
+        .args(["render", path.to_str().unwrap(), "--provider", "anthropic"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).ends_with("tried Anthropic)\n"),
+        "{}",
+        stderr(&output)
+    );
+    // `replay` says the same and never takes over the terminal.
+    let output = support::cli(support::scratch())
+        .args(["replay", path.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty(), "the app never started");
+    assert_eq!(stderr(&output), text);
 }
 
 #[test]

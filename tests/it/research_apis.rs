@@ -185,7 +185,7 @@ async fn cancelling_a_deep_research_turn_cancels_the_run_on_the_server() {
     assert_eq!(cancel["path"], format!("/v1/responses/{id}/cancel"));
     assert_eq!(cancel["status"], 200);
     assert_eq!(cancel["api_key_present"], true);
-    let status: Value = reqwest::Client::builder()
+    let status: Value = research_tui::agent::http::client_builder()
         .no_proxy()
         .build()
         .unwrap()

@@ -109,7 +109,9 @@ async fn research(addr: SocketAddr, request: ResearchRequest) -> (Vec<StreamUpda
 }
 
 async fn received_requests(addr: SocketAddr) -> Vec<Value> {
-    reqwest::get(format!("http://{addr}/_demo/requests"))
+    crate::support::http()
+        .get(format!("http://{addr}/_demo/requests"))
+        .send()
         .await
         .unwrap()
         .json()
@@ -394,7 +396,7 @@ async fn the_server_receives_chat_id_checkpoint_and_effort_as_sent_and_never_sto
 #[tokio::test]
 async fn an_invalid_body_gets_a_fastapi_style_422() {
     let addr = start(None).await;
-    let http = reqwest::Client::new();
+    let http = research_tui::agent::http::client_builder().build().unwrap();
     let response = http
         .post(format!("http://{addr}/v1/research-agent"))
         .json(&json!({"message": "", "research_effort": "deep"}))
@@ -421,7 +423,7 @@ async fn an_invalid_body_gets_a_fastapi_style_422() {
 #[tokio::test]
 async fn the_fault_header_overrides_the_server_fault_for_one_request() {
     let addr = start(None).await;
-    let http = reqwest::Client::new();
+    let http = research_tui::agent::http::client_builder().build().unwrap();
     let post = |fault: &'static str| {
         http.post(format!("http://{addr}/v1/research-agent"))
             .header("X-Demo-Fault", fault)

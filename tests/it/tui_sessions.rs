@@ -77,7 +77,9 @@ async fn type_and_send(app: &mut Ui, conversation: &mut Conversation, text: &str
 /// The request bodies the demo agent behind `conversation` received.
 async fn requests(conversation: &Conversation) -> Vec<Value> {
     let base = &conversation.agent().unwrap().config.base_url;
-    reqwest::get(format!("{base}/_demo/requests"))
+    crate::support::http()
+        .get(format!("{base}/_demo/requests"))
+        .send()
         .await
         .unwrap()
         .json()

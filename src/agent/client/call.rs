@@ -11,12 +11,19 @@ pub(super) struct Call {
     pub(super) endpoint: &'static Endpoint,
     pub(super) url: String,
     pub(super) body: Vec<u8>,
+    /// The provider's own headers ([`WireRequest::headers`]).
+    pub(super) headers: Vec<(&'static str, String)>,
     pub(super) options: StreamOptions,
     pub(super) sink: Option<RawSink>,
     pub(super) provider: Provider,
     /// The run on the server this stream follows, when it outlives the connection.
     pub(super) server_run: Option<ServerRun>,
+    /// Continues a turn the provider paused.
+    pub(super) continuation: Option<Continuation>,
 }
+
+/// How many times one turn is continued after a pause before the app gives up on it.
+pub(crate) const MAX_CONTINUATIONS: u32 = 10;
 
 /// How one try ended.
 enum Outcome {
@@ -70,7 +77,7 @@ impl Call {
     }
 
     async fn attempt(&self, tx: &UpdateSender) -> Outcome {
-        let response = match self.connect().await {
+        let response = match self.connect(&self.body).await {
             Ok(response) => response,
             Err(outcome) => return outcome,
         };
@@ -80,23 +87,27 @@ impl Call {
         self.read_body(response, tx).await
     }
 
-    /// The request, its key in the provider's header (marked sensitive).
-    fn request(&self) -> Result<reqwest::RequestBuilder, Outcome> {
+    /// The request with `body`, its key in the provider's header (marked sensitive).
+    fn request(&self, body: &[u8]) -> Result<reqwest::RequestBuilder, Outcome> {
         let path = &self.url[self.client.base_url.len()..];
         self.client
             .authorized(reqwest::Method::POST, path)
-            .map(|request| {
+            .map(|mut request| {
+                for (name, value) in &self.headers {
+                    request = request.header(*name, value);
+                }
                 request
                     .header(CONTENT_TYPE, "application/json")
-                    .body(self.body.clone())
+                    .body(body.to_vec())
             })
             .map_err(|message| Outcome::Final(StreamEnd::Connect { message }))
     }
 
-    /// Send the request: a `200` response whose body is the stream, or how this try ended.
-    async fn connect(&self) -> Result<reqwest::Response, Outcome> {
+    /// Send the request with `body`: a `200` response whose body is the stream, or how this try
+    /// ended.
+    async fn connect(&self, body: &[u8]) -> Result<reqwest::Response, Outcome> {
         let wait = self.options.headers_timeout.min(self.options.idle_timeout);
-        let request = self.request()?;
+        let request = self.request(body)?;
         let response = match tokio::time::timeout(wait, request.send()).await {
             Err(_) => {
                 return Err(Outcome::Retryable {
@@ -199,6 +210,8 @@ impl Call {
             seen_event: false,
             terminal: false,
             tracker: self.server_run.as_ref().map(ServerRun::tracker),
+            pause: Pause::default(),
+            mid_line: false,
         };
         let end = loop {
             match tokio::time::timeout_at(deadline, response.chunk()).await {
@@ -221,6 +234,15 @@ impl Call {
                     if reader.terminal {
                         // Nothing follows COMPLETE or ERROR: do not wait for the server to close.
                         break StreamEnd::Closed;
+                    }
+                }
+                Ok(Ok(None)) if reader.pause.paused => {
+                    match self.continue_paused(&mut reader).await {
+                        Ok(next) => {
+                            response = next;
+                            deadline = tokio::time::Instant::now() + idle;
+                        }
+                        Err(end) => break end,
                     }
                 }
                 Ok(Ok(None)) => {
@@ -256,8 +278,43 @@ impl Call {
         outcome_of(&reader, end)
     }
 
+    /// The provider paused the turn and closed the stream: ask it to go on (the turn's content so
+    /// far sent back), and read its answer into the same turn — the line the paused stream left
+    /// open ended first, in the pipeline and the sink. How the turn ends when it cannot go on.
+    async fn continue_paused(
+        &self,
+        reader: &mut BodyReader,
+    ) -> Result<reqwest::Response, StreamEnd> {
+        reader.pause.paused = false;
+        reader.pause.count += 1;
+        let Some(continuation) = &self.continuation else {
+            return Err(StreamEnd::Cut {
+                reason: "the server paused the turn".into(),
+            });
+        };
+        if reader.pause.count > MAX_CONTINUATIONS {
+            return Err(StreamEnd::Cut {
+                reason: format!(
+                    "the server paused the turn {MAX_CONTINUATIONS} times; it was not continued again"
+                ),
+            });
+        }
+        let request = continuation(&reader.pause.transcript);
+        if reader.mid_line {
+            self.take_in(reader, b"\n\n");
+        }
+        match self.connect(&request.body_bytes()).await {
+            Ok(response) => Ok(response),
+            Err(Outcome::Final(end) | Outcome::Retryable { end, .. }) => Err(end),
+            Err(Outcome::Gone) => Err(StreamEnd::Cancelled),
+        }
+    }
+
     /// A chunk of the body: to the raw sink, the run tracker and the dialect.
     fn take_in(&self, reader: &mut BodyReader, chunk: &[u8]) {
+        if let Some(&last) = chunk.last() {
+            reader.mid_line = !matches!(last, b'\n' | b'\r');
+        }
         if let Some(sink) = &self.sink
             && let Ok(mut sink) = sink.lock()
         {
@@ -333,6 +390,20 @@ struct BodyReader {
     terminal: bool,
     /// Follows a run on the server, to resume its stream ([`resume`]).
     tracker: Option<RunTracker>,
+    pause: Pause,
+    /// The body so far broke off inside a line.
+    mid_line: bool,
+}
+
+/// What continuing a paused turn needs.
+#[derive(Default)]
+struct Pause {
+    /// The provider paused the turn ([`AgentEvent::Paused`]) and nothing followed yet.
+    paused: bool,
+    /// Continuations so far.
+    count: u32,
+    /// The turn's content so far ([`AgentEvent::Transcript`]).
+    transcript: Vec<serde_json::Value>,
 }
 
 impl BodyReader {
@@ -351,10 +422,15 @@ impl BodyReader {
             return true;
         }
         self.seen_event = true;
-        self.terminal |= self
-            .events
-            .iter()
-            .any(|e| matches!(e, AgentEvent::Complete { .. } | AgentEvent::Error { .. }));
+        for event in &self.events {
+            match event {
+                AgentEvent::Complete { .. } | AgentEvent::Error { .. } => self.terminal = true,
+                AgentEvent::Paused => self.pause.paused = true,
+                AgentEvent::Transcript(blocks) => self.pause.transcript.extend_from_slice(blocks),
+                AgentEvent::Received => {}
+                _ => self.pause.paused = false,
+            }
+        }
         tx.send(StreamUpdate::Events(std::mem::take(&mut self.events)))
             .await
             .is_ok()

@@ -135,8 +135,7 @@ impl fmt::Debug for AgentClient {
 impl AgentClient {
     pub fn new(base_url: &str, api_key: Option<ApiKey>) -> Self {
         let base_url = base_url.trim().trim_end_matches('/').to_owned();
-        let mut builder = reqwest::Client::builder()
-            .tls_backend_rustls()
+        let mut builder = crate::agent::http::client_builder()
             .connect_timeout(Duration::from_secs(15))
             // An agent API does not redirect: following one would send the key to another origin.
             .redirect(reqwest::redirect::Policy::none())
@@ -169,16 +168,32 @@ impl AgentClient {
         options: StreamOptions,
         sink: Option<RawSink>,
     ) -> StreamHandle {
+        self.stream_continued(request, provider, options, sink, None)
+    }
+
+    /// Like [`AgentClient::stream`]; when the provider pauses the turn
+    /// ([`AgentEvent::Paused`]), `continuation` makes the request that continues it from what the
+    /// turn said so far, and its stream carries on the same turn (the same pipeline, the same sink).
+    pub fn stream_continued(
+        &self,
+        request: WireRequest,
+        provider: Provider,
+        options: StreamOptions,
+        sink: Option<RawSink>,
+        continuation: Option<Continuation>,
+    ) -> StreamHandle {
         let server_run = ServerRun::for_request(self, provider, &request);
         let call = Call {
             client: self.clone(),
             endpoint: request.endpoint,
             url: format!("{}{}", self.base_url, request.path),
             body: request.body_bytes(),
+            headers: request.headers,
             options,
             sink,
             provider,
             server_run: server_run.clone(),
+            continuation,
         };
         StreamHandle::spawn(move |tx| call.run(tx)).with_server_run(server_run)
     }
@@ -251,6 +266,10 @@ impl AgentClient {
             .map_or_else(Secret::default, |key| Secret::new(key.expose()))
     }
 }
+
+/// Makes the request that continues a paused turn from the turn's transcript so far
+/// ([`AgentEvent::Transcript`]).
+pub type Continuation = std::sync::Arc<dyn Fn(&[serde_json::Value]) -> WireRequest + Send + Sync>;
 
 /// Receives every byte of a response body the moment it arrives, flushed at once, so a crash or a
 /// kill loses nothing that was received (session files, `--record`).

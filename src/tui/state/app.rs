@@ -223,6 +223,26 @@ impl App {
     /// Earlier turns on the way to `from_turn`, oldest first, as `(question, answer)`: the history
     /// Zeta Alpha takes with every request (a branch leaves out the turns of other branches).
     pub fn history(&self, from_turn: Option<usize>) -> Vec<(String, String)> {
+        self.chain(from_turn)
+            .map(|turn| {
+                (
+                    turn.question.clone().unwrap_or_default(),
+                    turn.session.answer.as_str().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// What the provider needs back of each turn of [`App::history`] (Anthropic's content
+    /// blocks), in the same order.
+    pub fn transcripts(&self, from_turn: Option<usize>) -> Vec<Vec<serde_json::Value>> {
+        self.chain(from_turn)
+            .map(|turn| turn.session.transcript.clone())
+            .collect()
+    }
+
+    /// The turns on the way to `from_turn`, oldest first.
+    fn chain(&self, from_turn: Option<usize>) -> impl Iterator<Item = &Turn> {
         let mut chain = Vec::new();
         let mut next = from_turn;
         while let Some(i) = next {
@@ -230,14 +250,10 @@ impl App {
             if chain.len() > self.turns.len() {
                 break;
             }
-            chain.push((
-                turn.question.clone().unwrap_or_default(),
-                turn.session.answer.as_str().to_owned(),
-            ));
+            chain.push(turn);
             next = turn.request.from_turn.filter(|p| *p < i);
         }
-        chain.reverse();
-        chain
+        chain.into_iter().rev()
     }
 
     /// The next question branches from an earlier turn (not the newest one): its index.

@@ -35,7 +35,10 @@ pub async fn run(mut handle: StreamHandle) -> (Session, StreamEnd, Vec<String>) 
 
 /// The requests the demo agent at `addr` received (`GET /_demo/requests`).
 pub async fn received(addr: SocketAddr) -> Vec<Value> {
-    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let client = research_tui::agent::http::client_builder()
+        .no_proxy()
+        .build()
+        .unwrap();
     let url = format!("http://{addr}/_demo/requests");
     client.get(url).send().await.unwrap().json().await.unwrap()
 }

@@ -76,6 +76,12 @@ impl Home {
     }
 }
 
+/// An HTTP client for talking to the servers the tests start (through the app's one client
+/// builder, which installs the TLS crypto provider first).
+pub fn http() -> reqwest::Client {
+    research_tui::agent::http::client_builder().build().unwrap()
+}
+
 /// The real binary isolated in `home`: its own data, config, cache and state directories, and no
 /// provider key, endpoint or limit inherited from whoever runs the tests. A test adds what it means.
 pub fn cli(home: &Path) -> Command {

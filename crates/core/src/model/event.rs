@@ -76,7 +76,12 @@ pub struct SourceDoc {
     pub headline: Option<String>,
     pub src_name: Option<String>,
     pub url: Option<String>,
+    /// The publication date (`YYYY-MM-DD…`).
     pub ts: Option<String>,
+    /// When the page last changed, in the provider's words, which need not be a date (Anthropic's
+    /// `page_age`: `6 days ago`; Perplexity's `last_updated`): shown as "updated …", never as the
+    /// publication date.
+    pub updated: Option<String>,
     /// Extract text (EXTERNAL results, Zeta Alpha evidences), as the provider sent it.
     pub text: Option<String>,
     /// How to show [`SourceDoc::text`] ([`SourceDoc::text_pieces`]): byte ranges in order, each
@@ -240,6 +245,14 @@ pub enum AgentEvent {
         checkpoint_id: Option<String>,
         consumption: Vec<Consumption>,
     },
+    /// What the assistant said, in its provider's own terms, as a follow-up must send it back
+    /// (Anthropic's content blocks, server tool calls and results included): appended to
+    /// [`crate::model::session::Session::transcript`]. Opaque outside the provider's folder.
+    Transcript(Vec<Value>),
+    /// The provider paused the turn before its end (Anthropic's `pause_turn`): it is not over,
+    /// and the client continues it by sending the conversation back with the
+    /// [`AgentEvent::Transcript`] so far. A stream that ends here is incomplete.
+    Paused,
     /// One payload arrived (an SSE event with data other than `[DONE]`, or a line too long to
     /// read): what [`crate::model::session::Stats::events`] counts. The byte pipeline sends
     /// exactly one per payload, whatever the dialect makes of it; dialects never send it.

@@ -269,6 +269,11 @@ pub struct Session {
     pub completion: Option<Completion>,
     /// Sub-agent roles in order of first appearance.
     pub roles: Vec<String>,
+    /// What the assistant said in its provider's terms ([`AgentEvent::Transcript`]), for
+    /// follow-ups that send it back; empty for providers that need only the answer text.
+    pub transcript: Vec<Value>,
+    /// The provider paused the turn ([`AgentEvent::Paused`]) and nothing has followed yet.
+    pub paused: bool,
     pub stats: Stats,
     pub revision: u64,
 }
@@ -287,6 +292,12 @@ impl Session {
 
     pub fn apply(&mut self, event: AgentEvent) {
         self.revision += 1;
+        if !matches!(
+            event,
+            AgentEvent::Received | AgentEvent::Paused | AgentEvent::Transcript(_)
+        ) {
+            self.paused = false;
+        }
         match event {
             AgentEvent::Conversation(ids) => self.ids = ids,
             AgentEvent::Received => self.stats.events += 1,
@@ -369,6 +380,8 @@ impl Session {
                 self.error = Some(message);
             }
             AgentEvent::Cancelled { reason } => self.cancelled = Some(reason),
+            AgentEvent::Transcript(blocks) => self.transcript.extend(blocks),
+            AgentEvent::Paused => self.paused = true,
             AgentEvent::Complete {
                 checkpoint_id,
                 consumption,
@@ -451,6 +464,23 @@ impl Session {
 
     pub fn checkpoint_id(&self) -> Option<&str> {
         self.completion.as_ref()?.checkpoint_id.as_deref()
+    }
+
+    /// Payloads arrived ([`Stats::events`]) and not one of them said anything: no answer, no
+    /// activity, no source, no ids, no end. Input in a format no dialect reads looks like this.
+    pub fn understood_nothing(&self) -> bool {
+        self.stats.events > 0
+            && self.ids == ConversationIds::default()
+            && self.plan.is_none()
+            && self.activity.is_empty()
+            && self.answer.is_empty()
+            && self.references.is_empty()
+            && self.consulted.is_empty()
+            && self.structured_output.is_none()
+            && self.charts.is_empty()
+            && self.transcript.is_empty()
+            && !self.paused
+            && !self.is_finished()
     }
 }
 

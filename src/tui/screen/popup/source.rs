@@ -103,6 +103,9 @@ fn document_rows(
     if let Some(date) = source.date {
         field(&mut rows, "Date", &date.display(), width, theme);
     }
+    if let Some(updated) = &source.doc.updated {
+        field(&mut rows, "Updated", updated, width, theme);
+    }
     if let Some(url) = &source.url {
         field(&mut rows, "URL", url, width, theme);
     }

@@ -7,7 +7,7 @@
 use percent_encoding::percent_decode_str;
 
 use super::request::{Ask, ProviderOptions};
-use super::{bigdata, gemini, perplexity, responses, zeta};
+use super::{anthropic, bigdata, gemini, perplexity, responses, zeta};
 
 /// What one request asked.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -101,6 +101,39 @@ pub fn perplexity(_query: &str, body: &[u8]) -> Option<Asked> {
         ask,
         options: ProviderOptions {
             model: Some(request.model),
+            ..ProviderOptions::default()
+        },
+    })
+}
+
+/// Anthropic: the question and the conversation's earlier turns (their answers as text: the
+/// blocks the API needs back are in the saved turns' streams). A request that continues a paused
+/// turn asks nothing new: its [`Ask::paused`] holds the turn's content so far.
+pub fn anthropic(_query: &str, body: &[u8]) -> Option<Asked> {
+    let request = anthropic::request::MessagesRequest::parse(body).ok()?;
+    let paused = match request.messages.last() {
+        Some(last) if request.continues_paused_turn() => match &last.content {
+            serde_json::Value::Array(blocks) => blocks.clone(),
+            other => vec![other.clone()],
+        },
+        _ => Vec::new(),
+    };
+    let ask = Ask {
+        history: request.earlier_turns(),
+        paused,
+        ..Ask::new(request.question())
+    };
+    let thinking = request
+        .thinking
+        .as_ref()
+        .and_then(|t| t.get("budget_tokens"))
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|b| u32::try_from(b).ok());
+    Some(Asked {
+        ask,
+        options: ProviderOptions {
+            model: Some(request.model),
+            thinking,
             ..ProviderOptions::default()
         },
     })

@@ -2,13 +2,14 @@
 //! (one type per wire message, shared by the client that sends it and the demo server that reads
 //! it), and the table that holds everything else the app knows about it ([`spec`]).
 //!
-//! Six providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]), Zeta Alpha chat
-//! ([`zeta`]), OpenAI Responses with deep research ([`openai`], which speaks xAI's dialect) and
-//! Perplexity Sonar chat completions ([`perplexity`]), and Google Gemini's Deep Research agent and
-//! grounded models ([`gemini`]). When the provider is not known in advance,
-//! [`AutoDialect`] holds events back until one of them identifies the provider
+//! Seven providers: Bigdata.com ([`bigdata`]), xAI Responses ([`xai`]), Zeta Alpha chat
+//! ([`zeta`]), OpenAI Responses with deep research ([`openai`], which speaks xAI's dialect),
+//! Perplexity Sonar chat completions ([`perplexity`]), Google Gemini's Deep Research agent and
+//! grounded models ([`gemini`]) and Anthropic Messages ([`anthropic`]). When the provider is not
+//! known in advance, [`AutoDialect`] holds events back until one of them identifies the provider
 //! ([`Provider::detect`]), then hands everything to that dialect.
 
+pub mod anthropic;
 pub mod asked;
 pub mod bigdata;
 pub mod error_body;
@@ -65,28 +66,31 @@ pub enum Provider {
     Perplexity,
     /// Google Gemini: the Deep Research agent (Interactions API), or a model with Google Search.
     Gemini,
+    /// Anthropic Messages API (`/v1/messages`) with web search and web fetch.
+    Anthropic,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 7] = [
         Provider::Bigdata,
         Provider::Xai,
         Provider::Zeta,
         Provider::OpenAI,
         Provider::Perplexity,
         Provider::Gemini,
+        Provider::Anthropic,
     ];
 
     pub fn dialect(self) -> Box<dyn Dialect> {
         (self.spec().dialect)()
     }
 
-    /// The flag spelling: `bigdata`, `xai`, `zeta`, `openai`, `perplexity`.
+    /// The flag spelling: `bigdata`, `xai`, `zeta`, `openai`, `perplexity`, `anthropic`.
     pub fn as_str(self) -> &'static str {
         self.spec().name
     }
 
-    /// For people: `Bigdata.com`, `xAI`, `Zeta Alpha`, `OpenAI`, `Perplexity`.
+    /// For people: `Bigdata.com`, `xAI`, `Zeta Alpha`, `OpenAI`, `Perplexity`, `Anthropic`.
     pub fn label(self) -> &'static str {
         self.spec().label
     }
@@ -189,6 +193,16 @@ pub(crate) mod testing {
             .map(|c| (c.text(session.answer.as_str()).to_owned(), c.source))
             .collect()
     }
+}
+
+/// `reuters.com` for `https://www.reuters.com/x`: a web source's publisher, as every provider's
+/// sources name it.
+pub(crate) fn url_host(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host = rest.split(['/', '?', '#']).next()?;
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = host.split(':').next()?.trim_start_matches("www.");
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
 /// The string at `key`, when it is one and not empty (ids, names: an empty one says nothing).

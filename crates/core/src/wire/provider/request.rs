@@ -17,6 +17,14 @@ pub struct Ask {
     /// Earlier turns as `(question, answer)`, oldest first, for providers that take the whole
     /// conversation in every request ([`FollowUp::sends_history`](super::spec::FollowUp::sends_history)).
     pub history: Vec<(String, String)>,
+    /// For each turn of [`Ask::history`], what the assistant said in its provider's own terms
+    /// ([`Session::transcript`](crate::model::session::Session::transcript)), for providers that
+    /// must get it back (Anthropic: server tool calls and results, citations); empty where unknown
+    /// (the answer text then stands in).
+    pub transcripts: Vec<Vec<Value>>,
+    /// This turn so far, when the provider paused it (Anthropic's `pause_turn`): the request
+    /// continues the turn instead of asking anew.
+    pub paused: Vec<Value>,
 }
 
 impl Ask {
@@ -43,6 +51,9 @@ pub struct ProviderOptions {
     /// Bigdata.com: ask for charts (python code execution with chart generation).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub charts: bool,
+    /// Anthropic: extended thinking with this budget of tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<u32>,
 }
 
 /// One streaming endpoint of a provider's API (always `POST`, answered with SSE).
@@ -85,6 +96,8 @@ pub struct WireRequest {
     /// The endpoint's path with its query, if any.
     pub path: String,
     pub body: Value,
+    /// Headers the provider needs besides the key (Anthropic's `anthropic-version`).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl WireRequest {
@@ -95,7 +108,14 @@ impl WireRequest {
             path: endpoint.path.to_owned(),
             // The request types are plain structs of strings, maps and JSON values: this cannot fail.
             body: serde_json::to_value(body).unwrap_or(Value::Null),
+            headers: Vec::new(),
         }
+    }
+
+    /// Send `name: value` with the request.
+    pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
+        self
     }
 
     /// Add `key=value` to the query, the value percent-encoded.

@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 
 use super::asked::{self, Asked};
 use super::request::{Ask, Endpoint, ProviderOptions, WireRequest};
-use super::{Dialect, Provider, bigdata, gemini, openai, perplexity, responses, xai, zeta};
+use super::{
+    Dialect, Provider, anthropic, bigdata, gemini, openai, perplexity, responses, xai, zeta,
+};
 use crate::wire::sse::SseEvent;
 
 /// Everything about one provider. See [`SPECS`].
@@ -51,7 +53,7 @@ pub struct ProviderSpec {
 }
 
 /// The rows, in [`Provider`] order (`SPECS[p as usize]` is `p`'s row).
-pub static SPECS: [ProviderSpec; 6] = [
+pub static SPECS: [ProviderSpec; 7] = [
     ProviderSpec {
         provider: Provider::Bigdata,
         name: "bigdata",
@@ -216,6 +218,31 @@ pub static SPECS: [ProviderSpec; 6] = [
             cancel_path: gemini::request::cancel_path,
         }),
     },
+    ProviderSpec {
+        provider: Provider::Anthropic,
+        name: "anthropic",
+        label: "Anthropic",
+        base_url: anthropic::DEFAULT_BASE_URL,
+        api_key_env: "ANTHROPIC_API_KEY",
+        shared_config: false,
+        auth: AuthHeader::XApiKey,
+        endpoints: &[&anthropic::request::MESSAGES],
+        build_request: anthropic::request::build,
+        read_request: asked::anthropic,
+        follow_up: FollowUp::History,
+        demo: Demo {
+            question: "Which cities have rolled out congestion pricing since London, and what happened to traffic?",
+            tenant: None,
+        },
+        detect: Detect {
+            event: anthropic::names_event,
+            payload: anthropic::payload_shape,
+        },
+        carries_answer: anthropic::carries_answer,
+        dialect: || Box::new(anthropic::AnthropicDialect::default()),
+        relative_links: false,
+        runs: None,
+    },
 ];
 
 impl Provider {
@@ -240,7 +267,7 @@ impl ProviderSpec {
 /// How the API key is sent. The client marks it sensitive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AuthHeader {
-    /// `X-API-KEY: key` (Bigdata.com).
+    /// `X-API-KEY: key` (Bigdata.com; Anthropic's `x-api-key`, header names being case-blind).
     #[default]
     XApiKey,
     /// `Authorization: Bearer key` (xAI, OpenAI, Perplexity).

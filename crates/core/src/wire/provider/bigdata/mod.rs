@@ -340,6 +340,7 @@ pub fn decode_source(mut source: Map<String, Value>) -> SourceDoc {
         src_name: take_string(&mut source, &["src_name", "srcName"]),
         url: take_string(&mut source, &["url"]),
         ts: take_string(&mut source, &["ts"]),
+        updated: None,
         text: take_string(&mut source, &["text"]),
         text_runs: Vec::new(),
         action_name: string_of(&action, &["name"]),

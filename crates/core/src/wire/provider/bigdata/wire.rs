@@ -249,6 +249,7 @@ impl SourceWire {
             src_name: self.src_name.or(self.src_name_camel),
             url: self.url,
             ts: self.ts,
+            updated: None,
             text: self.text,
             text_runs: Vec::new(),
             action_name,

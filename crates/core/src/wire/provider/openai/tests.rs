@@ -114,3 +114,84 @@ fn resume_and_cancel_paths_name_the_run() {
         "/v1/responses/resp%2F..%2Fx/cancel"
     );
 }
+
+fn annotation(sequence: u64, annotation: serde_json::Value) -> SseEvent {
+    event(json!({"type": "response.output_text.annotation.added",
+        "sequence_number": sequence, "item_id": "msg_1", "output_index": 0, "content_index": 0,
+        "annotation_index": sequence, "annotation": annotation}))
+}
+
+#[test]
+fn files_are_cited_by_name_at_their_position_or_without_one() {
+    use crate::model::citations::Attribution;
+    let events = vec![
+        created("gpt-5"),
+        delta(1, "Revenue grew 12%. Costs fell."),
+        annotation(
+            2,
+            json!({"type": "file_citation", "file_id": "file-1", "filename": "q3.pdf", "index": 17}),
+        ),
+        annotation(
+            3,
+            json!({"type": "container_file_citation", "container_id": "cntr_1",
+                "file_id": "cfile_2", "filename": "chart.png", "start_index": 18, "end_index": 29}),
+        ),
+        annotation(
+            4,
+            json!({"type": "file_citation", "file_id": "file-3", "filename": "notes.txt", "index": 9000}),
+        ),
+        event(json!({"type": "response.completed", "sequence_number": 5,
+            "response": {"id": "resp_1", "model": "gpt-5", "status": "completed", "output": []}})),
+    ];
+    let session = run(&mut OpenAiDialect::default(), events, true);
+    let attribution = Attribution::resolve(&session, true);
+    let answer = session.answer.as_str();
+    let placed: Vec<(&str, &str, Option<usize>)> = attribution
+        .citations
+        .iter()
+        .map(|c| {
+            let source = &attribution.sources[c.source.unwrap() - 1];
+            (source.publisher.as_str(), c.text(answer), Some(c.end))
+        })
+        .collect();
+    assert_eq!(
+        placed,
+        [
+            ("q3.pdf", "", Some(17)),
+            ("chart.png", "Costs fell.", Some(29))
+        ]
+    );
+    let unplaced: Vec<&str> = attribution
+        .unplaced()
+        .map(|s| s.publisher.as_str())
+        .collect();
+    assert_eq!(unplaced, ["notes.txt"]);
+    assert!(attribution.sources.iter().all(|s| s.url.is_none()));
+}
+
+#[test]
+fn a_search_source_without_a_url_is_consulted_under_its_name() {
+    let events = vec![
+        created("gpt-5"),
+        event(
+            json!({"type": "response.output_item.done", "sequence_number": 1, "output_index": 0,
+            "item": {"type": "web_search_call", "id": "ws_1", "status": "completed",
+                "action": {"type": "search", "query": "weather in Paris",
+                    "sources": [{"type": "url", "url": "https://meteo.fr/paris"},
+                                {"type": "api", "name": "oai-weather"}]}}}),
+        ),
+    ];
+    let session = run(&mut OpenAiDialect::default(), events, true);
+    let names: Vec<(Option<&str>, Option<&str>)> = session
+        .consulted
+        .iter()
+        .map(|d| (d.src_name.as_deref(), d.url.as_deref()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (Some("meteo.fr"), Some("https://meteo.fr/paris")),
+            (Some("oai-weather"), None)
+        ]
+    );
+}

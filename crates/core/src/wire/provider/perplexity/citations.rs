@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use crate::model::event::{AgentEvent, Reference, SourceDoc};
+use crate::wire::provider::url_host;
 
 /// A `[n]` found in the answer: its entry number and its span in code points.
 #[derive(Debug, Clone, Copy)]
@@ -187,22 +188,16 @@ impl Markers {
             .or(result_at.filter(|r| r.get("url").is_none()));
         Some(SourceDoc {
             kind: Some("WEB".into()),
-            src_name: host(&url),
+            src_name: url_host(&url),
             headline: text(result, "title"),
-            ts: text(result, "date").or_else(|| text(result, "last_updated")),
+            // `date` is when it was published; `last_updated` only when it last changed.
+            ts: text(result, "date"),
+            updated: text(result, "last_updated"),
             text: text(result, "snippet"),
             url: Some(url),
             ..SourceDoc::default()
         })
     }
-}
-
-/// `example.com` for `https://www.example.com/a`: the publisher, as the other providers name it.
-fn host(url: &str) -> Option<String> {
-    let rest = url.split_once("://")?.1;
-    let host = rest.split(['/', '?', '#']).next()?;
-    let host = host.rsplit('@').next()?.trim_start_matches("www.");
-    (!host.is_empty()).then(|| host.to_owned())
 }
 
 fn text(result: Option<&Value>, key: &str) -> Option<String> {

@@ -9,6 +9,10 @@
 //! - No offsets, or 0/0 with the URL as title (xAI): the source is cited without a position
 //!   ([`Reference::unplaced`]). Any other empty span, and search results never cited, are
 //!   consulted sources.
+//! - A `file_citation` or `container_file_citation` cites a file, named by its `filename`: placed
+//!   at its `start_index`..`end_index` (a container file's span), or at its `index` as a point in
+//!   the text once the text is long enough to hold it; a file whose position is no text position
+//!   is cited without one.
 //!
 //! [`Reference::marker`]: crate::model::event::Reference::marker
 //! [`Reference::unplaced`]: crate::model::event::Reference::unplaced
@@ -17,6 +21,7 @@ use serde_json::Value;
 
 use super::{PartKey, XaiDialect};
 use crate::model::event::{AgentEvent, Reference, SourceDoc};
+use crate::wire::provider::url_host;
 
 /// A positioned `url_citation` waiting for the text its span points into.
 #[derive(Debug, Clone)]
@@ -26,6 +31,8 @@ pub(super) struct PendingCitation {
     end: usize,
     url: String,
     title: Option<String>,
+    /// A cited file (its source, in place of the web page `url` would be).
+    file: Option<SourceDoc>,
 }
 
 /// A reference already sent; positioned ones keep offsets relative to their part, so that they can
@@ -42,12 +49,14 @@ impl XaiDialect {
         docs: impl IntoIterator<Item = SourceDoc>,
         out: &mut Vec<AgentEvent>,
     ) {
+        // A web page by its URL, a source without one (a search API) by its name.
         let fresh: Vec<SourceDoc> = docs
             .into_iter()
             .filter(|doc| {
                 doc.url
                     .as_ref()
-                    .is_some_and(|url| self.consulted.insert(url.clone()))
+                    .or(doc.id.as_ref())
+                    .is_some_and(|key| self.consulted.insert(key.clone()))
             })
             .collect();
         if !fresh.is_empty() {
@@ -64,12 +73,12 @@ impl XaiDialect {
         let Some(object) = annotation.as_object() else {
             return;
         };
-        if object
-            .get("type")
-            .and_then(Value::as_str)
-            .is_some_and(|t| t != "url_citation")
-        {
-            return;
+        match object.get("type").and_then(Value::as_str) {
+            None | Some("url_citation") => {}
+            Some("file_citation" | "container_file_citation") => {
+                return self.file_annotation(part, object, out);
+            }
+            Some(_) => return,
         }
         let Some(url) = object
             .get("url")
@@ -107,6 +116,7 @@ impl XaiDialect {
                     end: end as usize,
                     url: url.to_owned(),
                     title,
+                    file: None,
                 };
                 if self.is_ready(&citation) {
                     self.cite(&citation, out);
@@ -115,6 +125,72 @@ impl XaiDialect {
                 }
             }
             _ => self.uncitable(url, title.as_deref(), out),
+        }
+    }
+
+    /// A file cited at a span, at a point, or without a position.
+    fn file_annotation(
+        &mut self,
+        part: PartKey,
+        object: &serde_json::Map<String, Value>,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        let text = |key: &str| {
+            object
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let Some(id) = text("file_id").or(text("filename")) else {
+            return;
+        };
+        let name = text("filename").unwrap_or(id);
+        let offset = |key: &str| object.get(key).and_then(Value::as_u64);
+        let identity = format!(
+            "{}\u{1f}{}\u{1f}file\u{1f}{id}\u{1f}{:?}\u{1f}{:?}\u{1f}{:?}",
+            part.0,
+            part.1,
+            offset("start_index"),
+            offset("end_index"),
+            offset("index")
+        );
+        if !self.seen_annotations.insert(identity) {
+            return;
+        }
+        let doc = SourceDoc {
+            kind: Some("FILE".into()),
+            id: Some(id.to_owned()),
+            headline: Some(name.to_owned()),
+            src_name: Some(name.to_owned()),
+            ..SourceDoc::default()
+        };
+        let span = match (offset("start_index"), offset("end_index"), offset("index")) {
+            (Some(start), Some(end), _) if start <= end => Some((start, end)),
+            (None, None, Some(index)) => Some((index, index)),
+            _ => None,
+        };
+        let Some((start, end)) = span else {
+            return self.send_unpositioned(
+                Reference {
+                    source: Some(doc),
+                    unplaced: true,
+                    ..Reference::default()
+                },
+                out,
+            );
+        };
+        let citation = PendingCitation {
+            part,
+            start: start as usize,
+            end: end as usize,
+            url: String::new(),
+            title: Some(name.to_owned()),
+            file: Some(doc),
+        };
+        if self.is_ready(&citation) {
+            self.cite(&citation, out);
+        } else {
+            self.pending.push(citation);
         }
     }
 
@@ -159,7 +235,18 @@ impl XaiDialect {
             Some((index, start, end, marker))
         });
         let Some((index, start, end, marker)) = placed else {
-            self.uncitable(&c.url, c.title.as_deref(), out);
+            match &c.file {
+                // A file whose position is no place in the text: cited without one.
+                Some(file) => self.send_unpositioned(
+                    Reference {
+                        source: Some(file.clone()),
+                        unplaced: true,
+                        ..Reference::default()
+                    },
+                    out,
+                ),
+                None => self.uncitable(&c.url, c.title.as_deref(), out),
+            }
             return;
         };
         if !self.claimed.insert((index, start, end)) {
@@ -168,7 +255,11 @@ impl XaiDialect {
         let local = Reference {
             start: Some(start as u64),
             end: Some(end as u64),
-            source: Some(source_doc(&c.url, c.title.as_deref())),
+            source: Some(
+                c.file
+                    .clone()
+                    .unwrap_or_else(|| source_doc(&c.url, c.title.as_deref())),
+            ),
             marker,
             ..Reference::default()
         };
@@ -247,6 +338,9 @@ fn place(
     c: &PendingCitation,
     claimed: &[(usize, usize)],
 ) -> Option<(usize, usize, bool)> {
+    if c.file.is_some() {
+        return (c.end <= len).then_some((c.start, c.end, false));
+    }
     if c.end <= len && is_link_span(text, c.start, c.end, &c.url) {
         return Some((c.start, c.end, true));
     }
@@ -265,7 +359,7 @@ fn place(
 /// ID` (or `X post ID` when the link names none), so posts can be told apart where the host alone
 /// would name them all `x.com`.
 pub fn source_doc(url: &str, title: Option<&str>) -> SourceDoc {
-    let host = host_of(url);
+    let host = url_host(url);
     let is_x = host
         .as_deref()
         .is_some_and(|h| matches!(h, "x.com" | "twitter.com" | "mobile.twitter.com"));
@@ -297,15 +391,6 @@ fn x_post(url: &str) -> Option<String> {
     } else {
         format!("@{user} on X · post {id}")
     })
-}
-
-/// `https://www.reuters.com/x` → `reuters.com`.
-fn host_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let host = rest.split(['/', '?', '#']).next()?;
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-    let host = host.split(':').next()?.trim_start_matches("www.");
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
 /// Byte offset of code point `cp` in `text` (the end for `cp == len`).

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::XaiDialect;
 use super::citations::source_doc;
-use crate::model::event::{AgentEvent, AuditTrace};
+use crate::model::event::{AgentEvent, AuditTrace, SourceDoc};
 
 /// What has been shown of one tool call.
 #[derive(Debug, Default)]
@@ -96,8 +96,8 @@ impl XaiDialect {
                 }],
             });
         }
-        if let Some(urls) = sources {
-            self.consult(urls.iter().map(|url| source_doc(url, None)), out);
+        if let Some(docs) = sources {
+            self.consult(docs, out);
         }
     }
 
@@ -234,16 +234,33 @@ fn call_of(item: &Map<String, Value>) -> Option<(String, Value)> {
 }
 
 /// The result URLs of a web search action, when it lists them.
-fn sources_of(item: &Map<String, Value>) -> Option<Vec<String>> {
+/// A search's sources: web pages by URL, and those without one (`{"type": "api", "name": …}`, a
+/// data API the search consulted) by their name.
+fn sources_of(item: &Map<String, Value>) -> Option<Vec<SourceDoc>> {
     let sources = item.get("action")?.get("sources")?.as_array()?;
+    let text = |source: &Value, key: &str| {
+        source
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
     Some(
         sources
             .iter()
             .filter_map(|s| match s {
-                Value::String(url) => Some(url.clone()),
-                other => other.get("url").and_then(Value::as_str).map(str::to_owned),
+                Value::String(url) if !url.is_empty() => Some(source_doc(url, None)),
+                other => match text(other, "url") {
+                    Some(url) => Some(source_doc(&url, None)),
+                    None => text(other, "name").map(|name| SourceDoc {
+                        kind: text(other, "type").map(|t| t.to_ascii_uppercase()),
+                        id: Some(name.clone()),
+                        headline: Some(name.clone()),
+                        src_name: Some(name),
+                        ..SourceDoc::default()
+                    }),
+                },
             })
-            .filter(|url| !url.is_empty())
             .collect(),
     )
 }

@@ -1,0 +1,103 @@
+//! `completions` and `man`: the shell completion scripts (clap_complete) and the manual page
+//! (clap_mangen), both generated from the clap definitions in `main.rs` at run time, so they
+//! cannot drift from the command line they describe.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap_complete::Shell;
+use clap_mangen::Man;
+
+/// Print the completion script for `shell` (the program's whole command tree).
+pub fn completions(mut cmd: clap::Command, shell: Shell) -> ExitCode {
+    let name = cmd.get_name().to_owned();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, name, &mut script);
+    print(&script)
+}
+
+/// Print the manual page (roff, section 1) to standard output.
+pub fn man(cmd: clap::Command) -> ExitCode {
+    let mut page = Vec::new();
+    match man_page(cmd, &mut page) {
+        Ok(()) => print(&page),
+        Err(error) => {
+            eprintln!("research-tui: could not write the manual page: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One page for the whole program: the top-level NAME, SYNOPSIS, DESCRIPTION, OPTIONS and the list
+/// of subcommands, then one section per subcommand (its synopsis, description and options as
+/// subsections), then VERSION. One page is what `man research-tui` finds; one page per
+/// subcommand would need installing (and naming) a dozen files.
+pub fn man_page(mut cmd: clap::Command, out: &mut dyn Write) -> io::Result<()> {
+    // Building sets each subcommand's full name (`research-tui render`) for its synopsis.
+    cmd.build();
+    let top = Man::new(cmd.clone());
+    let mut page = Vec::new();
+    top.render_title(&mut page)?;
+    top.render_name_section(&mut page)?;
+    top.render_synopsis_section(&mut page)?;
+    top.render_description_section(&mut page)?;
+    top.render_options_section(&mut page)?;
+    top.render_subcommands_section(&mut page)?;
+    for sub in cmd.get_subcommands().filter(|sub| sub.get_name() != "help") {
+        let name = sub.get_bin_name().unwrap_or(sub.get_name()).to_uppercase();
+        writeln!(page, ".SH \"{name}\"")?;
+        let man = Man::new(sub.clone());
+        let mut body = Vec::new();
+        man.render_synopsis_section(&mut body)?;
+        man.render_description_section(&mut body)?;
+        man.render_options_section(&mut body)?;
+        page.extend(demote_sections(&body));
+    }
+    top.render_version_section(&mut page)?;
+    out.write_all(&tidy(&page))
+}
+
+/// A subcommand's own sections become subsections of its section (`.SH` → `.SS`). The roff writer
+/// escapes a leading dot in text, so only real section macros start a line with `.SH `.
+fn demote_sections(roff: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(roff);
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match line.strip_prefix(".SH ") {
+            Some(rest) => {
+                out.push_str(".SS ");
+                out.push_str(rest);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out.into_bytes()
+}
+
+/// Each rendered piece starts with the same two-line string definition (the apostrophe glyph);
+/// the page needs it once, at the top.
+fn tidy(page: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(page);
+    let mut seen = std::collections::HashSet::new();
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let preamble = line.starts_with(".ie \\n(.g .ds Aq") || line.starts_with(".el .ds Aq");
+        if !preamble || seen.insert(line) {
+            out.push_str(line);
+        }
+    }
+    out.into_bytes()
+}
+
+/// Write to standard output; a closed pipe (`| head`) is not an error worth a message.
+fn print(bytes: &[u8]) -> ExitCode {
+    let mut stdout = io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("research-tui: could not write to standard output: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

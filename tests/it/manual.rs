@@ -1,0 +1,152 @@
+//! The installable aids through the real binary: `completions <shell>` and `man`, checked against
+//! the subcommands `--help` lists (clap's own help, not the generators under test), and
+//! `--version` naming the commit.
+
+use std::process::{Command, Output};
+
+use crate::support;
+
+const SHELLS: [&str; 5] = ["bash", "zsh", "fish", "elvish", "powershell"];
+
+fn research_tui(args: &[&str]) -> Output {
+    let output = support::cli(support::scratch())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "research-tui {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The subcommands as `research-tui --help` lists them under "Commands:" (without `help`).
+fn subcommands() -> Vec<String> {
+    let help = String::from_utf8(research_tui(&["--help"]).stdout).unwrap();
+    let commands = help
+        .split("Commands:\n")
+        .nth(1)
+        .expect("a Commands: section");
+    let names: Vec<String> = commands
+        .lines()
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect();
+    for expected in ["render", "ask", "sessions", "completions", "man"] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} in {names:?}"
+        );
+    }
+    names
+}
+
+#[test]
+fn every_shell_gets_a_completion_script_that_names_every_subcommand() {
+    let subcommands = subcommands();
+    for shell in SHELLS {
+        let script = String::from_utf8(research_tui(&["completions", shell]).stdout).unwrap();
+        assert!(script.len() > 500, "{shell}: a script, not {script:?}");
+        for name in &subcommands {
+            assert!(
+                script.contains(name.as_str()),
+                "{shell} script lacks {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bash_completes_the_subcommands_after_the_program_name() {
+    let script = String::from_utf8(research_tui(&["completions", "bash"]).stdout).unwrap();
+    let path = support::scratch().join("research-tui.bash");
+    std::fs::write(&path, script).unwrap();
+    // What bash does on `research-tui <Tab>`: call the function the script registered for the
+    // program (`complete -p` names it) with the words so far.
+    let probe = format!(
+        "source '{}' && f=$(complete -p research-tui | sed -E 's/.*-F ([^ ]+).*/\\1/') && \
+         COMP_WORDS=(research-tui '') && COMP_CWORD=1 && \
+         \"$f\" research-tui '' research-tui && printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        path.display()
+    );
+    let output = Command::new("bash").args(["-c", &probe]).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let offered = String::from_utf8(output.stdout).unwrap();
+    let offered: Vec<&str> = offered.lines().collect();
+    for name in subcommands() {
+        assert!(
+            offered.contains(&name.as_str()),
+            "{name} not offered in {offered:?}"
+        );
+    }
+}
+
+#[test]
+fn the_man_page_renders_without_warnings_with_a_section_for_every_subcommand() {
+    let page = research_tui(&["man"]).stdout;
+    let path = support::scratch().join("research-tui.1");
+    std::fs::write(&path, &page).unwrap();
+    // man-db formats with groff; `--warnings=all` turns on every troff warning category.
+    let output = Command::new("man")
+        .args(["--warnings=all", "-l"])
+        .arg(&path)
+        .env("MANWIDTH", "100")
+        .env("MANPAGER", "cat")
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+        .expect("man (man-db) is installed: .ci/run installs it");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stderr.is_empty(),
+        "man warned: {stderr}"
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("NAME") && text.contains("SYNOPSIS") && text.contains("VERSION"));
+    for name in subcommands() {
+        let section = format!("RESEARCH-TUI {}", name.to_uppercase());
+        assert!(text.contains(&section), "no section {section} in:\n{text}");
+    }
+    // A subcommand's own options are on the page, not only its name.
+    assert!(
+        text.contains("--exit-when-done"),
+        "replay's options are on the page"
+    );
+}
+
+/// `git rev-parse --short HEAD` here, when this package is the top of a git checkout.
+fn checkout_commit() -> Option<String> {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let git = |args: &[&str]| {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()?;
+        let text = String::from_utf8(output.stdout).ok()?.trim().to_owned();
+        (output.status.success() && !text.is_empty()).then_some(text)
+    };
+    let top = git(&["rev-parse", "--show-toplevel"])?;
+    let ours = std::fs::canonicalize(top).ok()? == std::fs::canonicalize(dir).ok()?;
+    ours.then(|| git(&["rev-parse", "--short", "HEAD"]))?
+}
+
+#[test]
+fn version_names_the_commit_the_binary_was_built_from() {
+    let version = env!("CARGO_PKG_VERSION");
+    let expected = match checkout_commit() {
+        Some(hash) => format!("research-tui {version} ({hash})\n"),
+        None => format!("research-tui {version}\n"),
+    };
+    for flag in ["--version", "-V"] {
+        let printed = String::from_utf8(research_tui(&[flag]).stdout).unwrap();
+        assert_eq!(printed, expected, "{flag}");
+    }
+}
