@@ -272,22 +272,11 @@ pub fn replay(
     theme: Option<String>,
     debug: bool,
 ) -> ExitCode {
-    // A missing file, or one without events research-tui reads (an empty file, a README), fails
-    // here as `render` does, before the screen is taken over.
-    let name = replay.path.to_string_lossy();
-    let file = match std::fs::File::open(&replay.path) {
-        Ok(file) => file,
-        Err(e) => {
-            return fail(
-                1,
-                format_args!(
-                    "cannot open {}: {e}",
-                    crate::render::sanitize::sanitize_line(&name)
-                ),
-            );
-        }
-    };
-    if let Ok((session, _)) = crate::wire::input::read_session(file, replay.provider)
+    // A file without events research-tui reads (an empty file, a README) fails here as `render`
+    // does, before the screen is taken over (a missing one is reported by the app's start-up).
+    let name = replay.path.to_string_lossy().into_owned();
+    if let Ok(file) = std::fs::File::open(&replay.path)
+        && let Ok((session, _)) = crate::wire::input::read_session(file, replay.provider)
         && let Some(line) = super::render::unreadable(&session, &name, replay.provider)
     {
         eprintln!("{line}");

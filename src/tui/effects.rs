@@ -155,6 +155,21 @@ async fn run_effect(
                 Err(e) => app.set_message(format!("copy failed: {e}"), Severity::Error),
             }
         }
+        Effect::CopyText(text) => {
+            let result = export::copy_text_to_clipboard(terminal.backend_mut(), &text);
+            match result {
+                Ok(()) => {
+                    let shown = export::clipboard_text(&text);
+                    let what = if shown.contains('\n') {
+                        format!("{} lines", shown.lines().count())
+                    } else {
+                        screen::clean(&shown)
+                    };
+                    app.set_message(format!("copied {what} (OSC 52)"), Severity::Info)
+                }
+                Err(e) => app.set_message(format!("copy failed: {e}"), Severity::Error),
+            }
+        }
         Effect::MouseCapture(on) => {
             let result = if on {
                 crossterm::execute!(terminal.backend_mut(), EnableMouseCapture)

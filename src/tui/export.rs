@@ -353,6 +353,23 @@ pub fn copy_to_clipboard(out: &mut impl Write, url: &str) -> io::Result<()> {
     write_clipboard(out, url)
 }
 
+/// Put `text` (an id, a JSON document: not a URL) on the system clipboard through the terminal, its
+/// control and invisible characters left out (line breaks and tabs kept): what is pasted later is
+/// what the person saw.
+pub fn copy_text_to_clipboard(out: &mut impl Write, text: &str) -> io::Result<()> {
+    write_clipboard(out, &clipboard_text(text))
+}
+
+/// `text` as it may go to the clipboard: no control characters but line breaks and tabs, nothing
+/// invisible or reordering.
+pub fn clipboard_text(text: &str) -> String {
+    text.chars()
+        .filter(|&c| {
+            c == '\n' || c == '\t' || !(c.is_control() || crate::render::sanitize::is_unsafe(c))
+        })
+        .collect()
+}
+
 /// One OSC 52 sequence (its payload is base64, so the text cannot inject escapes), flushed.
 fn write_clipboard(out: &mut impl Write, text: &str) -> io::Result<()> {
     crossterm::execute!(out, CopyToClipboard::to_clipboard_from(text))

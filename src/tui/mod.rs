@@ -435,6 +435,11 @@ async fn event_loop(
             incoming = conversation.next_incoming(take_updates) => match incoming {
                 Incoming::Update(update) => {
                     text_since_draw += apply_batch(app, conversation, update, text_since_draw);
+                    // A question asked while the answer streamed goes once it has ended.
+                    if !conversation.is_streaming() && let Some(question) = app.take_queued() {
+                        let cont = app.continuation();
+                        conversation.ask(app, question, cont);
+                    }
                     dirty = true;
                     if opts.exit_when_done && !conversation.is_streaming() && !app.in_progress() && quit_at.is_none() {
                         quit_at = Some(tokio::time::Instant::now() + Duration::from_millis(500));

@@ -290,7 +290,7 @@ fn structured_output_unfolds_into_a_table_and_j_shows_the_json_y_copies() {
     keys(&mut app, "J");
     let screen = draw(&mut app, 140, 42).backend().to_string();
     assert!(screen.contains("Structured output (JSON)") && screen.contains("\"ticker\": \"LRCX\""));
-    let Some(Effect::Copy(copied)) = key(&mut app, KeyCode::Char('y')) else {
+    let Some(Effect::CopyText(copied)) = key(&mut app, KeyCode::Char('y')) else {
         panic!("y copies the JSON");
     };
     assert_eq!(serde_json::from_str::<Value>(&copied).unwrap(), peers());

@@ -35,7 +35,7 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
     t.wait_for("the copy", Duration::from_secs(5), |s| {
         status_line(s).contains("copied https://www.reuters.com/")
     });
-    t.send(&["o"]);
+    t.send(&["o", "Enter"]);
     // There may be no browser here: then the URL is shown and copied.
     t.wait_for("the opener", Duration::from_secs(5), |s| {
         let line = status_line(s);
@@ -45,7 +45,7 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
     // Export the conversation: into the current directory, path in the status bar.
     // The file is the signal: the opener's own late message ("… copied the URL") may replace
     // the "exported to" line in the status bar.
-    t.send(&["e"]);
+    t.send(&["e", "Enter"]);
     let mut exports = Vec::new();
     support::wait_until("the export file", Duration::from_secs(10), || {
         exports = t.files_named("research-tui-export-");
@@ -85,7 +85,7 @@ fn demo_at_140x42_answers_then_shows_a_source_and_quits_cleanly() {
         "{answer_headings:?}"
     );
     assert!(text.contains("[^2]: [Reuters - May 27, 2026]"), "{text}");
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     assert_exited_and_restored(&t);
 }
 
@@ -118,7 +118,7 @@ fn demo_at_80x24_is_usable_with_tabs() {
     t.wait_for("the help", Duration::from_secs(5), |s| {
         s.contains("Keys") && s.contains("Tab / Shift-Tab")
     });
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     assert_exited_and_restored(&t);
 }
 
@@ -190,7 +190,7 @@ fn live_mode_starts_with_an_empty_prompt_and_asks_what_is_typed() {
         status_line(s).contains("complete")
     });
     assert!(screen.contains("LIVE"), "{screen}");
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     assert_exited_and_restored(&t);
     let _ = server.kill();
     let _ = server.wait();
@@ -267,7 +267,7 @@ fn open_shows_a_session_saved_by_ask_at_once_and_continues_it() {
     });
     assert!(picker.contains("2 turns"), "{picker}");
     assert!(picker.contains("(open)"), "{picker}");
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     assert_exited_and_restored(&t);
     let sessions = saved_sessions(data.path());
     assert_eq!(sessions.len(), 1);
@@ -309,7 +309,7 @@ fn resume_of_a_saved_checkpoint_loads_its_session_at_80x24() {
         s.lines()
             .any(|l| l.trim_matches(|c| c == '┃' || c == ' ') == "q")
     });
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     assert_exited_and_restored(&t);
 }
 
@@ -339,7 +339,7 @@ fn resume_of_an_unknown_checkpoint_starts_empty_with_the_ids_set() {
     t.wait_for("the answer", Duration::from_secs(60), |s| {
         status_line(s).contains("complete")
     });
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     assert_exited_and_restored(&t);
     let sessions = saved_sessions(t.dir.path());
     let turn = &sessions[0]["turns"][0];
@@ -374,16 +374,16 @@ fn r_after_a_cut_asks_the_same_question_again_as_a_new_turn() {
     let screen = t.wait_for("the cut", Duration::from_secs(60), |s| {
         status_line(s).contains("cut")
     });
-    assert!(status_line(&screen).contains("r retry"), "{screen}");
+    assert!(status_line(&screen).contains("r⏎ retry"), "{screen}");
     assert!(
         status_line(&screen).contains("kept what arrived"),
         "{screen}"
     );
-    t.send(&["Escape", "r"]);
+    t.send(&["Escape", "r", "Enter"]);
     t.wait_for("the retry, cut again", Duration::from_secs(60), |s| {
         status_line(s).contains("turn 2/2") && status_line(s).contains("cut")
     });
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     assert_exited_and_restored(&t);
     let sessions = saved_sessions(t.dir.path());
     let turns = sessions[0]["turns"].as_array().unwrap();
@@ -407,9 +407,9 @@ fn retries_before_the_stream_show_in_the_status_bar() {
         "{screen}"
     );
     t.wait_for("the error", Duration::from_secs(20), |s| {
-        status_line(s).contains("error") && status_line(s).contains("r retry")
+        status_line(s).contains("error") && status_line(s).contains("r⏎ retry")
     });
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     assert_exited_and_restored(&t);
 }
 
@@ -434,7 +434,7 @@ fn the_xai_demo_shows_its_markers_and_sources() {
         "markers in the answer:\n{screen}"
     );
     assert!(!screen.contains("]]("), "provider links hidden:\n{screen}");
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     assert_exited_and_restored(&t);
     let sessions = saved_sessions(t.dir.path());
     assert_eq!(sessions[0]["provider"], "xai");
@@ -485,7 +485,7 @@ fn open_takes_a_unique_prefix_of_an_id_and_names_the_matches_of_an_ambiguous_one
     t.wait_for("the ids popup", Duration::from_secs(5), |s| {
         s.contains(&first)
     });
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     assert_exited_and_restored(&t);
 }
 

@@ -33,14 +33,15 @@ fn a_question_typed_without_pressing_i_is_typed_and_nothing_runs() {
     });
     t.send(&["Escape", "q"]);
     t.wait_for("the question", Duration::from_secs(5), |s| {
-        status_line(s).contains("q again quits")
+        status_line(s).contains("Enter: quit")
     });
     t.send(&["uarterly"]);
     let screen = t.wait_for("quarterly in the prompt", Duration::from_secs(5), |s| {
         prompt_rows(s).first().is_some_and(|r| r == "quarterly")
     });
     assert!(t.still_running(), "{screen}");
-    t.send(&["C-c", "C-c"]);
+    // Ctrl-C cancels the answer, then clears the prompt, then quits.
+    t.send(&["C-c", "C-c", "C-c"]);
     assert_exited_and_restored(&t);
 }
 
@@ -113,7 +114,7 @@ fn o_opens_with_browser_and_with_nothing_to_open_shows_and_copies_the_url() {
     t.wait_for("the answer", Duration::from_secs(60), |s| {
         status_line(s).contains("complete")
     });
-    t.send(&["Escape", "c", "j", "o"]);
+    t.send(&["Escape", "c", "j", "o", "Enter"]);
     t.wait_for("the opener", Duration::from_secs(5), |s| {
         status_line(s).contains("opening https://www.reuters.com")
     });
@@ -139,7 +140,7 @@ fn o_opens_with_browser_and_with_nothing_to_open_shows_and_copies_the_url() {
     t.wait_for("the answer", Duration::from_secs(60), |s| {
         status_line(s).contains("complete")
     });
-    t.send(&["Escape", "c", "j", "o"]);
+    t.send(&["Escape", "c", "j", "o", "Enter"]);
     let screen = t.wait_for("the URL shown", Duration::from_secs(5), |s| {
         status_line(s).contains("copied the URL: https://www.reuters.com/")
     });
@@ -230,11 +231,11 @@ fn the_mouse_clicks_sources_and_markers_and_scrolls_the_pane_under_it() {
         s.contains("▶ [4] Bigdata.com") && status_line(s).contains("source [4] selected")
     });
     // `m` leaves the mouse to the terminal.
-    t.send(&["m"]);
+    t.send(&["m", "Enter"]);
     t.wait_for("mouse off", Duration::from_secs(5), |s| {
         status_line(s).contains("mouse off")
     });
-    t.send(&["q"]);
+    t.send(&["q", "q"]);
     assert_exited_and_restored(&t);
 }
 

@@ -254,7 +254,7 @@ fn in_tmux_the_picker_filters_and_follows_a_live_session_until_its_writer_is_kil
     t.wait_for("the whole list again", Duration::from_secs(5), |s| {
         s.contains("Saved sessions (2)")
     });
-    t.send(&["Escape", "q"]);
+    t.send(&["Escape", "q", "q"]);
     t.wait_exit(Duration::from_secs(10));
     drop((server, log));
 }

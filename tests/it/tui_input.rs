@@ -60,7 +60,7 @@ fn q_while_a_stream_runs_asks_first_and_typing_on_keeps_the_q() {
     assert_eq!(key(&mut app, KeyCode::Char('q')), None);
     assert!(!app.quit);
     let message = &app.message.as_ref().unwrap().0;
-    assert!(message.contains("q again quits"), "{message}");
+    assert!(message.contains("Enter: quit"), "{message}");
     // Typing on: the q was the start of a word.
     assert_eq!(type_text(&mut app, "uarterly"), []);
     assert_eq!(app.panes.prompt.editor.lines(), ["quarterly"]);
@@ -74,10 +74,16 @@ fn q_while_a_stream_runs_asks_first_and_typing_on_keeps_the_q() {
 }
 
 #[test]
-fn q_quits_at_once_when_nothing_streams() {
+fn q_in_a_pane_quits_only_with_enter_or_a_second_q_even_when_nothing_streams() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     browse(&mut app);
+    assert_eq!(key(&mut app, KeyCode::Char('q')), None);
+    assert_eq!(key(&mut app, KeyCode::Enter), Some(Effect::Quit));
+    let mut app = self::app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    assert_eq!(key(&mut app, KeyCode::Char('q')), None);
     assert_eq!(key(&mut app, KeyCode::Char('q')), Some(Effect::Quit));
 }
 

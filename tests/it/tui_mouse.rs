@@ -58,7 +58,7 @@ fn a_click_focuses_a_pane_and_picks_a_source_or_an_activity_item() {
     assert_eq!(app.focus, Focus::Activity);
     assert_eq!(app.panes.activity.selected, Some(4));
     let screen = frame(&mut app, 140, 42);
-    click(&mut app, cell_of(&screen, "Type a question"));
+    click(&mut app, cell_of(&screen, "types a question"));
     assert_eq!(app.focus, Focus::Prompt);
 }
 
@@ -131,8 +131,9 @@ fn m_leaves_the_mouse_to_the_terminal_and_back() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     browse(&mut app);
+    assert_eq!(key(&mut app, crossterm::event::KeyCode::Char('m')), None);
     assert_eq!(
-        key(&mut app, crossterm::event::KeyCode::Char('m')),
+        key(&mut app, crossterm::event::KeyCode::Enter),
         Some(Effect::MouseCapture(false))
     );
     let screen = draw(&mut app, 140, 42).backend().to_string();
@@ -140,8 +141,9 @@ fn m_leaves_the_mouse_to_the_terminal_and_back() {
         screen.lines().last().unwrap().contains("mouse off (m)"),
         "{screen}"
     );
+    assert_eq!(key(&mut app, crossterm::event::KeyCode::Char('m')), None);
     assert_eq!(
-        key(&mut app, crossterm::event::KeyCode::Char('m')),
+        key(&mut app, crossterm::event::KeyCode::Enter),
         Some(Effect::MouseCapture(true))
     );
 }

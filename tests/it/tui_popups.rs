@@ -107,7 +107,7 @@ fn the_ids_popup_shows_every_id_whole_and_y_copies_the_checkpoint() {
     insta::assert_snapshot!("ids_popup", screen);
     assert_eq!(
         key(&mut app, KeyCode::Char('y')),
-        Some(Effect::Copy("ckpt-demo-nvda-q1fy27-0001".into()))
+        Some(Effect::CopyText("ckpt-demo-nvda-q1fy27-0001".into()))
     );
     key(&mut app, KeyCode::Esc);
     assert!(app.popup.is_none());

@@ -297,6 +297,7 @@ async fn r_after_a_cut_sends_the_same_request_again_as_a_new_turn() {
     // While the fault lasts, the retry is cut too: a second turn, the same request.
     press(&mut app, &mut conversation, KeyCode::Esc).await;
     press(&mut app, &mut conversation, KeyCode::Char('r')).await;
+    press(&mut app, &mut conversation, KeyCode::Enter).await;
     conversation.run_stream(&mut app).await;
     assert_eq!(app.turns.len(), 2);
     assert_eq!(app.turns[1].retry_of, Some(0));
@@ -311,6 +312,7 @@ async fn r_after_a_cut_sends_the_same_request_again_as_a_new_turn() {
     conversation.set_agent(agent, &mut app);
     press(&mut app, &mut conversation, KeyCode::Esc).await;
     press(&mut app, &mut conversation, KeyCode::Char('r')).await;
+    press(&mut app, &mut conversation, KeyCode::Enter).await;
     conversation.run_stream(&mut app).await;
     assert_eq!(app.turns.len(), 3);
     assert_eq!(app.turns[2].conn, ConnState::Complete);

@@ -270,6 +270,8 @@ fn q_quits_except_while_typing_in_the_prompt() {
     assert!(!app.quit);
     assert_eq!(app.panes.prompt.editor.lines(), ["quit"]);
     key(&mut app, KeyCode::Esc);
+    // In a pane `q` waits for Enter or a second `q` (a word typed there never quits).
+    assert_eq!(key(&mut app, KeyCode::Char('q')), None);
     assert_eq!(key(&mut app, KeyCode::Char('q')), Some(Effect::Quit));
 }
 
@@ -292,14 +294,27 @@ fn alt_enter_and_ctrl_j_insert_newlines_and_enter_sends() {
     assert_eq!(app.panes.prompt.editor.lines(), [""]);
 }
 
+/// Enter while the answer streams queues the question (it was refused before: the README promised
+/// it is sent once the stream ends); the prompt's title shows it, Ctrl-C drops it.
 #[test]
-fn a_follow_up_waits_for_the_running_answer() {
+fn a_follow_up_asked_while_the_answer_runs_is_queued_shown_and_can_be_dropped() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(40));
     assert_eq!(app.focus, Focus::Prompt, "typing ahead while it answers");
-    keys(&mut app, "next");
+    keys(&mut app, "And what about the guidance for next quarter?");
     assert_eq!(key(&mut app, KeyCode::Enter), None);
-    assert!(app.message.as_ref().unwrap().0.contains("still answering"));
+    assert_eq!(
+        app.queued.as_deref(),
+        Some("And what about the guidance for next quarter?")
+    );
+    assert!(app.panes.prompt.is_empty(), "the prompt is free again");
+    assert_eq!(app.take_queued(), None, "not while the answer streams");
+    insta::assert_snapshot!("queued_question_140x42", draw(&mut app, 140, 42).backend());
+    insta::assert_snapshot!("queued_question_80x24", draw(&mut app, 80, 24).backend());
+    // Ctrl-C drops the queued question first; the answer goes on.
+    assert_eq!(ctrl(&mut app, 'c'), None);
+    assert_eq!(app.queued, None);
+    assert!(app.in_progress());
 }
 
 #[test]
@@ -770,16 +785,18 @@ fn a_cut_turn_keeps_what_arrived_and_r_retries_it() {
     let screen = terminal.backend().to_string();
     let status = screen.lines().last().unwrap();
     assert!(status.contains("cut · kept what arrived"), "{status}");
-    assert!(status.contains("r retry"), "{status}");
-    assert!(screen.contains("r asks it again"), "{screen}");
+    assert!(status.contains("r⏎ retry"), "{status}");
+    assert!(screen.contains("r then Enter asks it again"), "{screen}");
     insta::assert_snapshot!("retry_after_a_cut", draw(&mut app, 80, 24).backend());
     browse(&mut app);
-    assert_eq!(key(&mut app, KeyCode::Char('r')), Some(Effect::Retry(0)));
+    assert_eq!(key(&mut app, KeyCode::Char('r')), None, "r waits for Enter");
+    assert_eq!(key(&mut app, KeyCode::Enter), Some(Effect::Retry(0)));
     // A complete turn is not retried.
     let mut done = self::app();
     play(&mut done, EARNINGS, Some(DEMO_QUESTION), None);
     browse(&mut done);
     assert_eq!(key(&mut done, KeyCode::Char('r')), None);
+    assert_eq!(key(&mut done, KeyCode::Enter), None);
     assert!(done.message.as_ref().unwrap().0.contains("follow-up"));
 }
 
@@ -860,8 +877,9 @@ fn o_opens_zeta_relative_urls_against_the_api_base_and_not_custom_documents() {
     );
     browse(&mut app);
     keys(&mut app, "c");
+    assert_eq!(key(&mut app, KeyCode::Char('o')), None, "o waits for Enter");
     assert_eq!(
-        key(&mut app, KeyCode::Char('o')),
+        key(&mut app, KeyCode::Enter),
         Some(Effect::Open(
             "https://zeta.example/documents/chunk/list?tenant=demo&property_name=id&property_values=f3a9c1d2e8b7_4"
                 .into()
@@ -869,6 +887,7 @@ fn o_opens_zeta_relative_urls_against_the_api_base_and_not_custom_documents() {
     );
     keys(&mut app, "G");
     assert_eq!(key(&mut app, KeyCode::Char('o')), None);
+    assert_eq!(key(&mut app, KeyCode::Enter), None);
     let message = &app.message.as_ref().unwrap().0;
     assert!(message.contains("custom document"), "{message}");
 }

@@ -57,7 +57,7 @@ fn waiting(t: &Tmux) {
 /// The conversation an export (`e`) of the app in `t` wrote, from its first question on (the
 /// export's time and mode above it differ between two apps).
 fn exported_conversation(t: &Tmux) -> String {
-    t.send(&["Escape", "e"]);
+    t.send(&["Escape", "e", "Enter"]);
     t.wait_for("the export", Duration::from_secs(10), |s| {
         s.contains("exported to")
     });

@@ -176,7 +176,7 @@ pub fn draw(frame: &mut Frame, app: &App, panes: &Panes) -> FrameFacts {
         }
     }
     prompt::draw(frame, areas.prompt, app, &panes.prompt);
-    status::draw(frame, areas.status, app);
+    status::draw(frame, areas.status, app, panes.prompt.is_empty());
     popup::draw(frame, app, prepared.popup.as_ref());
     FrameFacts {
         narrow: areas.narrow,

@@ -66,25 +66,32 @@ fn build(app: &App, width: usize, current: &mut Option<(usize, usize)>) -> Vec<R
             Vec::new(),
         ));
     }
+    // A step still running when the turn ended never got its end: it stops spinning, unconfirmed.
+    let ended = !turn.conn.in_progress();
     for step in &plan.steps {
-        let (glyph, style) = glyph(&step.status, app.spinner(), theme);
+        let unconfirmed = ended && step.status == StepStatus::InProgress;
+        let (glyph, style) = if unconfirmed {
+            ("?".to_owned(), theme.warning())
+        } else {
+            glyph(&step.status, app.spinner(), theme)
+        };
+        let mut description = clean(&step.description);
+        if unconfirmed {
+            description.push_str(" (not confirmed)");
+        }
         let text_style = match step.status {
             StepStatus::Completed | StepStatus::Skipped => theme.muted(),
             StepStatus::Failed => theme.error(),
-            StepStatus::InProgress => theme.text().add_modifier(ratatui::style::Modifier::BOLD),
+            StepStatus::InProgress if !unconfirmed => {
+                theme.text().add_modifier(ratatui::style::Modifier::BOLD)
+            }
             _ => theme.text(),
         };
         let first = vec![piece(format!("{glyph} "), style)];
         let pad = " ".repeat(unicode_width::UnicodeWidthStr::width(glyph.as_str()) + 1);
         let cont = vec![piece(pad, style)];
         let start = out.len();
-        out.extend(wrap_text(
-            &clean(&step.description),
-            text_style,
-            width,
-            first,
-            cont,
-        ));
+        out.extend(wrap_text(&description, text_style, width, first, cont));
         if current.is_none() && !step.status.is_settled() {
             *current = Some((start, out.len() - 1));
         }

@@ -2,11 +2,12 @@
 //! then scrolls), says whether keys type into it, and puts the terminal's own cursor where the text
 //! goes (input methods and screen readers follow that cursor).
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
-use ratatui_textarea::{TextArea, WrapMode};
+use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
 use super::{clean, pane_block, piece, title};
 use crate::styled::theme::Theme;
@@ -31,6 +32,40 @@ impl PromptPane {
         });
         editor.set_placeholder_style(theme.muted());
         PromptPane { editor }
+    }
+
+    /// Nothing typed.
+    pub fn is_empty(&self) -> bool {
+        self.editor.is_empty()
+    }
+
+    /// A key for the editor, read as readline reads it: Ctrl-U deletes to the line's start, Ctrl-W
+    /// a word back, Ctrl-A / Ctrl-E go to the line's start / end, Alt-B / Alt-F a word back /
+    /// forward, Ctrl-_ (also sent for Ctrl-/ and Ctrl-7) undoes; the editor takes the rest.
+    pub fn input(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let editor = &mut self.editor;
+        match key.code {
+            KeyCode::Char('u') if ctrl => {
+                editor.delete_line_by_head();
+            }
+            KeyCode::Char('w') if ctrl => {
+                editor.delete_word();
+            }
+            KeyCode::Char('a') if ctrl => editor.move_cursor(CursorMove::Head),
+            KeyCode::Char('e') if ctrl => editor.move_cursor(CursorMove::End),
+            KeyCode::Char('b') if alt => editor.move_cursor(CursorMove::WordBack),
+            KeyCode::Char('f') if alt => editor.move_cursor(CursorMove::WordForward),
+            KeyCode::Char('_' | '/' | '7') if ctrl => {
+                editor.undo();
+            }
+            // The editor's own undo and redo keys (Ctrl-Z, Ctrl-R) are left to the terminal.
+            KeyCode::Char('z' | 'r') if ctrl => {}
+            _ => {
+                editor.input(key);
+            }
+        }
     }
 
     /// The question typed, lines joined.
@@ -85,20 +120,20 @@ const SHORT_BELOW: u16 = 70;
 
 /// The prompt's title hint: what keys do now (`short` for a narrow prompt).
 fn hint(app: &App, focused: bool, short: bool) -> String {
-    if short {
+    if short || app.queued.is_some() {
         return match (focused, app.can_ask) {
             (true, _) => "typing · Esc browse",
-            (false, true) => "type to ask",
+            (false, true) => "i types",
             (false, false) => "replay",
         }
         .to_owned();
     }
     match (focused, app.can_ask) {
         (true, _) if app.stream_running || app.in_progress() => {
-            "typing · it can be sent when the answer ends · Esc browse".to_owned()
+            "typing · Enter queues it for when the answer ends · Esc browse".to_owned()
         }
         (true, _) => "typing · Enter send · Alt-Enter newline · Esc browse".to_owned(),
-        (false, true) => "start typing to ask (or i)".to_owned(),
+        (false, true) => "browsing: letters are keys (?) · i types a question".to_owned(),
         (false, false) => "replay: nothing to ask".to_owned(),
     }
 }
@@ -111,14 +146,28 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
     let name = if app.can_ask { "Ask" } else { "Prompt" };
     let short = area.width < SHORT_BELOW;
     if app.can_ask {
-        pane.editor.set_placeholder_text(if short {
-            "Type a question…"
-        } else {
-            "Type a question — Enter sends it, Alt-Enter adds a line"
+        pane.editor.set_placeholder_text(match (focused, short) {
+            (true, true) => "Type a question…",
+            (true, false) if app.stream_running || app.in_progress() => {
+                "Type a question — Enter queues it for when the answer ends"
+            }
+            (true, false) => "Type a question — Enter sends it, Alt-Enter adds a line",
+            (false, true) => "i: type a question",
+            (false, false) => "i (or a letter no key takes) types a question",
         });
     }
     if area.height >= 3 {
         let mut line = title(name, Some(hint(app, focused, short)), focused, theme);
+        if let Some(queued) = &app.queued {
+            let room = (area.width as usize / 3).max(8);
+            line.spans.push(Span::styled(
+                format!(
+                    "· queued: {} (Ctrl-C drops) ",
+                    super::truncate(&clean(queued), room)
+                ),
+                theme.warning().add_modifier(Modifier::BOLD),
+            ));
+        }
         if let Some(branch) = branch_text(app) {
             line.spans.push(Span::styled(
                 format!("{branch} "),

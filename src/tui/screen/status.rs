@@ -92,12 +92,12 @@ pub fn short_id(id: &str) -> String {
 
 /// The bar: source badge, mode badge, then as many facts as fit, and on the right the message (or
 /// the retry hint) and always the help key.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
     let theme = &app.theme;
     let width = area.width as usize;
     let mut spans: Vec<Span<'_>> = vec![badge(app), mode_badge(app)];
     let help = if typing(app) { "F1 help " } else { "? help " };
-    let (right, right_style) = right_text(app);
+    let (right, right_style) = right_text(app, prompt_empty, width < 100);
     let used: usize = spans.iter().map(|s| s.content.width()).sum();
     // The help key always shows; the message gets what the state leaves.
     let help_w = help.width().min(width.saturating_sub(used));
@@ -242,8 +242,9 @@ fn facts(app: &App) -> Vec<(String, Style)> {
     facts
 }
 
-/// The right-hand text: the message, else the retry hint, else nothing.
-fn right_text(app: &App) -> (String, Style) {
+/// The right-hand text: the message, else the retry hint, else what a letter does now and how to
+/// quit (with nothing typed).
+fn right_text(app: &App, prompt_empty: bool, short: bool) -> (String, Style) {
     let theme = &app.theme;
     match &app.message {
         Some((text, severity)) => {
@@ -256,13 +257,19 @@ fn right_text(app: &App) -> (String, Style) {
         }
         None if app.can_ask && app.current().is_some_and(|t| t.retryable()) => {
             let text = if typing(app) {
-                "Esc r retry"
+                "Esc r⏎ retry"
             } else {
-                "r retry"
+                "r⏎ retry"
             };
             (text.to_owned(), theme.accent())
         }
-        None => (String::new(), theme.muted()),
+        None if app.popup.is_some() => (String::new(), theme.muted()),
+        None if typing(app) && !prompt_empty => (String::new(), theme.muted()),
+        None if typing(app) || !app.can_ask || short => ("Ctrl-C quits".to_owned(), theme.muted()),
+        None => (
+            "letters are keys, others type · Ctrl-C quits".to_owned(),
+            theme.muted(),
+        ),
     }
 }
 

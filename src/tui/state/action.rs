@@ -53,12 +53,25 @@ pub enum Action {
     Wheel(Spot, isize),
     /// Capture the mouse, or leave it to the terminal (to select text).
     Mouse,
+    /// A letter whose action writes, opens, quits or sends (`o` `e` `r` `m` `q`) pressed in a pane:
+    /// it waits for Enter (`q` also for a second `q`), so a word typed there never runs it.
+    Arm(Armed),
+    /// Enter (or the second `q`) after [`Action::Arm`]: carry the armed action out.
+    Confirm,
     /// Ask the selected (cut, stalled, failed) turn's question again as a new turn.
     Retry,
     /// Widen (`true`) or narrow the focused pane.
     Resize(bool),
     /// The focused pane alone on the screen, or all of them again.
     Zoom,
+}
+
+/// A letter pressed in a pane that waits for its confirmation: the letter (typed into the prompt,
+/// with the next character, when that is not Enter) and what Enter does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Armed {
+    pub letter: char,
+    pub action: Box<Action>,
 }
 
 /// A side effect for the event loop to carry out.
@@ -70,7 +83,10 @@ pub enum Effect {
     /// Stop the running stream and record its turn as cancelled (the app already shows it so).
     Cancel,
     Open(String),
+    /// Copy a URL (refused unless it is a web URL).
     Copy(String),
+    /// Copy text that is not a URL (an id, JSON), sanitised.
+    CopyText(String),
     Export,
     /// List the saved sessions (then [`App::show_sessions`]).
     ListSessions,

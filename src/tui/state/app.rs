@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::action::{Popup, Severity};
+use super::action::{Armed, Popup, Severity};
 use super::focus::Focus;
 use super::picker::Picker;
 use super::turn::{Continuation, SidebarItem, Turn};
@@ -61,8 +61,11 @@ pub struct App {
     /// The pane shown in the narrow (tabbed) layout.
     pub tab: Focus,
     pub popup: Option<Popup>,
-    /// `q` was pressed while a stream runs: a second `q` quits, a letter is typed (with the `q`).
-    pub confirm_quit: bool,
+    /// A letter that writes, opens, quits or sends, pressed in a pane: Enter carries it out, a
+    /// character is typed (with the letter) into the prompt, any other key drops it.
+    pub armed: Option<Armed>,
+    /// A question asked while the answer streams: sent when the stream ends (Ctrl-C drops it).
+    pub queued: Option<String>,
     pub message: Option<(String, Severity)>,
     pub quit: bool,
     /// Spinner frame.
@@ -97,6 +100,10 @@ pub struct App {
 pub const STILL_WATCHING: &str =
     "still streaming in another process — wait, or Ctrl-C to stop watching";
 
+/// What a key that needs the answer to end first gets while it streams (the message goes when it
+/// ends).
+pub const STILL_ANSWERING: &str = "still answering";
+
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 impl App {
@@ -115,7 +122,8 @@ impl App {
             },
             tab: Focus::Answer,
             popup: None,
-            confirm_quit: false,
+            armed: None,
+            queued: None,
             message: None,
             quit: false,
             tick: 0,
@@ -329,7 +337,13 @@ impl App {
         if ended {
             self.stream_running = false;
             self.watching = false;
-            self.confirm_quit = false;
+            self.armed = None;
+            // What said to wait for this answer is no longer true.
+            if self.message.as_ref().is_some_and(|(text, _)| {
+                text.starts_with(STILL_ANSWERING) || text == STILL_WATCHING
+            }) {
+                self.message = None;
+            }
             if self.can_ask {
                 self.focus = Focus::Prompt;
             }

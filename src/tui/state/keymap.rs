@@ -9,7 +9,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::action::Action;
+use super::action::{Action, Armed};
 use super::app::App;
 use super::focus::Focus;
 
@@ -125,6 +125,14 @@ const fn ctrl(c: char) -> Key {
     }
 }
 
+/// A key with Ctrl held.
+const fn ctrl_key(code: KeyCode) -> Key {
+    Key {
+        code,
+        mods: Mods::Ctrl,
+    }
+}
+
 /// A key with any modifiers.
 const fn any(code: KeyCode) -> Key {
     Key {
@@ -182,9 +190,11 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "j k ↑ ↓",
-        help: "move the selection or scroll",
+        help: "move the selection or scroll (in the prompt Ctrl-↑ ↓ scroll the answer)",
         readme: None,
         bindings: &[
+            bind(Prompt, &[ctrl_key(Up)], Action::Up),
+            bind(Prompt, &[ctrl_key(Down)], Action::Down),
             bind(InPopup, &[any_char('j'), any(Down)], Action::Down),
             bind(InPopup, &[any_char('k'), any(Up)], Action::Up),
             bind(Panes, &[plain('j'), any(Down)], Action::Down),
@@ -195,9 +205,11 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "PgUp PgDn",
-        help: "page up / down",
+        help: "page up / down (in the prompt: the answer)",
         readme: None,
         bindings: &[
+            bind(Prompt, &[any(PageUp)], Action::PageUp),
+            bind(Prompt, &[any(PageDown)], Action::PageDown),
             bind(InPopup, &[any(PageUp)], Action::PageUp),
             bind(PickerFilter, &[any(PageUp)], Action::PageUp),
             bind(PickerFilter, &[any(PageDown)], Action::PageDown),
@@ -252,9 +264,9 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "o",
-        help: "open the selected source's URL in the browser",
+        help: "open the selected source's URL in the browser (then Enter)",
         readme: Some(
-            "open the selected source's URL with `$BROWSER`, else the usual opener (`xdg-open`, `gio open`, `sensible-browser`, `open` on macOS); when nothing can open it the URL is shown and copied",
+            "then Enter: open the selected source's URL with `$BROWSER`, else the usual opener (`xdg-open`, `gio open`, `sensible-browser`, `open` on macOS); when nothing can open it the URL is shown and copied",
         ),
         bindings: &[
             bind(InPopup, &[any_char('o')], Action::OpenUrl),
@@ -272,9 +284,9 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "e",
-        help: "export the conversation to Markdown",
+        help: "export the conversation to Markdown (then Enter)",
         readme: Some(
-            "export the conversation to `research-tui-export-<timestamp>.md` in the current directory",
+            "then Enter: export the conversation to `research-tui-export-<timestamp>.md` in the current directory",
         ),
         bindings: &[bind(Panes, &[plain('e')], Action::Export)],
     },
@@ -308,7 +320,7 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "r",
-        help: "retry a cut, stalled or failed turn: the same question and ids, as a new turn",
+        help: "retry a cut, stalled or failed turn: the same question and ids, as a new turn (then Enter)",
         readme: None,
         bindings: &[bind(Panes, &[plain('r')], Action::Retry)],
     },
@@ -336,15 +348,15 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "m",
-        help: "mouse: on (click panes, sources, markers; wheel scrolls) or off, to select text",
+        help: "mouse: on (click panes, sources, markers; wheel scrolls) or off, to select text (then Enter)",
         readme: Some(
-            "mouse on (default: a click focuses a pane and picks a source, an activity item or a citation marker's source; the wheel scrolls the pane under the pointer) or off, to select text with the terminal",
+            "then Enter: mouse on (default: a click focuses a pane and picks a source, an activity item or a citation marker's source; the wheel scrolls the pane under the pointer) or off, to select text with the terminal",
         ),
         bindings: &[bind(Panes, &[plain('m')], Action::Mouse)],
     },
     KeyHelp {
         keys: "Enter (prompt)",
-        help: "send a follow-up question",
+        help: "send a follow-up question; while an answer streams, queue it (sent when it ends)",
         readme: None,
         bindings: &[bind(
             Prompt,
@@ -357,7 +369,13 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "any letter",
-        help: "in a pane, a character no key here takes starts typing a question in the prompt",
+        help: "in a pane, a character no key here takes (or one after o e r m q) starts typing a question in the prompt",
+        readme: None,
+        bindings: &[],
+    },
+    KeyHelp {
+        keys: "Ctrl-A Ctrl-E Ctrl-U Ctrl-W Alt-B Alt-F Ctrl-_",
+        help: "prompt editing as in readline: line start / end, delete to the line's start / a word, word back / forward, undo",
         readme: None,
         bindings: &[],
     },
@@ -390,13 +408,13 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Ctrl-C",
-        help: "cancel the running stream; again to quit",
+        help: "drop the queued question, else cancel the running stream, else clear the prompt, else quit",
         readme: None,
         bindings: &[bind(Anywhere, &[ctrl('c')], Action::Interrupt)],
     },
     KeyHelp {
         keys: "q",
-        help: "quit (when not typing; while a stream runs, press it twice)",
+        help: "quit, in a pane: q q, or q then Enter",
         readme: None,
         bindings: &[bind(Panes, &[plain('q')], Action::Quit)],
     },
@@ -425,21 +443,49 @@ fn is_typed_char(key: &KeyEvent) -> bool {
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
 }
 
+/// Actions that write, open, quit or send: their letter in a pane only arms them (Enter carries
+/// them out), so a word typed after Esc never runs one.
+fn needs_confirmation(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::OpenUrl | Action::Export | Action::Retry | Action::Mouse | Action::Quit
+    )
+}
+
 /// The action `key` asks for in the app's current state: the binding that takes it, else typing it
-/// (in the prompt, or — a character no pane binding takes — into the prompt from a pane). After a
-/// `q` that asks to confirm quitting, any other character is typing too (the `q` with it). Key
-/// releases ask for nothing.
+/// (in the prompt, or — a character no pane binding takes — into the prompt from a pane). A letter
+/// that writes, opens, quits or sends only arms its action in a pane: then Enter (or, for `q`, a
+/// second `q`) confirms it, another character is typed (the letter with it), any other key drops
+/// it. Key releases ask for nothing.
 pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
     let holds = |context: Context| context.holds(app, narrow);
     let panes = holds(Context::Panes);
-    if app.confirm_quit && panes && is_typed_char(&key) && key.code != KeyCode::Char('q') {
-        return Some(Action::Type(key));
+    if let Some(armed) = &app.armed {
+        let enter = key.code == KeyCode::Enter && Mods::NoAltOrShift.allow(key.modifiers);
+        let again = armed.letter == 'q' && plain('q').matches(&key);
+        if enter || again {
+            return Some(Action::Confirm);
+        }
+        if panes && is_typed_char(&key) {
+            return Some(Action::Type(key));
+        }
     }
     let binding = bindings().find(|b| holds(b.context) && b.keys.iter().any(|k| k.matches(&key)));
     match binding {
+        Some(binding)
+            if binding.context == Context::Panes && needs_confirmation(&binding.action) =>
+        {
+            let KeyCode::Char(letter) = key.code else {
+                return Some(binding.action.clone());
+            };
+            Some(Action::Arm(Armed {
+                letter,
+                action: Box::new(binding.action.clone()),
+            }))
+        }
         Some(binding) => Some(binding.action.clone()),
         None if holds(Context::Prompt) || holds(Context::PickerFilter) => Some(Action::Edit(key)),
         None if panes && app.can_ask && is_typed_char(&key) => Some(Action::Type(key)),

@@ -7,23 +7,21 @@ use super::Ui;
 use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::is_unsafe;
 use crate::styled::text::clean;
-use crate::tui::state::app::{Mode, STILL_WATCHING};
-use crate::tui::state::{Action, Effect, Focus, Popup, Severity};
+use crate::tui::state::app::{Mode, STILL_ANSWERING, STILL_WATCHING};
+use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity};
 
 impl Ui {
     /// Apply an action; returns a side effect for the loop, if any.
     pub fn update(&mut self, action: Action) -> Option<Effect> {
-        let pending_q = self.before(&action);
+        let armed = self.before(&action);
         match action {
-            Action::Quit => return self.quit_or_confirm(pending_q),
-            Action::Interrupt => {
-                if self.stream_running || self.in_progress() {
-                    self.cancel();
-                    return Some(Effect::Cancel);
-                }
+            Action::Quit => {
                 self.quit = true;
                 return Some(Effect::Quit);
             }
+            Action::Arm(armed) => self.arm(armed),
+            Action::Confirm => return armed.and_then(|armed| self.update(*armed.action)),
+            Action::Interrupt => return self.interrupt(),
             Action::FocusNext => {
                 self.set_focus(self.focus.step(true, self.facts.narrow, self.shows_plan()))
             }
@@ -65,7 +63,7 @@ impl Ui {
             Action::Submit => return self.submit(),
             Action::Newline => self.panes.prompt.editor.insert_newline(),
             Action::Edit(key) => self.edit(key),
-            Action::Type(key) => self.type_key(key, pending_q),
+            Action::Type(key) => self.type_key(key, armed.map(|armed| armed.letter)),
             // A paste into the picker's filter is typed into it (on one line).
             Action::Paste(text) if self.picker_typing() => {
                 if let Some(picker) = self.picker_mut() {
@@ -79,9 +77,9 @@ impl Ui {
         None
     }
 
-    /// What every action does first; whether a `q` was waiting for its confirmation (only another
-    /// `q`, or typing, uses it).
-    fn before(&mut self, action: &Action) -> bool {
+    /// What every action does first; the letter that was waiting for its confirmation, if any (only
+    /// Enter, or typing, uses it).
+    fn before(&mut self, action: &Action) -> Option<Armed> {
         // Where the last frame showed the open popup scrolled to (within its rows) is where its
         // keys scroll from.
         if let (Some(top), Some(popup)) = (self.facts.popup_scroll.take(), &mut self.app.popup) {
@@ -95,7 +93,7 @@ impl Ui {
         if !matches!(action, Action::Wheel(..)) {
             self.panes.reveal_selection = true;
         }
-        std::mem::take(&mut self.app.confirm_quit)
+        self.app.armed.take()
     }
 
     /// A key for the prompt's editor, or the sessions picker's filter while it is typed.
@@ -103,34 +101,65 @@ impl Ui {
         match self.app.picker_mut() {
             Some(picker) => picker.edit_filter(key),
             None => {
-                self.panes.prompt.editor.input(key);
+                self.panes.prompt.input(key);
             }
         }
     }
 
-    /// A character typed in a pane: it goes to the prompt, with the `q` that waited for its
+    /// A character typed in a pane: it goes to the prompt, with the letter that waited for its
     /// confirmation before it.
-    fn type_key(&mut self, key: KeyEvent, pending_q: bool) {
+    fn type_key(&mut self, key: KeyEvent, armed: Option<char>) {
         self.set_focus(Focus::Prompt);
-        if pending_q {
-            self.panes.prompt.editor.insert_char('q');
+        if let Some(letter) = armed {
+            self.panes.prompt.editor.insert_char(letter);
         }
-        self.panes.prompt.editor.input(key);
+        self.panes.prompt.input(key);
     }
 
-    /// `q`: quit; while a stream runs, only when pressed again (one `q` says how).
-    fn quit_or_confirm(&mut self, confirmed: bool) -> Option<Effect> {
-        // A watched stream goes on in its own process: quitting here loses nothing.
-        if confirmed || self.watching || !(self.stream_running || self.in_progress()) {
-            self.quit = true;
-            return Some(Effect::Quit);
-        }
-        self.confirm_quit = true;
+    /// A letter that writes, opens, quits or sends: it waits for Enter, and the status bar says
+    /// what Enter will do.
+    fn arm(&mut self, armed: Armed) {
+        let what = match *armed.action {
+            Action::OpenUrl => "open the selected source's URL",
+            Action::Export => "export the conversation to Markdown",
+            Action::Retry => "retry the turn",
+            Action::Mouse if self.mouse => "leave the mouse to the terminal",
+            Action::Mouse => "take the mouse back",
+            Action::Quit if self.stream_running || self.in_progress() => {
+                "quit (what arrived is kept; q works too)"
+            }
+            Action::Quit => "quit (q works too)",
+            _ => "do it",
+        };
         self.app.set_message(
-            "still answering — q again quits (what arrived is kept), any other key stays",
-            Severity::Warning,
+            format!("Enter: {what} · a letter types `{}…`", armed.letter),
+            Severity::Info,
         );
-        None
+        self.app.armed = Some(armed);
+    }
+
+    /// Ctrl-C: drop the queued question, else cancel the running stream, else clear the prompt,
+    /// else quit.
+    fn interrupt(&mut self) -> Option<Effect> {
+        if self.app.queued.take().is_some() {
+            self.app.set_message(
+                "queued question dropped — Ctrl-C again cancels the answer",
+                Severity::Info,
+            );
+            return None;
+        }
+        if self.stream_running || self.in_progress() {
+            self.cancel();
+            return Some(Effect::Cancel);
+        }
+        if self.focus == Focus::Prompt && self.popup.is_none() && !self.panes.prompt.is_empty() {
+            self.reset_prompt();
+            self.app
+                .set_message("prompt cleared — Ctrl-C again quits", Severity::Info);
+            return None;
+        }
+        self.quit = true;
+        Some(Effect::Quit)
     }
 
     /// `?`: open the help, or close it.
@@ -170,12 +199,12 @@ impl Ui {
         if let Some(Popup::Json { turn, .. }) = self.popup {
             let output = self.turns.get(turn)?.session.structured_output.as_ref()?;
             let json = serde_json::to_string_pretty(&output.content).unwrap_or_default();
-            return (!open).then_some(Effect::Copy(json));
+            return (!open).then_some(Effect::CopyText(json));
         }
         if matches!(self.popup, Some(Popup::Ids { .. })) {
             let checkpoint = self.current().and_then(|t| t.checkpoint_id());
             return match (open, checkpoint) {
-                (false, Some(checkpoint)) => Some(Effect::Copy(checkpoint.to_owned())),
+                (false, Some(checkpoint)) => Some(Effect::CopyText(checkpoint.to_owned())),
                 _ => None,
             };
         }
@@ -293,7 +322,7 @@ impl Ui {
         }
         if self.in_progress() {
             self.app.set_message(
-                "still answering — wait, or Ctrl-C to cancel first",
+                format!("{STILL_ANSWERING} — wait, or Ctrl-C to cancel first"),
                 Severity::Warning,
             );
             return None;
@@ -366,17 +395,47 @@ impl Ui {
             );
             return None;
         }
-        if self.in_progress() {
-            let wait = if self.watching {
-                STILL_WATCHING
-            } else {
-                "still answering — wait, or Ctrl-C to cancel first"
-            };
-            self.app.set_message(wait, Severity::Warning);
+        if self.watching && self.in_progress() {
+            self.app.set_message(STILL_WATCHING, Severity::Warning);
             return None;
+        }
+        if self.in_progress() || self.stream_running {
+            return self.queue(question.to_owned());
         }
         let question = question.to_owned();
         self.reset_prompt();
         Some(Effect::Ask(question))
+    }
+}
+
+impl Ui {
+    /// Enter while the answer streams: the question waits and is sent when the stream ends (the
+    /// prompt's title shows it; Ctrl-C drops it). One question waits at a time.
+    fn queue(&mut self, question: String) -> Option<Effect> {
+        if self.app.queued.is_some() {
+            self.app.set_message(
+                "a question is already queued — Ctrl-C drops it",
+                Severity::Warning,
+            );
+            return None;
+        }
+        self.app.queued = Some(question);
+        self.reset_prompt();
+        self.app.set_message(
+            "queued: sent when the answer ends · Ctrl-C drops it",
+            Severity::Info,
+        );
+        None
+    }
+
+    /// The queued question, once nothing streams any more: taken, to be asked.
+    pub fn take_queued(&mut self) -> Option<String> {
+        if self.stream_running || self.in_progress() {
+            return None;
+        }
+        let question = self.app.queued.take()?;
+        self.app
+            .set_message("sent the question that waited", Severity::Info);
+        Some(question)
     }
 }

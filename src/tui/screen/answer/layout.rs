@@ -150,7 +150,7 @@ fn ending_rows(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<R
                 "Everything received is kept above. "
             };
             rows.extend(wrap_text(
-                &format!("{kept}r asks it again as a new turn."),
+                &format!("{kept}r then Enter asks it again as a new turn."),
                 theme.muted(),
                 width,
                 Vec::new(),

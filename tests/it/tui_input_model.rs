@@ -1,0 +1,255 @@
+//! The one input model, end to end in tmux (see `support::tmux`): a word typed after Esc never
+//! writes, opens, quits or sends; `q` after an answer is typed and quitting is Ctrl-C; PgUp scrolls
+//! the answer from the prompt; Enter while an answer streams queues the question; the prompt edits
+//! as readline does; `y` copies in the ids and JSON popups; a message that said to wait goes when
+//! the answer ends.
+
+use std::time::Duration;
+
+use crossterm::event::KeyCode;
+
+use crate::support::tmux::*;
+use crate::support::*;
+use research_tui::agent::stream::StreamUpdate;
+use research_tui::model::stream_end::StreamEnd;
+use research_tui::tui::state::{Action, Focus};
+
+const ANSWER: Duration = Duration::from_secs(60);
+const SOON: Duration = Duration::from_secs(5);
+
+fn demo_answered(width: u16, height: u16) -> Tmux {
+    let t = Tmux::start(width, height, &["--demo", "--demo-speed", "8"]);
+    t.wait_for("the answer to complete", ANSWER, |s| {
+        status_line(s).contains("complete")
+    });
+    t
+}
+
+#[test]
+fn compare_typed_after_esc_is_typed_and_exports_opens_or_toggles_nothing() {
+    let t = demo_answered(140, 42);
+    t.send(&["Escape"]);
+    t.wait_for("BROWSE", SOON, |s| status_line(s).contains("BROWSE"));
+    // c focuses the sources (a move); o, m, p, a, r, e would open, toggle the mouse, export.
+    t.send(&["compare"]);
+    let screen = t.wait_for("the word in the prompt", SOON, |s| {
+        prompt_rows(s).first().is_some_and(|r| r == "ompare")
+    });
+    assert!(t.still_running(), "{screen}");
+    assert!(status_line(&screen).contains("TYPE"), "{screen}");
+    assert!(!status_line(&screen).contains("mouse off"), "{screen}");
+    assert!(!status_line(&screen).contains("opening"), "{screen}");
+    assert!(
+        t.files_named("research-tui-export-").is_empty(),
+        "no export"
+    );
+    // Ctrl-C clears the prompt first, then quits.
+    t.send(&["C-c"]);
+    t.wait_for("the prompt cleared", SOON, |s| {
+        status_line(s).contains("prompt cleared")
+    });
+    t.send(&["C-c"]);
+    assert_exited_and_restored(&t);
+}
+
+#[test]
+fn q_after_the_answer_is_typed_never_sent_and_ctrl_c_on_an_empty_prompt_quits() {
+    let t = demo_answered(140, 42);
+    let screen = t.capture();
+    assert!(status_line(&screen).contains("Ctrl-C quits"), "{screen}");
+    t.send(&["q"]);
+    let screen = t.wait_for("q in the prompt", SOON, |s| {
+        prompt_rows(s).first().is_some_and(|r| r == "q")
+    });
+    assert!(t.still_running(), "{screen}");
+    assert!(!status_line(&screen).contains("Ctrl-C quits"), "{screen}");
+    // Ctrl-U deletes it (readline), and the quitting gesture shows again.
+    t.send(&["C-u"]);
+    t.wait_for("an empty prompt", SOON, |s| {
+        status_line(s).contains("Ctrl-C quits")
+    });
+    t.send(&["C-c"]);
+    assert_exited_and_restored(&t);
+}
+
+#[test]
+fn the_prompt_edits_as_readline_does() {
+    let t = demo_answered(140, 42);
+    t.send(&["what about margins"]);
+    t.wait_for("the text", SOON, |s| {
+        prompt_rows(s)
+            .first()
+            .is_some_and(|r| r == "what about margins")
+    });
+    t.send(&["C-w"]);
+    t.wait_for("a word deleted", SOON, |s| {
+        prompt_rows(s).first().is_some_and(|r| r == "what about")
+    });
+    t.send(&["C-a", "so ", "C-e", "guidance"]);
+    t.wait_for("start and end of line", SOON, |s| {
+        prompt_rows(s)
+            .first()
+            .is_some_and(|r| r == "so what about guidance")
+    });
+    t.send(&["M-b", "M-b", "X"]);
+    t.wait_for("two words back", SOON, |s| {
+        prompt_rows(s)
+            .first()
+            .is_some_and(|r| r == "so what Xabout guidance")
+    });
+    t.send(&["C-_"]);
+    t.wait_for("undone", SOON, |s| {
+        prompt_rows(s)
+            .first()
+            .is_some_and(|r| r == "so what about guidance")
+    });
+    t.send(&["C-e", "C-u"]);
+    t.wait_for("deleted to the line's start", SOON, |s| {
+        prompt_rows(s)
+            .first()
+            .is_some_and(|r| r.contains("Type a question"))
+    });
+    t.send(&["C-c"]);
+    assert_exited_and_restored(&t);
+}
+
+/// The answer pane's rows (between the activity/plan column and the sources) at 140 columns.
+fn answer_text(screen: &str) -> String {
+    screen
+        .lines()
+        .skip(1)
+        .take(30)
+        .map(|l| l.chars().skip(33).take(66).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn pgup_and_ctrl_up_scroll_the_answer_while_the_prompt_keeps_the_focus() {
+    let t = demo_answered(140, 42);
+    let bottom = answer_text(&t.capture());
+    t.send(&["PageUp"]);
+    let screen = t.wait_for("the answer scrolled up", SOON, |s| answer_text(s) != bottom);
+    assert!(status_line(&screen).contains("TYPE"), "{screen}");
+    let paged = answer_text(&screen);
+    t.send(&["C-Up"]);
+    t.wait_for("a line further up", SOON, |s| answer_text(s) != paged);
+    t.send(&["PageDown", "PageDown", "PageDown"]);
+    t.wait_for("the bottom again", SOON, |s| answer_text(s) == bottom);
+    t.send(&["C-c"]);
+    assert_exited_and_restored(&t);
+}
+
+#[test]
+fn enter_while_the_answer_streams_queues_the_question_and_sends_it_when_it_ends() {
+    let t = Tmux::start(140, 42, &["--demo", "--demo-speed", "2"]);
+    t.wait_for("streaming", Duration::from_secs(30), |s| {
+        status_line(s).contains("streaming")
+    });
+    t.send(&["and the guidance?", "Enter"]);
+    let screen = t.wait_for("the question queued", SOON, |s| {
+        s.contains("queued: and the guidance?")
+    });
+    assert!(
+        prompt_rows(&screen).concat().contains("Type a question"),
+        "{screen}"
+    );
+    t.wait_for("the queued question sent", ANSWER, |s| {
+        status_line(s).contains("turn 2/2")
+    });
+    let screen = t.capture();
+    assert!(!screen.contains("queued:"), "{screen}");
+    assert!(screen.contains("and the guidance?"), "{screen}");
+    t.send(&["C-c", "C-c"]);
+    assert_exited_and_restored(&t);
+}
+
+#[test]
+fn ctrl_c_drops_a_queued_question_and_the_answer_goes_on() {
+    let t = Tmux::start(140, 42, &["--demo", "--demo-speed", "1"]);
+    t.wait_for("streaming", Duration::from_secs(30), |s| {
+        status_line(s).contains("streaming")
+    });
+    t.send(&["never mind", "Enter"]);
+    t.wait_for("the question queued", SOON, |s| {
+        s.contains("queued: never mind")
+    });
+    t.send(&["C-c"]);
+    let screen = t.wait_for("the question dropped", SOON, |s| {
+        status_line(s).contains("queued question dropped")
+    });
+    assert!(!screen.contains("queued: never mind"), "{screen}");
+    t.wait_for("the answer completes", ANSWER, |s| {
+        status_line(s).contains("complete")
+    });
+    assert!(!status_line(&t.capture()).contains("turn 2/2"));
+    t.send(&["C-c"]);
+    assert_exited_and_restored(&t);
+}
+
+#[test]
+fn y_copies_in_the_ids_popup_and_in_the_raw_json_popup() {
+    let t = demo_answered(140, 42);
+    t.send(&["Escape", "I"]);
+    t.wait_for("the ids popup", SOON, |s| s.contains("y copy checkpoint"));
+    t.send(&["y"]);
+    t.wait_for("the checkpoint copied", SOON, |s| {
+        status_line(s).contains("copied ckpt-")
+    });
+    t.send(&["Escape", "J"]);
+    t.wait_for("the JSON popup", SOON, |s| {
+        s.contains("Structured output (JSON)")
+    });
+    t.send(&["y"]);
+    let screen = t.wait_for("the JSON copied", SOON, |s| {
+        status_line(s).contains("lines (OSC 52)")
+    });
+    assert!(!status_line(&screen).contains("failed"), "{screen}");
+    t.send(&["Escape", "q", "q"]);
+    assert_exited_and_restored(&t);
+}
+
+/// A key that needs the answer to end said so; when the answer ends the message goes.
+#[test]
+fn still_answering_goes_from_the_status_bar_when_the_answer_ends() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), Some(40));
+    browse(&mut app);
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(key(&mut app, KeyCode::Enter), None);
+    let message = &app.message.as_ref().expect("a message").0;
+    assert!(message.contains("still answering"), "{message}");
+    app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
+    assert_eq!(app.message, None, "the answer ended");
+    assert_eq!(app.focus, Focus::Prompt);
+}
+
+/// After Esc, every letter of a word either moves or is typed, in every pane.
+#[test]
+fn no_word_typed_in_a_pane_writes_opens_quits_or_sends() {
+    for focus in ['c', 'a', 'p', 't'] {
+        let mut app = app();
+        play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+        browse(&mut app);
+        keys(&mut app, &focus.to_string());
+        for word in [
+            "compare",
+            "quarterly",
+            "export",
+            "retry",
+            "open",
+            "mouse",
+            "quit",
+        ] {
+            let mut effects = Vec::new();
+            for c in word.chars() {
+                effects.extend(key(&mut app, KeyCode::Char(c)));
+            }
+            assert_eq!(effects, [], "{word} from {focus}");
+            assert!(!app.quit);
+            app.update(Action::Escape);
+            key(&mut app, KeyCode::Esc);
+        }
+        assert!(app.mouse);
+    }
+}
