@@ -3,7 +3,7 @@
 
 Usage:  python3 assets/gen/make_research_api_recordings.py      (from anywhere)
 
-The wire shapes follow real public recordings and the providers' SDK types (see docs/wire-notes.md):
+The wire shapes follow real public recordings and the providers' SDK types (see docs/providers.md, Wire notes):
 
 OpenAI (`assets/recordings/openai/`): `event: response.*` + `data: {"type": …, "sequence_number": n, …}`,
 sequence numbers 0, 1, 2, … with no gap.  A background deep research run opens with

@@ -14,6 +14,7 @@ mod client_robustness;
 mod demo_agent;
 mod demo_honesty;
 mod demo_timeouts;
+mod docs;
 mod gemini;
 mod history;
 mod invisible_text;

@@ -1,6 +1,6 @@
 //! The one key table: every key the app answers, where it works ([`Context`]), the [`Action`] it asks
 //! for, and the line of help that describes it. Key handling dispatches through [`KEYMAP`], the help
-//! overlay lists it, and a test keeps the README's key table the same as it.
+//! overlay lists it, and a test keeps the key table in docs/keys.md the same as it.
 //!
 //! Bindings never overlap (a test checks): in any state at most one binding takes a given key, so the
 //! table's order is only the order of the help. A few bindings have a second key the help does not
@@ -102,11 +102,11 @@ pub struct Binding {
 /// One line of the help: the keys as shown, what they do, and the bindings behind them.
 #[derive(Debug)]
 pub struct KeyHelp {
-    /// The keys as the help overlay and the README show them.
+    /// The keys as the help overlay and docs/keys.md show them.
     pub keys: &'static str,
-    /// What they do, in the help overlay (and the README unless `readme` says more).
+    /// What they do, in the help overlay (and docs/keys.md unless `readme` says more).
     pub help: &'static str,
-    /// The README's fuller description, when it says more than fits the overlay.
+    /// docs/keys.md's fuller description, when it says more than fits the overlay.
     pub readme: Option<&'static str>,
     pub bindings: &'static [Binding],
 }

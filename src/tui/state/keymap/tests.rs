@@ -1,5 +1,5 @@
 //! The key table's tests: no two bindings take one key in any state, the help names every key, and
-//! the README's key table is the table.
+//! docs/keys.md's key table is the table, and every key the README names is bound as it says.
 
 use super::*;
 use crate::tui::state::{AppConfig, Mode, Picker, Popup, SidebarItem};
@@ -166,8 +166,8 @@ fn markdown_keys(keys: &str) -> String {
         .join(" ")
 }
 
-/// The README's key table rows, from the key table.
-fn readme_rows() -> String {
+/// docs/keys.md's key table rows, from the key table.
+fn keys_doc_rows() -> String {
     KEYMAP
         .iter()
         .map(|entry| {
@@ -177,22 +177,50 @@ fn readme_rows() -> String {
         .collect()
 }
 
-#[test]
-fn the_readme_key_table_is_the_keymap() {
-    let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
-    let app = &readme[readme
-        .find("\n## The app\n")
-        .expect("README has ## The app")..];
-    let table = &app[app.find("\n| Key | |\n|---|---|\n").expect("the key table") + 1..];
-    let rows: String = table
+/// The rows of the first table after `heading` in a Markdown document.
+fn table_rows_after<'a>(doc: &'a str, heading: &str) -> Vec<&'a str> {
+    let section = &doc[doc
+        .find(heading)
+        .unwrap_or_else(|| panic!("the document has {heading:?}"))..];
+    let table = &section[section.find("\n| Key |").expect("a key table") + 1..];
+    table
         .lines()
         .skip(2)
         .take_while(|line| line.starts_with('|'))
+        .collect()
+}
+
+#[test]
+fn the_key_table_in_docs_keys_md_is_the_keymap() {
+    let doc = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/keys.md"));
+    let rows: String = table_rows_after(doc, "\n## Every key\n")
+        .iter()
         .map(|line| format!("{line}\n"))
         .collect();
     assert!(
-        rows == readme_rows(),
-        "README.md's key table (## The app) differs from the key table; its rows should be:\n{}",
-        readme_rows()
+        rows == keys_doc_rows(),
+        "docs/keys.md's key table (## Every key) differs from the key table; its rows should be:\n{}",
+        keys_doc_rows()
     );
+}
+
+#[test]
+fn every_key_the_readme_names_is_bound_as_it_says() {
+    let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
+    let rows = table_rows_after(readme, "\n## The ten keys that matter\n");
+    assert_eq!(rows.len(), 10, "the README names ten keys: {rows:#?}");
+    let bound: Vec<String> = KEYMAP.iter().map(|e| markdown_keys(e.keys)).collect();
+    for row in rows {
+        let keys = row
+            .trim_start_matches('|')
+            .split(" |")
+            .next()
+            .unwrap_or("")
+            .trim();
+        assert!(
+            bound.iter().any(|b| b == keys),
+            "the README's key row {row:?} names {keys:?}, which is no row of the key table; \
+             the key table's keys are: {bound:?}"
+        );
+    }
 }

@@ -14,7 +14,7 @@
 //!   pages read (consulted sources), a failed one a tool error.
 //! - `text_annotation_delta` `url_citation`s cite `[start_index, end_index)` of their block's text,
 //!   measured in UTF-8 bytes (the SDK types: "Index indicates the start of the segment, measured in
-//!   bytes"; see docs/wire-notes.md); held until the block's text reaches them, then converted to
+//!   bytes"; see docs/providers.md, Wire notes); held until the block's text reaches them, then converted to
 //!   code points of the whole answer. One without offsets cites its page without a position.
 
 use std::collections::{HashMap, HashSet};
