@@ -14,6 +14,32 @@ use crate::model::structured::table_of;
 use crate::render::sanitize::{sanitize, sanitize_line};
 use crate::render::table_text;
 
+/// The `[^n]: [label](url)` line of every numbered source, after a blank line.
+fn footnotes(out: &mut String, attribution: &Attribution) {
+    let mut sources = attribution.numbered().peekable();
+    if sources.peek().is_none() {
+        return;
+    }
+    blank_line_after(out);
+    for source in sources {
+        let label = escape_label(&sanitize_line(&source.label));
+        match &source.url {
+            Some(url) => {
+                let _ = writeln!(
+                    out,
+                    "[^{}]: [{label}]({})",
+                    source.n,
+                    escape_url(&sanitize_line(url))
+                );
+            }
+            None => {
+                let _ = writeln!(out, "[^{}]: {label}", source.n);
+            }
+        }
+    }
+    out.pop();
+}
+
 pub fn render(session: &Session, attribution: &Attribution) -> String {
     let (inline, after): (Vec<_>, Vec<_>) = session
         .charts
@@ -59,27 +85,7 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
         let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
         fenced(&mut out, "json", &pretty);
     }
-    let mut sources = attribution.numbered().peekable();
-    if sources.peek().is_some() {
-        blank_line_after(&mut out);
-        for source in sources {
-            let label = escape_label(&sanitize_line(&source.label));
-            match &source.url {
-                Some(url) => {
-                    let _ = writeln!(
-                        out,
-                        "[^{}]: [{label}]({})",
-                        source.n,
-                        escape_url(&sanitize_line(url))
-                    );
-                }
-                None => {
-                    let _ = writeln!(out, "[^{}]: {label}", source.n);
-                }
-            }
-        }
-        out.pop();
-    }
+    footnotes(&mut out, attribution);
     let mut tools = attribution.tool_citations().peekable();
     if tools.peek().is_some() {
         blank_line_after(&mut out);
