@@ -206,6 +206,28 @@ pub(crate) fn url_host(url: &str) -> Option<String> {
 }
 
 /// The string at `key`, when it is one and not empty (ids, names: an empty one says nothing).
+/// The conversation id a stream names first (a Perplexity completion's, a Gemini response's):
+/// kept in `seen` and sent on once as the chat id; a later one changes nothing.
+pub(crate) fn first_chat_id(
+    seen: &mut Option<String>,
+    object: &serde_json::Map<String, Value>,
+    key: &str,
+    out: &mut Vec<AgentEvent>,
+) {
+    if seen.is_some() {
+        return;
+    }
+    if let Some(id) = string(object, key) {
+        *seen = Some(id.clone());
+        out.push(AgentEvent::Conversation(
+            crate::model::event::ConversationIds {
+                chat_id: Some(id),
+                ..Default::default()
+            },
+        ));
+    }
+}
+
 pub(crate) fn string(object: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
     object
         .get(key)

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value, json};
 
 use super::{code_points, web_source};
-use crate::model::event::{AgentEvent, Consumption, ConversationIds, Reference, SourceDoc};
+use crate::model::event::{AgentEvent, Consumption, Reference, SourceDoc};
 
 #[derive(Debug, Default)]
 pub(super) struct Generate {
@@ -75,19 +75,7 @@ impl Generate {
         if let Some(model) = chunk.get("modelVersion").and_then(Value::as_str) {
             self.model = Some(model.to_owned());
         }
-        let id = chunk
-            .get("responseId")
-            .and_then(Value::as_str)
-            .filter(|id| !id.is_empty());
-        if let Some(id) = id
-            && self.response_id.is_none()
-        {
-            self.response_id = Some(id.to_owned());
-            out.push(AgentEvent::Conversation(ConversationIds {
-                chat_id: Some(id.to_owned()),
-                ..ConversationIds::default()
-            }));
-        }
+        crate::wire::provider::first_chat_id(&mut self.response_id, chunk, "responseId", out);
     }
 
     fn parts(&mut self, candidate: &Value, out: &mut Vec<AgentEvent>) {

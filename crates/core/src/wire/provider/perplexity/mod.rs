@@ -21,7 +21,7 @@ mod think;
 
 use serde_json::{Map, Value};
 
-use crate::model::event::{AgentEvent, Consumption, ConversationIds};
+use crate::model::event::{AgentEvent, Consumption};
 use crate::wire::provider::spec::Shape;
 use crate::wire::provider::{Dialect, Provider};
 use crate::wire::sse::SseEvent;
@@ -105,19 +105,7 @@ impl PerplexityDialect {
         if let Some(model) = object.get("model").and_then(Value::as_str) {
             self.model = Some(model.to_owned());
         }
-        let id = object
-            .get("id")
-            .and_then(Value::as_str)
-            .filter(|id| !id.is_empty());
-        if let Some(id) = id
-            && self.completion_id.is_none()
-        {
-            self.completion_id = Some(id.to_owned());
-            out.push(AgentEvent::Conversation(ConversationIds {
-                chat_id: Some(id.to_owned()),
-                ..ConversationIds::default()
-            }));
-        }
+        crate::wire::provider::first_chat_id(&mut self.completion_id, object, "id", out);
     }
 
     /// Thinking as thinking; answer text as answer, its markers found as it grows.
