@@ -64,6 +64,14 @@ pub enum Action {
     Resize(bool),
     /// The focused pane alone on the screen, or all of them again.
     Zoom,
+    /// The pane sizes back to the defaults (and remembered so).
+    ResetSizes,
+    /// `/` in the panes: search the answer (or edit the search's query again).
+    Search,
+    /// The next (`true`) or previous hit of the search.
+    SearchStep(bool),
+    /// The next (`true`) or previous chart of the full-screen chart viewer.
+    ChartStep(bool),
 }
 
 /// A letter pressed in a pane that waits for its confirmation: the letter (typed into the prompt,

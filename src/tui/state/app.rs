@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::action::{Armed, Popup, Severity};
 use super::focus::Focus;
 use super::picker::Picker;
+use super::search::Search;
 use super::turn::{Continuation, SidebarItem, Turn};
 use crate::agent::stream::StreamUpdate;
 use crate::local::meta::SessionMeta;
@@ -66,6 +67,8 @@ pub struct App {
     pub armed: Option<Armed>,
     /// A question asked while the answer streams: sent when the stream ends (Ctrl-C drops it).
     pub queued: Option<String>,
+    /// The search `/` started in the panes (the answer's hits highlighted, `n`/`N` between them).
+    pub search: Option<Search>,
     pub message: Option<(String, Severity)>,
     pub quit: bool,
     /// Spinner frame.
@@ -124,6 +127,7 @@ impl App {
             popup: None,
             armed: None,
             queued: None,
+            search: None,
             message: None,
             quit: false,
             tick: 0,
@@ -300,6 +304,11 @@ impl App {
         }
     }
 
+    /// The search's query is being typed: it has the keys.
+    pub fn search_typing(&self) -> bool {
+        self.popup.is_none() && self.search.as_ref().is_some_and(|s| s.typing)
+    }
+
     /// The sessions picker's filter has the keys.
     pub fn picker_typing(&self) -> bool {
         self.picker().is_some_and(Picker::typing)
@@ -333,6 +342,11 @@ impl App {
         let ended = matches!(update, StreamUpdate::Ended(_));
         if let Some(turn) = self.turns.last_mut() {
             turn.apply_update(update);
+        }
+        // The search keeps up with the text as it arrives (only the new text is searched).
+        if let Some(mut search) = self.search.take() {
+            search.refresh(self);
+            self.search = Some(search);
         }
         if ended {
             self.stream_running = false;

@@ -4,8 +4,9 @@
 //!
 //! Bindings never overlap (a test checks): in any state at most one binding takes a given key, so the
 //! table's order is only the order of the help. A few bindings have a second key the help does not
-//! name, to keep it short (`/`, Space, Home/End, Ctrl-D/U, `h` `l` ← → in the narrow layout,
-//! Shift-Enter, and `q` or Enter closing a popup); the test lists them too.
+//! name, to keep it short (Space, Home/End, Ctrl-D/U, `h` `l` ← → in the narrow layout,
+//! Shift-Enter, the search's Enter ↓ Shift-Enter ↑ Esc (its help says them), and `q` or Enter
+//! closing a popup); the test lists them too.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -69,6 +70,8 @@ pub enum Context {
     PickerFilter,
     /// The prompt has the focus (no popup): keys no binding takes are typed.
     Prompt,
+    /// The search's query is being typed (no popup): keys no binding takes are typed into it.
+    Search,
     /// A pane has the focus (no popup).
     Panes,
     /// A pane has the focus in the narrow (tabbed) layout.
@@ -79,12 +82,14 @@ impl Context {
     /// Does the app's state put keys in this context (`narrow`: the last frame showed one pane at a
     /// time)?
     pub fn holds(self, app: &App, narrow: bool) -> bool {
-        let panes = app.popup.is_none() && app.focus != Focus::Prompt;
+        let search = app.search_typing();
+        let panes = app.popup.is_none() && app.focus != Focus::Prompt && !search;
         match self {
             Context::Anywhere => true,
             Context::Popup => app.popup.is_some() && !app.picker_typing(),
             Context::PickerFilter => app.picker_typing(),
-            Context::Prompt => app.popup.is_none() && app.focus == Focus::Prompt,
+            Context::Search => search,
+            Context::Prompt => app.popup.is_none() && app.focus == Focus::Prompt && !search,
             Context::Panes => panes,
             Context::NarrowPanes => panes && narrow,
         }
@@ -154,7 +159,7 @@ const fn bind(context: Context, keys: &'static [Key], action: Action) -> Binding
     }
 }
 
-use Context::{Anywhere, NarrowPanes, Panes, PickerFilter, Popup as InPopup, Prompt};
+use Context::{Anywhere, NarrowPanes, Panes, PickerFilter, Popup as InPopup, Prompt, Search};
 use KeyCode::{BackTab, Down, End, Enter, Esc, F, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
 /// Every key, in the order of the help.
@@ -181,11 +186,7 @@ pub static KEYMAP: &[KeyHelp] = &[
             bind(Panes, &[plain('a')], Action::Focus(Focus::Answer)),
             bind(Panes, &[plain('p')], Action::Focus(Focus::Plan)),
             bind(Panes, &[plain('t')], Action::Focus(Focus::Activity)),
-            bind(
-                Panes,
-                &[plain('i'), plain('/')],
-                Action::Focus(Focus::Prompt),
-            ),
+            bind(Panes, &[plain('i')], Action::Focus(Focus::Prompt)),
         ],
     },
     KeyHelp {
@@ -246,16 +247,60 @@ pub static KEYMAP: &[KeyHelp] = &[
         ],
     },
     KeyHelp {
+        keys: "← → PgUp PgDn",
+        help: "the full-screen chart: the previous / next chart",
+        readme: Some(
+            "in the full-screen chart: the previous / next chart of the turn (`Chart 2 of 3` in its title)",
+        ),
+        bindings: &[
+            bind(InPopup, &[any(Left)], Action::ChartStep(false)),
+            bind(InPopup, &[any(Right)], Action::ChartStep(true)),
+        ],
+    },
+    KeyHelp {
         keys: "J",
         help: "the structured output's raw JSON (y copies it)",
         readme: None,
         bindings: &[bind(Panes, &[plain('J')], Action::RawJson)],
     },
     KeyHelp {
-        keys: "n N",
-        help: "next / previous span of the selected source",
+        keys: "/",
+        help: "search the answer and the sources' titles: every hit lit, the count shown; Enter / Shift-Enter (or ↓ ↑) next / previous while typing, Esc to browse the hits, Esc again ends",
         readme: Some(
-            "next / previous span of the selected source (scrolls to it and highlights it)",
+            "search the answer (and the sources' titles) as in `less`: every hit highlighted, the view brought to the current one, its count (`3/17`) in the status bar; a query with no capital letter ignores case; while typing Enter / Shift-Enter (or ↓ ↑) go to the next / previous hit, Esc keeps the hits for `n` `N`, and Esc again (or Backspace on an empty query) ends the search; `/` again edits it",
+        ),
+        bindings: &[
+            bind(Panes, &[plain('/')], Action::Search),
+            bind(
+                Search,
+                &[
+                    Key {
+                        code: Enter,
+                        mods: Mods::NoAltOrShift,
+                    },
+                    any(Down),
+                ],
+                Action::SearchStep(true),
+            ),
+            bind(
+                Search,
+                &[
+                    Key {
+                        code: Enter,
+                        mods: Mods::AltOrShift,
+                    },
+                    any(Up),
+                ],
+                Action::SearchStep(false),
+            ),
+            bind(Search, &[any(Esc)], Action::Escape),
+        ],
+    },
+    KeyHelp {
+        keys: "n N",
+        help: "next / previous search hit, else span of the selected source",
+        readme: Some(
+            "next / previous hit of the search (`/`), else next / previous span of the selected source (scrolls to it and highlights it)",
         ),
         bindings: &[
             bind(Panes, &[plain('n')], Action::NextSpan),
@@ -297,9 +342,15 @@ pub static KEYMAP: &[KeyHelp] = &[
             "widen / narrow the focused pane; the sizes are remembered in `layout.toml` next to the config file",
         ),
         bindings: &[
-            bind(Panes, &[plain('+'), plain('=')], Action::Resize(true)),
+            bind(Panes, &[plain('+')], Action::Resize(true)),
             bind(Panes, &[plain('-')], Action::Resize(false)),
         ],
+    },
+    KeyHelp {
+        keys: "=",
+        help: "every pane back to its default size (remembered); ends a zoom",
+        readme: None,
+        bindings: &[bind(Panes, &[plain('=')], Action::ResetSizes)],
     },
     KeyHelp {
         keys: "z",
@@ -333,7 +384,7 @@ pub static KEYMAP: &[KeyHelp] = &[
         bindings: &[bind(Panes, &[plain('s')], Action::Sessions)],
     },
     KeyHelp {
-        keys: "/",
+        keys: "/ (sessions)",
         help: "saved sessions: filter as you type (questions, answers, sources)",
         readme: Some(
             "in the saved sessions: filter as you type, fuzzy over questions, answer text and source titles, best matches first with the matched characters highlighted (a match in an answer or a source shows its line); ↑ ↓ choose, Enter opens, Backspace edits, Esc clears the filter",
@@ -369,7 +420,7 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "any letter",
-        help: "in a pane, a character no key here takes (or one after o e r m q) starts typing a question in the prompt",
+        help: "in a pane, a character no key here takes (or one after o e r m q, with the letters just before it) starts typing a question in the prompt",
         readme: None,
         bindings: &[],
     },
@@ -397,7 +448,7 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Esc",
-        help: "close a popup · leave the prompt to browse the panes · clear the selection",
+        help: "close a popup · leave the prompt to browse the panes · end the search · clear the selection",
         readme: None,
         bindings: &[
             bind(InPopup, &[any(Esc), any_char('q')], Action::Escape),
@@ -454,7 +505,7 @@ fn needs_confirmation(action: &Action) -> bool {
 
 /// The action `key` asks for in the app's current state: the binding that takes it, else typing it
 /// (in the prompt, or — a character no pane binding takes — into the prompt from a pane). A letter
-/// that writes, opens, quits or sends only arms its action in a pane: then Enter (or, for `q`, a
+/// that writes, opens, quits or sends only arms its action in a pane or a popup: then Enter (or, for `q`, a
 /// second `q`) confirms it, another character is typed (the letter with it), any other key drops
 /// it. Key releases ask for nothing.
 pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
@@ -476,7 +527,8 @@ pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
     let binding = bindings().find(|b| holds(b.context) && b.keys.iter().any(|k| k.matches(&key)));
     match binding {
         Some(binding)
-            if binding.context == Context::Panes && needs_confirmation(&binding.action) =>
+            if matches!(binding.context, Context::Panes | Context::Popup)
+                && needs_confirmation(&binding.action) =>
         {
             let KeyCode::Char(letter) = key.code else {
                 return Some(binding.action.clone());
@@ -487,7 +539,12 @@ pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
             }))
         }
         Some(binding) => Some(binding.action.clone()),
-        None if holds(Context::Prompt) || holds(Context::PickerFilter) => Some(Action::Edit(key)),
+        None if holds(Context::Prompt)
+            || holds(Context::PickerFilter)
+            || holds(Context::Search) =>
+        {
+            Some(Action::Edit(key))
+        }
         None if panes && app.can_ask && is_typed_char(&key) => Some(Action::Type(key)),
         None => None,
     }

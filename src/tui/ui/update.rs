@@ -13,6 +13,12 @@ use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity};
 impl Ui {
     /// Apply an action; returns a side effect for the loop, if any.
     pub fn update(&mut self, action: Action) -> Option<Effect> {
+        let effect = self.apply(action);
+        self.refresh_search();
+        effect
+    }
+
+    fn apply(&mut self, action: Action) -> Option<Effect> {
         let armed = self.before(&action);
         match action {
             Action::Quit => {
@@ -30,9 +36,21 @@ impl Ui {
             }
             Action::Resize(grow) => {
                 let narrow = self.facts.narrow;
+                self.panes.answer.keep_anchor();
                 return self.app.resize_focused(grow, narrow);
             }
-            Action::Zoom => self.toggle_zoom(),
+            Action::Zoom => {
+                self.panes.answer.keep_anchor();
+                self.toggle_zoom()
+            }
+            Action::ResetSizes => {
+                let narrow = self.facts.narrow;
+                self.panes.answer.keep_anchor();
+                return self.app.reset_sizes(narrow);
+            }
+            Action::Search => self.start_search(),
+            Action::SearchStep(forward) => self.search_step(forward),
+            Action::ChartStep(forward) => self.chart_step(forward),
             Action::Focus(focus) => self.set_focus(focus),
             Action::Help => self.toggle_help(),
             Action::Escape => self.escape(),
@@ -44,6 +62,9 @@ impl Ui {
             Action::Bottom => self.jump_to_edge(true),
             Action::Enter => return self.enter(),
             Action::RawJson => self.raw_json(),
+            Action::NextSpan | Action::PrevSpan if self.search.is_some() => {
+                self.search_step(action == Action::NextSpan)
+            }
             Action::NextSpan => self.jump_span(true),
             Action::PrevSpan => self.jump_span(false),
             Action::OpenUrl | Action::CopyUrl => return self.source_url(action == Action::OpenUrl),
@@ -62,6 +83,7 @@ impl Ui {
             Action::Retry => return self.retry(),
             Action::Submit => return self.submit(),
             Action::Newline => self.panes.prompt.editor.insert_newline(),
+            Action::Edit(key) if self.search_typing() => self.search_edit(key),
             Action::Edit(key) => self.edit(key),
             Action::Type(key) => self.type_key(key, armed.map(|armed| armed.letter)),
             // A paste into the picker's filter is typed into it (on one line).
@@ -107,10 +129,13 @@ impl Ui {
     }
 
     /// A character typed in a pane: it goes to the prompt, with the letter that waited for its
-    /// confirmation before it.
+    /// confirmation before it and the letters that acted just before that one.
     fn type_key(&mut self, key: KeyEvent, armed: Option<char>) {
         self.set_focus(Focus::Prompt);
+        let letters = self.take_letters();
         if let Some(letter) = armed {
+            // The letters that acted just before the armed one were the word's start too.
+            self.panes.prompt.editor.insert_str(letters);
             self.panes.prompt.editor.insert_char(letter);
         }
         self.panes.prompt.input(key);
@@ -170,9 +195,13 @@ impl Ui {
         };
     }
 
-    /// Esc: clear the picker's filter, else close the popup, else drop the focused span, else (in
+    /// Esc: end (or, while it is typed, browse) the search, else clear the picker's filter, else
+    /// close the popup, else drop the focused span, else (in
     /// Sources) the selection.
     fn escape(&mut self) {
+        if self.popup.is_none() && self.search.is_some() {
+            return self.search_escape();
+        }
         if let Some(picker) = self.picker_mut()
             && picker.typing()
         {

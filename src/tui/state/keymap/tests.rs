@@ -137,7 +137,6 @@ fn the_help_names_every_key_but_a_few_alternates() {
             "l (NarrowPanes)",
             "← (NarrowPanes)",
             "h (NarrowPanes)",
-            "/ (Panes)",
             "Space (Popup)",
             "Ctrl-U (Panes)",
             "Space (Panes)",
@@ -146,7 +145,11 @@ fn the_help_names_every_key_but_a_few_alternates() {
             "End (Popup)",
             "Home (Panes)",
             "End (Panes)",
-            "= (Panes)",
+            "Enter (Search)",
+            "↓ (Search)",
+            "Alt-Enter (Search)",
+            "↑ (Search)",
+            "Esc (Search)",
             "q (Popup)",
         ]
     );

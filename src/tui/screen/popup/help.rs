@@ -1,0 +1,166 @@
+//! The help overlay's rows, from the key table: the keys grouped by where they act — the focused
+//! pane's group first (as lazygit and k9s do), then the keys that work in every pane, then the
+//! other groups.
+
+use ratatui::style::{Modifier, Style};
+
+use super::super::{piece, wrap_text};
+use crate::styled::text::RLine;
+use crate::styled::theme::Theme;
+use crate::tui::state::keymap::{KEYMAP, KeyHelp};
+use crate::tui::state::{Action, Focus};
+
+/// Where a key acts, for the help's groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Answer,
+    Sources,
+    Prompt,
+    Popups,
+    Everywhere,
+}
+
+impl Group {
+    fn heading(self) -> &'static str {
+        match self {
+            Group::Answer => "Answer",
+            Group::Sources => "Sources",
+            Group::Prompt => "Prompt (typing)",
+            Group::Popups => "Popups",
+            Group::Everywhere => "Every pane",
+        }
+    }
+
+    /// The group of the focused pane (Plan and Activity have no keys of their own).
+    fn of_focus(focus: Focus) -> Group {
+        match focus {
+            Focus::Answer => Group::Answer,
+            Focus::Sources => Group::Sources,
+            Focus::Prompt => Group::Prompt,
+            Focus::Plan | Focus::Activity => Group::Everywhere,
+        }
+    }
+}
+
+/// A key table entry's group, from the action its first binding asks for (entries with no binding
+/// are the prompt's editing keys).
+fn group_of(entry: &KeyHelp) -> Group {
+    let Some(binding) = entry.bindings.first() else {
+        return Group::Prompt;
+    };
+    match binding.action {
+        Action::Search | Action::RawJson => Group::Answer,
+        Action::NextSpan | Action::OpenUrl | Action::CopyUrl => Group::Sources,
+        Action::Submit | Action::Newline => Group::Prompt,
+        Action::ChartStep(_) | Action::Filter => Group::Popups,
+        _ => Group::Everywhere,
+    }
+}
+
+/// The help's rows for `width` columns, the group of `focus` first.
+pub fn help_rows(focus: Focus, width: usize, theme: &Theme) -> Vec<RLine> {
+    let key_w = KEYMAP
+        .iter()
+        .map(|entry| entry.keys.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(width / 3)
+        + 2;
+    let first = Group::of_focus(focus);
+    let mut order = vec![first, Group::Everywhere];
+    for group in [Group::Answer, Group::Sources, Group::Prompt, Group::Popups] {
+        if !order.contains(&group) {
+            order.push(group);
+        }
+    }
+    order.dedup();
+    let mut rows = Vec::new();
+    for group in order {
+        if !rows.is_empty() {
+            rows.push(RLine::blank());
+        }
+        let here = if group == first && group != Group::Everywhere {
+            " (focused)"
+        } else {
+            ""
+        };
+        rows.push(RLine {
+            pieces: vec![piece(
+                format!("{}{here}", group.heading()),
+                theme.heading(3).add_modifier(Modifier::BOLD),
+            )],
+        });
+        for entry in KEYMAP.iter().filter(|e| group_of(e) == group) {
+            let keys = format!("{:<key_w$}", entry.keys);
+            let (first_row, help) = if keys.chars().count() > key_w {
+                // Keys longer than the column get a row of their own.
+                rows.push(RLine {
+                    pieces: vec![piece(entry.keys, key_style(theme))],
+                });
+                (vec![piece(" ".repeat(key_w), Style::new())], entry.help)
+            } else {
+                (vec![piece(keys, key_style(theme))], entry.help)
+            };
+            let cont = vec![piece(" ".repeat(key_w), Style::new())];
+            rows.extend(wrap_text(help, theme.text(), width, first_row, cont));
+        }
+    }
+    rows.push(RLine::blank());
+    rows.push(RLine {
+        pieces: vec![piece(
+            "Citation markers [n] follow the span they cite; select a source (c, j/k) to highlight its spans.",
+            theme.muted(),
+        )],
+    });
+    rows
+}
+
+fn key_style(theme: &Theme) -> Style {
+    theme.accent().add_modifier(Modifier::BOLD)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headings(focus: Focus) -> Vec<String> {
+        let theme = Theme::default();
+        help_rows(focus, 70, &theme)
+            .iter()
+            .map(RLine::text)
+            .filter(|t| {
+                ["Answer", "Sources", "Prompt", "Popups", "Every pane"]
+                    .iter()
+                    .any(|h| t.starts_with(h))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_focused_panes_keys_come_first_then_every_panes() {
+        assert_eq!(
+            headings(Focus::Sources),
+            [
+                "Sources (focused)",
+                "Every pane",
+                "Answer",
+                "Prompt (typing)",
+                "Popups"
+            ]
+        );
+        assert_eq!(headings(Focus::Answer)[0], "Answer (focused)");
+        assert_eq!(headings(Focus::Plan)[0], "Every pane");
+    }
+
+    #[test]
+    fn every_key_of_the_table_is_in_the_help() {
+        let theme = Theme::default();
+        let text: String = help_rows(Focus::Answer, 200, &theme)
+            .iter()
+            .map(|r| r.text() + "\n")
+            .collect();
+        for entry in KEYMAP {
+            assert!(text.contains(entry.keys), "{} is missing", entry.keys);
+        }
+    }
+}
