@@ -36,6 +36,7 @@ mod store_concurrency;
 mod store_hostile;
 mod tail_follow;
 mod tls;
+mod tui_browse;
 mod tui_charts;
 mod tui_e2e;
 mod tui_e2e_newcomer;

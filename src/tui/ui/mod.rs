@@ -17,6 +17,7 @@ mod tests;
 mod update;
 
 use std::ops::{Deref, DerefMut};
+use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
@@ -37,7 +38,13 @@ pub struct Ui {
     /// one shows a word is being typed (`compare` after Esc: `c` moved the focus, `o` armed, `m`
     /// typed), they go to the prompt ahead of it.
     letters: String,
+    /// When the last key came: letters typed after a pause (a person read, then moved on
+    /// deliberately) start a new run.
+    last_key: Option<Instant>,
 }
+
+/// Letters further apart than this are not one word being typed.
+const WORD_PAUSE: Duration = Duration::from_secs(1);
 
 /// What reads or changes the conversation (the turns, the focus, the popup) reads the app through
 /// the `Ui` as through the app itself.
@@ -63,6 +70,7 @@ impl Ui {
             panes,
             facts: FrameFacts::default(),
             letters: String::new(),
+            last_key: None,
         }
     }
 
@@ -70,6 +78,11 @@ impl Ui {
     /// letters that acted at once in a pane (see [`Ui::take_letters`]).
     pub fn handle_key(&mut self, key: KeyEvent) -> Option<Action> {
         let action = action_for(&self.app, self.facts.narrow, key);
+        let now = Instant::now();
+        if self.last_key.is_some_and(|at| now - at > WORD_PAUSE) {
+            self.letters.clear();
+        }
+        self.last_key = Some(now);
         let letter = match key.code {
             KeyCode::Char(c)
                 if c.is_alphabetic()

@@ -257,7 +257,13 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     scroll_to_requests(app, pane, &parts, total, height);
     let top = pane.scroll.resolve(total, height);
     show_window(app, pane, &parts, top, height);
-    pane.top_anchor = top_anchor(app, pane, &parts, top, height);
+    pane.top_anchor = match pane.held_anchor {
+        Some((anchor, held)) if held == top => Some(anchor),
+        _ => {
+            pane.held_anchor = None;
+            top_anchor(app, pane, &parts, top, height)
+        }
+    };
     AnswerFrame {
         more_below: !pane.scroll.follow && top + height < total,
         chart_in_view: chart_in_view(&parts, top, height),
@@ -483,8 +489,10 @@ fn scroll_to_anchor(
         {
             pane.scroll.total = total;
             pane.scroll.viewport = height;
-            pane.scroll.top = (offset + row - rows.start).saturating_sub(anchor.below);
+            let top = (offset + row - rows.start).saturating_sub(anchor.below);
+            pane.scroll.top = top;
             pane.scroll.follow = false;
+            pane.held_anchor = Some((anchor, top.min(total.saturating_sub(height))));
             return;
         }
         offset += h;

@@ -38,6 +38,9 @@ pub struct AnswerPane {
     /// Put this answer text back where it was when the next frame is prepared (`z`, `+`, `-`, `=`
     /// change the pane's width, so every row moves).
     scroll_to_anchor: Option<Anchor>,
+    /// The anchor put back, and the top it gave: kept while the pane stays there, so zooming in
+    /// and out again comes back to the same rows.
+    held_anchor: Option<(Anchor, usize)>,
     /// Each turn's answer as rows, by [`crate::tui::state::Turn::id`].
     views: HashMap<u64, AnswerView>,
     structured: StructuredCache,
@@ -113,5 +116,6 @@ impl AnswerPane {
         self.scroll_to_byte = None;
         self.top_anchor = None;
         self.scroll_to_anchor = None;
+        self.held_anchor = None;
     }
 }

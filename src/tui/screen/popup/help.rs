@@ -10,6 +10,9 @@ use crate::styled::theme::Theme;
 use crate::tui::state::keymap::{KEYMAP, KeyHelp};
 use crate::tui::state::{Action, Focus};
 
+/// The widest keys the key column is made for.
+const KEY_COLUMN: usize = 16;
+
 /// Where a key acts, for the help's groups.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Group {
@@ -59,9 +62,11 @@ fn group_of(entry: &KeyHelp) -> Group {
 
 /// The help's rows for `width` columns, the group of `focus` first.
 pub fn help_rows(focus: Focus, width: usize, theme: &Theme) -> Vec<RLine> {
+    // The key column fits the usual keys; longer ones get a row of their own.
     let key_w = KEYMAP
         .iter()
         .map(|entry| entry.keys.chars().count())
+        .filter(|&n| n <= KEY_COLUMN)
         .max()
         .unwrap_or(0)
         .min(width / 3)

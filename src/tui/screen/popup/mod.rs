@@ -29,8 +29,6 @@ pub struct PopupFrame {
     /// The first row shown (`None`: the popup does not scroll), and the last it can be.
     scroll: Option<usize>,
     max_scroll: usize,
-    /// The sessions picker, which keeps its selection in view itself (no scroll position hint).
-    picker: bool,
 }
 
 impl PopupFrame {
@@ -89,7 +87,6 @@ fn content_area(rect: Rect) -> Rect {
 /// goes back to the next update as a fact ([`PopupFrame::scroll`]).
 pub fn prepare(app: &App, area: Rect) -> Option<PopupFrame> {
     let popup = app.popup.as_ref()?;
-    let picker = matches!(popup, Popup::Sessions { .. });
     let content = content(app, popup, area);
     let viewport = content_area(content.rect).height as usize;
     let max_scroll = content.rows.len().saturating_sub(viewport);
@@ -113,7 +110,6 @@ pub fn prepare(app: &App, area: Rect) -> Option<PopupFrame> {
         rows: content.rows,
         scroll,
         max_scroll,
-        picker,
     })
 }
 
@@ -294,7 +290,8 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
         (top + shown).min(popup.rows.len()),
         popup.rows.len()
     );
-    let scrolls = popup.max_scroll > 0 && !popup.picker;
+    // Only a popup that scrolls says which rows are in view.
+    let scrolls = popup.max_scroll > 0 && popup.scroll.is_some();
     // The keys at the foot, or only how to close it when they do not fit beside the position.
     let room = (rect.width.saturating_sub(4) as usize).saturating_sub(if scrolls {
         hint.width() + 1
