@@ -110,6 +110,22 @@ fn a_query_with_a_capital_letter_matches_case_and_no_match_says_so() {
 }
 
 #[test]
+fn ctrl_c_while_searching_ends_the_search_and_does_not_quit() {
+    let mut app = answered();
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "margin");
+    let prompt = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        prompt.contains("searching: letters go to the search"),
+        "the prompt says so"
+    );
+    assert_eq!(ctrl(&mut app, 'c'), None);
+    assert!(!app.quit);
+    assert_eq!(app.search, None);
+    assert!(status(&mut app, 140, 42).contains("search ended"));
+}
+
+#[test]
 fn a_sources_title_holding_the_query_is_a_hit_that_selects_it() {
     let mut app = answered();
     key(&mut app, KeyCode::Char('/'));

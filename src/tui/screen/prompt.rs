@@ -120,6 +120,13 @@ const SHORT_BELOW: u16 = 70;
 
 /// The prompt's title hint: what keys do now (`short` for a narrow prompt).
 fn hint(app: &App, focused: bool, short: bool) -> String {
+    if app.search_typing() {
+        return match short {
+            true => "searching · Esc",
+            false => "searching: letters go to the search below · Esc browse the hits",
+        }
+        .to_owned();
+    }
     if short || app.queued.is_some() {
         return match (focused, app.can_ask) {
             (true, _) => "typing · Esc browse",

@@ -198,6 +198,15 @@ fn draw_search(frame: &mut Frame, area: Rect, app: &App) {
         &["n next", "N previous", "/ edit", "Esc ends the search"]
     };
     let mut budget = width.saturating_sub(spans.iter().map(|s| s.content.width()).sum());
+    // A message (no match, the last chart) says more than the hints, in their place.
+    let hints = match &app.message {
+        Some((text, _)) => {
+            let text = format!("  {}", clean(text));
+            spans.push(Span::styled(truncate(&text, budget), theme.accent()));
+            &[][..]
+        }
+        None => hints,
+    };
     for (i, hint) in hints.iter().enumerate() {
         let piece = if i == 0 {
             format!("  {hint}")

@@ -163,8 +163,8 @@ impl Ui {
         self.app.armed = Some(armed);
     }
 
-    /// Ctrl-C: drop the queued question, else cancel the running stream, else clear the prompt,
-    /// else quit.
+    /// Ctrl-C: drop the queued question, else cancel the running stream, else end the search, else
+    /// clear the prompt, else quit.
     fn interrupt(&mut self) -> Option<Effect> {
         if self.app.queued.take().is_some() {
             self.app.set_message(
@@ -176,6 +176,11 @@ impl Ui {
         if self.stream_running || self.in_progress() {
             self.cancel();
             return Some(Effect::Cancel);
+        }
+        if self.popup.is_none() && self.search.take().is_some() {
+            self.app
+                .set_message("search ended — Ctrl-C again quits", Severity::Info);
+            return None;
         }
         if self.focus == Focus::Prompt && self.popup.is_none() && !self.panes.prompt.is_empty() {
             self.reset_prompt();
