@@ -154,6 +154,7 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
     let short = area.width < SHORT_BELOW;
     if app.can_ask {
         pane.editor.set_placeholder_text(match (focused, short) {
+            _ if app.search_typing() => "(the search has the keys)",
             (true, true) => "Type a question…",
             (true, false) if app.stream_running || app.in_progress() => {
                 "Type a question — Enter queues it for when the answer ends"
