@@ -405,3 +405,99 @@ fn in_tmux_the_chart_viewer_pages_between_charts() {
     t.send(&["C-c"]);
     assert_exited_and_restored(&t);
 }
+
+/// A streaming turn whose answer is about `bytes` of Markdown paragraphs, each naming revenue.
+fn long_answer(bytes: usize) -> Ui {
+    use research_tui::agent::stream::StreamUpdate;
+    use research_tui::model::event::AgentEvent;
+    let sentence = "Data-center revenue grew strongly on Blackwell demand while margins held. ";
+    let mut text = String::new();
+    let mut block = 0;
+    while text.len() < bytes {
+        if block % 20 == 0 {
+            text.push_str(&format!("## Section {block}\n\n"));
+        }
+        for _ in 0..3 {
+            text.push_str(sentence);
+        }
+        text.push_str("\n\n");
+        block += 1;
+    }
+    let mut app = app();
+    app.begin_turn(Some("How did revenue move?".into()));
+    app.apply_update(StreamUpdate::Connected);
+    let events = text
+        .as_bytes()
+        .chunks(4096)
+        .map(|chunk| AgentEvent::AnswerDelta {
+            message_id: None,
+            text: String::from_utf8(chunk.to_vec()).unwrap(),
+        })
+        .collect();
+    app.apply_update(StreamUpdate::Events(events));
+    app
+}
+
+/// The median of `rounds` timings of `a` and of `b`, taken in turn so load hits both alike.
+fn interleaved(rounds: usize, a: &mut dyn FnMut(), b: &mut dyn FnMut()) -> (Duration, Duration) {
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let start = std::time::Instant::now();
+        a();
+        ta.push(start.elapsed());
+        let start = std::time::Instant::now();
+        b();
+        tb.push(start.elapsed());
+    }
+    ta.sort();
+    tb.sort();
+    (ta[rounds / 2], tb[rounds / 2])
+}
+
+#[test]
+fn a_search_of_a_1_mb_answer_costs_a_frame_no_more_than_twice_one_without() {
+    let mut plain = long_answer(1 << 20);
+    let mut searched = long_answer(1 << 20);
+    browse(&mut plain);
+    browse(&mut searched);
+    let mut plain_term =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 42)).unwrap();
+    let mut search_term =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 42)).unwrap();
+    plain_term.draw(|f| plain.draw(f)).unwrap();
+    search_term.draw(|f| searched.draw(f)).unwrap();
+    // Typing the query searches the whole answer once a key.
+    let start = std::time::Instant::now();
+    key(&mut searched, KeyCode::Char('/'));
+    keys(&mut searched, "revenue");
+    let typing = start.elapsed();
+    let hits = searched.search.as_ref().unwrap().answer.len();
+    let answer = searched
+        .current()
+        .unwrap()
+        .session
+        .answer
+        .as_str()
+        .to_owned();
+    assert_eq!(hits, occurrences(&answer, "revenue"));
+    assert!(hits > 10_000, "{hits} hits");
+    // Esc keeps the hits lit; frames then only draw what is in view.
+    key(&mut searched, KeyCode::Esc);
+    search_term.draw(|f| searched.draw(f)).unwrap();
+    let (t_plain, t_search) = interleaved(
+        31,
+        &mut || {
+            plain_term.draw(|f| plain.draw(f)).unwrap();
+        },
+        &mut || {
+            search_term.draw(|f| searched.draw(f)).unwrap();
+        },
+    );
+    let ratio = t_search.as_secs_f64() / t_plain.as_secs_f64();
+    println!(
+        "1 MB answer, {hits} hits: typing a 7-letter query {typing:?} ({:?} a key); a frame \
+         {t_search:?} against {t_plain:?} without the search, ratio {ratio:.2}x",
+        typing / 8
+    );
+    assert!(ratio <= 2.0, "a frame with the search costs {ratio:.2}x");
+}
