@@ -201,6 +201,20 @@ fn zoom_and_resize_keep_the_line_being_read_at_the_top() {
 }
 
 #[test]
+fn a_terminal_resized_keeps_the_line_being_read_at_the_top() {
+    let mut app = answered();
+    for _ in 0..30 {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    let before = words(&answer_top_row(&mut app, 140, 42));
+    assert!(!before.is_empty());
+    for (w, h) in [(100, 30), (80, 24), (140, 42)] {
+        let row = answer_top_row(&mut app, w, h);
+        assert!(row.contains(&before), "{w}x{h}: {before:?} not in {row:?}");
+    }
+}
+
+#[test]
 fn the_chart_viewer_pages_between_the_turns_charts() {
     let mut app = answered();
     let charts = app.current().unwrap().session.charts.len();

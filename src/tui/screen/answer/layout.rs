@@ -239,6 +239,11 @@ fn marker_at(line: &RLine, x: usize) -> Option<usize> {
 pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     let inner = pane_inner(area);
     let width = inner.width.max(1) as usize;
+    // Another width (the terminal resized, a zoom, a resize key) wraps every row anew: the line at
+    // the top stays at the top.
+    if pane.width.replace(width).is_some_and(|w| w != width) {
+        pane.keep_anchor();
+    }
     let height = inner.height as usize;
     if height == 0 {
         return AnswerFrame {

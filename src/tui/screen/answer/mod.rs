@@ -33,6 +33,8 @@ pub struct AnswerPane {
     pub scroll_to_structured: Option<usize>,
     /// Bring this raw byte of the current turn's answer a third of the way down (`n`/`N`).
     pub scroll_to_byte: Option<usize>,
+    /// The width the answer was last laid out for.
+    width: Option<usize>,
     /// The first answer text the last frame showed: kept in place across a re-layout.
     top_anchor: Option<Anchor>,
     /// Put this answer text back where it was when the next frame is prepared (`z`, `+`, `-`, `=`
@@ -60,7 +62,7 @@ impl AnswerPane {
     /// The pane's width is about to change (zoom, resize): the line at its top stays at its top,
     /// unless the pane follows the bottom (it goes on doing so).
     pub fn keep_anchor(&mut self) {
-        if !self.scroll.follow {
+        if !self.scroll.follow && self.scroll_to_anchor.is_none() {
             self.scroll_to_anchor = self.top_anchor;
         }
     }
