@@ -275,6 +275,11 @@ fn o_in_a_sources_detail_waits_for_enter() {
     key(&mut app, KeyCode::Enter);
     assert!(matches!(app.popup, Some(Popup::Source { .. })));
     assert_eq!(key(&mut app, KeyCode::Char('o')), None, "armed, not opened");
+    let bar = status(&mut app, 140, 42);
+    assert!(
+        bar.contains("Enter: open the selected source's URL · another key does not"),
+        "{bar}"
+    );
     assert!(matches!(
         key(&mut app, KeyCode::Enter),
         Some(Effect::Open(_))

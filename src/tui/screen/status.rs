@@ -340,8 +340,12 @@ fn right_text(app: &App, prompt_empty: bool, short: bool) -> (String, Style) {
     let theme = &app.theme;
     if let (Some(armed), true) = (&app.armed, short) {
         // The whole sentence does not fit a narrow bar: the key, what it does, the way out.
+        let other = match app.popup {
+            Some(_) => "other keys don't".to_owned(),
+            None => format!("{}… types", armed.letter),
+        };
         return (
-            format!("⏎ {} · {}… types", armed_short(&armed.action), armed.letter),
+            format!("⏎ {} · {other}", armed_short(&armed.action)),
             theme.accent(),
         );
     }

@@ -156,10 +156,13 @@ impl Ui {
             Action::Quit => "quit (q works too)",
             _ => "do it",
         };
-        self.app.set_message(
-            format!("Enter: {what} · a letter types `{}…`", armed.letter),
-            Severity::Info,
-        );
+        // In a popup nothing is typed: another key only drops the letter.
+        let other = match self.popup {
+            Some(_) => "another key does not".to_owned(),
+            None => format!("a letter types `{}…`", armed.letter),
+        };
+        self.app
+            .set_message(format!("Enter: {what} · {other}"), Severity::Info);
         self.app.armed = Some(armed);
     }
 
