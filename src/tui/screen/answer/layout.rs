@@ -11,7 +11,8 @@ use unicode_width::UnicodeWidthStr;
 
 use super::super::chart::ChartCache;
 use super::super::{clean, pane_inner, piece, wrap_text};
-use super::{Anchor, AnswerPane};
+use super::AnswerPane;
+use super::anchor::{scroll_to_anchor, top_anchor};
 use crate::styled::text::{AnswerView, PieceKind, RLine};
 use crate::styled::theme::Theme;
 use crate::tui::state::{App, ConnState, Spot, Turn};
@@ -427,80 +428,6 @@ fn scroll_to_requests(
             }
             offset += h;
         }
-    }
-}
-
-/// The first answer text in rows `top..top + height`: its turn, raw byte and row under the top.
-fn top_anchor(
-    app: &App,
-    pane: &AnswerPane,
-    parts: &[(usize, Part, usize)],
-    top: usize,
-    height: usize,
-) -> Option<Anchor> {
-    let mut offset = 0;
-    for (_, part, h) in parts {
-        let (start, end) = (offset, offset + h);
-        offset = end;
-        let Part::Answer(i, rows) = part else {
-            continue;
-        };
-        if end <= top || start >= top + height {
-            continue;
-        }
-        let skip = top.saturating_sub(start);
-        let view = pane.views.get(&app.turns.get(*i)?.id)?;
-        let take = (top + height).min(end) - (start + skip);
-        for (k, row) in view.rows(rows.start + skip, take).enumerate() {
-            let byte = row
-                .pieces
-                .iter()
-                .find(|p| p.kind == PieceKind::Text && p.src.is_some())
-                .and_then(|p| p.src.as_ref().map(|r| r.start));
-            if let Some(byte) = byte {
-                let below = start + skip + k - top;
-                return Some(Anchor {
-                    turn: *i,
-                    byte,
-                    below,
-                });
-            }
-        }
-    }
-    None
-}
-
-/// Put the anchored answer text back `below` rows under the top (after a zoom or a resize).
-fn scroll_to_anchor(
-    app: &App,
-    pane: &mut AnswerPane,
-    parts: &[(usize, Part, usize)],
-    total: usize,
-    height: usize,
-) {
-    let Some(anchor) = pane.scroll_to_anchor.take() else {
-        return;
-    };
-    let Some(turn) = app.turns.get(anchor.turn) else {
-        return;
-    };
-    let mut offset = 0;
-    for (index, part, h) in parts {
-        if let (true, Part::Answer(_, rows)) = (*index == anchor.turn, part)
-            && let Some(view) = pane.views.get_mut(&turn.id)
-            && let Some(row) = view
-                .locate(turn.session.answer.as_str(), anchor.byte, &app.theme)
-                .filter(|row| rows.contains(row))
-        {
-            pane.scroll.total = total;
-            pane.scroll.viewport = height;
-            let top = (offset + row - rows.start).saturating_sub(anchor.below);
-            pane.scroll.top = top;
-            pane.scroll.follow = false;
-            pane.held_anchor = Some((anchor, top.min(total.saturating_sub(height))));
-            return;
-        }
-        offset += h;
     }
 }
 

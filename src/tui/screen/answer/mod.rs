@@ -6,6 +6,7 @@
 //! and the requests to bring a turn, a span or a structured output into view that the next
 //! [`prepare`] carries out (only it knows the rows). `layout` lays a frame out, [`draw`] draws it.
 
+mod anchor;
 mod draw;
 mod layout;
 
