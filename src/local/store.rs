@@ -85,6 +85,7 @@ impl SessionStore {
         let now = rfc3339(now);
         let saved = SavedSession {
             dir,
+            diverted: None,
             meta: SessionMeta {
                 id,
                 created_at: now.clone(),
@@ -95,6 +96,7 @@ impl SessionStore {
                 chat_id: None,
                 execution_id: None,
                 options: Default::default(),
+                branched_from: None,
                 turns: Vec::new(),
             },
         };
@@ -124,7 +126,11 @@ impl SessionStore {
         }
         let dir = self.root.join(id);
         let meta = read_settled_meta(&dir)?;
-        Ok(SavedSession { dir, meta })
+        Ok(SavedSession {
+            dir,
+            meta,
+            diverted: None,
+        })
     }
 
     /// The session that issued (or continued from) `checkpoint_id`, or that holds `chat_id`.
@@ -146,6 +152,9 @@ impl SessionStore {
 pub struct SavedSession {
     dir: PathBuf,
     pub meta: SessionMeta,
+    /// Why the last turn begun went to this session, branched from the one asked for (see
+    /// [`SavedSession::take_diverted`]).
+    diverted: Option<String>,
 }
 
 impl SavedSession {
@@ -180,7 +189,57 @@ impl SavedSession {
     }
 
     /// [`SavedSession::begin_turn`] for a request another program sent, saved with the turn.
+    ///
+    /// When another writer holds the session's lock and does not let go (stopped with SIGSTOP, or
+    /// hung), the turn is not lost and nobody waits: it begins in a new session branched from this
+    /// one (same conversation ids and options, `branched_from` naming it), which `self` becomes;
+    /// [`SavedSession::take_diverted`] says so in one line naming the holder.
     pub fn begin_recorded_turn(
+        &mut self,
+        question: &str,
+        from_checkpoint_id: Option<&str>,
+        request: Option<serde_json::Value>,
+    ) -> io::Result<TurnWriter> {
+        match self.begin_turn_here(question, from_checkpoint_id, request.clone()) {
+            Err(locked) if locked.kind() == io::ErrorKind::WouldBlock => {
+                self.branch_off(&locked)?;
+                self.begin_turn_here(question, from_checkpoint_id, request)
+            }
+            begun => begun,
+        }
+    }
+
+    /// Why the turn just begun went to a new session rather than the one asked for (its lock was
+    /// held by a writer that did not let go), once: the caller says it where its user reads.
+    pub fn take_diverted(&mut self) -> Option<String> {
+        self.diverted.take()
+    }
+
+    /// Become a new session branched from this one, which a stopped writer keeps `locked`.
+    fn branch_off(&mut self, locked: &io::Error) -> io::Result<()> {
+        let root = self
+            .dir
+            .parent()
+            .ok_or_else(|| io::Error::other("the session has no sessions folder"))?;
+        let meta = &self.meta;
+        let mut branch =
+            SessionStore::new(root).create(&meta.endpoint, &meta.provider, &meta.base_url)?;
+        branch.meta.chat_id.clone_from(&meta.chat_id);
+        branch.meta.execution_id.clone_from(&meta.execution_id);
+        branch.meta.options = meta.options.clone();
+        branch.meta.branched_from = Some(meta.id.clone());
+        // Still nobody else writes the new session: no lock needed.
+        write_meta(&branch.dir, &branch.meta)?;
+        branch.diverted = Some(format!(
+            "{locked}; this turn is saved in a new session, {}, branched from {}",
+            branch.meta.id, meta.id
+        ));
+        *self = branch;
+        Ok(())
+    }
+
+    /// Begin the turn in this session.
+    fn begin_turn_here(
         &mut self,
         question: &str,
         from_checkpoint_id: Option<&str>,
@@ -204,6 +263,7 @@ impl SavedSession {
                 stream_file: stream_file.clone(),
                 reason: None,
                 request,
+                not_saved: None,
             });
             meta.updated_at = now;
             Ok(TurnWriter {

@@ -187,16 +187,23 @@ fn begin(
         Some(saved) => saved,
         None => store.create(turn.endpoint.name, spec.name, &turn.upstream)?,
     };
-    let options = merged(&saved.meta.options, &turn.asked.options);
-    saved.set_options(options)?;
     let ask = &turn.asked.ask;
     // Only Bigdata.com names the checkpoint a turn resumes; the others' ids just chain turns.
     let from_checkpoint = ask
         .checkpoint_id
         .as_deref()
         .filter(|_| spec.follow_up == FollowUp::ChatOrCheckpoint);
+    // Begun first: when a stopped writer holds the session, the turn goes to a branch of it.
     let writer =
         saved.begin_recorded_turn(&ask.question, from_checkpoint, Some(turn.request.clone()))?;
+    if let Some(diverted) = saved.take_diverted() {
+        report(format_args!("{diverted}"));
+    }
+    let options = merged(&saved.meta.options, &turn.asked.options);
+    // The turn is begun: a failure to keep the options must not leave it unwritten.
+    if let Err(e) = saved.set_options(options) {
+        report(format_args!("the session's options could not be saved: {e}"));
+    }
     Ok(SavedTurn::new(saved, writer))
 }
 

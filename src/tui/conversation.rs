@@ -216,7 +216,13 @@ impl Conversation {
         // A stream still running (after an ERROR event) is dropped unsaved, as a new one replaces it.
         self.reclaim_saved();
         let (recorder, sinks) = match self.begin_saved_turn(provider, &base_url, &ask) {
-            Ok(Some((turn, sink))) => (Some(turn), vec![sink]),
+            Ok(Some((mut turn, sink))) => {
+                // A stopped writer holds the session: the turn went to a branch of it.
+                if let Some(diverted) = turn.saved.take_diverted() {
+                    app.set_message(diverted, Severity::Warning);
+                }
+                (Some(turn), vec![sink])
+            }
             Ok(None) => (None, Vec::new()),
             Err(e) => {
                 app.set_message(format!("this turn is not saved: {e}"), Severity::Error);
