@@ -44,8 +44,7 @@ impl Default for SessionStore {
     }
 }
 
-/// The largest turn file read back (the decoder bounds each event; this bounds the file).
-pub(crate) const MAX_TURN_BYTES: u64 = 4 << 30;
+pub(crate) use crate::local::session_files::MAX_TURN_BYTES;
 
 impl SessionStore {
     pub fn new(root: impl Into<PathBuf>) -> Self {
@@ -345,16 +344,17 @@ impl SavedSession {
     }
 
     /// Record how the turn in `stream_file` ended: `explained` is a status and reason its writer
-    /// knows better than the stream (an error's message, a failure to record it); `unsaved` says
-    /// why its stream file is incomplete, and wins.
+    /// knows better than the stream (an error's message, a failure to record it); `saving` says
+    /// why its stream file is incomplete (which wins) and what it left out on purpose.
     pub fn end_turn(
         &mut self,
         stream_file: &str,
         session: &Session,
         end: &StreamEnd,
-        unsaved: Option<&str>,
+        saving: Saving<'_>,
         explained: Option<(TurnStatus, String)>,
     ) -> io::Result<()> {
+        let Saving { unsaved, not_saved } = saving;
         self.update_meta(|meta| {
             let now = rfc3339(SystemTime::now());
             adopt_ids(meta, session);
@@ -366,6 +366,7 @@ impl SavedSession {
                 turn.status = status;
                 turn.reason = Some(reason);
             }
+            turn.not_saved = not_saved;
             if let Some(failure) = unsaved {
                 // What the file holds is a cut stream, whatever the agent sent after it.
                 turn.status = TurnStatus::Cut;
@@ -408,6 +409,15 @@ impl SavedSession {
     pub fn writer_alive(&self, turn: &TurnMeta) -> bool {
         writer_alive(&self.dir, &turn.stream_file)
     }
+}
+
+/// How saving a turn's stream went, for [`SavedSession::end_turn`].
+#[derive(Debug, Default)]
+pub struct Saving<'a> {
+    /// Why the stream file is incomplete (a failed write, the file's cap).
+    pub unsaved: Option<&'a str>,
+    /// What the file leaves out on purpose ([`TurnFile::not_saved`]).
+    pub not_saved: Option<String>,
 }
 
 /// The turn saved in `stream_file`.
@@ -453,10 +463,11 @@ pub struct TurnWriter {
 }
 
 impl TurnWriter {
-    /// Why the stream could not be saved in full, if it could not.
-    fn failure(&self) -> Option<String> {
+    /// Why the stream could not be saved in full, if it could not; and what of it was left out on
+    /// purpose (lines past the decoder's limit).
+    fn failure(&self) -> (Option<String>, Option<String>) {
         let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        file.failure().map(str::to_owned)
+        (file.failure().map(str::to_owned), file.not_saved())
     }
 }
 
@@ -514,11 +525,18 @@ impl SavedTurn {
         end: &StreamEnd,
         explained: Option<(TurnStatus, String)>,
     ) -> io::Result<()> {
-        let unsaved = self.writer.failure();
+        let (unsaved, not_saved) = self.writer.failure();
         let file = &self.writer.stream_file;
-        let saved = self
-            .saved
-            .end_turn(file, session, end, unsaved.as_deref(), explained);
+        let saved = self.saved.end_turn(
+            file,
+            session,
+            end,
+            Saving {
+                unsaved: unsaved.as_deref(),
+                not_saved,
+            },
+            explained,
+        );
         // After the end is on disk (or could not be written: then the turn reads as cut).
         self.writer.lock = None;
         saved?;

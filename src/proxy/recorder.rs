@@ -202,7 +202,9 @@ fn begin(
     let options = merged(&saved.meta.options, &turn.asked.options);
     // The turn is begun: a failure to keep the options must not leave it unwritten.
     if let Err(e) = saved.set_options(options) {
-        report(format_args!("the session's options could not be saved: {e}"));
+        report(format_args!(
+            "the session's options could not be saved: {e}"
+        ));
     }
     Ok(SavedTurn::new(saved, writer))
 }

@@ -48,4 +48,5 @@ mod tui_popups;
 mod tui_sessions;
 mod tui_snapshots;
 mod tui_watch;
+mod turn_file_bounds;
 mod watch_sessions;
