@@ -29,6 +29,7 @@ mod proxy_edges;
 mod real_traffic;
 mod render_empty;
 mod render_golden;
+mod repeated_events;
 mod research_apis;
 mod server_client;
 mod sse_vectors;

@@ -299,8 +299,9 @@ pub fn draw(
     super::paint_bars(frame.buffer_mut(), inner, &bars, theme.selection(focused));
 }
 
-/// How many repeated events a resumed stream's dedupe dropped, as the Activity title says it.
+/// How many repeated events a resumed stream's dedupe dropped, as the Activity title says it
+/// (short: the pane is narrow).
 fn repeated_note(n: usize) -> String {
     let s = if n == 1 { "" } else { "s" };
-    format!("{n} repeated event{s} dropped")
+    format!("{n} repeat{s} dropped")
 }
