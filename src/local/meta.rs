@@ -117,7 +117,7 @@ pub(crate) fn read_meta(dir: &Path) -> io::Result<SessionMeta> {
 }
 
 /// The largest `meta.json` read (a session of thousands of turns is a few megabytes).
-const MAX_META_BYTES: u64 = 8 << 20;
+pub(crate) const MAX_META_BYTES: u64 = 8 << 20;
 
 /// The meta of the session in `dir`, every turn whose writer died while it streamed marked cut.
 pub(crate) fn read_settled_meta(dir: &Path) -> io::Result<SessionMeta> {

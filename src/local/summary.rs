@@ -201,6 +201,50 @@ fn cut_at_boundary(text: &str, limit: usize) -> &str {
     &text[..text.floor_char_boundary(limit)]
 }
 
+/// How many bytes of turn files one summary reads, at most: far more than any real session
+/// streams, and few enough that a meta listing thousands of big turns returns in seconds.
+const MAX_SUMMARISED_BYTES: u64 = 256 << 20;
+
+/// What a summary built from the raw files may still read and keep: bytes of turn files, and
+/// text, so the summary stays under [`MAX_SUMMARY_BYTES`] beside a meta of the largest size read.
+/// Each turn file is read once however many turns name it (a meta of a million turns naming one
+/// file is hostile, not a conversation).
+struct Budget {
+    bytes: u64,
+    text: usize,
+    read: std::collections::HashSet<String>,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            bytes: MAX_SUMMARISED_BYTES,
+            text: (MAX_SUMMARY_BYTES - crate::local::meta::MAX_META_BYTES) as usize,
+            read: Default::default(),
+        }
+    }
+}
+
+impl Budget {
+    /// Whether turn file `name`, of `size` bytes, is read: not read yet, within what is left.
+    fn allows(&mut self, name: &str, size: Option<u64>) -> bool {
+        let size = size.unwrap_or(0);
+        if size > self.bytes || self.text == 0 || self.read.contains(name) {
+            return false;
+        }
+        self.bytes -= size;
+        self.read.insert(name.to_owned());
+        true
+    }
+
+    fn spend(&mut self, summary: &TurnSummary) {
+        let text = summary.answer.len()
+            + summary.title.as_ref().map_or(0, String::len)
+            + summary.sources.iter().map(String::len).sum::<usize>();
+        self.text = self.text.saturating_sub(text);
+    }
+}
+
 /// A summary of the session in `dir` whose meta on disk is `meta`, built from its raw files;
 /// turns `previous` summarised with the same file and size are taken from it.
 fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> SessionSummary {
@@ -210,6 +254,7 @@ fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> Se
         .filter(|summary| summary.version == VERSION)
         .map(|summary| summary.turns)
         .unwrap_or_default();
+    let mut budget = Budget::default();
     let turns = meta
         .turns
         .iter()
@@ -220,7 +265,17 @@ fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> Se
                 .position(|t| t.stream_file == turn.stream_file && Some(t.bytes) == size)
             {
                 Some(i) => kept.swap_remove(i),
-                None => summarise_turn(dir, &turn.stream_file, provider),
+                None if budget.allows(&turn.stream_file, size) => {
+                    let summary = summarise_turn(dir, &turn.stream_file, provider);
+                    budget.spend(&summary);
+                    summary
+                }
+                // Searched by its question alone (its file is in the meta, the rest is skipped).
+                None => TurnSummary {
+                    stream_file: turn.stream_file.clone(),
+                    bytes: size.unwrap_or(0),
+                    ..TurnSummary::default()
+                },
             }
         })
         .collect();

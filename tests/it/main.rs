@@ -41,6 +41,7 @@ mod tui_charts;
 mod tui_e2e;
 mod tui_e2e_newcomer;
 mod tui_history;
+mod tui_hostile_store;
 mod tui_input;
 mod tui_input_model;
 mod tui_layouts;
