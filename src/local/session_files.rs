@@ -70,11 +70,9 @@ impl SessionLock {
                 return Ok(lock);
             }
             if start.elapsed() > LOCK_PATIENCE {
-                let holder = std::fs::read_to_string(dir.join(SESSION_LOCK)).unwrap_or_default();
-                let holder = holder.trim();
-                let who = match holder.parse::<u32>() {
-                    Ok(pid) => format!("process {pid}"),
-                    Err(_) => "another process".to_owned(),
+                let who = match lock_holder(&dir.join(SESSION_LOCK)) {
+                    Some(pid) => format!("process {pid}"),
+                    None => "another process".to_owned(),
                 };
                 return Err(io::Error::new(
                     io::ErrorKind::WouldBlock,
@@ -105,6 +103,25 @@ impl SessionLock {
         }
         Ok(file)
     }
+}
+
+/// The process holding the lock on `path`: the kernel's word for it (`/proc/locks`, whoever took
+/// the lock), else the pid our writers write into the file when they take it.
+fn lock_holder(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let inode = std::fs::symlink_metadata(path).ok()?.ino();
+    let from_kernel = std::fs::read_to_string("/proc/locks")
+        .ok()
+        .and_then(|locks| {
+            locks.lines().find_map(|line| {
+                // `1: FLOCK  ADVISORY  WRITE 9136 00:2f:1234567 0 EOF`
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                let (pid, id) = (fields.get(4)?, fields.get(5)?);
+                let held_inode = id.rsplit(':').next()?.parse::<u64>().ok()?;
+                (held_inode == inode).then(|| pid.parse().ok()).flatten()
+            })
+        });
+    from_kernel.or_else(|| std::fs::read_to_string(path).ok()?.trim().parse().ok())
 }
 
 /// How long a writer waits for a session's lock before it says who holds it and gives up.

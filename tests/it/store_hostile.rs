@@ -150,21 +150,22 @@ fn ask_demo(home: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// A real process that takes the lock of the session in `dir` (writing its pid in it, as our
-/// writers do) and is then stopped with SIGSTOP while it holds it.
+/// A real process (flock(1)) that takes the lock of the session in `dir` and is then stopped with
+/// SIGSTOP while it holds it. It does not write its pid into the lock file (the last writer's
+/// stays there): the holder is named from the kernel's record of the lock.
 struct StoppedHolder(std::process::Child);
 
 impl StoppedHolder {
     fn hold(dir: &Path) -> StoppedHolder {
         use std::io::BufRead;
         let lock = dir.join(".lock");
-        let mut child = Command::new("sh")
-            .args([
-                "-c",
-                r#"exec 9>>"$1" && flock 9 && printf %s $$ > "$1" && echo held && exec sleep 600"#,
-                "sh",
-            ])
+        // flock(1) takes the lock and holds it while its command runs (`-o`: the command does
+        // not inherit it); the command says so, then waits for its stdin to close.
+        let mut child = Command::new("flock")
+            .arg("-o")
             .arg(&lock)
+            .args(["sh", "-c", "echo held && read -r _"])
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -184,6 +185,8 @@ impl Drop for StoppedHolder {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+        // Its command's stdin closes: it ends too.
+        drop(self.0.stdin.take());
     }
 }
 
