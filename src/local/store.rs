@@ -85,6 +85,7 @@ impl SessionStore {
         let saved = SavedSession {
             dir,
             diverted: None,
+            summarised: None,
             meta: SessionMeta {
                 id,
                 created_at: now.clone(),
@@ -129,6 +130,7 @@ impl SessionStore {
             dir,
             meta,
             diverted: None,
+            summarised: None,
         })
     }
 
@@ -154,6 +156,8 @@ pub struct SavedSession {
     /// Why the last turn begun went to this session, branched from the one asked for (see
     /// [`SavedSession::take_diverted`]).
     diverted: Option<String>,
+    /// A turn its writer summarised while decoding it, for the next refresh of the summary.
+    summarised: Option<summary::TurnSummary>,
 }
 
 impl SavedSession {
@@ -173,7 +177,7 @@ impl SavedSession {
         let out = change(&mut meta)?;
         write_meta(&self.dir, &meta)?;
         // The summary is a cache the next reader rebuilds when this fails: never the turn's error.
-        let _ = summary::refresh(&self.dir, &meta);
+        let _ = summary::refresh(&self.dir, &meta, self.summarised.take());
         self.meta = meta;
         Ok(out)
     }
@@ -517,6 +521,12 @@ impl TurnRecorder for SavedTurn {
 }
 
 impl SavedTurn {
+    /// The turn as its writer summarised it while decoding it: the summary saved with its end
+    /// takes it rather than decoding the turn's file again.
+    pub fn summarised(&mut self, summary: summary::TurnSummary) {
+        self.saved.summarised = Some(summary);
+    }
+
     /// [`TurnRecorder::end`], with a status and reason the writer knows better than the stream
     /// (saved in the same change of the meta, so no reader sees the end without them).
     pub fn end_explained(

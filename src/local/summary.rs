@@ -31,6 +31,7 @@ use crate::local::turn_status::TurnStatus;
 const MAX_SUMMARY_BYTES: u64 = 16 << 20;
 use crate::model::citations::Attribution;
 use crate::model::event::AgentEvent;
+use crate::model::session::Session;
 use crate::wire::input::read_session_counting;
 use crate::wire::provider::Provider;
 use crate::wire::redact::Secret;
@@ -130,40 +131,26 @@ fn summarise_turn(dir: &Path, stream_file: &str, provider: Provider) -> TurnSumm
         .as_ref()
         .and_then(|f| f.metadata().ok())
         .map_or(0, |m| m.len());
-    let mut head = AnswerHead::default();
+    let mut digest = TurnDigest::default();
     let session = file
-        .and_then(|file| read_session_counting(file, provider, |e| head.observe(e)).ok())
+        .and_then(|file| read_session_counting(file, provider, |e| digest.observe(e)).ok())
         .map(|(session, _)| session)
         .unwrap_or_default();
-    let sources = Attribution::resolve(&session, true)
-        .numbered()
-        .map(|source| without_keys(source.headline.as_deref().unwrap_or(&source.label)))
-        .collect();
-    let answer = cut_at_boundary(&head.text, ANSWER_LIMIT);
-    TurnSummary {
-        stream_file: stream_file.to_owned(),
-        bytes,
-        title: session
-            .plan
-            .as_ref()
-            .and_then(|plan| plan.title.as_deref())
-            .map(without_keys),
-        answer: without_keys(answer),
-        answer_cut: answer.len() < head.total,
-        sources,
-    }
+    digest.summary(&session, stream_file, bytes)
 }
 
-/// The start of an answer as it streams: at most [`ANSWER_LIMIT`] bytes (plus one chunk), and how
-/// long the whole is.
+/// A turn's summary built as its events are decoded, in the one pass that decodes them (the
+/// recording proxy's, or a read of the turn file): the start of the answer as it streams (at most
+/// [`ANSWER_LIMIT`] bytes, plus one chunk) and how long the whole is; the title and sources come
+/// from the session at the end.
 #[derive(Default)]
-struct AnswerHead {
+pub struct TurnDigest {
     text: String,
     total: usize,
 }
 
-impl AnswerHead {
-    fn observe(&mut self, event: &AgentEvent) {
+impl TurnDigest {
+    pub fn observe(&mut self, event: &AgentEvent) {
         match event {
             AgentEvent::AnswerDelta { text, .. } => {
                 self.total += text.len();
@@ -176,6 +163,30 @@ impl AnswerHead {
                 self.text = cut_at_boundary(text, ANSWER_LIMIT + 1).to_owned();
             }
             _ => {}
+        }
+    }
+
+    /// The summary of turn file `stream_file`, `bytes` long, whose events built `session` (which
+    /// need not have kept the answer's text: [`AnswerBuffer::stop_keeping_text`]).
+    ///
+    /// [`AnswerBuffer::stop_keeping_text`]: crate::model::session::AnswerBuffer::stop_keeping_text
+    pub fn summary(&self, session: &Session, stream_file: &str, bytes: u64) -> TurnSummary {
+        let sources = Attribution::resolve(session, true)
+            .numbered()
+            .map(|source| without_keys(source.headline.as_deref().unwrap_or(&source.label)))
+            .collect();
+        let answer = cut_at_boundary(&self.text, ANSWER_LIMIT);
+        TurnSummary {
+            stream_file: stream_file.to_owned(),
+            bytes,
+            title: session
+                .plan
+                .as_ref()
+                .and_then(|plan| plan.title.as_deref())
+                .map(without_keys),
+            answer: without_keys(answer),
+            answer_cut: answer.len() < self.total,
+            sources,
         }
     }
 }
@@ -288,8 +299,22 @@ fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> Se
 
 /// Bring the summary of `dir` up to date with `meta`, just written by a writer holding the session
 /// lock. Only turns that changed are read again.
-pub(crate) fn refresh(dir: &Path, meta: &SessionMeta) -> io::Result<()> {
-    let summary = build(dir, meta, read_summary(dir));
+/// `fresh`: a turn its writer summarised as it decoded it (taken when its file still has that
+/// size), so its file is not decoded again.
+pub(crate) fn refresh(
+    dir: &Path,
+    meta: &SessionMeta,
+    fresh: Option<TurnSummary>,
+) -> io::Result<()> {
+    let mut previous = read_summary(dir);
+    if let Some(fresh) = fresh {
+        let previous = previous.get_or_insert_with(|| SessionSummary::of_meta(meta.clone()));
+        previous
+            .turns
+            .retain(|t| t.stream_file != fresh.stream_file);
+        previous.turns.push(fresh);
+    }
+    let summary = build(dir, meta, previous);
     write(dir, &summary)
 }
 

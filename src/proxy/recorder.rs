@@ -1,8 +1,11 @@
 //! Recording, off the response path: [`Teed`] passes each chunk of an upstream body on unchanged
-//! and hands a copy (a reference-counted `Bytes`, no copy of the data) to an unbounded channel,
-//! which never blocks or fails the response; a blocking task ([`record`]) takes the chunks, writes
-//! them to the saved turn's raw file as they come and decodes them with the provider's pipeline
-//! for the ids and the status the session's meta keeps.
+//! and hands a copy (a reference-counted `Bytes`, no copy of the data) to the recorder through a
+//! channel that never blocks or fails the response and holds at most [`MAX_QUEUED_BYTES`]: a
+//! recorder that falls that far behind (a stalled disk) is told the recording is cut, and the
+//! client still gets every byte. A blocking task ([`record`]) takes the chunks in batches, writes
+//! each batch to the saved turn's raw file and decodes it once with the provider's pipeline, for
+//! the ids and status the session's meta keeps and the turn's summary (built in that same pass;
+//! the answer's text is counted, not kept, so memory stays flat however long the answer).
 //!
 //! Whatever goes wrong here (a store that cannot be written, a full disk, a dialect that panics)
 //! is said on stderr and in the turn's meta; the client's response never learns of it.
@@ -18,6 +21,8 @@ use axum::body::Bytes;
 use futures::Stream;
 use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+use crate::local::summary::TurnDigest;
 
 use crate::agent::client::{RawSink, error_chain};
 use crate::agent::turn::TurnRecorder;
@@ -38,6 +43,59 @@ pub enum Tee {
     Chunk(Bytes),
     /// The upstream body ended: cleanly, or broken off (why).
     End(Result<(), String>),
+    /// The recorder fell [`MAX_QUEUED_BYTES`] behind: nothing more is sent to it.
+    Behind,
+}
+
+/// The most bytes waiting for the recorder: past it the recording is cut rather than the response
+/// slowed or memory grown.
+pub const MAX_QUEUED_BYTES: usize = 16 << 20;
+
+/// The response side of the channel to the recorder.
+pub struct TeeSender {
+    tx: UnboundedSender<Tee>,
+    queued: Arc<AtomicUsize>,
+    limit: usize,
+}
+
+/// The recorder's side: the chunks, and the count of bytes waiting that it gives back.
+pub struct TeeReceiver {
+    rx: UnboundedReceiver<Tee>,
+    queued: Arc<AtomicUsize>,
+}
+
+/// A channel to the recorder holding at most `limit` bytes of chunks.
+pub fn tee_channel(limit: usize) -> (TeeSender, TeeReceiver) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let queued = Arc::new(AtomicUsize::new(0));
+    let sender = TeeSender {
+        tx,
+        queued: queued.clone(),
+        limit,
+    };
+    (sender, TeeReceiver { rx, queued })
+}
+
+impl TeeReceiver {
+    /// The next message, waiting for it; `None` once the response side is gone.
+    fn blocking_recv(&mut self) -> Option<Tee> {
+        let tee = self.rx.blocking_recv();
+        self.taken(tee.as_ref());
+        tee
+    }
+
+    /// A message already waiting.
+    fn try_recv(&mut self) -> Option<Tee> {
+        let tee = self.rx.try_recv().ok();
+        self.taken(tee.as_ref());
+        tee
+    }
+
+    fn taken(&self, tee: Option<&Tee>) {
+        if let Some(Tee::Chunk(chunk)) = tee {
+            self.queued.fetch_sub(chunk.len(), Ordering::Relaxed);
+        }
+    }
 }
 
 /// An upstream body, passed on chunk by chunk as it arrives, each chunk also sent to the recorder.
@@ -45,15 +103,34 @@ pub enum Tee {
 /// closed channel as the client leaving.
 pub struct Teed<S> {
     inner: S,
-    tx: Option<UnboundedSender<Tee>>,
+    tx: Option<TeeSender>,
 }
 
 impl<S> Teed<S> {
-    pub fn new(inner: S, tx: UnboundedSender<Tee>) -> Self {
+    pub fn new(inner: S, tx: TeeSender) -> Self {
         Self {
             inner,
             tx: Some(tx),
         }
+    }
+}
+
+impl TeeSender {
+    /// Hand `tee` to the recorder, never waiting: a chunk that would take the queue past its
+    /// limit is dropped and the recorder told it fell behind. `false` once nothing more is sent.
+    fn send(&self, tee: Tee) -> bool {
+        if let Tee::Chunk(chunk) = &tee {
+            let queued = self.queued.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
+            if queued > self.limit {
+                self.queued.fetch_sub(chunk.len(), Ordering::Relaxed);
+                let _ = self.tx.send(Tee::Behind);
+                return false;
+            }
+        }
+        let chunk = matches!(tee, Tee::Chunk(_));
+        // The recorder may have given up: the response goes on regardless.
+        let _ = self.tx.send(tee);
+        chunk
     }
 }
 
@@ -70,12 +147,9 @@ where
             Some(Err(e)) => Tee::End(Err(error_chain(e))),
             None => Tee::End(Ok(())),
         };
-        let ended = !matches!(tee, Tee::Chunk(_));
-        if let Some(tx) = &self.tx {
-            // The recorder may have given up: the response goes on regardless.
-            let _ = tx.send(tee);
-        }
-        if ended {
+        if let Some(tx) = &self.tx
+            && !tx.send(tee)
+        {
             self.tx = None;
         }
         Poll::Ready(item)
@@ -129,12 +203,7 @@ const ERROR_BODY_LIMIT: usize = 16 * 1024;
 
 /// Save one proxied turn from the chunks `rx` brings, reporting any failure on stderr. Blocking:
 /// run it where file I/O may wait (`spawn_blocking`).
-pub fn record(
-    store: &SessionStore,
-    in_flight: &InFlight,
-    turn: TurnToRecord,
-    mut rx: UnboundedReceiver<Tee>,
-) {
+pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mut rx: TeeReceiver) {
     let _in_flight = in_flight.enter();
     let name = turn.provider.as_str();
     let (mut saved_turn, sink) = match begin(store, in_flight, &turn) {
@@ -151,17 +220,30 @@ pub fn record(
             reader.decode_only(&bytes);
         }
     }
+    let mut batch = Vec::new();
     let end = loop {
-        match rx.blocking_recv() {
-            Some(Tee::Chunk(chunk)) => {
-                reader.feed(&chunk);
-                if let Err(e) = saved_turn.progress(&reader.session) {
-                    reader.note_failure(format!("its ids could not be saved: {e}"));
-                }
+        let next = rx.blocking_recv();
+        let (tee, more) = gather(&mut rx, next, &mut batch);
+        if !batch.is_empty() {
+            reader.feed(&batch);
+            batch.clear();
+            if let Err(e) = saved_turn.progress(&reader.session) {
+                reader.note_failure(format!("its ids could not be saved: {e}"));
             }
+        }
+        match tee {
+            _ if more => {}
             Some(Tee::End(Ok(()))) => break StreamEnd::Closed,
             Some(Tee::End(Err(reason))) => break StreamEnd::Cut { reason },
-            None => {
+            Some(Tee::Behind) => {
+                let why = format!(
+                    "recording cut: the recorder fell {} MiB behind the stream",
+                    MAX_QUEUED_BYTES >> 20
+                );
+                reader.note_failure(why.clone());
+                break StreamEnd::Cut { reason: why };
+            }
+            Some(Tee::Chunk(_)) | None => {
                 break StreamEnd::Cut {
                     reason: "the client closed the connection before the stream ended".into(),
                 };
@@ -169,7 +251,36 @@ pub fn record(
         }
     };
     let end = reader.finish(end, turn.status);
+    if let Some(summary) = reader.summary(&saved_turn) {
+        saved_turn.summarised(summary);
+    }
     finish(saved_turn, &reader, &end, name);
+}
+
+/// How many bytes one batch gathers before it is written and decoded.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// `first` and the chunks already waiting after it, up to [`BATCH_BYTES`], appended to `batch`:
+/// the message that ended the gathering (not a chunk), or `true` when the batch is full and more
+/// may follow.
+fn gather(rx: &mut TeeReceiver, first: Option<Tee>, batch: &mut Vec<u8>) -> (Option<Tee>, bool) {
+    let mut next = first;
+    loop {
+        match next {
+            Some(Tee::Chunk(chunk)) => {
+                batch.extend_from_slice(&chunk);
+                if batch.len() >= BATCH_BYTES {
+                    return (None, true);
+                }
+            }
+            other => return (other, false),
+        }
+        next = match rx.try_recv() {
+            Some(tee) => Some(tee),
+            // Nothing waiting: this batch goes now, the loop waits for the next message.
+            None => return (None, true),
+        };
+    }
 }
 
 /// The session this turn continues (or a new one), with the turn begun in it.
@@ -331,24 +442,50 @@ struct Reader {
     line: usize,
     /// The turn passed a limit: nothing more is saved or decoded (the client still gets it all).
     stopped: bool,
+    /// The turn's summary, built from the events as they are decoded.
+    digest: TurnDigest,
 }
 
 impl Reader {
     fn new(turn: &TurnToRecord, sink: RawSink) -> Self {
         let failed = !(200..300).contains(&turn.status);
+        let mut session = Session::new();
+        // Counted, not kept: the digest keeps the answer's start, the file keeps the rest.
+        session.answer.stop_keeping_text();
         Self {
             sink,
             key: turn.key.clone(),
             redactor: StreamRedactor::new(turn.key.clone()),
             pipeline: EventPipeline::new(turn.provider),
-            session: Session::new(),
+            session,
             error_body: failed.then(Vec::new),
             failure: None,
             undecodable: false,
             max_answer: crate::agent::turn::max_answer_bytes(),
             line: 0,
             stopped: false,
+            digest: TurnDigest::default(),
         }
+    }
+
+    /// The turn's summary from the one decoding pass, when that pass saw the whole turn file.
+    fn summary(&self, saved_turn: &SavedTurn) -> Option<crate::local::summary::TurnSummary> {
+        if self.undecodable || self.error_body.is_some() {
+            return None;
+        }
+        let turn = saved_turn.saved.meta.turns.get(saved_turn.index)?;
+        let bytes = std::fs::metadata(saved_turn.saved.stream_path(turn)?)
+            .ok()?
+            .len();
+        Some(self.digest.summary(&self.session, &turn.stream_file, bytes))
+    }
+
+    /// Take decoded events into the session and the digest.
+    fn apply(&mut self, events: Vec<crate::model::event::AgentEvent>) {
+        for event in &events {
+            self.digest.observe(event);
+        }
+        self.session.apply_all(events);
     }
 
     /// Stop saving once the answer or a line passes its limit, saying why in the turn.
@@ -383,7 +520,7 @@ impl Reader {
             events
         }));
         match decoded {
-            Ok(events) => self.session.apply_all(events),
+            Ok(events) => self.apply(events),
             Err(_) => self.undecodable = true,
         }
     }
@@ -426,7 +563,7 @@ impl Reader {
             events
         }));
         match decoded {
-            Ok(events) => self.session.apply_all(events),
+            Ok(events) => self.apply(events),
             Err(_) => {
                 self.undecodable = true;
                 self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
@@ -501,4 +638,54 @@ fn report(message: std::fmt::Arguments<'_>) {
         "research-tui proxy: {}",
         sanitize_line(&message.to_string())
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::StreamExt;
+
+    #[tokio::test]
+    async fn a_recorder_that_falls_behind_is_told_so_and_the_client_still_gets_every_byte() {
+        let chunks: Vec<reqwest::Result<Bytes>> =
+            (0..10u8).map(|i| Ok(Bytes::from(vec![i; 1024]))).collect();
+        let (tx, mut rx) = tee_channel(4096);
+        let teed = Teed::new(futures::stream::iter(chunks), tx);
+        // Nobody reads the recorder's side while the response streams.
+        let passed: Vec<Bytes> = teed.map(|chunk| chunk.unwrap()).collect().await;
+        assert_eq!(passed.len(), 10);
+        assert!(
+            passed
+                .iter()
+                .enumerate()
+                .all(|(i, c)| c[..] == [i as u8; 1024])
+        );
+        let mut queued = Vec::new();
+        while let Some(tee) = rx.try_recv() {
+            queued.push(match tee {
+                Tee::Chunk(chunk) => format!("chunk {}", chunk[0]),
+                Tee::End(_) => "end".into(),
+                Tee::Behind => "behind".into(),
+            });
+        }
+        assert_eq!(
+            queued,
+            ["chunk 0", "chunk 1", "chunk 2", "chunk 3", "behind"]
+        );
+        assert_eq!(rx.queued.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test]
+    async fn chunks_waiting_are_gathered_into_one_batch_up_to_its_size() {
+        let (tx, mut rx) = tee_channel(usize::MAX);
+        for part in [&b"data: 1\n"[..], b"\n", b"data: 2\n\n"] {
+            assert!(tx.send(Tee::Chunk(Bytes::copy_from_slice(part))));
+        }
+        assert!(!tx.send(Tee::End(Ok(()))));
+        let mut batch = Vec::new();
+        let first = rx.try_recv();
+        let (tee, more) = gather(&mut rx, first, &mut batch);
+        assert_eq!(batch, b"data: 1\n\ndata: 2\n\n");
+        assert!(matches!(tee, Some(Tee::End(Ok(())))) && !more);
+    }
 }
