@@ -348,40 +348,37 @@ impl TurnFile {
         Ok(())
     }
 
-    /// `buf` with the tails of overlong lines left out, written.
-    fn write_bounded(&mut self, mut buf: &[u8]) -> io::Result<()> {
+    /// `buf` with the tails of overlong lines left out, written in as few writes as it takes (one,
+    /// unless a line is cut).
+    fn write_bounded(&mut self, buf: &[u8]) -> io::Result<()> {
         let keep = self.line_limit + 1;
-        while !buf.is_empty() {
-            let (content, end) = match memchr::memchr2(b'\n', b'\r', buf) {
-                Some(at) => (&buf[..at], Some(at)),
-                None => (buf, None),
-            };
+        // Bytes from `pending` on are kept, not yet written.
+        let mut pending = 0;
+        let mut at = 0;
+        while at < buf.len() {
+            let end = memchr::memchr2(b'\n', b'\r', &buf[at..]).map(|i| at + i);
+            let content = end.unwrap_or(buf.len()) - at;
             let room = keep.saturating_sub(self.line);
-            let kept = content.len().min(room);
-            if kept < content.len() {
+            if content > room {
                 if !self.cutting_line {
                     self.cutting_line = true;
                     self.long_lines += 1;
                 }
-                self.skipped += (content.len() - kept) as u64;
+                self.skipped += (content - room) as u64;
+                self.put(&buf[pending..at + room])?;
+                pending = end.unwrap_or(buf.len());
             }
-            self.line += content.len();
-            let through = end.map_or(kept, |at| at + 1);
-            if kept == content.len() {
-                self.put(&buf[..through])?;
-            } else {
-                self.put(&content[..kept])?;
-                if let Some(at) = end {
-                    self.put(&buf[at..=at])?;
+            self.line += content;
+            match end {
+                Some(end) => {
+                    self.line = 0;
+                    self.cutting_line = false;
+                    at = end + 1;
                 }
+                None => at = buf.len(),
             }
-            if end.is_some() {
-                self.line = 0;
-                self.cutting_line = false;
-            }
-            buf = &buf[end.map_or(buf.len(), |at| at + 1)..];
         }
-        Ok(())
+        self.put(&buf[pending..])
     }
 }
 

@@ -16,6 +16,7 @@
 
 mod edges;
 mod headers;
+mod reader;
 mod recorder;
 
 use std::net::SocketAddr;

@@ -10,7 +10,6 @@
 //! Whatever goes wrong here (a store that cannot be written, a full disk, a dialect that panics)
 //! is said on stderr and in the turn's meta; the client's response never learns of it.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,20 +21,18 @@ use futures::Stream;
 use serde_json::Value;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-use crate::local::summary::TurnDigest;
-
 use crate::agent::client::{RawSink, error_chain};
 use crate::agent::turn::TurnRecorder;
 use crate::local::store::{SavedSession, SavedTurn, SessionStore, TurnStatus};
-use crate::model::session::Session;
 use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::sanitize_line;
 use crate::wire::provider::asked::Asked;
-use crate::wire::provider::error_body::ErrorBody;
 use crate::wire::provider::request::Endpoint;
 use crate::wire::provider::spec::FollowUp;
-use crate::wire::provider::{EventPipeline, Provider, ProviderOptions};
-use crate::wire::redact::{Secret, StreamRedactor};
+use crate::wire::provider::{Provider, ProviderOptions};
+use crate::wire::redact::Secret;
+
+use super::reader::Reader;
 
 /// What the response side tells the recorder.
 pub enum Tee {
@@ -49,7 +46,7 @@ pub enum Tee {
 
 /// The most bytes waiting for the recorder: past it the recording is cut rather than the response
 /// slowed or memory grown.
-pub const MAX_QUEUED_BYTES: usize = 16 << 20;
+pub const MAX_QUEUED_BYTES: usize = 32 << 20;
 
 /// The response side of the channel to the recorder.
 pub struct TeeSender {
@@ -198,9 +195,6 @@ pub struct TurnToRecord {
 /// How long a follow-up waits for the turn it continues to be saved.
 const FOLLOW_UP_WAIT: Duration = Duration::from_secs(3);
 
-/// How much of an error body is read for the turn's reason.
-const ERROR_BODY_LIMIT: usize = 16 * 1024;
-
 /// Save one proxied turn from the chunks `rx` brings, reporting any failure on stderr. Blocking:
 /// run it where file I/O may wait (`spawn_blocking`).
 pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mut rx: TeeReceiver) {
@@ -213,7 +207,9 @@ pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mu
             return;
         }
     };
-    let mut reader = Reader::new(&turn, sink);
+    let path = (saved_turn.saved.meta.turns.get(saved_turn.index))
+        .and_then(|meta| saved_turn.saved.stream_path(meta));
+    let mut reader = Reader::new(&turn, sink, path);
     if let Some(path) = saved_turn.resumed_stream() {
         // A paused turn goes on: what it streamed so far is decoded first (not written again).
         if let Ok(bytes) = std::fs::read(path) {
@@ -222,10 +218,23 @@ pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mu
     }
     let mut batch = Vec::new();
     let end = loop {
-        let next = rx.blocking_recv();
+        let next = if reader.lagging() {
+            // Behind on decoding: what waits is taken first, else one block of the backlog.
+            match rx.try_recv() {
+                Some(tee) => Some(tee),
+                None => {
+                    reader.catch_up(true);
+                    continue;
+                }
+            }
+        } else {
+            rx.blocking_recv()
+        };
         let (tee, more) = gather(&mut rx, next, &mut batch);
         if !batch.is_empty() {
-            reader.feed(&batch);
+            // A queue filling up: the batch is only saved, and decoded from the file later.
+            let queued = rx.queued.load(Ordering::Relaxed);
+            reader.feed(&batch, queued > MAX_QUEUED_BYTES / 4);
             batch.clear();
             if let Err(e) = saved_turn.progress(&reader.session) {
                 reader.note_failure(format!("its ids could not be saved: {e}"));
@@ -420,182 +429,6 @@ fn session_with_history(store: &SessionStore, turn: &TurnToRecord) -> Option<Sav
                 .all(|(saved, (question, _))| saved.question == *question)
     })?;
     store.load(&meta.id).ok()
-}
-
-/// Reads the teed chunks into the turn: the raw file (the key masked), the decoded session, and
-/// what went wrong while recording.
-struct Reader {
-    sink: RawSink,
-    key: Secret,
-    redactor: StreamRedactor,
-    pipeline: EventPipeline,
-    session: Session,
-    /// The body of an error response (read for its message, not saved as a stream).
-    error_body: Option<Vec<u8>>,
-    /// Why the turn could not be recorded in full (beyond a failure to write its file).
-    failure: Option<String>,
-    /// The dialect panicked: the rest of the stream is saved but not decoded.
-    undecodable: bool,
-    /// Answers longer than this (`--max-answer-mib`) are not saved past it.
-    max_answer: usize,
-    /// Bytes since the last line break: a line past the decoder's limit is not saved past it.
-    line: usize,
-    /// The turn passed a limit: nothing more is saved or decoded (the client still gets it all).
-    stopped: bool,
-    /// The turn's summary, built from the events as they are decoded.
-    digest: TurnDigest,
-}
-
-impl Reader {
-    fn new(turn: &TurnToRecord, sink: RawSink) -> Self {
-        let failed = !(200..300).contains(&turn.status);
-        let mut session = Session::new();
-        // Counted, not kept: the digest keeps the answer's start, the file keeps the rest.
-        session.answer.stop_keeping_text();
-        Self {
-            sink,
-            key: turn.key.clone(),
-            redactor: StreamRedactor::new(turn.key.clone()),
-            pipeline: EventPipeline::new(turn.provider),
-            session,
-            error_body: failed.then(Vec::new),
-            failure: None,
-            undecodable: false,
-            max_answer: crate::agent::turn::max_answer_bytes(),
-            line: 0,
-            stopped: false,
-            digest: TurnDigest::default(),
-        }
-    }
-
-    /// The turn's summary from the one decoding pass, when that pass saw the whole turn file.
-    fn summary(&self, saved_turn: &SavedTurn) -> Option<crate::local::summary::TurnSummary> {
-        if self.undecodable || self.error_body.is_some() {
-            return None;
-        }
-        let turn = saved_turn.saved.meta.turns.get(saved_turn.index)?;
-        let bytes = std::fs::metadata(saved_turn.saved.stream_path(turn)?)
-            .ok()?
-            .len();
-        Some(self.digest.summary(&self.session, &turn.stream_file, bytes))
-    }
-
-    /// Take decoded events into the session and the digest.
-    fn apply(&mut self, events: Vec<crate::model::event::AgentEvent>) {
-        for event in &events {
-            self.digest.observe(event);
-        }
-        self.session.apply_all(events);
-    }
-
-    /// Stop saving once the answer or a line passes its limit, saying why in the turn.
-    fn check_limits(&mut self, bytes: &[u8]) {
-        self.line = match memchr::memrchr(b'\n', bytes) {
-            Some(at) => bytes.len() - at - 1,
-            None => self.line + bytes.len(),
-        };
-        let why = if self.session.answer.len() > self.max_answer {
-            crate::agent::turn::answer_limit_reason(self.max_answer)
-        } else if self.line > crate::wire::sse::DEFAULT_LIMIT {
-            format!(
-                "a line passed {} MiB, the longest the decoder reads",
-                crate::wire::sse::DEFAULT_LIMIT >> 20
-            )
-        } else {
-            return;
-        };
-        self.stopped = true;
-        self.note_failure(why);
-    }
-
-    fn note_failure(&mut self, why: String) {
-        self.failure.get_or_insert(why);
-    }
-
-    /// Decode bytes already saved (a paused turn's stream so far) without saving them again.
-    fn decode_only(&mut self, bytes: &[u8]) {
-        let mut events = Vec::new();
-        let decoded = catch_unwind(AssertUnwindSafe(|| {
-            let _ = self.pipeline.feed(bytes, &mut events);
-            events
-        }));
-        match decoded {
-            Ok(events) => self.apply(events),
-            Err(_) => self.undecodable = true,
-        }
-    }
-
-    fn feed(&mut self, chunk: &[u8]) {
-        if let Some(body) = &mut self.error_body {
-            let room = ERROR_BODY_LIMIT.saturating_sub(body.len());
-            body.extend_from_slice(&chunk[..room.min(chunk.len())]);
-            return;
-        }
-        if self.stopped {
-            return;
-        }
-        let bytes = self.redactor.feed(chunk).into_owned();
-        self.save_and_decode(&bytes, |pipeline, bytes, out| {
-            let _ = pipeline.feed(bytes, out);
-        });
-        self.check_limits(&bytes);
-    }
-
-    /// Write `bytes` to the turn file (a failure is kept by the file and ends the turn cut), then
-    /// decode them with `decode` unless the dialect already failed.
-    fn save_and_decode(
-        &mut self,
-        bytes: &[u8],
-        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Vec<crate::model::event::AgentEvent>),
-    ) {
-        if !bytes.is_empty()
-            && let Ok(mut sink) = self.sink.lock()
-        {
-            let _ = sink.write_all(bytes).and_then(|()| sink.flush());
-        }
-        if self.undecodable {
-            return;
-        }
-        let pipeline = &mut self.pipeline;
-        let decoded = catch_unwind(AssertUnwindSafe(|| {
-            let mut events = Vec::new();
-            decode(pipeline, bytes, &mut events);
-            events
-        }));
-        match decoded {
-            Ok(events) => self.apply(events),
-            Err(_) => {
-                self.undecodable = true;
-                self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
-            }
-        }
-    }
-
-    /// The end of the stream: what the redactor held back, the dialect's last events, and how the
-    /// turn ended (an error status's message for a failed turn).
-    fn finish(&mut self, end: StreamEnd, status: u16) -> StreamEnd {
-        if let Some(body) = &self.error_body {
-            // Not through the redactor: masked here, on one line of at most 300 characters.
-            let message = ErrorBody::summary(body).unwrap_or_else(|| "no details".into());
-            let masked = self.key.redact_message(&message);
-            let message = sanitize_line(&masked).chars().take(300).collect();
-            return StreamEnd::Http { status, message };
-        }
-        if self.stopped {
-            return end;
-        }
-        let held = self.redactor.finish();
-        let clean = end == StreamEnd::Closed;
-        self.save_and_decode(&held, |pipeline, bytes, out| {
-            let _ = pipeline.feed(bytes, out);
-            let _ = if clean {
-                pipeline.finish(out)
-            } else {
-                pipeline.finish_cut(out)
-            };
-        });
-        end
-    }
 }
 
 /// Save how the turn ended and what the status alone does not say; report it on stderr.
