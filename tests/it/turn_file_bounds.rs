@@ -153,4 +153,10 @@ fn the_app_saves_a_huge_line_only_up_to_the_decoders_limit_and_says_so() {
         .unwrap()
         .len();
     assert_eq!(file, saved_size());
+    // Opened again, the session says it too.
+    let env = format!("XDG_DATA_HOME={}", t.dir.path().display());
+    let opened = Tmux::start_with_env(140, 42, &[&env], &["open", &saved.meta.id]);
+    opened.wait_for("the saved session", Duration::from_secs(30), |s| {
+        status_line(s).contains("turn 1's file: 1 line past the decoder's 16 MiB limit")
+    });
 }
