@@ -95,6 +95,7 @@ impl SessionStore {
                 chat_id: None,
                 execution_id: None,
                 options: Default::default(),
+                comparison: None,
                 turns: Vec::new(),
             },
         };
@@ -266,6 +267,14 @@ impl SavedSession {
         }
         self.update_meta(|meta| {
             adopt_ids(meta, session);
+            Ok(())
+        })
+    }
+
+    /// Mark this session as one agent of the comparison `id`.
+    pub fn set_comparison(&mut self, id: &str) -> io::Result<()> {
+        self.update_meta(|meta| {
+            meta.comparison = Some(id.to_owned());
             Ok(())
         })
     }

@@ -11,6 +11,7 @@ mod chart_bounds;
 mod charts_cli;
 mod client_edges;
 mod client_robustness;
+mod compare_ask;
 mod compare_demo;
 mod demo_agent;
 mod demo_honesty;
