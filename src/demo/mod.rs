@@ -243,6 +243,8 @@ fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Resp
     };
     let recording = if request.previous_response_id.is_some() {
         recordings::XAI_FOLLOW_UP
+    } else if recordings::about_comparison(&request.question()) {
+        recordings::XAI_COMPARISON
     } else {
         recordings::XAI_RESEARCH
     };
@@ -292,6 +294,8 @@ fn anthropic_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -
         recordings::ANTHROPIC_CONTINUED
     } else if request.messages.iter().any(|m| m.role == "assistant") {
         recordings::ANTHROPIC_FOLLOW_UP
+    } else if recordings::about_comparison(&request.question()) {
+        recordings::ANTHROPIC_COMPARISON
     } else {
         recordings::ANTHROPIC_RESEARCH
     };

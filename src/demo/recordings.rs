@@ -52,6 +52,9 @@ pub const COMPARISON_QUESTION: &str =
     "How close is grid-scale sodium-ion storage to displacing lithium iron phosphate?";
 pub const BIGDATA_COMPARISON: &str = "sodium-ion-research.sse";
 pub const PERPLEXITY_COMPARISON: &str = "sodium-ion-sonar.sse";
+pub const XAI_COMPARISON: &str = "sodium-ion-grok.sse";
+pub const GEMINI_COMPARISON: &str = "sodium-ion-deep-research.sse";
+pub const ANTHROPIC_COMPARISON: &str = "sodium-ion-claude.sse";
 
 /// `question` is the comparison question's topic.
 pub fn about_comparison(question: &str) -> bool {
@@ -63,9 +66,12 @@ pub const REQUIRED: [&str; 4] = [EARNINGS, SECTOR, FOLLOW_UP, WORKFLOW];
 
 /// Other providers' recordings: a recordings directory may replace them; when it does not, the
 /// built-in ones play.
-pub const OPTIONAL: [&str; 16] = [
+pub const OPTIONAL: [&str; 19] = [
     BIGDATA_COMPARISON,
     PERPLEXITY_COMPARISON,
+    XAI_COMPARISON,
+    GEMINI_COMPARISON,
+    ANTHROPIC_COMPARISON,
     XAI_RESEARCH,
     XAI_FOLLOW_UP,
     ZETA_RESEARCH,
@@ -82,7 +88,19 @@ pub const OPTIONAL: [&str; 16] = [
     ANTHROPIC_FOLLOW_UP,
 ];
 
-const BUILTIN: [(&str, &str); 20] = [
+const BUILTIN: [(&str, &str); 23] = [
+    (
+        XAI_COMPARISON,
+        include_str!("../../assets/recordings/xai/sodium-ion-grok.sse"),
+    ),
+    (
+        GEMINI_COMPARISON,
+        include_str!("../../assets/recordings/gemini/sodium-ion-deep-research.sse"),
+    ),
+    (
+        ANTHROPIC_COMPARISON,
+        include_str!("../../assets/recordings/anthropic/sodium-ion-claude.sse"),
+    ),
     (
         BIGDATA_COMPARISON,
         include_str!("../../assets/recordings/bigdata/sodium-ion-research.sse"),

@@ -214,33 +214,33 @@ pub fn to_text(question: &str, answers: &[Answer<'_>], width: usize) -> String {
             width,
         ));
     }
-    let _ = writeln!(
-        out,
-        "\n{rule}\nSources compared (● cited, ○ consulted)\n{rule}"
-    );
     let names: Vec<&str> = comparison
         .agents
         .iter()
         .map(|a| a.provider.as_str())
         .collect();
+    let _ = writeln!(
+        out,
+        "\n{rule}\nSources compared: one mark per agent ({}), ● cites, ○ consulted\n{rule}",
+        names.join(", ")
+    );
     for source in &comparison.sources {
-        let marks: Vec<String> = (0..names.len())
+        let marks: String = (0..names.len())
             .map(|a| {
-                let mark = if source.cited_by.contains(&a) {
+                if source.cited_by.contains(&a) {
                     '●'
                 } else if source.consulted_by.contains(&a) {
                     '○'
                 } else {
                     '·'
-                };
-                format!("{mark} {}", names[a])
+                }
             })
             .collect();
         let place = source
             .url
             .as_ref()
             .map_or(source.title.as_str(), |_| &source.key);
-        let _ = writeln!(out, "{}  {}", marks.join("  "), sanitize_line(place));
+        let _ = writeln!(out, "{marks}  {}", sanitize_line(place));
     }
     out.push('\n');
     for (a, b, x) in comparison.jaccard() {
@@ -253,4 +253,73 @@ pub fn to_text(question: &str, answers: &[Answer<'_>], width: usize) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::citations::Attribution;
+    use crate::model::compare::Timings;
+    use crate::model::event::{AgentEvent, Reference, SourceDoc};
+    use crate::model::session::Session;
+
+    /// An agent whose one citation names a page with a hostile title.
+    fn session(url: &str, title: &str) -> Session {
+        let mut session = Session::new();
+        session.apply(AgentEvent::AnswerDelta {
+            message_id: None,
+            text: "Cited text.".into(),
+        });
+        session.apply(AgentEvent::Grounding(vec![Reference {
+            start: Some(0),
+            end: Some(5),
+            tool_name: None,
+            audit_id: None,
+            source: Some(SourceDoc {
+                url: Some(url.into()),
+                headline: Some(title.into()),
+                ..Default::default()
+            }),
+            marker: false,
+            unplaced: false,
+        }]));
+        session.apply(AgentEvent::Complete {
+            checkpoint_id: None,
+            consumption: vec![],
+        });
+        session
+    }
+
+    #[test]
+    fn titles_cannot_break_the_table_or_reach_the_terminal_as_escapes() {
+        let a = session("https://a.com/x?utm_source=z", "Evil | title \u{1b}[31m");
+        let b = session("https://A.com/x#frag", "Other");
+        let (ra, rb) = (
+            Attribution::resolve(&a, true),
+            Attribution::resolve(&b, true),
+        );
+        let answer = |provider, session, attribution| Answer {
+            run: AgentRun {
+                provider,
+                session,
+                attribution,
+                timings: Timings::default(),
+            },
+            outcome: None,
+            session_id: None,
+        };
+        let answers = [answer("a", &a, &ra), answer("b", &b, &rb)];
+        let markdown = to_markdown("Q?", &answers);
+        let row = markdown
+            .lines()
+            .find(|l| l.starts_with("| [") && l.contains("a.com/x"))
+            .expect("a row for the page");
+        assert_eq!(row.matches(" | ").count(), 2, "{row}");
+        assert!(!markdown.contains('\u{1b}'));
+        assert!(!to_text("Q?", &answers, 80).contains('\u{1b}'));
+        let json = to_json("Q?", &answers);
+        assert_eq!(json["overlap"]["sources"][0]["url"], "https://a.com/x");
+        assert_eq!(json["overlap"]["jaccard"]["a|b"], 1.0);
+        assert_eq!(json["answers"][1]["provider"], "b");
+    }
 }
