@@ -312,18 +312,18 @@ fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Res
         Ok(admitted) => admitted,
         Err(refusal) => return refusal.into_response(),
     };
-    let note = note::for_question(
-        if request.session_id.is_some() {
-            recordings::ZETA_FOLLOW_UP
-        } else {
-            recordings::ZETA_RESEARCH
-        },
-        request.question(),
-    );
-    let (session_id, recording) = match request.session_id {
-        Some(session) => (session, recordings::ZETA_FOLLOW_UP),
-        None => (rng::id("sess"), recordings::ZETA_RESEARCH),
+    let new = if recordings::about_comparison(request.question()) {
+        recordings::ZETA_COMPARISON
+    } else {
+        recordings::ZETA_RESEARCH
     };
+    let recording = if request.session_id.is_some() {
+        recordings::ZETA_FOLLOW_UP
+    } else {
+        new
+    };
+    let note = note::for_question(recording, request.question());
+    let session_id = request.session_id.unwrap_or_else(|| rng::id("sess"));
     stream_response(
         state,
         state.recordings.get(recording),

@@ -55,6 +55,8 @@ pub const PERPLEXITY_COMPARISON: &str = "sodium-ion-sonar.sse";
 pub const XAI_COMPARISON: &str = "sodium-ion-grok.sse";
 pub const GEMINI_COMPARISON: &str = "sodium-ion-deep-research.sse";
 pub const ANTHROPIC_COMPARISON: &str = "sodium-ion-claude.sse";
+/// Zeta Alpha searches a tenant's own papers and notes: its sources are its own.
+pub const ZETA_COMPARISON: &str = "sodium-ion-papers.sse";
 
 /// `question` is the comparison question's topic.
 pub fn about_comparison(question: &str) -> bool {
@@ -66,7 +68,8 @@ pub const REQUIRED: [&str; 4] = [EARNINGS, SECTOR, FOLLOW_UP, WORKFLOW];
 
 /// Other providers' recordings: a recordings directory may replace them; when it does not, the
 /// built-in ones play.
-pub const OPTIONAL: [&str; 19] = [
+pub const OPTIONAL: [&str; 20] = [
+    ZETA_COMPARISON,
     BIGDATA_COMPARISON,
     PERPLEXITY_COMPARISON,
     XAI_COMPARISON,
@@ -88,7 +91,11 @@ pub const OPTIONAL: [&str; 19] = [
     ANTHROPIC_FOLLOW_UP,
 ];
 
-const BUILTIN: [(&str, &str); 23] = [
+const BUILTIN: [(&str, &str); 24] = [
+    (
+        ZETA_COMPARISON,
+        include_str!("../../assets/recordings/zeta/sodium-ion-papers.sse"),
+    ),
     (
         XAI_COMPARISON,
         include_str!("../../assets/recordings/xai/sodium-ion-grok.sse"),

@@ -104,3 +104,14 @@ async fn the_other_providers_answer_it_too_each_sharing_a_source_and_citing_one_
         );
     }
 }
+
+#[tokio::test]
+async fn zeta_alpha_answers_it_from_its_own_papers_and_notes() {
+    let cited = cited_pages(&[Provider::Zeta]).await;
+    // Its evidences are the tenant's documents (relative chunk links, custom:// notes), never a web page
+    // another agent could cite.
+    assert!(
+        cited[0].is_empty() || cited[0].iter().all(|u| !u.starts_with("https://")),
+        "{cited:?}"
+    );
+}
