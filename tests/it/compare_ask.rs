@@ -314,3 +314,61 @@ fn flags_that_name_one_conversation_or_a_provider_twice_are_refused_before_anyth
     );
     assert!(!home.path().join("data").exists(), "nothing was saved");
 }
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_every_agent_and_cancels_the_deep_research_run_on_the_server() {
+    let addr = demo::spawn(ServerConfig::default(), 0).await.unwrap().0;
+    let home = tempfile::tempdir().unwrap();
+    let child = support::cli(home.path())
+        .args([
+            "ask",
+            COMPARISON_QUESTION,
+            "--provider",
+            "openai,perplexity",
+        ])
+        .args(["--demo", "--base-url", &format!("http://{addr}")])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // OpenAI's run exists on the server once response.created is saved in its turn file.
+    let sessions = support::Home::new(home.path()).sessions();
+    support::wait_until(
+        "ask saved response.created",
+        std::time::Duration::from_secs(20),
+        || {
+            support::files_under(&sessions).iter().any(|path| {
+                path.extension().is_some_and(|e| e == "sse")
+                    && std::fs::read_to_string(path).is_ok_and(|t| t.contains("response.created"))
+            })
+        },
+    );
+    let pid = child.id().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let output = tokio::task::block_in_place(|| child.wait_with_output().unwrap());
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("openai: cancelled the run resp-"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("openai failed") && stderr.contains("perplexity failed"),
+        "{stderr}"
+    );
+    let listed = support::cli(home.path())
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    let statuses: BTreeSet<String> = String::from_utf8(listed.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["turns"][0]["status"].to_string())
+        .collect();
+    assert_eq!(statuses, BTreeSet::from(["\"cancelled\"".to_owned()]));
+}

@@ -192,10 +192,11 @@ async fn follow(
                     eprintln!("research-tui: {}: could not save the session: {e}", provider.as_str());
                     saving.failed = true;
                 }
-                if let Some(run) = driver.take_cancelled_run()
-                    && let Err(e) = run.cancel().await
-                {
-                    eprintln!("research-tui: {}: the run may go on on the server: {e}", provider.as_str());
+                if let Some(run) = driver.take_cancelled_run() {
+                    match run.cancel().await {
+                        Ok(id) => eprintln!("research-tui: {}: cancelled the run {id} on the server", provider.as_str()),
+                        Err(e) => eprintln!("research-tui: {}: warning: the run may go on on the server: {e}", provider.as_str()),
+                    }
                 }
                 timings.total_ms = elapsed(Instant::now());
                 return Finished { provider, session, end: StreamEnd::Cancelled, timings, session_id, saving_failed: saving.failed };
@@ -218,6 +219,18 @@ async fn follow(
         }
         if let Some(end) = driver.ended() {
             timings.total_ms = elapsed(Instant::now());
+            // On a terminal, each agent's end as it happens: the others may take much longer.
+            if std::io::stderr().is_terminal() {
+                let status = match exit_code(&session, end) {
+                    EXIT_COMPLETE => "answered",
+                    _ => "stopped",
+                };
+                eprintln!(
+                    "research-tui: {} {status} after {:.1} s",
+                    provider.as_str(),
+                    timings.total_ms.unwrap_or(0) as f64 / 1000.0
+                );
+            }
             return Finished {
                 provider,
                 end: end.clone(),
