@@ -32,8 +32,13 @@ pub struct TuiArgs {
     /// background, resumes after a drop, and Ctrl-C cancels it on the server), Perplexity
     /// (PERPLEXITY_API_KEY) or Google Gemini (GEMINI_API_KEY; the Deep Research agent, which
     /// resumes and cancels likewise, or with --model a model grounded with Google Search).
-    #[arg(long, value_enum)]
-    pub provider: Option<Provider>,
+    #[arg(
+        long = "provider",
+        value_name = "PROVIDER",
+        value_enum,
+        value_delimiter = ','
+    )]
+    pub providers: Vec<Provider>,
     /// The agent's base URL (LIVE mode; Bigdata.com default: BIGDATA_AGENTS_URL, the config file, or
     /// https://agents.bigdata.com).
     #[arg(long)]
@@ -124,6 +129,19 @@ fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
 
 /// The app with no subcommand.
 pub fn run(args: TuiArgs) -> ExitCode {
+    // Several agents side by side are not in the app yet: say where the comparison is.
+    if args.providers.len() > 1 {
+        let names: Vec<&str> = args.providers.iter().map(|p| p.as_str()).collect();
+        return fail(
+            2,
+            format_args!(
+                "the app talks to one agent at a time; to compare {} use: research-tui ask \"QUESTION\" --provider {}",
+                names.join(", "),
+                names.join(",")
+            ),
+        );
+    }
+    let requested = args.providers.first().copied();
     let store = SessionStore::default();
     let checkpoint_id = match args.resume.as_deref().filter(|c| !c.trim().is_empty()) {
         Some(typed) => match store.checkpoint_id(typed) {
@@ -144,7 +162,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
     };
     if let Some(saved) = &known {
         let saved_provider = saved_provider(saved);
-        if let Some(provider) = args.provider
+        if let Some(provider) = requested
             && provider != saved_provider
         {
             return fail(
@@ -161,7 +179,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
     let provider = known
         .as_ref()
         .map(saved_provider)
-        .or(args.provider)
+        .or(requested)
         .unwrap_or_default();
     if let Some(url) = &args.base_url
         && let Err(message) = crate::agent::client::check_base_url_flag(url)

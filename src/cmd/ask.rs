@@ -77,6 +77,7 @@ pub struct AskArgs {
     /// them all at once and compare their answers and sources.
     #[arg(
         long = "provider",
+        value_name = "PROVIDER",
         value_enum,
         value_delimiter = ',',
         default_value = "bigdata"

@@ -372,3 +372,18 @@ async fn ctrl_c_stops_every_agent_and_cancels_the_deep_research_run_on_the_serve
         .collect();
     assert_eq!(statuses, BTreeSet::from(["\"cancelled\"".to_owned()]));
 }
+
+#[test]
+fn the_app_asked_for_several_agents_says_where_the_comparison_is_before_touching_the_terminal() {
+    let output = support::cli(support::scratch())
+        .args(["--provider", THREE, "--demo"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("research-tui ask \"QUESTION\" --provider bigdata,openai,perplexity"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
