@@ -127,19 +127,53 @@ fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(code)
 }
 
-/// The app with no subcommand.
-pub fn run(args: TuiArgs) -> ExitCode {
-    // Several agents side by side are not in the app yet: say where the comparison is.
-    if args.providers.len() > 1 {
-        let names: Vec<&str> = args.providers.iter().map(|p| p.as_str()).collect();
+/// `research-tui --provider a,b[,c] [--question Q]`: one question to several agents, side by side.
+fn compare(args: TuiArgs) -> ExitCode {
+    let mut seen = Vec::new();
+    for provider in &args.providers {
+        if seen.contains(provider) {
+            return fail(
+                2,
+                format_args!(
+                    "{} is named twice in --provider: name each agent once",
+                    provider.as_str()
+                ),
+            );
+        }
+        seen.push(*provider);
+    }
+    let single = [
+        (args.resume.is_some(), "--resume"),
+        (args.chat_id.is_some(), "--chat-id"),
+        (args.base_url.is_some(), "--base-url"),
+        (args.model.is_some(), "--model"),
+    ];
+    if let Some((_, flag)) = single.iter().find(|(given, _)| *given) {
         return fail(
             2,
-            format_args!(
-                "the app talks to one agent at a time; to compare {} use: research-tui ask \"QUESTION\" --provider {}",
-                names.join(", "),
-                names.join(",")
-            ),
+            format_args!("{flag} goes with one agent, not a comparison"),
         );
+    }
+    crate::tui::run_compare_blocking(
+        TuiOptions {
+            demo: args.demo,
+            demo_speed: args.demo_speed,
+            demo_fault: args.demo_fault,
+            theme: args.theme,
+            question: args.question,
+            idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+            debug: args.debug,
+            ..TuiOptions::default()
+        },
+        args.providers,
+    )
+}
+
+/// The app with no subcommand.
+pub fn run(args: TuiArgs) -> ExitCode {
+    // Several agents: the comparison, each agent in its own column.
+    if args.providers.len() > 1 {
+        return compare(args);
     }
     let requested = args.providers.first().copied();
     let store = SessionStore::default();

@@ -374,16 +374,29 @@ async fn ctrl_c_stops_every_agent_and_cancels_the_deep_research_run_on_the_serve
 }
 
 #[test]
-fn the_app_asked_for_several_agents_says_where_the_comparison_is_before_touching_the_terminal() {
-    let output = support::cli(support::scratch())
-        .args(["--provider", THREE, "--demo"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("research-tui ask \"QUESTION\" --provider bigdata,openai,perplexity"),
-        "{stderr}"
-    );
-    assert!(output.stdout.is_empty());
+fn the_app_refuses_a_comparison_it_cannot_make_before_touching_the_terminal() {
+    for (args, says) in [
+        (
+            &["--provider", "openai,openai"][..],
+            "openai is named twice",
+        ),
+        (
+            &["--provider", THREE, "--resume", "ckpt-1"][..],
+            "--resume goes with one agent",
+        ),
+        (
+            &["--provider", THREE, "--model", "m"][..],
+            "--model goes with one agent",
+        ),
+    ] {
+        let output = support::cli(support::scratch())
+            .args(args)
+            .arg("--demo")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty());
+    }
 }

@@ -39,6 +39,7 @@ mod store_hostile;
 mod tail_follow;
 mod tls;
 mod tui_charts;
+mod tui_compare;
 mod tui_e2e;
 mod tui_e2e_newcomer;
 mod tui_history;
