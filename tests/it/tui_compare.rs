@@ -31,32 +31,24 @@ fn all_complete(screen: &str) -> bool {
         .all(|a| screen.contains(&format!("{a} · complete")))
 }
 
-/// The screen with what changes from run to run masked: seconds (`0.4 s`), clocks (`0:03`), the
-/// comparison id, spinners.
+/// The screen with what changes from run to run masked: decimals (`0.4 s`, `0.8/2.0 s`), clocks
+/// (`0:03`), the comparison id.
 fn masked(screen: &str) -> String {
-    let mut out = String::new();
     let chars: Vec<char> = screen.chars().collect();
+    let digit = |i: usize| chars.get(i).is_some_and(char::is_ascii_digit);
+    let mut out = String::new();
     let mut i = 0;
     while i < chars.len() {
-        let c = chars[i];
-        if c.is_ascii_digit()
-            && chars.get(i + 1) == Some(&'.')
-            && chars.get(i + 3) == Some(&' ')
-            && chars.get(i + 4) == Some(&'s')
-        {
-            out.push_str("#.# s");
-            i += 5;
+        if digit(i) && matches!(chars.get(i + 1), Some('.') | Some(':')) && digit(i + 2) {
+            let sep = chars[i + 1];
+            out.push_str(if sep == '.' { "#.#" } else { "#:#" });
+            i += 3;
+            while digit(i) {
+                i += 1;
+            }
             continue;
         }
-        if c.is_ascii_digit()
-            && chars.get(i + 1) == Some(&':')
-            && chars.get(i + 2).is_some_and(char::is_ascii_digit)
-        {
-            out.push_str("#:##");
-            i += 4;
-            continue;
-        }
-        out.push(c);
+        out.push(chars[i]);
         i += 1;
     }
     let out = match out.find("comparison cmp-") {

@@ -92,7 +92,8 @@ fn seconds(ms: Option<u64>) -> String {
 }
 
 /// `bigdata · complete · text 0.4 s · total 9.8 s · 5/6 sources · 41230/2410 tok`: the time to the
-/// first answer text, the total, sources cited / consulted, tokens when known.
+/// first answer text, the total, sources cited / consulted, tokens when known (shorter in a narrow
+/// column).
 fn header(figures: &AgentFigures, focused: bool, theme: &Theme, width: u16) -> Line<'static> {
     let mut text = format!(
         " {} · {} · text {} · total {} · {}/{} sources",
@@ -105,6 +106,21 @@ fn header(figures: &AgentFigures, focused: bool, theme: &Theme, width: u16) -> L
     );
     if let Some((input, output)) = figures.tokens {
         text.push_str(&format!(" · {input}/{output} tok"));
+    }
+    // A narrow column: the same figures, shorter (`4/6 src · 0.8/2.0 s`: first text / total).
+    if text.chars().count() > width as usize {
+        let short = |ms: Option<u64>| {
+            ms.map_or("–".to_owned(), |ms| format!("{:.1}", ms as f64 / 1000.0))
+        };
+        text = format!(
+            " {} · {} · {}/{} src · {}/{} s",
+            figures.provider,
+            status_word(figures),
+            figures.cited,
+            figures.consulted,
+            short(figures.timings.first_text_ms),
+            short(figures.timings.total_ms),
+        );
     }
     let style = if focused {
         theme.title(true)
