@@ -163,9 +163,10 @@ fn compare(args: TuiArgs) -> ExitCode {
             question: args.question,
             idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
             debug: args.debug,
+            store: Some(SessionStore::default()),
             ..TuiOptions::default()
         },
-        args.providers,
+        crate::tui::compare::Start::Ask(args.providers),
     )
 }
 
@@ -269,6 +270,28 @@ pub fn open(args: OpenArgs, theme: Option<String>, debug: bool) -> ExitCode {
             return fail(1, format_args!("cannot open session {:?}: {e}", args.id));
         }
     };
+    // One agent of a comparison: the comparison reopens as a whole.
+    if let Some(comparison) = saved.meta.comparison.clone() {
+        let mut ids: Vec<String> = store
+            .list()
+            .into_iter()
+            .filter(|meta| meta.comparison.as_deref() == Some(comparison.as_str()))
+            .map(|meta| meta.id)
+            .collect();
+        ids.sort();
+        let sessions: Vec<SavedSession> = ids.iter().filter_map(|id| store.load(id).ok()).collect();
+        return crate::tui::run_compare_blocking(
+            TuiOptions {
+                demo_speed: args.demo_speed,
+                theme,
+                idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+                store: Some(store),
+                debug,
+                ..TuiOptions::default()
+            },
+            crate::tui::compare::Start::Open(sessions),
+        );
+    }
     crate::tui::run_blocking(TuiOptions {
         provider: saved_provider(&saved),
         demo_speed: args.demo_speed,

@@ -186,8 +186,8 @@ pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
     }
 }
 
-/// Run a comparison of `providers` (see [`compare`]) on its own tokio runtime; the exit code.
-pub fn run_compare_blocking(opts: TuiOptions, providers: Vec<Provider>) -> std::process::ExitCode {
+/// Run a comparison (see [`compare`]) on its own tokio runtime; the exit code.
+pub fn run_compare_blocking(opts: TuiOptions, start: compare::Start) -> std::process::ExitCode {
     let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
@@ -195,9 +195,9 @@ pub fn run_compare_blocking(opts: TuiOptions, providers: Vec<Provider>) -> std::
     let debug = opts.debug;
     let run = async {
         let _ = crate::log::init(&crate::local::config::log_file());
-        crate::log::log(&format!("start: comparison of {providers:?}"));
-        // Every agent started and asked before the screen is taken over.
-        let mut screen = compare::start(&opts, &providers).await?;
+        crate::log::log("start: a comparison");
+        // Every agent started and asked (or every session reopened) before the screen is taken over.
+        let mut screen = compare::start(&opts, start).await?;
         let mut terminal = setup_terminal().doing("cannot set up the terminal")?;
         let _guard = TerminalGuard;
         compare::event_loop(&mut terminal, &mut screen).await

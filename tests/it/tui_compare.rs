@@ -287,3 +287,30 @@ fn three_agents_in_tabs_at_80_by_24() {
     }
     follow_up_reaches_all_three(&t, false);
 }
+
+#[test]
+fn opening_one_agents_session_reopens_the_whole_comparison() {
+    let home = tempfile::tempdir().unwrap();
+    let asked = crate::support::cli(home.path())
+        .args([
+            "ask",
+            "Sodium-ion vs LFP?",
+            "--provider",
+            "bigdata,openai,perplexity",
+        ])
+        .args(["--demo", "--demo-speed", "100", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(asked.status.success(), "{asked:?}");
+    let doc: serde_json::Value = serde_json::from_slice(&asked.stdout).unwrap();
+    let openai = doc["answers"][1]["session_id"].as_str().unwrap();
+    let data = format!("XDG_DATA_HOME={}", home.path().join("data").display());
+    let t = Tmux::start_with_env(140, 42, &[&data], &["open", openai]);
+    let screen = t.wait_for("the three agents reopened", WAIT, |s| {
+        all_complete(s) && s.contains("Sources compared")
+    });
+    assert!(screen.contains("●●·  catl.com"), "{screen}");
+    // Each column is its agent's own conversation, ready for a follow-up.
+    t.send(&["Costs?", "Enter"]);
+    t.wait_for("the follow-up asked", WAIT, |s| s.contains("You: Costs?"));
+}

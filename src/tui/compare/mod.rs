@@ -207,8 +207,77 @@ impl CompareScreen {
     }
 }
 
-/// Start every agent (the demo agent for each, or the live ones) and ask them the question.
-pub async fn start(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareScreen, Failure> {
+/// Where a comparison starts: a question to several agents, or saved sessions of one comparison.
+pub enum Start {
+    Ask(Vec<Provider>),
+    /// Every session of a comparison (`open` of one of them), oldest first.
+    Open(Vec<crate::local::store::SavedSession>),
+}
+
+/// An app for one column, in the comparison's theme.
+fn column_ui(theme: &crate::styled::theme::Theme) -> Ui {
+    let mut ui = Ui::new(AppConfig {
+        mode: Mode::Demo,
+        theme: theme.clone(),
+        can_ask: true,
+    });
+    ui.comparison = true;
+    ui
+}
+
+/// Start the comparison: every agent asked the question, or every saved session of it reopened
+/// (each ready for a follow-up on its own agent).
+pub async fn start(opts: &TuiOptions, start: Start) -> Result<CompareScreen, Failure> {
+    match start {
+        Start::Ask(providers) => ask_all(opts, &providers).await,
+        Start::Open(sessions) => open_all(opts, sessions).await,
+    }
+}
+
+async fn open_all(
+    opts: &TuiOptions,
+    sessions: Vec<crate::local::store::SavedSession>,
+) -> Result<CompareScreen, Failure> {
+    let (theme, settings) = theme_and_settings(opts);
+    let comparison_id = sessions
+        .first()
+        .and_then(|s| s.meta.comparison.clone())
+        .unwrap_or_default();
+    let question = sessions
+        .first()
+        .map(|s| s.meta.first_question().to_owned())
+        .unwrap_or_default();
+    let mut columns = Vec::new();
+    for saved in sessions {
+        let provider =
+            <Provider as clap::ValueEnum>::from_str(&saved.meta.provider, true).unwrap_or_default();
+        let mut ui = column_ui(&theme);
+        let mut conversation = Conversation::new(opts.store.clone(), settings);
+        conversation.comparison = Some(comparison_id.clone());
+        conversation
+            .open(&mut ui, saved)
+            .await
+            .doing("cannot open the saved comparison")?;
+        columns.push(Column {
+            provider,
+            ui,
+            conversation,
+            asked_at: Instant::now(),
+            first_text: None,
+        });
+    }
+    Ok(CompareScreen {
+        question,
+        comparison_id,
+        columns,
+        focus: 0,
+        source: None,
+        to_all: true,
+    })
+}
+
+/// The theme and the streams' settings, as the app reads them.
+fn theme_and_settings(opts: &TuiOptions) -> (crate::styled::theme::Theme, Settings) {
     let (config, _) = crate::styled::theme::read_config();
     let (theme, _) = crate::styled::theme::select(
         opts.theme.as_deref(),
@@ -224,6 +293,12 @@ pub async fn start(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareS
             ..StreamOptions::default()
         },
     };
+    (theme, settings)
+}
+
+/// Start every agent (the demo agent for each, or the live ones) and ask them the question.
+async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareScreen, Failure> {
+    let (theme, settings) = theme_and_settings(opts);
     let comparison_id = crate::agent::rng::id("cmp");
     let question = opts
         .question
@@ -232,12 +307,7 @@ pub async fn start(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareS
         .unwrap_or_else(|| crate::demo::COMPARISON_QUESTION.to_owned());
     let mut columns = Vec::new();
     for &provider in providers {
-        let mut ui = Ui::new(AppConfig {
-            mode: Mode::Demo,
-            theme: theme.clone(),
-            can_ask: true,
-        });
-        ui.comparison = true;
+        let mut ui = column_ui(&theme);
         let mut conversation = Conversation::new(opts.store.clone(), settings);
         conversation.comparison = Some(comparison_id.clone());
         let agent = match live_key(opts, provider) {
