@@ -314,3 +314,56 @@ fn opening_one_agents_session_reopens_the_whole_comparison() {
     t.send(&["Costs?", "Enter"]);
     t.wait_for("the follow-up asked", WAIT, |s| s.contains("You: Costs?"));
 }
+
+/// The comparison drawn into a TestBackend once every demo agent has answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_comparison_drawn_side_by_side_with_a_shared_source_lit_in_the_columns_citing_it() {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use research_tui::tui::TuiOptions;
+    use research_tui::tui::compare::{self, Start};
+    use research_tui::wire::provider::Provider;
+
+    let opts = TuiOptions {
+        demo: true,
+        demo_speed: 200.0,
+        store: None,
+        ..TuiOptions::default()
+    };
+    let providers = vec![Provider::Bigdata, Provider::OpenAI, Provider::Perplexity];
+    let mut screen = compare::start(&opts, Start::Ask(providers)).await.unwrap();
+    let deadline = std::time::Instant::now() + WAIT;
+    while screen.streaming() {
+        assert!(std::time::Instant::now() < deadline, "the agents answer");
+        screen.take_updates();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    screen.take_updates();
+    // Alt-J: the first merged source, BNEF, cited by OpenAI and Perplexity.
+    screen.key(research_tui::tui::state::ComparisonKey::Source(true));
+    let mut terminal = Terminal::new(TestBackend::new(140, 42)).unwrap();
+    terminal
+        .draw(|frame| compare::draw(frame, &mut screen))
+        .unwrap();
+    let buffer = terminal.backend().buffer().clone();
+    let highlight = screen.columns[0].ui.theme.highlight();
+    let lit = |x0: u16, x1: u16| {
+        (2..buffer.area.height - 12).any(|y| {
+            (x0..x1).any(|x| {
+                buffer[(x, y)].bg == highlight.bg.unwrap() && buffer[(x, y)].symbol() != " "
+            })
+        })
+    };
+    assert!(!lit(0, 46), "bigdata does not cite BNEF");
+    assert!(lit(47, 93), "openai cites it");
+    assert!(lit(94, 140), "perplexity cites it");
+    let text: String = (0..buffer.area.height)
+        .map(|y| {
+            let row: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect();
+            format!("{}\n", row.trim_end())
+        })
+        .collect();
+    insta::assert_snapshot!("compare_testbackend_140x42", masked(&text));
+}

@@ -22,7 +22,7 @@ use crate::agent::client::{ApiKey, StreamOptions};
 use crate::model::compare::{AgentRun, Comparison, Timings};
 use crate::wire::provider::Provider;
 
-pub use view::WIDE_FROM;
+pub use view::{WIDE_FROM, draw};
 
 /// How often running streams are read (each column's updates are taken as they wait).
 const POLL: Duration = Duration::from_millis(20);
@@ -117,8 +117,20 @@ impl CompareScreen {
         Comparison::build(&runs)
     }
 
-    fn streaming(&self) -> bool {
+    /// Some agent's stream is running.
+    pub fn streaming(&self) -> bool {
         self.columns.iter().any(|c| c.conversation.is_streaming())
+    }
+
+    /// Take every column's waiting updates (keeping the selected merged source selected in each).
+    pub fn take_updates(&mut self) {
+        for column in &mut self.columns {
+            column.take_updates();
+            column.ui.tick = column.ui.tick.wrapping_add(1);
+        }
+        if self.source.is_some() {
+            self.highlight();
+        }
     }
 
     /// Carry out a comparison key.
@@ -388,13 +400,7 @@ pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> Resu
             }
             _ = tokio::time::sleep_until(draw_at), if dirty => {}
             _ = poll.tick(), if streaming || screen.columns.iter().any(|c| c.ui.needs_tick()) => {
-                for column in &mut screen.columns {
-                    column.take_updates();
-                    column.ui.tick = column.ui.tick.wrapping_add(1);
-                }
-                if screen.source.is_some() {
-                    screen.highlight();
-                }
+                screen.take_updates();
                 dirty = true;
             }
         }
