@@ -606,6 +606,7 @@ fn saved_meta(
         execution_id: None,
         options: Default::default(),
         comparison: None,
+        branched_from: None,
         turns: questions
             .iter()
             .enumerate()
@@ -619,6 +620,7 @@ fn saved_meta(
                 stream_file: format!("turn-{:03}.sse", i + 1),
                 reason: None,
                 request: None,
+                not_saved: None,
             })
             .collect(),
     }
