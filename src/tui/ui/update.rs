@@ -51,6 +51,7 @@ impl Ui {
             Action::Search => self.start_search(),
             Action::SearchStep(forward) => self.search_step(forward),
             Action::ChartStep(forward) => self.chart_step(forward),
+            Action::Comparison(key) => return Some(Effect::Comparison(key)),
             Action::Focus(focus) => self.set_focus(focus),
             Action::Help => self.toggle_help(),
             Action::Escape => self.escape(),

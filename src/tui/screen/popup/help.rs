@@ -20,6 +20,7 @@ enum Group {
     Sources,
     Prompt,
     Popups,
+    Comparison,
     Everywhere,
 }
 
@@ -30,6 +31,7 @@ impl Group {
             Group::Sources => "Sources",
             Group::Prompt => "Prompt (typing)",
             Group::Popups => "Popups",
+            Group::Comparison => "Comparing agents (--provider a,b,c)",
             Group::Everywhere => "Every pane",
         }
     }
@@ -56,6 +58,7 @@ fn group_of(entry: &KeyHelp) -> Group {
         Action::NextSpan | Action::OpenUrl | Action::CopyUrl => Group::Sources,
         Action::Submit | Action::Newline => Group::Prompt,
         Action::ChartStep(_) | Action::Filter => Group::Popups,
+        Action::Comparison(_) => Group::Comparison,
         _ => Group::Everywhere,
     }
 }
@@ -73,7 +76,13 @@ pub fn help_rows(focus: Focus, width: usize, theme: &Theme) -> Vec<RLine> {
         + 2;
     let first = Group::of_focus(focus);
     let mut order = vec![first, Group::Everywhere];
-    for group in [Group::Answer, Group::Sources, Group::Prompt, Group::Popups] {
+    for group in [
+        Group::Answer,
+        Group::Sources,
+        Group::Prompt,
+        Group::Popups,
+        Group::Comparison,
+    ] {
         if !order.contains(&group) {
             order.push(group);
         }
@@ -134,9 +143,16 @@ mod tests {
             .iter()
             .map(RLine::text)
             .filter(|t| {
-                ["Answer", "Sources", "Prompt", "Popups", "Every pane"]
-                    .iter()
-                    .any(|h| t.starts_with(h))
+                [
+                    "Answer",
+                    "Sources",
+                    "Prompt",
+                    "Popups",
+                    "Comparing",
+                    "Every pane",
+                ]
+                .iter()
+                .any(|h| t.starts_with(h))
             })
             .collect()
     }
@@ -150,7 +166,8 @@ mod tests {
                 "Every pane",
                 "Answer",
                 "Prompt (typing)",
-                "Popups"
+                "Popups",
+                "Comparing agents (--provider a,b,c)"
             ]
         );
         assert_eq!(headings(Focus::Answer)[0], "Answer (focused)");
