@@ -19,6 +19,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Instant, SystemTime};
+
+use crate::wire::arrivals::ArrivalLog;
 
 /// The session lock's file name.
 const SESSION_LOCK: &str = ".lock";
@@ -244,11 +247,63 @@ pub fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
 /// A turn's raw stream file, the sink the client writes each received chunk to. The client goes on
 /// when a write fails (a full disk must not stop the answer on the screen), so the file remembers the
 /// first failure and takes nothing after it: it holds a clean start of the stream, and the turn's
-/// end reports what went wrong.
+/// end reports what went wrong. Beside it, when given one, the sidecar of arrival times
+/// ([`crate::wire::arrivals`]): best effort, since the raw file alone is the turn.
 #[derive(Debug)]
 pub struct TurnFile {
     file: File,
     failure: Option<String>,
+    times: Option<TimesFile>,
+}
+
+/// The sidecar of arrival times as it is written.
+#[derive(Debug)]
+struct TimesFile {
+    file: File,
+    log: ArrivalLog,
+    /// A new sidecar (its header not written yet), not one a continuation appends to.
+    fresh: bool,
+    /// When the request was sent, once the sidecar says so.
+    sent: Option<Instant>,
+    /// Bytes of the raw file so far (where the next chunk starts).
+    offset: u64,
+    /// When the writer was made: the request's time when no one says when it was sent.
+    created: Instant,
+}
+
+impl TimesFile {
+    fn append(&mut self, text: &str) {
+        // A sidecar that cannot be written only loses times: the turn goes on.
+        let _ = self.file.write_all(text.as_bytes());
+    }
+
+    fn sent(&mut self, at: Instant) {
+        if self.sent.is_some() {
+            return;
+        }
+        self.sent = Some(at);
+        let unix = SystemTime::now()
+            .checked_sub(at.elapsed())
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let opening = ArrivalLog::opening(self.fresh, unix);
+        self.append(&opening);
+    }
+
+    fn arrived(&mut self, len: usize) {
+        let sent = match self.sent {
+            Some(sent) => sent,
+            None => {
+                self.sent(self.created);
+                self.created
+            }
+        };
+        let ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if let Some(line) = self.log.note(self.offset, ms) {
+            self.append(&line);
+        }
+        self.offset += len as u64;
+    }
 }
 
 impl TurnFile {
@@ -256,6 +311,23 @@ impl TurnFile {
         TurnFile {
             file,
             failure: None,
+            times: None,
+        }
+    }
+
+    /// [`TurnFile::new`], its arrival times written to `times`: a new sidecar (`fresh`) or one a
+    /// continuation appends to, the raw file holding `offset` bytes already.
+    pub fn with_times(file: File, times: File, fresh: bool, offset: u64) -> TurnFile {
+        TurnFile {
+            times: Some(TimesFile {
+                file: times,
+                log: ArrivalLog::default(),
+                fresh,
+                sent: None,
+                offset,
+                created: Instant::now(),
+            }),
+            ..TurnFile::new(file)
         }
     }
 
@@ -265,13 +337,41 @@ impl TurnFile {
     }
 }
 
+/// The sidecar of arrival times beside turn file `stream_file` in `dir`: created new (emptied if a
+/// dead writer left one), or opened for appending by a continuation (`append`); never through a
+/// link.
+pub fn open_times_file(dir: &Path, stream_file: &str, append: bool) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = OpenOptions::new();
+    options.create(true).custom_flags(libc::O_NOFOLLOW);
+    if append {
+        options.append(true);
+    } else {
+        options.write(true).truncate(true);
+    }
+    options.open(dir.join(format!("{stream_file}{}", crate::wire::arrivals::SUFFIX)))
+}
+
+impl crate::agent::client::RawWrite for TurnFile {
+    fn request_sent(&mut self, at: Instant) {
+        if let Some(times) = &mut self.times {
+            times.sent(at);
+        }
+    }
+}
+
 impl Write for TurnFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if let Some(failure) = &self.failure {
             return Err(io::Error::other(failure.clone()));
         }
         match self.file.write_all(buf) {
-            Ok(()) => Ok(buf.len()),
+            Ok(()) => {
+                if let Some(times) = &mut self.times {
+                    times.arrived(buf.len());
+                }
+                Ok(buf.len())
+            }
             Err(e) => {
                 self.failure = Some(e.to_string());
                 Err(e)

@@ -119,6 +119,8 @@ pub struct TurnToRecord {
     pub key: Secret,
     /// The upstream's status: an error status makes a failed turn.
     pub status: u16,
+    /// When the request went upstream (the turn's arrival times count from it).
+    pub sent: std::time::Instant,
 }
 
 /// How long a follow-up waits for the turn it continues to be saved.
@@ -144,6 +146,9 @@ pub fn record(
             return;
         }
     };
+    if let Ok(mut sink) = sink.lock() {
+        sink.request_sent(turn.sent);
+    }
     let mut reader = Reader::new(&turn, sink);
     if let Some(path) = saved_turn.resumed_stream() {
         // A paused turn goes on: what it streamed so far is decoded first (not written again).

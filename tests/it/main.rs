@@ -5,6 +5,7 @@
 mod support;
 
 mod anthropic_turns;
+mod arrival_times;
 mod ask_cli;
 mod ask_terminal;
 mod chart_bounds;

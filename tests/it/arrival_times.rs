@@ -1,0 +1,208 @@
+//! Arrival times kept beside every saved turn (`turn-NNN.sse.times`): `ask`, the proxy and the app
+//! save when each event arrived from a real server on 127.0.0.1 whose gaps are known, the raw file
+//! stays byte-exact, and a replay of the saved turn plays those gaps again.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use research_tui::agent::replay::{Speed, read_arrivals, replay_file};
+use research_tui::agent::stream::StreamUpdate;
+use research_tui::wire::arrivals::Arrivals;
+use research_tui::wire::provider::Provider;
+
+use crate::proxy::{KEY, ProxyProcess};
+use crate::support;
+
+/// What the gapped server sends, in three chunks.
+const EVENTS: [&str; 3] = [
+    "data: {\"chat_id\":\"c1\",\"message\":{\"type\":\"ANSWER\",\"content\":\"First. \"}}\n\n",
+    "data: {\"chat_id\":\"c1\",\"message\":{\"type\":\"ANSWER\",\"content\":\"Second.\"}}\n\n",
+    "data: {\"chat_id\":\"c1\",\"message\":{\"type\":\"COMPLETE\",\"checkpoint_id\":\"k1\"}}\n\n",
+];
+/// The pause before each chunk.
+const GAPS_MS: [u64; 3] = [0, 600, 1200];
+
+/// A server that answers any POST with [`EVENTS`], pausing [`GAPS_MS`] before each.
+async fn gapped_server() -> SocketAddr {
+    let app = axum::Router::new().fallback(axum::routing::post(|| async {
+        let chunks =
+            futures::stream::iter(EVENTS.iter().zip(GAPS_MS)).then(|(event, gap)| async move {
+                tokio::time::sleep(Duration::from_millis(gap)).await;
+                Ok::<_, std::io::Error>(Bytes::from_static(event.as_bytes()))
+            });
+        (
+            [("content-type", "text/event-stream")],
+            Body::from_stream(chunks),
+        )
+    }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+use futures::StreamExt;
+
+/// The one saved turn file under `sessions`.
+fn turn_file(sessions: &Path) -> PathBuf {
+    let files: Vec<PathBuf> = support::files_under(sessions)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "sse"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files.into_iter().next().unwrap()
+}
+
+/// When each of [`EVENTS`] arrived, by the sidecar: the time of its first byte.
+fn event_times(raw: &[u8], arrivals: &Arrivals) -> Vec<u64> {
+    let mut offset = 0u64;
+    EVENTS
+        .iter()
+        .map(|event| {
+            let at = arrivals.at(offset).unwrap();
+            offset += event.len() as u64;
+            at
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .inspect(|_| assert!(EVENTS.concat().len() <= raw.len()))
+        .collect()
+}
+
+/// Each gap between events `times` is the server's within 10% (never shorter than it).
+fn assert_gaps(times: &[u64], what: &str) {
+    for (i, pair) in times.windows(2).enumerate() {
+        let gap = (pair[1] - pair[0]) as f64;
+        let expected = GAPS_MS[i + 1] as f64;
+        assert!(
+            gap >= expected * 0.97 && gap <= expected * 1.1,
+            "{what}: gap {} was {gap} ms, not {expected} ms within 10% ({times:?})",
+            i + 1
+        );
+    }
+}
+
+/// A saved turn: its raw bytes are exactly what was sent, and its sidecar has a request time,
+/// a first byte and the server's gaps.
+fn assert_saved_with_times(sessions: &Path, what: &str) -> PathBuf {
+    let path = turn_file(sessions);
+    let raw = std::fs::read(&path).unwrap();
+    assert_eq!(String::from_utf8_lossy(&raw), EVENTS.concat(), "{what}");
+    let arrivals = read_arrivals(&path).unwrap_or_else(|| panic!("{what} kept no times"));
+    assert!(arrivals.sent_unix_ms.is_some(), "{what}");
+    assert!(arrivals.first_byte_ms().unwrap() < 1000, "{what}");
+    assert_gaps(&event_times(&raw, &arrivals), what);
+    path
+}
+
+/// The gaps between the event batches of a replay of `path` at `speed`, in ms.
+async fn replayed_gaps(path: &Path, speed: Speed) -> Vec<u64> {
+    let mut handle = replay_file(path, speed, Provider::Bigdata).unwrap();
+    let mut times = Vec::new();
+    let start = tokio::time::Instant::now();
+    while let Some(update) = handle.updates.recv().await {
+        if let StreamUpdate::Events(_) = update {
+            times.push(start.elapsed().as_millis() as u64);
+        }
+    }
+    times
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_and_the_proxy_keep_when_each_event_arrived_and_a_replay_plays_the_gaps_again() {
+    let upstream = gapped_server().await;
+    let proxy = ProxyProcess::start(upstream, |_| {});
+    let home = tempfile::tempdir().unwrap();
+    let base = format!("http://{}/bigdata", proxy.addr);
+    let output = tokio::task::spawn_blocking({
+        let home = home.path().to_owned();
+        move || {
+            support::cli(&home)
+                .args(["ask", "Gaps?", "--format", "json", "--base-url", &base])
+                .env("BIGDATA_API_KEY", KEY)
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let asked = assert_saved_with_times(&support::Home::new(home.path()).sessions(), "ask");
+    proxy.settled_sessions(1);
+    let proxy_sessions = proxy.store().root().to_owned();
+    assert_saved_with_times(&proxy_sessions, "the proxy");
+
+    let recorded = {
+        let raw = std::fs::read(&asked).unwrap();
+        event_times(&raw, &read_arrivals(&asked).unwrap())
+    };
+    let played = replayed_gaps(&asked, Speed::Factor(1.0)).await;
+    assert_eq!(played.len(), 3, "one batch per arrival: {played:?}");
+    for i in 1..3 {
+        let (want, got) = (
+            (recorded[i] - recorded[i - 1]) as f64,
+            (played[i] - played[i - 1]) as f64,
+        );
+        assert!(
+            (got - want).abs() <= want * 0.1,
+            "replayed gap {i}: {got} ms, recorded {want} ms ({played:?} vs {recorded:?})"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_saved_turn_replays_at_its_recorded_pace_scaled_by_the_speed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("turn-001.sse");
+    std::fs::write(&path, EVENTS.concat()).unwrap();
+    let (a, b) = (EVENTS[0].len(), EVENTS[0].len() + EVENTS[1].len());
+    std::fs::write(
+        dir.path().join("turn-001.sse.times"),
+        format!("# research-tui arrival times 1\nsent 1000\n0 300\n{a} 2300\n{b} 7300\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        replayed_gaps(&path, Speed::Factor(1.0)).await,
+        [300, 2300, 7300]
+    );
+    assert_eq!(
+        replayed_gaps(&path, Speed::Factor(2.0)).await,
+        [150, 1150, 3650]
+    );
+    assert_eq!(replayed_gaps(&path, Speed::Max).await, [0]);
+    // Without its sidecar the same file plays at the even pace of a recording without pauses.
+    std::fs::remove_file(dir.path().join("turn-001.sse.times")).unwrap();
+    assert_eq!(replayed_gaps(&path, Speed::Factor(1.0)).await, [25, 50, 75]);
+}
+
+#[test]
+fn the_app_keeps_arrival_times_beside_each_turn_it_saves() {
+    use crate::support::tmux::Tmux;
+    let t = Tmux::start(
+        100,
+        30,
+        &[
+            "--demo",
+            "--demo-speed",
+            "4",
+            "--exit-when-done",
+            "--question",
+            "Timed?",
+        ],
+    );
+    assert_eq!(t.wait_exit(Duration::from_secs(60)), "0");
+    let sidecars: Vec<PathBuf> = support::files_under(t.dir.path())
+        .into_iter()
+        .filter(|p| p.ends_with("turn-001.sse.times"))
+        .collect();
+    assert_eq!(sidecars.len(), 1, "{sidecars:?}");
+    let raw_path = sidecars[0].with_file_name("turn-001.sse");
+    let raw = std::fs::read(&raw_path).unwrap();
+    let arrivals = read_arrivals(&raw_path).unwrap();
+    // Many marks, in order, the last of them covering bytes of the file.
+    assert!(arrivals.marks.len() > 5, "{arrivals:?}");
+    assert!(arrivals.marks.last().unwrap().offset < raw.len() as u64);
+    assert!(arrivals.marks.windows(2).all(|w| w[0].ms <= w[1].ms));
+}
