@@ -206,3 +206,80 @@ fn the_app_keeps_arrival_times_beside_each_turn_it_saves() {
     assert!(arrivals.marks.last().unwrap().offset < raw.len() as u64);
     assert!(arrivals.marks.windows(2).all(|w| w[0].ms <= w[1].ms));
 }
+
+/// A saved session of two turns whose files say they arrived with known gaps, in `store`.
+fn saved_with_gaps(store: &research_tui::local::store::SessionStore) -> String {
+    use research_tui::agent::turn::TurnRecorder;
+    use research_tui::local::store::SavedTurn;
+    use research_tui::model::stream_end::StreamEnd;
+    let mut saved = store
+        .create("research", "bigdata", "http://127.0.0.1:9")
+        .unwrap();
+    for (n, question) in ["First?", "Second?"].into_iter().enumerate() {
+        let writer = saved.begin_turn(question, None).unwrap();
+        let (mut turn, _sink) = SavedTurn::new(saved, writer);
+        let dir = turn.saved.dir().to_owned();
+        let name = format!("turn-00{}.sse", n + 1);
+        let (a, b) = (EVENTS[0].len(), EVENTS[0].len() + EVENTS[1].len());
+        std::fs::write(dir.join(&name), EVENTS.concat()).unwrap();
+        std::fs::write(
+            dir.join(format!("{name}.times")),
+            format!("# research-tui arrival times 1\nsent 1000\n0 200\n{a} 1200\n{b} 3200\n"),
+        )
+        .unwrap();
+        let session = research_tui::wire::input::read_session(
+            std::fs::File::open(dir.join(&name)).unwrap(),
+            Provider::Bigdata,
+        )
+        .unwrap()
+        .0;
+        turn.end(&session, &StreamEnd::Closed).unwrap();
+        saved = turn.saved;
+    }
+    saved.meta.id
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_with_a_speed_plays_every_saved_turn_at_its_recorded_pace_then_takes_a_follow_up() {
+    use research_tui::local::store::SessionStore;
+    use research_tui::tui::conversation::{Conversation, Settings};
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let id = saved_with_gaps(&store);
+    let mut app = support::app();
+    let mut conversation = Conversation::new(Some(store.clone()), Settings::default());
+    let saved = store.load(&id).unwrap();
+    conversation
+        .play_saved(&mut app, saved, Speed::Factor(2.0))
+        .await
+        .unwrap();
+    let start = tokio::time::Instant::now();
+    let mut batches = Vec::new();
+    while conversation.is_streaming() {
+        let update = conversation.next_update().await;
+        if let StreamUpdate::Events(_) = &update {
+            batches.push((app.turns.len(), start.elapsed().as_millis() as u64));
+        }
+        conversation.apply(&mut app, update);
+    }
+    // Each turn's three arrivals at half their recorded times, the second turn after the first.
+    assert_eq!(
+        batches,
+        [
+            (1, 100),
+            (1, 600),
+            (1, 1600),
+            (2, 1700),
+            (2, 2200),
+            (2, 3200)
+        ]
+    );
+    let questions: Vec<_> = app.turns.iter().map(|t| t.question.clone()).collect();
+    assert_eq!(questions, [Some("First?".into()), Some("Second?".into())]);
+    assert!(
+        app.turns
+            .iter()
+            .all(|t| t.session.answer.as_str() == "First. Second.")
+    );
+    assert_eq!(app.continuation().checkpoint_id.as_deref(), Some("k1"));
+}
