@@ -18,7 +18,9 @@ use crate::agent::client::StreamHandle;
 
 use crate::model::event::AgentEvent;
 use crate::model::stream_end::StreamEnd;
+use crate::model::timeline::Timeline;
 use crate::wire::arrivals::Arrivals;
+use crate::wire::input::read_timeline;
 use crate::wire::provider::{EventPipeline, Provider};
 use crate::wire::recording::{Frame, FrameSplitter, parse_frames};
 
@@ -159,6 +161,13 @@ pub fn read_arrivals(path: &Path) -> Option<Arrivals> {
     file.take(MAX_TIMES_BYTES).read_to_end(&mut text).ok()?;
     let arrivals = Arrivals::parse(&text);
     (!arrivals.is_empty()).then_some(arrivals)
+}
+
+/// The timeline of the saved turn at `path`, when its arrival times were kept beside it.
+pub fn saved_timeline(path: &Path, provider: Option<Provider>) -> Option<Timeline> {
+    let arrivals = read_arrivals(path)?;
+    let file = std::fs::File::open(path).ok()?;
+    read_timeline(std::io::BufReader::new(file), provider, &arrivals).ok()
 }
 
 /// A saved turn with its arrival times ([`Arrivals`]): each part of the file is fed when it

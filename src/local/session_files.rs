@@ -269,6 +269,8 @@ struct TimesFile {
     offset: u64,
     /// When the writer was made: the request's time when no one says when it was sent.
     created: Instant,
+    /// When the bytes written next arrived, when that was before they are written.
+    arrived: Option<Instant>,
 }
 
 impl TimesFile {
@@ -298,7 +300,8 @@ impl TimesFile {
                 self.created
             }
         };
-        let ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let at = self.arrived.take().unwrap_or_else(Instant::now);
+        let ms = u64::try_from(at.saturating_duration_since(sent).as_millis()).unwrap_or(u64::MAX);
         if let Some(line) = self.log.note(self.offset, ms) {
             self.append(&line);
         }
@@ -326,6 +329,7 @@ impl TurnFile {
                 sent: None,
                 offset,
                 created: Instant::now(),
+                arrived: None,
             }),
             ..TurnFile::new(file)
         }
@@ -356,6 +360,12 @@ impl crate::agent::client::RawWrite for TurnFile {
     fn request_sent(&mut self, at: Instant) {
         if let Some(times) = &mut self.times {
             times.sent(at);
+        }
+    }
+
+    fn chunk_arrived(&mut self, at: Instant) {
+        if let Some(times) = &mut self.times {
+            times.arrived = Some(at);
         }
     }
 }

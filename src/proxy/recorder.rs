@@ -34,8 +34,8 @@ use crate::wire::redact::{Secret, StreamRedactor};
 
 /// What the response side tells the recorder.
 pub enum Tee {
-    /// Bytes as they reached the client.
-    Chunk(Bytes),
+    /// Bytes as they reached the client, and when they arrived from upstream.
+    Chunk(Bytes, std::time::Instant),
     /// The upstream body ended: cleanly, or broken off (why).
     End(Result<(), String>),
 }
@@ -66,11 +66,11 @@ where
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let item = ready!(Pin::new(&mut self.inner).poll_next(cx));
         let tee = match &item {
-            Some(Ok(chunk)) => Tee::Chunk(chunk.clone()),
+            Some(Ok(chunk)) => Tee::Chunk(chunk.clone(), std::time::Instant::now()),
             Some(Err(e)) => Tee::End(Err(error_chain(e))),
             None => Tee::End(Ok(())),
         };
-        let ended = !matches!(tee, Tee::Chunk(_));
+        let ended = !matches!(tee, Tee::Chunk(..));
         if let Some(tx) = &self.tx {
             // The recorder may have given up: the response goes on regardless.
             let _ = tx.send(tee);
@@ -158,7 +158,10 @@ pub fn record(
     }
     let end = loop {
         match rx.blocking_recv() {
-            Some(Tee::Chunk(chunk)) => {
+            Some(Tee::Chunk(chunk, arrived)) => {
+                if let Ok(mut sink) = reader.sink.lock() {
+                    sink.chunk_arrived(arrived);
+                }
                 reader.feed(&chunk);
                 if let Err(e) = saved_turn.progress(&reader.session) {
                     reader.note_failure(format!("its ids could not be saved: {e}"));

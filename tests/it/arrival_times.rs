@@ -283,3 +283,75 @@ async fn open_with_a_speed_plays_every_saved_turn_at_its_recorded_pace_then_take
     );
     assert_eq!(app.continuation().checkpoint_id.as_deref(), Some("k1"));
 }
+
+fn render(home: &Path, file: &Path, format: &str) -> String {
+    let output = support::cli(home)
+        .arg("render")
+        .arg(file)
+        .args(["--format", format])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_and_render_of_a_saved_turn_add_its_timeline_and_a_timing_line() {
+    let upstream = gapped_server().await;
+    let home = tempfile::tempdir().unwrap();
+    let base = format!("http://{upstream}");
+    let ask = |format: &'static str| {
+        let (home, base) = (home.path().to_owned(), base.clone());
+        tokio::task::spawn_blocking(move || {
+            let output = support::cli(&home)
+                .args(["ask", "Gaps?", "--format", format, "--base-url", &base])
+                .env("BIGDATA_API_KEY", KEY)
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "{output:?}");
+            String::from_utf8(output.stdout).unwrap()
+        })
+    };
+    let asked: serde_json::Value = serde_json::from_str(&ask("json").await.unwrap()).unwrap();
+    let timeline = &asked["timeline"];
+    let kinds: Vec<&str> = timeline["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["request", "answer", "end"], "{timeline:#}");
+    assert_eq!(timeline["answer_chars"], "First. Second.".chars().count());
+    let (answer, end) = (&timeline["phases"][1], &timeline["phases"][2]);
+    let ms = |v: &serde_json::Value| v.as_u64().unwrap();
+    assert_eq!(ms(&answer["start_ms"]), ms(&timeline["first_byte_ms"]));
+    assert_eq!(ms(&answer["start_ms"]), ms(&timeline["first_answer_ms"]));
+    let streamed = (ms(&answer["end_ms"]) - ms(&answer["start_ms"])) as f64;
+    let total = (ms(&end["start_ms"]) - ms(&answer["start_ms"])) as f64;
+    assert!((streamed - 600.0).abs() <= 60.0, "{timeline:#}");
+    assert!((total - 1800.0).abs() <= 180.0, "{timeline:#}");
+    assert_eq!(timeline["gaps"], serde_json::json!([]));
+
+    // `render` of the saved turn reads the same timeline from the times kept beside it.
+    let saved = turn_file(&support::Home::new(home.path()).sessions());
+    let rendered: serde_json::Value =
+        serde_json::from_str(&render(home.path(), &saved, "json")).unwrap();
+    assert_eq!(rendered["timeline"], *timeline);
+    let text = render(home.path(), &saved, "text");
+    let last = text.trim_end().lines().last().unwrap();
+    assert!(last.starts_with("timing: first byte "), "{text}");
+    assert!(
+        last.contains(" · first answer text ") && last.contains(" chars/s · total 1."),
+        "{last}"
+    );
+    let markdown = render(home.path(), &saved, "markdown");
+    assert_eq!(markdown.trim_end().lines().last(), Some(last));
+
+    // A copy without its times renders as before: no timeline, no timing line.
+    let bare = home.path().join("bare.sse");
+    std::fs::copy(&saved, &bare).unwrap();
+    let rendered: serde_json::Value =
+        serde_json::from_str(&render(home.path(), &bare, "json")).unwrap();
+    assert!(rendered.get("timeline").is_none());
+    assert!(!render(home.path(), &bare, "text").contains("timing:"));
+}

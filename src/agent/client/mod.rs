@@ -282,6 +282,12 @@ pub trait RawWrite: std::io::Write + Send {
     fn request_sent(&mut self, at: std::time::Instant) {
         let _ = at;
     }
+
+    /// The bytes written next arrived at `at` (earlier than they are written: the proxy's
+    /// recorder takes them off a queue); without it, they arrived when written.
+    fn chunk_arrived(&mut self, at: std::time::Instant) {
+        let _ = at;
+    }
 }
 
 impl RawWrite for std::fs::File {}

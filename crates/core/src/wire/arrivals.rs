@@ -109,6 +109,12 @@ impl Arrivals {
         Some(mark.ms)
     }
 
+    /// Where the next part of the file after the byte at `offset` starts (its time changes).
+    pub fn next_change(&self, offset: u64) -> Option<u64> {
+        let after = self.marks.partition_point(|m| m.offset <= offset);
+        self.marks.get(after).map(|m| m.offset)
+    }
+
     /// The raw file cut where its arrival time changes: `(start, end, ms)`, `end` `None` for the
     /// last part (to the end of the file).
     pub fn parts(&self) -> impl Iterator<Item = (u64, Option<u64>, u64)> + '_ {
