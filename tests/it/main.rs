@@ -48,5 +48,6 @@ mod tui_mouse;
 mod tui_popups;
 mod tui_sessions;
 mod tui_snapshots;
+mod tui_timeline;
 mod tui_watch;
 mod watch_sessions;
