@@ -113,3 +113,30 @@ fn a_newcomer_opens_the_timeline_with_t_while_the_demo_streams_and_closes_it_wit
     t.send(&["q", "q"]);
     assert_exited_and_restored(&t);
 }
+
+#[test]
+fn until_answer_text_arrives_activity_and_the_timeline_take_the_answers_room() {
+    let frames = parse_frames(&std::fs::read(EARNINGS).unwrap());
+    let first_answer = frames
+        .iter()
+        .position(|f| String::from_utf8_lossy(&f.bytes).contains("\"type\":\"ANSWER\""))
+        .unwrap();
+    let mut app = support::app();
+    play_timed(&mut app, EARNINGS, Some(first_answer));
+    let terminal = draw(&mut app, 140, 42);
+    let screen = format!("{:?}", terminal.backend());
+    // The question and how the turn is doing stay in view, above the wider Activity and the
+    // waterfall.
+    assert!(screen.contains("You: Break down NVIDIA"), "{screen}");
+    assert!(screen.contains("researching…"), "{screen}");
+    assert!(screen.contains("╭ Timeline T details"), "{screen}");
+    insta::assert_snapshot!("timeline_while_researching_140x42", terminal.backend());
+
+    let mut app = support::app();
+    play_timed(&mut app, EARNINGS, Some(first_answer + 1));
+    let screen = format!("{:?}", draw(&mut app, 140, 42).backend());
+    assert!(
+        !screen.contains("╭ Timeline"),
+        "the answer has its room back:\n{screen}"
+    );
+}

@@ -350,6 +350,14 @@ impl App {
         }
     }
 
+    /// The turn the panes show streams and no answer text has come yet (deep research searches
+    /// for minutes): Activity and the timeline take the answer's room until it does.
+    pub fn awaiting_answer(&self) -> bool {
+        self.current().is_some_and(|turn| {
+            turn.conn.in_progress() && turn.session.answer.is_empty() && turn.timeline.is_some()
+        })
+    }
+
     pub fn elapsed(&self) -> Duration {
         self.fixed_elapsed
             .unwrap_or_else(|| self.latest().map_or(Duration::ZERO, Turn::elapsed))

@@ -79,6 +79,22 @@ pub(super) fn timeline_rows(
     app: &App,
     turn: usize,
     selected: usize,
+    size: (usize, usize),
+    theme: &Theme,
+) -> Vec<RLine> {
+    rows_of(app, turn, Some(selected), size, theme)
+}
+
+/// The waterfall of the turn the panes show, for the pane that stands in for the answer while
+/// none has arrived: the figures, the axis and the newest rows that fit `height`.
+pub fn pane_rows(app: &App, size: (usize, usize)) -> Vec<RLine> {
+    rows_of(app, app.current_index(), None, size, &app.theme)
+}
+
+fn rows_of(
+    app: &App,
+    turn: usize,
+    selected: Option<usize>,
     (width, height): (usize, usize),
     theme: &Theme,
 ) -> Vec<RLine> {
@@ -96,7 +112,7 @@ pub(super) fn timeline_rows(
     let mut lines: Vec<RLine> = Vec::with_capacity(rows.len() + 1);
     for (i, row) in rows.iter().enumerate() {
         let mut line = geometry.row(row, now, theme);
-        if i == selected {
+        if Some(i) == selected {
             let style = theme.selection(true);
             for piece in &mut line.pieces {
                 piece.style = piece.style.patch(style);
@@ -115,12 +131,16 @@ pub(super) fn timeline_rows(
     }
     let mut out = summary(timeline, now, live, width, theme);
     out.push(geometry.axis(theme));
-    let detail = rows
-        .get(selected)
+    let detail = selected
+        .and_then(|selected| rows.get(selected))
         .map(|row| detail(row, now, width, theme))
         .unwrap_or_default();
-    let room = height.saturating_sub(out.len() + detail.len() + 1).max(3);
-    out.extend(window(lines, selected, room));
+    let room = height
+        .saturating_sub(out.len() + detail.len() + usize::from(!detail.is_empty()))
+        .max(3);
+    // Without a selection: the newest rows.
+    let anchor = selected.unwrap_or(lines.len());
+    out.extend(window(lines, anchor, room));
     if !detail.is_empty() {
         out.push(RLine::blank());
         out.extend(detail);
@@ -128,11 +148,16 @@ pub(super) fn timeline_rows(
     out
 }
 
-/// At most `room` of `lines`, the `selected` one in the middle when they do not all fit.
+/// At most `room` of `lines`, the `selected` one in the middle when they do not all fit (past the
+/// end: the last ones).
 fn window(lines: Vec<RLine>, selected: usize, room: usize) -> impl Iterator<Item = RLine> {
-    let start = selected
-        .saturating_sub(room / 2)
-        .min(lines.len().saturating_sub(room));
+    let start = if selected >= lines.len() {
+        lines.len().saturating_sub(room)
+    } else {
+        selected
+            .saturating_sub(room / 2)
+            .min(lines.len().saturating_sub(room))
+    };
     lines.into_iter().skip(start).take(room)
 }
 
@@ -141,8 +166,11 @@ fn summary(timeline: &Timeline, now: u64, live: bool, width: usize, theme: &Them
     let line = timeline.summary_line();
     let mut text = line.trim_start_matches("timing: ").to_owned();
     if live {
-        let text_so_far = text.replace(" · total ", " · last event at ");
-        text = format!("live · {} so far · {text_so_far}", seconds(now));
+        let figures = text.replace(" · total ", " · last event at ");
+        text = format!("live · {} so far", seconds(now));
+        if !figures.is_empty() {
+            text = format!("{text} · {figures}");
+        }
     }
     let mut out = wrap_text(&text, theme.text(), width, Vec::new(), Vec::new());
     out.push(RLine::blank());
