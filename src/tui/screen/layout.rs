@@ -130,12 +130,32 @@ fn awaiting_panes(
     panes: &mut Vec<(Pane, Rect)>,
 ) {
     let [region] = Layout::horizontal([Constraint::Length(left_w + answer_w)]).areas(main);
-    let top_h = if app.shows_plan() {
-        plan::desired_height(app, left_w).clamp(5, (region.height / 2).max(5))
+    let answer_cols = if app.shows_plan() {
+        answer_w
     } else {
-        7
-    }
-    .min(region.height / 2);
+        region.width
+    };
+    // The question whole (the `You: ` gutter, the border and padding aside), then the turn's state.
+    let text_cols = usize::from(answer_cols.saturating_sub(4 + 6)).max(1);
+    let question = app
+        .current()
+        .and_then(|t| t.question.as_deref())
+        .unwrap_or_default()
+        .lines()
+        .map(|line| line.width().div_ceil(text_cols).max(1))
+        .sum::<usize>();
+    let answer_h = u16::try_from(question)
+        .unwrap_or(u16::MAX)
+        .saturating_add(5);
+    let plan_h = if app.shows_plan() {
+        plan::desired_height(app, left_w)
+    } else {
+        0
+    };
+    let top_h = plan_h
+        .max(answer_h)
+        .clamp(5, (region.height / 2).max(5))
+        .min(region.height);
     let [top, below] =
         Layout::vertical([Constraint::Length(top_h), Constraint::Fill(1)]).areas(region);
     if app.shows_plan() {
