@@ -221,9 +221,12 @@ fn the_mouse_clicks_sources_and_markers_and_scrolls_the_pane_under_it() {
     for _ in 0..10 {
         t.mouse(64, x, y);
     }
-    let screen = t.wait_for("scrolled up", Duration::from_secs(5), |s| {
+    t.wait_for("scrolled up", Duration::from_secs(5), |s| {
         s.contains("↓ more · G follows")
     });
+    // Under load the later wheel events are still being drawn: read the marker's place once
+    // the answer has stopped moving, or the click lands beside it.
+    let screen = t.wait_still("the scrolling to settle", Duration::from_secs(10));
     // A click on a citation marker picks its source.
     let (x, y) = cell_of(&screen, "China[4]");
     t.mouse(0, x + "China[".len() as u16, y);

@@ -169,6 +169,27 @@ impl Tmux {
         }
     }
 
+    /// Poll the screen until it stops changing (the same for 200 ms): events sent in a burst,
+    /// such as wheel scrolls, have all been drawn, so positions read from it stay true.
+    pub fn wait_still(&self, what: &str, timeout: Duration) -> String {
+        let start = Instant::now();
+        let mut last = self.capture();
+        let mut since = Instant::now();
+        loop {
+            std::thread::sleep(Duration::from_millis(25));
+            let screen = self.capture();
+            if screen != last {
+                last = screen;
+                since = Instant::now();
+            } else if since.elapsed() >= Duration::from_millis(200) {
+                return screen;
+            }
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for {what}; screen:\n{last}");
+            }
+        }
+    }
+
     /// Wait for the app to exit; returns its exit status.
     pub fn wait_exit(&self, timeout: Duration) -> String {
         let path = self.dir.path().join("exit-status");
