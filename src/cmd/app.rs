@@ -201,6 +201,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
         },
         debug: args.debug,
         watch: None,
+        keys: Default::default(),
     })
 }
 

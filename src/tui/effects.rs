@@ -130,6 +130,11 @@ async fn run_effect(
 ) {
     match effect {
         Effect::Quit => {}
+        Effect::Suspend => {
+            if let Err(e) = super::suspend(terminal, app.mouse) {
+                app.set_message(format!("cannot suspend: {e}"), Severity::Error);
+            }
+        }
         Effect::Cancel => conversation.cancelled(app),
         Effect::Ask(question) => {
             let cont = app.continuation();

@@ -96,6 +96,8 @@ pub struct TuiOptions {
     /// `watch`: open the newest live session (waiting for one); `Some(true)` (`--follow`) also
     /// opens each new one as it starts.
     pub watch: Option<bool>,
+    /// The key map in force (the config file's `[keys]` applied: [`load_keys`]).
+    pub keys: state::keymap::Keymap,
 }
 
 impl Default for TuiOptions {
@@ -118,6 +120,7 @@ impl Default for TuiOptions {
             provider_options: ProviderOptions::default(),
             debug: false,
             watch: None,
+            keys: state::keymap::Keymap::default(),
         }
     }
 }
@@ -162,18 +165,52 @@ pub(crate) type Term = Terminal<CrosstermBackend<io::Stdout>>;
 
 fn setup_terminal() -> io::Result<Term> {
     install_panic_hook();
-    enable_raw_mode()?;
-    execute!(
-        io::stdout(),
-        EnterAlternateScreen,
-        EnableBracketedPaste,
-        EnableMouseCapture
-    )?;
+    take_terminal(true)?;
     Terminal::new(CrosstermBackend::new(io::stdout()))
 }
 
-/// Run the app on its own tokio runtime; the exit code for `main` (a failure is one line on stderr).
-pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
+/// Raw mode, the alternate screen, bracketed paste, and the mouse when the app has it.
+fn take_terminal(mouse: bool) -> io::Result<()> {
+    enable_raw_mode()?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
+    if mouse {
+        execute!(io::stdout(), EnableMouseCapture)?;
+    }
+    Ok(())
+}
+
+/// Ctrl-Z: give the terminal back as it was before the app, stop the process group as a shell's
+/// Ctrl-Z would (the whole job, so a shell waiting on a wrapper script sees it stop), and when it is
+/// continued (`fg`) take the terminal again and redraw every cell.
+fn suspend(terminal: &mut Term, mouse: bool) -> io::Result<()> {
+    restore_terminal();
+    // Returns once SIGCONT has continued the process (at once when nothing can continue it: an
+    // orphaned process group does not stop).
+    rustix::process::kill_current_process_group(rustix::process::Signal::TSTP)?;
+    take_terminal(mouse)?;
+    terminal.clear()
+}
+
+/// The key map with the config file's `[keys]` applied, or the one line that says which entry is
+/// bad (a file that is not TOML leaves the keys as they are: the app warns about it).
+pub fn load_keys(path: &std::path::Path) -> Result<state::keymap::Keymap, String> {
+    let entries = match crate::local::config::read_file_config(path) {
+        Ok(config) => config.key_entries(),
+        Err(_) => Vec::new(),
+    };
+    state::keymap::Keymap::with_entries(&entries).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Run the app on its own tokio runtime; the exit code for `main` (a failure is one line on stderr;
+/// a bad `[keys]` entry exits with 2 before the terminal is touched).
+pub fn run_blocking(mut opts: TuiOptions) -> std::process::ExitCode {
+    match load_keys(&crate::local::config::config_file()) {
+        Ok(keys) => opts.keys = keys,
+        Err(line) => {
+            eprintln!("research-tui: {line}");
+            return std::process::ExitCode::from(2);
+        }
+    }
     let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
@@ -217,6 +254,7 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
         theme,
         can_ask: !replaying,
     });
+    app.keys = opts.keys.clone();
     app.pane_sizes = crate::local::config::read_pane_sizes(&crate::local::config::layout_file());
     let mut conversation =
         Conversation::new(if replaying { None } else { opts.store.clone() }, settings);

@@ -16,7 +16,7 @@ use unicode_width::UnicodeWidthStr;
 use super::{piece, plain_lines, wrap_text};
 use crate::styled::text::RLine;
 use crate::styled::theme::Theme;
-use crate::tui::state::keymap::KEYMAP;
+use crate::tui::state::keymap::Keymap;
 use crate::tui::state::{App, Picker, Popup, SidebarItem};
 pub use source::extract_rows;
 
@@ -159,7 +159,7 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             Content::plain(
                 "Keys".to_owned(),
                 "Esc close",
-                help_rows(width, theme),
+                help_rows(&app.keys, width, theme),
                 rect,
             )
         }
@@ -316,17 +316,18 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
     }
 }
 
-fn help_rows(width: usize, theme: &Theme) -> Vec<RLine> {
-    let key_w = KEYMAP
-        .iter()
-        .map(|entry| entry.keys.chars().count())
+/// The help: each row of the key table with the keys in force.
+fn help_rows(keys: &Keymap, width: usize, theme: &Theme) -> Vec<RLine> {
+    let key_w = keys
+        .help()
+        .map(|(label, _)| label.chars().count())
         .max()
         .unwrap_or(0)
         + 2;
     let mut rows = Vec::new();
-    for entry in KEYMAP {
+    for (label, entry) in keys.help() {
         let first = vec![piece(
-            format!("{:<key_w$}", entry.keys),
+            format!("{label:<key_w$}"),
             theme.accent().add_modifier(Modifier::BOLD),
         )];
         let cont = vec![piece(" ".repeat(key_w), Style::new())];
