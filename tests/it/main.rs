@@ -42,6 +42,7 @@ mod tui_e2e_newcomer;
 mod tui_history;
 mod tui_input;
 mod tui_input_model;
+mod tui_keys;
 mod tui_layouts;
 mod tui_mouse;
 mod tui_popups;
