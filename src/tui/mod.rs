@@ -7,13 +7,13 @@
 pub mod conversation;
 mod effects;
 pub mod export;
-pub mod failure;
 pub mod screen;
 pub mod state;
 pub mod ui;
 
 use std::io;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{
@@ -33,9 +33,9 @@ use crate::agent::live;
 use crate::agent::replay::{Speed, replay_file};
 use crate::agent::stream::StreamUpdate;
 use crate::model::event::AgentEvent;
+use crate::report::eyre::{self, WrapErr};
 use crate::wire::provider::{Provider, ProviderOptions};
 use conversation::{Agent, Conversation, Incoming, LiveConfig, Settings};
-use failure::{Doing, Failure};
 use state::{AppConfig, Continuation, Mode, Severity};
 use ui::Ui;
 
@@ -125,8 +125,17 @@ impl Default for TuiOptions {
     }
 }
 
+/// The app has the terminal (raw mode, the alternate screen): set by [`take_terminal`], cleared by
+/// [`restore_terminal`].
+static TAKEN: AtomicBool = AtomicBool::new(false);
+
 /// Restore the terminal: raw mode off, main screen back, paste and mouse modes off, cursor shown.
+/// Only once per taking: leaving the alternate screen again would move the cursor back to where it
+/// was entered, and the shell would then write over what was printed since (a panic's report).
 pub fn restore_terminal() {
+    if !TAKEN.swap(false, Ordering::SeqCst) {
+        return;
+    }
     let _ = disable_raw_mode();
     let _ = execute!(
         io::stdout(),
@@ -145,9 +154,10 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Restore the terminal before the panic is reported, when the panic ends the app (it happened on the
-/// thread running the event loop). A panicking background task only fails that task: its report goes
-/// to the log file, since printing it would scribble over the screen the app still owns.
+/// Restore the terminal before the panic is reported (by color-eyre's hook, `report::install`),
+/// when the panic ends the app (it happened on the thread running the event loop). A panicking
+/// background task only fails that task: its report goes to the log file, since printing it would
+/// scribble over the screen the app still owns.
 fn install_panic_hook() {
     let previous = std::panic::take_hook();
     let ui_thread = std::thread::current().id();
@@ -171,6 +181,7 @@ fn setup_terminal() -> io::Result<Term> {
 
 /// Raw mode, the alternate screen, bracketed paste, and the mouse when the app has it.
 fn take_terminal(mouse: bool) -> io::Result<()> {
+    TAKEN.store(true, Ordering::SeqCst);
     enable_raw_mode()?;
     execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
     if mouse {
@@ -218,12 +229,12 @@ pub fn run_blocking(mut opts: TuiOptions) -> std::process::ExitCode {
     let debug = opts.debug;
     match runtime.block_on(run(opts)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(failure) => failure::report(&failure, debug),
+        Err(report) => crate::report::exit(&report, debug),
     }
 }
 
 /// Run the app until the user quits (or the stream ends, with `exit_when_done`).
-pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
+pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
     // The screen belongs to the app: diagnostics go to the log file (logging is off if it cannot open).
     let _ = crate::log::init(&crate::local::config::log_file());
     crate::log::log(&format!(
@@ -273,7 +284,7 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
         app.set_message(warning, Severity::Warning);
     }
 
-    let mut terminal = setup_terminal().doing("cannot set up the terminal")?;
+    let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
     let _guard = TerminalGuard;
     let result = event_loop(&mut terminal, &mut app, &mut conversation, &opts).await;
     conversation.finish(&mut app);
@@ -287,13 +298,13 @@ fn start_replay(
     app: &mut Ui,
     conversation: &mut Conversation,
     replay_opts: &ReplayOptions,
-) -> Result<(), Failure> {
+) -> eyre::Result<()> {
     let cannot_read = || format!("cannot read {}", replay_opts.path.display());
-    let head = read_head(&replay_opts.path).doing(cannot_read())?;
+    let head = read_head(&replay_opts.path).wrap_err_with(cannot_read)?;
     app.provider = replay_opts.provider.or_else(|| detect_provider(&head));
     // Played as it is read: a recording of any size is never in memory whole.
     let handle = replay_file(&replay_opts.path, replay_opts.speed, replay_opts.provider)
-        .doing(cannot_read())?;
+        .wrap_err_with(cannot_read)?;
     conversation.play(app, handle);
     Ok(())
 }
@@ -304,12 +315,13 @@ async fn open_saved(
     conversation: &mut Conversation,
     opts: &TuiOptions,
     saved: crate::local::store::SavedSession,
-) -> Result<(), Failure> {
+) -> eyre::Result<()> {
     conversation.force_demo = opts.demo;
     conversation
         .open(app, saved)
         .await
-        .doing("cannot open the saved session")?;
+        .map_err(|why| eyre::eyre!(why))
+        .wrap_err("cannot open the saved session")?;
     conversation.force_demo = false;
     // `--resume CKPT` of an earlier turn: the next question branches from it.
     if let Some(checkpoint) = &opts.resume.checkpoint_id
@@ -338,13 +350,13 @@ async fn start_agent(
     conversation: &mut Conversation,
     opts: &TuiOptions,
     settings: &Settings,
-) -> Result<(), Failure> {
+) -> eyre::Result<()> {
     let resuming = opts.resume != Continuation::default();
     let demo = opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty());
     let agent = if demo {
         let mut agent = Agent::demo(opts.provider, settings, resuming)
             .await
-            .doing("cannot start the built-in demo agent")?;
+            .wrap_err("cannot start the built-in demo agent")?;
         // The demo answers what was asked for (Gemini's `--model` picks the grounded endpoint).
         agent.config = agent.config.clone().with_options(&opts.provider_options);
         agent
@@ -423,11 +435,11 @@ async fn event_loop(
     app: &mut Ui,
     conversation: &mut Conversation,
     opts: &TuiOptions,
-) -> Result<(), Failure> {
+) -> eyre::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut events = EventStream::new();
-    let mut sigterm = signal(SignalKind::terminate()).doing("cannot watch for SIGTERM")?;
-    let mut sighup = signal(SignalKind::hangup()).doing("cannot watch for SIGHUP")?;
+    let mut sigterm = signal(SignalKind::terminate()).wrap_err("cannot watch for SIGTERM")?;
+    let mut sighup = signal(SignalKind::hangup()).wrap_err("cannot watch for SIGHUP")?;
     let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -444,7 +456,12 @@ async fn event_loop(
         if dirty && last_draw.elapsed() >= FRAME {
             terminal
                 .draw(|frame| app.draw(frame))
-                .doing("cannot draw on the terminal")?;
+                .wrap_err("cannot draw on the terminal")?;
+            // Tests of the panic path (debug builds only): a panic once the screen is the app's.
+            #[cfg(debug_assertions)]
+            if std::env::var_os("RESEARCH_TUI_TEST_PANIC").is_some() {
+                panic!("RESEARCH_TUI_TEST_PANIC is set");
+            }
             last_draw = Instant::now();
             dirty = false;
             text_since_draw = 0;
@@ -462,7 +479,7 @@ async fn event_loop(
                 Some(Ok(event)) => {
                     dirty |= effects::handle_event(event, app, conversation, terminal, &note_tx).await;
                 }
-                Some(Err(e)) => return Err(e).doing("cannot read the terminal's input"),
+                Some(Err(e)) => return Err(e).wrap_err("cannot read the terminal's input"),
                 None => break,
             },
             Some(note) = note_rx.recv() => {

@@ -73,10 +73,7 @@ fn start_with_config(config: &str) -> (Option<i32>, String, String) {
     let home = tempfile::tempdir().unwrap();
     let config_home = support::Home::new(home.path()).config();
     write_config(&config_home, config);
-    let out = support::cli(home.path())
-        .args(["--demo"])
-        .output()
-        .unwrap();
+    let out = support::cli(home.path()).args(["--demo"]).output().unwrap();
     let path = config_home.join("research-tui").join("config.toml");
     (
         out.status.code(),
@@ -108,7 +105,11 @@ fn each_kind_of_bad_keys_entry_stops_the_app_with_one_line_and_exit_code_2() {
     for (config, line) in cases {
         let (code, stderr, path) = start_with_config(config);
         assert_eq!(code, Some(2), "{config}: {stderr}");
-        assert_eq!(stderr, format!("research-tui: {path}: {line}\n"), "{config}");
+        assert_eq!(
+            stderr,
+            format!("research-tui: {path}: {line}\n"),
+            "{config}"
+        );
     }
     // The first bad entry in the file's order is the one reported.
     let (_, stderr, _) = start_with_config("[keys]\nzoom = \"Z\"\nquit = \"??\"\nabc = \"x\"\n");
@@ -129,9 +130,16 @@ fn ctrl_z_gives_the_shell_back_and_fg_brings_the_app_back_with_its_content() {
     let screen = t.wait_for("the shell's prompt", Duration::from_secs(10), |s| {
         s.contains("Stopped") && s.trim_end().ends_with('$')
     });
-    assert!(!screen.contains("Sources"), "the app's screen is gone:\n{screen}");
+    assert!(
+        !screen.contains("Sources"),
+        "the app's screen is gone:\n{screen}"
+    );
     assert_eq!(t.pane("#{alternate_on}"), "0", "alternate screen left");
-    assert_eq!(t.pane("#{mouse_any_flag}"), "0", "the mouse is the terminal's");
+    assert_eq!(
+        t.pane("#{mouse_any_flag}"),
+        "0",
+        "the mouse is the terminal's"
+    );
     assert_eq!(t.pane("#{mouse_sgr_flag}"), "0");
     // The shell works as usual.
     t.send(&["echo shell-$((40 + 2))", "Enter"]);
@@ -143,7 +151,11 @@ fn ctrl_z_gives_the_shell_back_and_fg_brings_the_app_back_with_its_content() {
         status_line(s).contains("complete") && s.contains("Sources")
     });
     assert_eq!(t.pane("#{alternate_on}"), "1");
-    assert_eq!(t.pane("#{mouse_any_flag}"), "1", "the mouse is the app's again");
+    assert_eq!(
+        t.pane("#{mouse_any_flag}"),
+        "1",
+        "the mouse is the app's again"
+    );
     // Drawn whole: the same rows as before the suspension (the clock aside).
     let rows = |s: &str| -> Vec<String> {
         s.lines()

@@ -47,7 +47,8 @@ impl Default for Keymap {
                         context: b.context,
                         keys: b.keys.to_vec(),
                         action: b.action.clone(),
-                        name: action_name(b.context, &b.action).expect("every bound action is named"),
+                        name: action_name(b.context, &b.action)
+                            .expect("every bound action is named"),
                         custom: false,
                     })
                     .collect()
@@ -482,7 +483,10 @@ fn unknown(name: &str, names: &[&'static str]) -> KeysError {
         .map(|n| (distance(&typed, n), *n))
         .min()
         .filter(|(d, n)| *d <= 2.max(n.len() / 3));
-    let shown = if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+    let shown = if name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
         name.to_owned()
     } else {
         quoted(name)
@@ -502,7 +506,9 @@ fn distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let here = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(here + 1);
+            row[j + 1] = (prev + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(here + 1);
             prev = here;
         }
     }

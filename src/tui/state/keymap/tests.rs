@@ -144,7 +144,10 @@ fn an_entry_gives_an_action_its_keys_in_every_place_it_works_and_the_old_key_typ
     assert!(matches!(o, Some(Action::Type(_))), "{o:?}");
     let ctrl_h = press(&app, KeyCode::Char('h'), KeyModifiers::CONTROL);
     assert_eq!(ctrl_h, Some(Action::Help));
-    assert_eq!(press(&app, KeyCode::F(2), KeyModifiers::NONE), Some(Action::Help));
+    assert_eq!(
+        press(&app, KeyCode::F(2), KeyModifiers::NONE),
+        Some(Action::Help)
+    );
     assert_eq!(press(&app, KeyCode::F(1), KeyModifiers::NONE), None);
     // In the source popup too.
     app.popup = Some(Popup::Source {
@@ -152,14 +155,20 @@ fn an_entry_gives_an_action_its_keys_in_every_place_it_works_and_the_old_key_typ
         scroll: 0,
         span: None,
     });
-    assert_eq!(press(&app, KeyCode::Char('O'), shift), Some(Action::OpenUrl));
+    assert_eq!(
+        press(&app, KeyCode::Char('O'), shift),
+        Some(Action::OpenUrl)
+    );
     assert_eq!(press(&app, KeyCode::Char('o'), KeyModifiers::NONE), None);
 }
 
 #[test]
 fn where_text_is_typed_an_entrys_characters_are_left_out_and_other_keys_apply() {
     let mut app = browsing(remapped(&[("down", &["J"]), ("raw_json", &["R"])]).unwrap());
-    assert_eq!(press(&app, KeyCode::Char('J'), KeyModifiers::SHIFT), Some(Action::Down));
+    assert_eq!(
+        press(&app, KeyCode::Char('J'), KeyModifiers::SHIFT),
+        Some(Action::Down)
+    );
     assert!(matches!(
         press(&app, KeyCode::Char('j'), KeyModifiers::NONE),
         Some(Action::Type(_))
@@ -173,7 +182,10 @@ fn where_text_is_typed_an_entrys_characters_are_left_out_and_other_keys_apply() 
     assert_eq!(press(&app, Down, KeyModifiers::CONTROL), Some(Action::Down));
     let mut app = browsing(remapped(&[("down", &["D", "ctrl-n"])]).unwrap());
     app.focus = Focus::Prompt;
-    assert_eq!(press(&app, KeyCode::Char('n'), KeyModifiers::CONTROL), Some(Action::Down));
+    assert_eq!(
+        press(&app, KeyCode::Char('n'), KeyModifiers::CONTROL),
+        Some(Action::Down)
+    );
     assert!(matches!(
         press(&app, Down, KeyModifiers::CONTROL),
         Some(Action::Edit(_))
@@ -187,9 +199,15 @@ fn a_remapped_quit_is_confirmed_by_its_own_letter_again_and_a_ctrl_key_acts_at_o
         panic!("Q arms quit");
     };
     app.armed = Some(armed);
-    assert_eq!(press(&app, KeyCode::Char('Q'), KeyModifiers::SHIFT), Some(Action::Confirm));
+    assert_eq!(
+        press(&app, KeyCode::Char('Q'), KeyModifiers::SHIFT),
+        Some(Action::Confirm)
+    );
     let app = browsing(remapped(&[("quit", &["ctrl-q"])]).unwrap());
-    assert_eq!(press(&app, KeyCode::Char('q'), KeyModifiers::CONTROL), Some(Action::Quit));
+    assert_eq!(
+        press(&app, KeyCode::Char('q'), KeyModifiers::CONTROL),
+        Some(Action::Quit)
+    );
 }
 
 #[test]
@@ -406,7 +424,11 @@ fn names_doc_rows() -> String {
         .iter()
         .map(|name| {
             let mut shown: Vec<String> = Vec::new();
-            for key in keys.bindings().filter(|b| b.name == *name).flat_map(|b| &b.keys) {
+            for key in keys
+                .bindings()
+                .filter(|b| b.name == *name)
+                .flat_map(|b| &b.keys)
+            {
                 let key = markdown_keys(&custom::key_name(key));
                 if !shown.contains(&key) {
                     shown.push(key);
