@@ -3,10 +3,11 @@
 //! Every binding has an action name (`open_source`, `down`, `quit`, …: [`action_name`]); an entry
 //! `open_source = "O"` (or a list, `down = ["j", "ctrl-n"]`, or `[]` for no key) replaces the keys
 //! of every binding with that name, in every place it works. Where text is typed (the prompt, the
-//! sessions filter) a plain character cannot be a key: there the entry's characters are left out,
-//! and a binding left with none keeps its own keys. The entries are checked before the app starts;
-//! the first bad one is one line ([`KeysError`]): an unknown name (with the nearest one), a key that
-//! cannot be read, or a key another action already takes in the same place.
+//! sessions filter, and so for keys that work everywhere) a plain character cannot be a key: there
+//! the entry's characters are left out, and a binding left with none keeps its own keys. The
+//! entries are checked before the app starts; the first bad one is one line ([`KeysError`]): an
+//! unknown name (with the nearest one), a key that cannot be read, or a key another action already
+//! takes in the same place.
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
@@ -123,6 +124,17 @@ impl Keymap {
     /// The help's rows: the keys in force as shown, and the table's row (what they do).
     pub fn help(&self) -> impl Iterator<Item = (&str, &'static KeyHelp)> {
         self.labels.iter().map(String::as_str).zip(KEYMAP.iter())
+    }
+
+    /// The first key in force of the action `name` where it works in the first of `places` that
+    /// has one, as the help writes it (`F1`, `?`): for hints that name a key.
+    pub fn key_in(&self, name: &str, places: &[Context]) -> Option<String> {
+        places.iter().find_map(|place| {
+            self.bindings()
+                .filter(|b| b.name == name && b.context == *place)
+                .find_map(|b| b.keys.first())
+                .map(key_name)
+        })
     }
 
     /// Every action name, in table order.
@@ -324,9 +336,12 @@ pub fn action_name(context: Context, action: &Action) -> Option<&'static str> {
     })
 }
 
-/// Text is typed here: a plain character is text, not a key.
+/// Text can be typed here (everywhere includes the prompt): a plain character is text, not a key.
 fn typing(context: Context) -> bool {
-    matches!(context, Context::Prompt | Context::PickerFilter)
+    matches!(
+        context,
+        Context::Prompt | Context::PickerFilter | Context::Anywhere
+    )
 }
 
 /// A key that types a character.
@@ -376,10 +391,11 @@ fn place(context: Context) -> &'static str {
 
 /// A key as written in `[keys]`: a character (`O`, `?`), a named key (`enter`, `esc`, `tab`,
 /// `backtab`, `space`, `up` `down` `left` `right`, `pgup` `pgdn`, `home` `end`, `backspace`,
-/// `delete`, `insert`, `f1`…`f12`), either with one of `ctrl-`, `alt-`, `shift-` before it.
-/// Names and modifiers in any case; a character keeps its case (`shift-o` is `O`).
+/// `delete`, `insert`, `f1`…`f12`), either with one of `ctrl-`, `alt-`, `shift-` before it
+/// (or `ctrl+`, `C-`). Names and modifiers in any case; a character keeps its case (`shift-o` is
+/// `O`).
 pub fn parse_key(spec: &str) -> Option<Key> {
-    let (mods, base) = match spec.split_once('-') {
+    let (mods, base) = match spec.split_once(['-', '+']) {
         Some((m, rest)) if !rest.is_empty() && spec.chars().count() > 1 => {
             match m.to_ascii_lowercase().as_str() {
                 "ctrl" | "c" => (Mods::Ctrl, rest),
@@ -478,9 +494,15 @@ fn quoted(text: &str) -> String {
 /// `[keys] NAME: no such action`, with the nearest name when one is near.
 fn unknown(name: &str, names: &[&'static str]) -> KeysError {
     let typed = name.to_ascii_lowercase().replace('-', "_");
+    // A name the typed one starts with (`copy_url`: `copy`) counts as near.
     let nearest = names
         .iter()
-        .map(|n| (distance(&typed, n), *n))
+        .map(|n| {
+            match !typed.is_empty() && (typed.starts_with(n) || n.starts_with(typed.as_str())) {
+                true => (1, *n),
+                false => (distance(&typed, n), *n),
+            }
+        })
         .min()
         .filter(|(d, n)| *d <= 2.max(n.len() / 3));
     let shown = if name

@@ -190,6 +190,26 @@ fn where_text_is_typed_an_entrys_characters_are_left_out_and_other_keys_apply() 
         press(&app, Down, KeyModifiers::CONTROL),
         Some(Action::Edit(_))
     ));
+    // F1 works everywhere, the prompt too: a character given to help is a key in the panes and
+    // popups, and typed in the prompt.
+    let mut app = browsing(remapped(&[("help", &["H", "f2"])]).unwrap());
+    assert_eq!(
+        press(&app, KeyCode::Char('H'), KeyModifiers::SHIFT),
+        Some(Action::Help)
+    );
+    assert_eq!(
+        press(&app, KeyCode::F(2), KeyModifiers::NONE),
+        Some(Action::Help)
+    );
+    app.focus = Focus::Prompt;
+    assert!(matches!(
+        press(&app, KeyCode::Char('H'), KeyModifiers::SHIFT),
+        Some(Action::Edit(_))
+    ));
+    assert_eq!(
+        press(&app, KeyCode::F(2), KeyModifiers::NONE),
+        Some(Action::Help)
+    );
 }
 
 #[test]
@@ -267,6 +287,10 @@ fn each_kind_of_bad_entry_is_one_line_that_says_what_is_wrong() {
         "[keys] open-source: no such action (did you mean open_source?)"
     );
     assert_eq!(
+        error(&[("copy_url", &["Y"])]),
+        "[keys] copy_url: no such action (did you mean copy?)"
+    );
+    assert_eq!(
         error(&[("frobnicate", &["O"])]),
         "[keys] frobnicate: no such action (docs/keys.md lists them)"
     );
@@ -305,6 +329,9 @@ fn keys_are_read_as_written_in_any_case_with_one_modifier() {
     let read = |spec: &str| custom::parse_key(spec).map(|k| custom::key_name(&k));
     assert_eq!(read("O").as_deref(), Some("O"));
     assert_eq!(read("ctrl-o").as_deref(), Some("Ctrl-O"));
+    assert_eq!(read("ctrl+o").as_deref(), Some("Ctrl-O"));
+    assert_eq!(read("+").as_deref(), Some("+"));
+    assert_eq!(read("alt++").as_deref(), Some("Alt-+"));
     assert_eq!(read("Ctrl-O").as_deref(), Some("Ctrl-O"));
     assert_eq!(read("C-o").as_deref(), Some("Ctrl-O"));
     assert_eq!(read("alt-b").as_deref(), Some("Alt-b"));
