@@ -11,7 +11,7 @@
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use super::{Context, KEYMAP, Key, KeyHelp, Mods};
+use super::{Context, KEYMAP, Key, KeyHelp, Mods, ctrl};
 use crate::tui::state::action::Action;
 use crate::tui::state::focus::Focus;
 
@@ -268,13 +268,6 @@ const READLINE: [(Key, &str); 9] = [
     (alt('f'), "word forward"),
 ];
 
-const fn ctrl(c: char) -> Key {
-    Key {
-        code: KeyCode::Char(c),
-        mods: Mods::Ctrl,
-    }
-}
-
 const fn alt(c: char) -> Key {
     Key {
         code: KeyCode::Char(c),
@@ -361,20 +354,24 @@ fn overlap(a: Context, b: Context) -> bool {
 
 /// Does one key press match both?
 fn keys_overlap(a: &Key, b: &Key) -> bool {
-    a.code == b.code
-        && (0u8..8).any(|m| {
-            let mut mods = KeyModifiers::NONE;
-            for (bit, flag) in [
-                (1, KeyModifiers::CONTROL),
-                (2, KeyModifiers::ALT),
-                (4, KeyModifiers::SHIFT),
-            ] {
-                if m & bit != 0 {
-                    mods |= flag;
-                }
+    a.code == b.code && every_mix().any(|mods| a.mods.allow(mods) && b.mods.allow(mods))
+}
+
+/// Every mix of Ctrl, Alt and Shift (none included).
+pub(super) fn every_mix() -> impl Iterator<Item = KeyModifiers> {
+    (0u8..8).map(|m| {
+        let mut mods = KeyModifiers::NONE;
+        for (bit, flag) in [
+            (1, KeyModifiers::CONTROL),
+            (2, KeyModifiers::ALT),
+            (4, KeyModifiers::SHIFT),
+        ] {
+            if m & bit != 0 {
+                mods |= flag;
             }
-            a.mods.allow(mods) && b.mods.allow(mods)
-        })
+        }
+        mods
+    })
 }
 
 /// Where a context's bindings work, as the clash message says it.

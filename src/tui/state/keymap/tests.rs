@@ -62,17 +62,7 @@ fn every_key() -> Vec<KeyEvent> {
     ]);
     let mut keys = Vec::new();
     for code in codes {
-        for m in 0u8..8 {
-            let mut mods = KeyModifiers::NONE;
-            for (bit, flag) in [
-                (1, KeyModifiers::CONTROL),
-                (2, KeyModifiers::ALT),
-                (4, KeyModifiers::SHIFT),
-            ] {
-                if m & bit != 0 {
-                    mods |= flag;
-                }
-            }
+        for mods in custom::every_mix() {
             keys.push(KeyEvent::new(code, mods));
         }
     }
