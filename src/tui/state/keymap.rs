@@ -420,7 +420,7 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Ctrl-Z",
-        help: "suspend to the shell; `fg` brings the app back",
+        help: "suspend to the shell; fg brings the app back",
         readme: Some(
             "suspend to the shell (the terminal as it was before the app); `fg` brings the app back as it was",
         ),
