@@ -234,6 +234,32 @@ fn swapped_keys_are_no_clash_and_no_remapping_ever_lets_two_bindings_take_a_key(
     assert_no_overlap(&keys);
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Whatever entries are written, the check at start lets through only key maps in which no two
+    /// bindings take one key in any state (the exhaustive check agrees with the quick one).
+    #[test]
+    fn any_key_map_the_check_accepts_has_no_key_taken_twice(
+        picks in proptest::collection::vec((0usize..64, proptest::collection::vec(0usize..24, 0..3)), 1..5)
+    ) {
+        const KEYS: [&str; 24] = [
+            "j", "k", "q", "?", "O", "x", "Z", "ctrl-a", "ctrl-c", "ctrl-n", "ctrl-z", "alt-b",
+            "f1", "f2", "enter", "esc", "tab", "shift-tab", "up", "ctrl-up", "pgdn", "space",
+            "home", "/",
+        ];
+        let names = Keymap::names();
+        let entries: Vec<(&str, Vec<&str>)> = picks
+            .iter()
+            .map(|(name, keys)| (names[name % names.len()], keys.iter().map(|k| KEYS[*k]).collect()))
+            .collect();
+        let refs: Vec<(&str, &[&str])> = entries.iter().map(|(n, k)| (*n, k.as_slice())).collect();
+        if let Ok(keys) = remapped(&refs) {
+            assert_no_overlap(&keys);
+        }
+    }
+}
+
 #[test]
 fn the_help_shows_the_keys_in_force_in_place_of_the_ones_they_replaced() {
     let keys = remapped(&[
