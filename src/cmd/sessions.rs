@@ -36,6 +36,7 @@ fn list(out: &mut impl Write, store: &SessionStore, json: bool) {
     header(out);
     for meta in &sessions {
         row(out, meta);
+        notes(out, meta);
     }
 }
 
@@ -63,6 +64,7 @@ fn search_sessions(out: &mut impl Write, store: &SessionStore, query: &str, json
     header(out);
     for (i, hit) in &hits {
         row(out, &summaries[*i].meta);
+        notes(out, &summaries[*i].meta);
         let _ = writeln!(
             out,
             "{:<28} ↳ {}: {}",
@@ -115,6 +117,24 @@ fn header(out: &mut impl Write) {
         "{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} QUESTION",
         "ID", "DATE", "PROVIDER", "TURNS", "STATUS", "LAST CHECKPOINT"
     );
+}
+
+/// What a session's row alone does not say: the session it branched from, and what of a turn's
+/// stream its file left out.
+fn notes(out: &mut impl Write, meta: &SessionMeta) {
+    if let Some(from) = &meta.branched_from {
+        let _ = writeln!(
+            out,
+            "{:<28} ↳ branched from {} (its lock was held when this turn began)",
+            "",
+            sanitize_line(from)
+        );
+    }
+    for (i, turn) in meta.turns.iter().enumerate() {
+        if let Some(note) = &turn.not_saved {
+            let _ = writeln!(out, "{:<28} ↳ turn {}: {}", "", i + 1, sanitize_line(note));
+        }
+    }
 }
 
 fn row(out: &mut impl Write, meta: &SessionMeta) {
