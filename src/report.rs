@@ -28,7 +28,7 @@ pub fn install() {
     std::panic::set_hook(Box::new(move |info| {
         let report = panic_hook.panic_report(info).to_string();
         crate::log::log(&format!("panicked: {report}"));
-        eprintln!("{report}");
+        say(&report);
     }));
 }
 
@@ -64,11 +64,18 @@ pub fn exit(report: &eyre::Report, debug: bool) -> ExitCode {
     let line = line(report);
     crate::log::log(&format!("failed: {line}"));
     crate::log::log(&format!("report: {report:?}"));
-    eprintln!("research-tui: {line}");
+    say(&format!("research-tui: {line}"));
     if debug {
-        eprintln!("{report:?}");
+        say(&format!("{report:?}"));
     }
     ExitCode::from(1)
+}
+
+/// A line on stderr; nothing when stderr is gone (a closed terminal), where `eprintln!` would
+/// panic.
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{text}");
 }
 
 #[cfg(test)]

@@ -454,9 +454,13 @@ async fn event_loop(
             break;
         }
         if dirty && last_draw.elapsed() >= FRAME {
-            terminal
-                .draw(|frame| app.draw(frame))
-                .wrap_err("cannot draw on the terminal")?;
+            match terminal.draw(|frame| app.draw(frame)) {
+                Ok(_) => {}
+                // The terminal was closed (its SIGHUP may not have been read yet): an end, not a
+                // failure to report on a terminal that is gone.
+                Err(e) if terminal_gone(&e) => break,
+                Err(e) => return Err(e).wrap_err("cannot draw on the terminal"),
+            }
             // Tests of the panic path (debug builds only): a panic once the screen is the app's.
             #[cfg(debug_assertions)]
             if std::env::var_os("RESEARCH_TUI_TEST_PANIC").is_some() {
@@ -479,6 +483,7 @@ async fn event_loop(
                 Some(Ok(event)) => {
                     dirty |= effects::handle_event(event, app, conversation, terminal, &note_tx).await;
                 }
+                Some(Err(e)) if terminal_gone(&e) => break,
                 Some(Err(e)) => return Err(e).wrap_err("cannot read the terminal's input"),
                 None => break,
             },
@@ -510,6 +515,11 @@ async fn event_loop(
         }
     }
     Ok(())
+}
+
+/// The terminal hung up: reading or writing it fails with EIO.
+fn terminal_gone(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(libc::EIO)
 }
 
 /// Apply `first` and the updates already waiting behind it — at most [`UPDATE_BATCH`], for at most
