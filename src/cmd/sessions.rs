@@ -147,6 +147,11 @@ fn row(out: &mut impl Write, meta: &SessionMeta) {
         .chars()
         .take(60)
         .collect();
+    // One agent of a comparison: the id its sibling sessions share, after the question.
+    let question = match &meta.comparison {
+        Some(id) => format!("{question}  [comparison {}]", sanitize_line(id)),
+        None => question,
+    };
     let _ = writeln!(
         out,
         "{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} {}",

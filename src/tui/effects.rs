@@ -129,7 +129,8 @@ async fn run_effect(
     notes: &UnboundedSender<Note>,
 ) {
     match effect {
-        Effect::Quit => {}
+        // Only a comparison's columns ask for these, and the comparison carries them out.
+        Effect::Quit | Effect::Comparison(_) => {}
         Effect::Suspend => {
             if let Err(e) = super::suspend(terminal, app.mouse) {
                 app.set_message(format!("cannot suspend: {e}"), Severity::Error);

@@ -4,6 +4,7 @@
 //! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
 //! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
 
+pub mod compare;
 pub mod conversation;
 mod effects;
 pub mod export;
@@ -212,15 +213,26 @@ pub fn load_keys(path: &std::path::Path) -> Result<state::keymap::Keymap, String
     state::keymap::Keymap::with_entries(&entries).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Put the config file's keys in `opts`; the exit (code 2, the bad entry said in one line) when an
+/// entry of `[keys]` is bad.
+fn keys_in_force(opts: &mut TuiOptions) -> Option<std::process::ExitCode> {
+    match load_keys(&crate::local::config::config_file()) {
+        Ok(keys) => {
+            opts.keys = keys;
+            None
+        }
+        Err(line) => {
+            eprintln!("research-tui: {line}");
+            Some(std::process::ExitCode::from(2))
+        }
+    }
+}
+
 /// Run the app on its own tokio runtime; the exit code for `main` (a failure is one line on stderr;
 /// a bad `[keys]` entry exits with 2 before the terminal is touched).
 pub fn run_blocking(mut opts: TuiOptions) -> std::process::ExitCode {
-    match load_keys(&crate::local::config::config_file()) {
-        Ok(keys) => opts.keys = keys,
-        Err(line) => {
-            eprintln!("research-tui: {line}");
-            return std::process::ExitCode::from(2);
-        }
+    if let Some(exit) = keys_in_force(&mut opts) {
+        return exit;
     }
     let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
@@ -228,6 +240,31 @@ pub fn run_blocking(mut opts: TuiOptions) -> std::process::ExitCode {
     };
     let debug = opts.debug;
     match runtime.block_on(run(opts)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(report) => crate::report::exit(&report, debug),
+    }
+}
+
+/// Run a comparison (see [`compare`]) on its own tokio runtime; the exit code.
+pub fn run_compare_blocking(mut opts: TuiOptions, start: compare::Start) -> std::process::ExitCode {
+    if let Some(exit) = keys_in_force(&mut opts) {
+        return exit;
+    }
+    let runtime = match crate::runtime() {
+        Ok(runtime) => runtime,
+        Err(exit) => return exit,
+    };
+    let debug = opts.debug;
+    let run = async {
+        let _ = crate::log::init(&crate::local::config::log_file());
+        crate::log::log("start: a comparison");
+        // Every agent started and asked (or every session reopened) before the screen is taken over.
+        let mut screen = compare::start(&opts, start).await?;
+        let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
+        let _guard = TerminalGuard;
+        compare::event_loop(&mut terminal, &mut screen).await
+    };
+    match runtime.block_on(run) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(report) => crate::report::exit(&report, debug),
     }

@@ -9,7 +9,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::action::{Action, Armed};
+use super::action::{Action, Armed, ComparisonKey};
 use super::app::App;
 use super::focus::Focus;
 
@@ -27,7 +27,7 @@ pub enum Mods {
     AltOrShift,
     /// Neither Alt nor Shift held.
     NoAltOrShift,
-    /// Alt held, Ctrl not (a `[keys]` entry's `alt-b`).
+    /// Alt held, Ctrl not (also a `[keys]` entry's `alt-b`).
     Alt,
     /// Shift held, neither Ctrl nor Alt (a `[keys]` entry's `shift-up`).
     Shift,
@@ -79,6 +79,8 @@ pub enum Context {
     Panes,
     /// A pane has the focus in the narrow (tabbed) layout.
     NarrowPanes,
+    /// The app is one column of a comparison of several agents (no popup).
+    Comparison,
 }
 
 impl Context {
@@ -93,6 +95,7 @@ impl Context {
             Context::Prompt => app.popup.is_none() && app.focus == Focus::Prompt,
             Context::Panes => panes,
             Context::NarrowPanes => panes && narrow,
+            Context::Comparison => app.comparison && app.popup.is_none(),
         }
     }
 }
@@ -121,6 +124,13 @@ const fn plain(c: char) -> Key {
     Key {
         code: KeyCode::Char(c),
         mods: Mods::Plain,
+    }
+}
+
+const fn alt(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: Mods::Alt,
     }
 }
 
@@ -160,7 +170,7 @@ const fn bind(context: Context, keys: &'static [Key], action: Action) -> Binding
     }
 }
 
-use Context::{Anywhere, NarrowPanes, Panes, PickerFilter, Popup as InPopup, Prompt};
+use Context::{Anywhere, Comparison, NarrowPanes, Panes, PickerFilter, Popup as InPopup, Prompt};
 use KeyCode::{BackTab, Down, End, Enter, Esc, F, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
 /// Every key, in the order of the help.
@@ -399,6 +409,50 @@ pub static KEYMAP: &[KeyHelp] = &[
                 ctrl('j'),
             ],
             Action::Newline,
+        )],
+    },
+    KeyHelp {
+        keys: "Alt-N Alt-P",
+        help: "comparison: the next / previous agent's column gets the keys (narrow: its tab)",
+        readme: None,
+        bindings: &[
+            bind(
+                Comparison,
+                &[alt('n')],
+                Action::Comparison(ComparisonKey::Agent(true)),
+            ),
+            bind(
+                Comparison,
+                &[alt('p')],
+                Action::Comparison(ComparisonKey::Agent(false)),
+            ),
+        ],
+    },
+    KeyHelp {
+        keys: "Alt-J Alt-K",
+        help: "comparison: next / previous merged source; its spans light up in every column",
+        readme: None,
+        bindings: &[
+            bind(
+                Comparison,
+                &[alt('j')],
+                Action::Comparison(ComparisonKey::Source(true)),
+            ),
+            bind(
+                Comparison,
+                &[alt('k')],
+                Action::Comparison(ComparisonKey::Source(false)),
+            ),
+        ],
+    },
+    KeyHelp {
+        keys: "Alt-A",
+        help: "comparison: follow-ups go to every agent, or to the focused one only",
+        readme: None,
+        bindings: &[bind(
+            Comparison,
+            &[alt('a')],
+            Action::Comparison(ComparisonKey::SendTo),
         )],
     },
     KeyHelp {

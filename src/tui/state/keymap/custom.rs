@@ -11,8 +11,8 @@
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use super::{Context, KEYMAP, Key, KeyHelp, Mods, ctrl};
-use crate::tui::state::action::Action;
+use super::{Context, KEYMAP, Key, KeyHelp, Mods, alt, ctrl};
+use crate::tui::state::action::{Action, ComparisonKey};
 use crate::tui::state::focus::Focus;
 
 /// A binding of the key map in force.
@@ -268,13 +268,6 @@ const READLINE: [(Key, &str); 9] = [
     (alt('f'), "word forward"),
 ];
 
-const fn alt(c: char) -> Key {
-    Key {
-        code: KeyCode::Char(c),
-        mods: Mods::Alt,
-    }
-}
-
 /// The name of `action` bound in `context` in `[keys]`; `None` for what no key asks for directly
 /// (typing, clicks, confirming an armed letter).
 pub fn action_name(context: Context, action: &Action) -> Option<&'static str> {
@@ -316,6 +309,11 @@ pub fn action_name(context: Context, action: &Action) -> Option<&'static str> {
         Action::Ids => "ids",
         Action::Mouse => "mouse",
         Action::Retry => "retry",
+        Action::Comparison(ComparisonKey::Agent(true)) => "next_agent",
+        Action::Comparison(ComparisonKey::Agent(false)) => "previous_agent",
+        Action::Comparison(ComparisonKey::Source(true)) => "next_merged_source",
+        Action::Comparison(ComparisonKey::Source(false)) => "previous_merged_source",
+        Action::Comparison(ComparisonKey::SendTo) => "send_to",
         Action::Resize(true) => "widen",
         Action::Resize(false) => "narrow",
         Action::Zoom => "zoom",
@@ -329,11 +327,12 @@ pub fn action_name(context: Context, action: &Action) -> Option<&'static str> {
     })
 }
 
-/// Text can be typed here (everywhere includes the prompt): a plain character is text, not a key.
+/// Text can be typed here (everywhere, and a comparison's column, include the prompt): a plain
+/// character is text, not a key.
 fn typing(context: Context) -> bool {
     matches!(
         context,
-        Context::Prompt | Context::PickerFilter | Context::Anywhere
+        Context::Prompt | Context::PickerFilter | Context::Anywhere | Context::Comparison
     )
 }
 
@@ -344,9 +343,11 @@ fn is_typed(key: &Key) -> bool {
 
 /// Can the app be in both contexts at once?
 fn overlap(a: Context, b: Context) -> bool {
-    use Context::{Anywhere, NarrowPanes, Panes};
+    use Context::{Anywhere, Comparison, NarrowPanes, Panes, PickerFilter, Popup};
     match (a, b) {
         (Anywhere, _) | (_, Anywhere) => true,
+        // A comparison's column holds with no popup open: with the prompt or the panes.
+        (Comparison, other) | (other, Comparison) => !matches!(other, Popup | PickerFilter),
         (Panes | NarrowPanes, Panes | NarrowPanes) => true,
         _ => a == b,
     }
@@ -383,6 +384,7 @@ fn place(context: Context) -> &'static str {
         Context::Prompt => "in the prompt",
         Context::Panes => "in the panes",
         Context::NarrowPanes => "in the narrow layout's panes",
+        Context::Comparison => "in a comparison",
     }
 }
 
@@ -455,7 +457,7 @@ fn named(name: &str) -> Option<KeyCode> {
     })
 }
 
-/// A key as the help and docs/keys.md write it (`o`, `Ctrl-O`, `Alt-b`, `PgUp`, `↑`, `Space`).
+/// A key as the help and docs/keys.md write it (`o`, `Ctrl-O`, `Alt-B`, `PgUp`, `↑`, `Space`).
 pub fn key_name(key: &Key) -> String {
     let base = match key.code {
         KeyCode::Char(' ') => "Space".to_owned(),
@@ -476,6 +478,8 @@ pub fn key_name(key: &Key) -> String {
         (Mods::Ctrl, KeyCode::Char(c)) => format!("Ctrl-{}", c.to_ascii_uppercase()),
         (Mods::Ctrl, _) => format!("Ctrl-{base}"),
         (Mods::AltOrShift, KeyCode::Enter) => "Alt-Enter".to_owned(),
+        // As the table writes Ctrl and Alt letters: `Alt-N` is Alt with n.
+        (Mods::Alt, KeyCode::Char(c)) => format!("Alt-{}", c.to_ascii_uppercase()),
         (Mods::Alt, _) => format!("Alt-{base}"),
         (Mods::Shift, _) => format!("Shift-{base}"),
         _ => base,
