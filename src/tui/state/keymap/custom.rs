@@ -317,6 +317,7 @@ pub fn action_name(context: Context, action: &Action) -> Option<&'static str> {
         Action::Resize(true) => "widen",
         Action::Resize(false) => "narrow",
         Action::Zoom => "zoom",
+        Action::Timeline => "timeline",
         Action::Edit(_)
         | Action::Type(_)
         | Action::Paste(_)
