@@ -49,6 +49,7 @@ mod tui_history;
 mod tui_hostile_store;
 mod tui_input;
 mod tui_input_model;
+mod tui_keys;
 mod tui_layouts;
 mod tui_mouse;
 mod tui_popups;

@@ -14,12 +14,12 @@ use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
 
 use super::conversation::{Agent, Conversation, LiveConfig, Settings};
-use super::failure::{Doing, Failure};
 use super::state::{Action, AppConfig, ComparisonKey, Mode, SidebarItem};
 use super::ui::Ui;
 use super::{FRAME, Term, TuiOptions, effects};
 use crate::agent::client::{ApiKey, StreamOptions};
 use crate::model::compare::{AgentRun, Comparison, Timings};
+use crate::report::eyre::{self, WrapErr};
 use crate::wire::provider::Provider;
 
 pub use view::{WIDE_FROM, draw};
@@ -226,20 +226,21 @@ pub enum Start {
     Open(Vec<crate::local::store::SavedSession>),
 }
 
-/// An app for one column, in the comparison's theme.
-fn column_ui(theme: &crate::styled::theme::Theme) -> Ui {
+/// An app for one column, in the comparison's theme, with the keys in force.
+fn column_ui(theme: &crate::styled::theme::Theme, opts: &TuiOptions) -> Ui {
     let mut ui = Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: theme.clone(),
         can_ask: true,
     });
     ui.comparison = true;
+    ui.keys = opts.keys.clone();
     ui
 }
 
 /// Start the comparison: every agent asked the question, or every saved session of it reopened
 /// (each ready for a follow-up on its own agent).
-pub async fn start(opts: &TuiOptions, start: Start) -> Result<CompareScreen, Failure> {
+pub async fn start(opts: &TuiOptions, start: Start) -> eyre::Result<CompareScreen> {
     match start {
         Start::Ask(providers) => ask_all(opts, &providers).await,
         Start::Open(sessions) => open_all(opts, sessions).await,
@@ -249,7 +250,7 @@ pub async fn start(opts: &TuiOptions, start: Start) -> Result<CompareScreen, Fai
 async fn open_all(
     opts: &TuiOptions,
     sessions: Vec<crate::local::store::SavedSession>,
-) -> Result<CompareScreen, Failure> {
+) -> eyre::Result<CompareScreen> {
     let (theme, settings) = theme_and_settings(opts);
     let comparison_id = sessions
         .first()
@@ -263,13 +264,14 @@ async fn open_all(
     for saved in sessions {
         let provider =
             <Provider as clap::ValueEnum>::from_str(&saved.meta.provider, true).unwrap_or_default();
-        let mut ui = column_ui(&theme);
+        let mut ui = column_ui(&theme, opts);
         let mut conversation = Conversation::new(opts.store.clone(), settings);
         conversation.comparison = Some(comparison_id.clone());
         conversation
             .open(&mut ui, saved)
             .await
-            .doing("cannot open the saved comparison")?;
+            .map_err(|why| eyre::eyre!(why))
+            .wrap_err("cannot open the saved comparison")?;
         columns.push(Column {
             provider,
             ui,
@@ -309,7 +311,7 @@ fn theme_and_settings(opts: &TuiOptions) -> (crate::styled::theme::Theme, Settin
 }
 
 /// Start every agent (the demo agent for each, or the live ones) and ask them the question.
-async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareScreen, Failure> {
+async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> eyre::Result<CompareScreen> {
     let (theme, settings) = theme_and_settings(opts);
     let comparison_id = crate::agent::rng::id("cmp");
     let question = opts
@@ -319,7 +321,7 @@ async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareScr
         .unwrap_or_else(|| crate::demo::COMPARISON_QUESTION.to_owned());
     let mut columns = Vec::new();
     for &provider in providers {
-        let mut ui = column_ui(&theme);
+        let mut ui = column_ui(&theme, opts);
         let mut conversation = Conversation::new(opts.store.clone(), settings);
         conversation.comparison = Some(comparison_id.clone());
         let agent = match live_key(opts, provider) {
@@ -332,7 +334,7 @@ async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareScr
             }
             _ => Agent::demo(provider, &settings, false)
                 .await
-                .doing("cannot start the built-in demo agent")?,
+                .wrap_err("cannot start the built-in demo agent")?,
         };
         conversation.set_agent(agent, &mut ui);
         columns.push(Column {
@@ -366,7 +368,7 @@ fn live_key(opts: &TuiOptions, provider: Provider) -> Option<(String, ApiKey)> {
 }
 
 /// Run the comparison until the user quits.
-pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> Result<(), Failure> {
+pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> eyre::Result<()> {
     let mut events = EventStream::new();
     let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
     let mut poll = tokio::time::interval(POLL);
@@ -378,9 +380,12 @@ pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> Resu
             break;
         }
         if dirty && last_draw.elapsed() >= FRAME {
-            terminal
-                .draw(|frame| view::draw(frame, screen))
-                .doing("cannot draw on the terminal")?;
+            match terminal.draw(|frame| view::draw(frame, screen)) {
+                Ok(_) => {}
+                // A closed terminal ends it, as in the app.
+                Err(e) if super::terminal_gone(&e) => break,
+                Err(e) => return Err(e).wrap_err("cannot draw on the terminal"),
+            }
             last_draw = Instant::now();
             dirty = false;
         }
@@ -390,7 +395,8 @@ pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> Resu
             biased;
             event = events.next() => match event {
                 Some(Ok(event)) => dirty |= on_event(event, screen, terminal, &note_tx).await,
-                Some(Err(e)) => return Err(e).doing("cannot read the terminal's input"),
+                Some(Err(e)) if super::terminal_gone(&e) => break,
+                Some(Err(e)) => return Err(e).wrap_err("cannot read the terminal's input"),
                 None => break,
             },
             Some(note) = note_rx.recv() => {

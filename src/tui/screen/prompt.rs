@@ -60,7 +60,8 @@ impl PromptPane {
             KeyCode::Char('_' | '/' | '7') if ctrl => {
                 editor.undo();
             }
-            // The editor's own undo and redo keys (Ctrl-Z, Ctrl-R) are left to the terminal.
+            // Not the editor's own undo and redo (Ctrl-Z, Ctrl-R): Ctrl-Z suspends the app (a key-map
+            // binding, taken before the editor sees it); with `suspend` remapped it does nothing here.
             KeyCode::Char('z' | 'r') if ctrl => {}
             _ => {
                 editor.input(key);

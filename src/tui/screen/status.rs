@@ -11,6 +11,7 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::{clean, truncate};
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{Action, App, ConnState, Focus, Mode, Severity, Turn};
 
 pub fn format_elapsed(elapsed: Duration) -> String {
@@ -99,7 +100,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
     let theme = &app.theme;
     let width = area.width as usize;
     let mut spans: Vec<Span<'_>> = vec![badge(app), mode_badge(app)];
-    let help = if typing(app) { "F1 help " } else { "? help " };
+    // The help key in force where the keys go now (none when `[keys]` leaves it no key).
+    let places = if typing(app) {
+        [Context::Prompt, Context::Anywhere]
+    } else {
+        [Context::Panes, Context::Anywhere]
+    };
+    let help = app
+        .keys
+        .key_in("help", &places)
+        .map_or_else(String::new, |key| format!("{key} help "));
     let (right, right_style) = right_text(app, prompt_empty, width < 100);
     let used: usize = spans.iter().map(|s| s.content.width()).sum();
     // The help key always shows; the message gets what the state leaves.
@@ -132,7 +142,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
     spans.push(Span::raw(" ".repeat(budget)));
     spans.push(Span::styled(truncate(&right, right_w), right_style));
     spans.push(Span::styled(joint, theme.muted()));
-    spans.push(Span::styled(truncate(help, help_w), theme.muted()));
+    spans.push(Span::styled(truncate(&help, help_w), theme.muted()));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
@@ -368,9 +378,9 @@ fn right_text(app: &App, prompt_empty: bool, short: bool) -> (String, Style) {
         }
         None if app.popup.is_some() => (String::new(), theme.muted()),
         None if typing(app) && !prompt_empty => (String::new(), theme.muted()),
-        None if typing(app) || !app.can_ask || short => ("Ctrl-C quits".to_owned(), theme.muted()),
+        None if typing(app) || !app.can_ask || short => (quits(app), theme.muted()),
         None => (
-            "letters are keys, others type · Ctrl-C quits".to_owned(),
+            format!("letters are keys, others type · {}", quits(app)),
             theme.muted(),
         ),
     }
@@ -386,6 +396,12 @@ fn armed_short(action: &Action) -> &'static str {
         Action::Quit => "quits",
         _ => "does it",
     }
+}
+
+/// `Ctrl-C quits`, with the interrupt key in force.
+fn quits(app: &App) -> String {
+    let key = app.keys.key_in("interrupt", &[Context::Anywhere]);
+    format!("{} quits", key.as_deref().unwrap_or("Ctrl-C"))
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ use super::turn::SidebarItem;
 pub enum Action {
     Quit,
     Interrupt,
+    /// Ctrl-Z: give the terminal back to the shell until `fg`.
+    Suspend,
     FocusNext,
     FocusPrev,
     Focus(Focus),
@@ -101,6 +103,8 @@ pub struct Armed {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Quit,
+    /// Stop the process (SIGTSTP) with the terminal restored; take it back when continued.
+    Suspend,
     /// Ask `question` as a follow-up in a new turn.
     Ask(String),
     /// Stop the running stream and record its turn as cancelled (the app already shows it so).

@@ -99,6 +99,8 @@ pub struct App {
     /// The newest turn streams in another process and this app follows it (`watching · live`):
     /// stopping here stops nothing there.
     pub watching: bool,
+    /// The key map in force: the table with the config file's `[keys]`.
+    pub keys: super::keymap::Keymap,
 }
 
 /// What a question gets while the watched turn still streams in another process.
@@ -145,6 +147,7 @@ impl App {
             resume: Continuation::default(),
             session_id: None,
             watching: false,
+            keys: super::keymap::Keymap::default(),
         }
     }
 

@@ -28,12 +28,14 @@ pub enum Mods {
     AltOrShift,
     /// Neither Alt nor Shift held.
     NoAltOrShift,
-    /// Alt held, Ctrl not.
+    /// Alt held, Ctrl not (also a `[keys]` entry's `alt-b`).
     Alt,
+    /// Shift held, neither Ctrl nor Alt (a `[keys]` entry's `shift-up`).
+    Shift,
 }
 
 impl Mods {
-    fn allow(self, mods: KeyModifiers) -> bool {
+    pub fn allow(self, mods: KeyModifiers) -> bool {
         let ctrl = mods.contains(KeyModifiers::CONTROL);
         let alt = mods.contains(KeyModifiers::ALT);
         let shift = mods.contains(KeyModifiers::SHIFT);
@@ -44,6 +46,7 @@ impl Mods {
             Mods::AltOrShift => alt || shift,
             Mods::NoAltOrShift => !alt && !shift,
             Mods::Alt => alt && !ctrl,
+            Mods::Shift => shift && !ctrl && !alt,
         }
     }
 }
@@ -531,6 +534,14 @@ pub static KEYMAP: &[KeyHelp] = &[
         bindings: &[bind(Anywhere, &[ctrl('c')], Action::Interrupt)],
     },
     KeyHelp {
+        keys: "Ctrl-Z",
+        help: "suspend to the shell; fg brings the app back",
+        readme: Some(
+            "suspend to the shell (the terminal as it was before the app); `fg` brings the app back as it was",
+        ),
+        bindings: &[bind(Anywhere, &[ctrl('z')], Action::Suspend)],
+    },
+    KeyHelp {
         keys: "q",
         help: "quit, in a pane: q q, or q then Enter",
         readme: None,
@@ -554,7 +565,7 @@ pub fn bindings() -> impl Iterator<Item = &'static Binding> {
 }
 
 /// A character a person types into text (no Ctrl, no Alt).
-fn is_typed_char(key: &KeyEvent) -> bool {
+pub(crate) fn is_typed_char(key: &KeyEvent) -> bool {
     matches!(key.code, KeyCode::Char(c) if !c.is_control())
         && !key
             .modifiers
@@ -570,11 +581,12 @@ fn needs_confirmation(action: &Action) -> bool {
     )
 }
 
-/// The action `key` asks for in the app's current state: the binding that takes it, else typing it
-/// (in the prompt, or — a character no pane binding takes — into the prompt from a pane). A letter
-/// that writes, opens, quits or sends only arms its action in a pane or a popup: then Enter (or, for `q`, a
-/// second `q`) confirms it, another character is typed (the letter with it), any other key drops
-/// it. Key releases ask for nothing.
+/// The action `key` asks for in the app's current state: the binding of the key map in force
+/// (`app.keys`) that takes it, else typing it (in the prompt, or — a character no pane binding
+/// takes — into the prompt from a pane). A letter that writes, opens, quits or sends only arms its
+/// action in a pane or a popup: then Enter (or, for quit, the same letter again) confirms it,
+/// another character is typed (the letter with it), any other key drops it. Key releases ask for
+/// nothing.
 pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
@@ -583,7 +595,7 @@ pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
     let panes = holds(Context::Panes);
     if let Some(armed) = &app.armed {
         let enter = key.code == KeyCode::Enter && Mods::NoAltOrShift.allow(key.modifiers);
-        let again = armed.letter == 'q' && plain('q').matches(&key);
+        let again = *armed.action == Action::Quit && plain(armed.letter).matches(&key);
         if enter || again {
             return Some(Action::Confirm);
         }
@@ -591,11 +603,15 @@ pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
             return Some(Action::Type(key));
         }
     }
-    let binding = bindings().find(|b| holds(b.context) && b.keys.iter().any(|k| k.matches(&key)));
+    let binding = app
+        .keys
+        .bindings()
+        .find(|b| holds(b.context) && b.keys.iter().any(|k| k.matches(&key)));
     match binding {
         Some(binding)
             if matches!(binding.context, Context::Panes | Context::Popup)
-                && needs_confirmation(&binding.action) =>
+                && needs_confirmation(&binding.action)
+                && is_typed_char(&key) =>
         {
             let KeyCode::Char(letter) = key.code else {
                 return Some(binding.action.clone());
@@ -616,6 +632,9 @@ pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
         None => None,
     }
 }
+
+mod custom;
+pub use custom::{Keymap, KeysError};
 
 #[cfg(test)]
 mod tests;

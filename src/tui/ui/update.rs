@@ -28,6 +28,7 @@ impl Ui {
             Action::Arm(armed) => self.arm(armed),
             Action::Confirm => return armed.and_then(|armed| self.update(*armed.action)),
             Action::Interrupt => return self.interrupt(),
+            Action::Suspend => return Some(Effect::Suspend),
             Action::FocusNext => {
                 self.set_focus(self.focus.step(true, self.facts.narrow, self.shows_plan()))
             }

@@ -7,7 +7,7 @@ use ratatui::style::{Modifier, Style};
 use super::super::{piece, wrap_text};
 use crate::styled::text::RLine;
 use crate::styled::theme::Theme;
-use crate::tui::state::keymap::{KEYMAP, KeyHelp};
+use crate::tui::state::keymap::{KeyHelp, Keymap};
 use crate::tui::state::{Action, Focus};
 
 /// The widest keys the key column is made for.
@@ -63,12 +63,12 @@ fn group_of(entry: &KeyHelp) -> Group {
     }
 }
 
-/// The help's rows for `width` columns, the group of `focus` first.
-pub fn help_rows(focus: Focus, width: usize, theme: &Theme) -> Vec<RLine> {
+/// The help's rows for `width` columns, the group of `focus` first, each with the keys in force.
+pub fn help_rows(keys: &Keymap, focus: Focus, width: usize, theme: &Theme) -> Vec<RLine> {
     // The key column fits the usual keys; longer ones get a row of their own.
-    let key_w = KEYMAP
-        .iter()
-        .map(|entry| entry.keys.chars().count())
+    let key_w = keys
+        .help()
+        .map(|(label, _)| label.chars().count())
         .filter(|&n| n <= KEY_COLUMN)
         .max()
         .unwrap_or(0)
@@ -104,16 +104,16 @@ pub fn help_rows(focus: Focus, width: usize, theme: &Theme) -> Vec<RLine> {
                 theme.heading(3).add_modifier(Modifier::BOLD),
             )],
         });
-        for entry in KEYMAP.iter().filter(|e| group_of(e) == group) {
-            let keys = format!("{:<key_w$}", entry.keys);
-            let (first_row, help) = if keys.chars().count() > key_w {
+        for (label, entry) in keys.help().filter(|(_, e)| group_of(e) == group) {
+            let padded = format!("{label:<key_w$}");
+            let (first_row, help) = if padded.chars().count() > key_w {
                 // Keys longer than the column get a row of their own.
                 rows.push(RLine {
-                    pieces: vec![piece(entry.keys, key_style(theme))],
+                    pieces: vec![piece(label.to_owned(), key_style(theme))],
                 });
                 (vec![piece(" ".repeat(key_w), Style::new())], entry.help)
             } else {
-                (vec![piece(keys, key_style(theme))], entry.help)
+                (vec![piece(padded, key_style(theme))], entry.help)
             };
             let cont = vec![piece(" ".repeat(key_w), Style::new())];
             rows.extend(wrap_text(help, theme.text(), width, first_row, cont));
@@ -139,7 +139,7 @@ mod tests {
 
     fn headings(focus: Focus) -> Vec<String> {
         let theme = Theme::default();
-        help_rows(focus, 70, &theme)
+        help_rows(&Keymap::default(), focus, 70, &theme)
             .iter()
             .map(RLine::text)
             .filter(|t| {
@@ -177,11 +177,11 @@ mod tests {
     #[test]
     fn every_key_of_the_table_is_in_the_help() {
         let theme = Theme::default();
-        let text: String = help_rows(Focus::Answer, 200, &theme)
+        let text: String = help_rows(&Keymap::default(), Focus::Answer, 200, &theme)
             .iter()
             .map(|r| r.text() + "\n")
             .collect();
-        for entry in KEYMAP {
+        for entry in crate::tui::state::keymap::KEYMAP {
             assert!(text.contains(entry.keys), "{} is missing", entry.keys);
         }
     }

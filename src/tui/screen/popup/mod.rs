@@ -156,7 +156,7 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             Content::plain(
                 "Keys".to_owned(),
                 "j/k scroll · Esc close",
-                help::help_rows(app.focus, width, theme),
+                help::help_rows(&app.keys, app.focus, width, theme),
                 rect,
             )
         }
