@@ -104,6 +104,13 @@ impl Keymap {
                     keys.push(key);
                 }
             }
+            if keys.is_empty()
+                && let Some(why) = needs_a_key(name)
+            {
+                return Err(KeysError(format!(
+                    "[keys] {name} = []: it needs a key ({why})"
+                )));
+            }
             parsed.push((name.as_str(), keys));
         }
         for (name, keys) in &parsed {
@@ -332,6 +339,16 @@ pub fn action_name(context: Context, action: &Action) -> Option<&'static str> {
         | Action::Arm(_)
         | Action::Confirm => return None,
     })
+}
+
+/// Why the action `name` may not be left without a key, if it may not: without it a popup could
+/// not be closed, or a running answer cancelled.
+fn needs_a_key(name: &str) -> Option<&'static str> {
+    match name {
+        "escape" => Some("it is the only way to close a popup or leave a search"),
+        "interrupt" => Some("it is the only way to cancel a running answer"),
+        _ => None,
+    }
 }
 
 /// Text can be typed here (the prompt, the sessions filter, a search being typed; everywhere and a

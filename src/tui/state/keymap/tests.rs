@@ -342,6 +342,16 @@ fn each_kind_of_bad_entry_is_one_line_that_says_what_is_wrong() {
         error(&[("suspend", &["ctrl-a"])]),
         "[keys] suspend = \"ctrl-a\": Ctrl-A already edits the prompt (line start)"
     );
+    // No key at all is fine for most actions, not for the ways out.
+    assert!(remapped(&[("mouse", &[])]).is_ok());
+    assert_eq!(
+        error(&[("escape", &[])]),
+        "[keys] escape = []: it needs a key (it is the only way to close a popup or leave a search)"
+    );
+    assert_eq!(
+        error(&[("interrupt", &[])]),
+        "[keys] interrupt = []: it needs a key (it is the only way to cancel a running answer)"
+    );
     let not_keys = Keymap::with_entries(&[("quit".to_owned(), None)]).unwrap_err();
     assert_eq!(
         not_keys.to_string(),
