@@ -8,6 +8,7 @@
 
 use std::process::ExitCode;
 
+use crate::render::sanitize::{sanitize, sanitize_line};
 use color_eyre::config::{HookBuilder, Theme};
 
 pub use color_eyre::eyre;
@@ -64,9 +65,10 @@ pub fn exit(report: &eyre::Report, debug: bool) -> ExitCode {
     let line = line(report);
     crate::log::log(&format!("failed: {line}"));
     crate::log::log(&format!("report: {report:?}"));
-    say(&format!("research-tui: {line}"));
+    // The chain holds paths from the command line and servers' words: one plain line, no escapes.
+    say(&format!("research-tui: {}", sanitize_line(&line)));
     if debug {
-        say(&format!("{report:?}"));
+        say(&sanitize(&format!("{report:?}")));
     }
     ExitCode::from(1)
 }

@@ -18,7 +18,9 @@ use super::state::{Action, AppConfig, ComparisonKey, Mode, SidebarItem};
 use super::ui::Ui;
 use super::{FRAME, Term, TuiOptions, effects};
 use crate::agent::client::{ApiKey, StreamOptions};
+use crate::model::citations::Attribution;
 use crate::model::compare::{AgentRun, Comparison, Timings};
+use crate::model::session::Session;
 use crate::report::eyre::{self, WrapErr};
 use crate::wire::provider::Provider;
 
@@ -101,17 +103,23 @@ pub struct CompareScreen {
 impl CompareScreen {
     /// The columns' current turns compared.
     pub fn comparison(&self) -> Comparison {
+        // A column with no turn yet is an agent with nothing: skipping it would shift every later
+        // agent's index off its column (headers, marks and highlights on the wrong answer).
+        let (no_session, no_attribution) = (Session::new(), Attribution::default());
         let runs: Vec<AgentRun<'_>> = self
             .columns
             .iter()
-            .filter_map(|c| {
-                let turn = c.ui.current()?;
-                Some(AgentRun {
+            .map(|c| {
+                let (session, attribution) = match c.ui.current() {
+                    Some(turn) => (&turn.session, &turn.attribution),
+                    None => (&no_session, &no_attribution),
+                };
+                AgentRun {
                     provider: c.provider.as_str(),
-                    session: &turn.session,
-                    attribution: &turn.attribution,
+                    session,
+                    attribution,
                     timings: c.timings(),
-                })
+                }
             })
             .collect();
         Comparison::build(&runs)
@@ -251,6 +259,10 @@ async fn open_all(
     opts: &TuiOptions,
     sessions: Vec<crate::local::store::SavedSession>,
 ) -> eyre::Result<CompareScreen> {
+    // Sessions removed between listing and loading leave none: every column drawing assumes one.
+    if sessions.is_empty() {
+        eyre::bail!("cannot open the saved comparison: none of its sessions could be read");
+    }
     let (theme, settings) = theme_and_settings(opts);
     let comparison_id = sessions
         .first()

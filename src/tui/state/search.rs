@@ -80,8 +80,17 @@ impl Search {
         match (self.query.is_empty(), self.len(), self.current) {
             (true, ..) => String::new(),
             (false, 0, _) => "no match".to_owned(),
-            (false, n, Some(i)) => format!("{}/{n}", i + 1),
-            (false, n, None) => format!("{n} hits"),
+            (false, n, Some(i)) => format!("{}/{n}{}", i + 1, self.more()),
+            (false, n, None) => format!("{n}{} hits", self.more()),
+        }
+    }
+
+    /// `+` when the answer held more hits than are kept.
+    fn more(&self) -> &'static str {
+        if self.answer.len() >= MOST_HITS {
+            "+"
+        } else {
+            ""
         }
     }
 
@@ -166,17 +175,24 @@ fn case_matters(query: &str) -> bool {
     query.chars().any(char::is_uppercase)
 }
 
-/// Every occurrence of `query` in `text` from byte `from`, appended to `out` (not overlapping).
-/// Ignoring case folds ASCII only, so byte offsets stay the text's own.
+/// At most this many hits are kept: a one-letter query over a hostile 64 MiB answer would
+/// otherwise hold tens of millions of ranges; past it the count reads `100000+`.
+pub const MOST_HITS: usize = 100_000;
+
+/// Every occurrence of `query` in `text` from byte `from`, appended to `out` (not overlapping),
+/// until `out` holds [`MOST_HITS`]. Ignoring case folds ASCII only, so byte offsets stay the
+/// text's own.
 pub fn find_all(text: &str, query: &str, from: usize, out: &mut Vec<Range<usize>>) {
-    if query.is_empty() || from >= text.len() {
+    if query.is_empty() || from >= text.len() || out.len() >= MOST_HITS {
         return;
     }
     let rest = &text[from..];
+    let room = MOST_HITS - out.len();
     let hits = |haystack: &str, needle: &str, out: &mut Vec<Range<usize>>| {
         out.extend(
             haystack
                 .match_indices(needle)
+                .take(room)
                 .map(|(i, m)| from + i..from + i + m.len()),
         );
     };
@@ -226,6 +242,23 @@ mod tests {
         // Offsets are the text's own bytes, past multi-byte characters too.
         let last = found(text, "rust").pop().unwrap();
         assert_eq!(&text[last], "rust");
+    }
+
+    #[test]
+    fn a_one_letter_query_over_a_huge_answer_keeps_a_bounded_number_of_hits() {
+        let text = "a".repeat(3 * MOST_HITS);
+        let mut hits = found(&text, "a");
+        assert_eq!(hits.len(), MOST_HITS);
+        // More text streamed in adds nothing once the bound is reached.
+        find_all(&text, "a", 2 * MOST_HITS, &mut hits);
+        assert_eq!(hits.len(), MOST_HITS);
+        let search = Search {
+            query: "a".into(),
+            answer: hits,
+            current: Some(0),
+            ..Search::default()
+        };
+        assert_eq!(search.count(), format!("1/{MOST_HITS}+"));
     }
 
     #[test]

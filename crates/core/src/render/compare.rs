@@ -175,7 +175,10 @@ pub fn to_markdown(question: &str, answers: &[Answer<'_>]) -> String {
 fn markdown_cell(source: &MergedSource) -> String {
     let title = escape_inline(&sanitize_line(&source.title)).replace('|', "\\|");
     match &source.url {
-        Some(_) => format!("[{title}]({})", escape_url(&source.key).replace('|', "%7C")),
+        Some(_) => format!(
+            "[{title}]({})",
+            escape_url(&sanitize_line(&source.key)).replace('|', "%7C")
+        ),
         None => title,
     }
 }
