@@ -12,6 +12,7 @@
 use crossterm::event::{KeyCode, KeyModifiers};
 
 use super::{Context, KEYMAP, Key, KeyHelp, Mods, alt, ctrl};
+use crate::render::sanitize::is_unsafe;
 use crate::tui::state::action::{Action, ComparisonKey};
 use crate::tui::state::focus::Focus;
 
@@ -436,7 +437,8 @@ pub fn parse_key(spec: &str) -> Option<Key> {
     };
     let mut chars = base.chars();
     let code = match (chars.next(), chars.next()) {
-        (Some(c), None) if !c.is_control() && c != ' ' => KeyCode::Char(c),
+        // Bidi marks and invisibles are not keys anyone types, and the help would show them raw.
+        (Some(c), None) if !c.is_control() && c != ' ' && !is_unsafe(c) => KeyCode::Char(c),
         _ => named(&base.to_ascii_lowercase())?,
     };
     Some(match (mods, code) {

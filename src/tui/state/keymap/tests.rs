@@ -357,6 +357,9 @@ fn each_kind_of_bad_entry_is_one_line_that_says_what_is_wrong() {
         not_keys.to_string(),
         "[keys] quit: give a key (\"O\", \"ctrl-o\") or a list of keys"
     );
+    // A bidi override or an invisible is no key.
+    assert!(error(&[("quit", &["\u{202E}"])]).contains("not a key"));
+    assert!(error(&[("quit", &["\u{200B}"])]).contains("not a key"));
     // Control characters in the file never reach the terminal.
     let line = error(&[("quit", &["\u{1b}[31m"])]);
     assert!(!line.contains('\u{1b}'), "{line}");
