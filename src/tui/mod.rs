@@ -10,24 +10,15 @@ mod effects;
 pub mod export;
 pub mod screen;
 pub mod state;
+mod terminal;
 pub mod ui;
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    EventStream,
-};
-use crossterm::execute;
-use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
-};
+use crossterm::event::EventStream;
 use futures::StreamExt;
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
 
 use crate::agent::client::{ApiKey, StreamOptions};
 use crate::agent::live;
@@ -38,6 +29,8 @@ use crate::report::eyre::{self, WrapErr};
 use crate::wire::provider::{Provider, ProviderOptions};
 use conversation::{Agent, Conversation, Incoming, LiveConfig, Settings};
 use state::{AppConfig, Continuation, Mode, Severity};
+pub use terminal::restore_terminal;
+pub(crate) use terminal::{Term, TerminalGuard, setup_terminal, suspend};
 use ui::Ui;
 
 /// The demo's first question.
@@ -127,83 +120,6 @@ impl Default for TuiOptions {
             keys: state::keymap::Keymap::default(),
         }
     }
-}
-
-/// The app has the terminal (raw mode, the alternate screen): set by [`take_terminal`], cleared by
-/// [`restore_terminal`].
-static TAKEN: AtomicBool = AtomicBool::new(false);
-
-/// Restore the terminal: raw mode off, main screen back, paste and mouse modes off, cursor shown.
-/// Only once per taking: leaving the alternate screen again would move the cursor back to where it
-/// was entered, and the shell would then write over what was printed since (a panic's report).
-pub fn restore_terminal() {
-    if !TAKEN.swap(false, Ordering::SeqCst) {
-        return;
-    }
-    let _ = disable_raw_mode();
-    let _ = execute!(
-        io::stdout(),
-        DisableMouseCapture,
-        DisableBracketedPaste,
-        LeaveAlternateScreen,
-        crossterm::cursor::Show
-    );
-}
-
-struct TerminalGuard;
-
-impl Drop for TerminalGuard {
-    fn drop(&mut self) {
-        restore_terminal();
-    }
-}
-
-/// Restore the terminal before the panic is reported (by color-eyre's hook, `report::install`),
-/// when the panic ends the app (it happened on the thread running the event loop). A panicking
-/// background task only fails that task: its report goes to the log file, since printing it would
-/// scribble over the screen the app still owns.
-fn install_panic_hook() {
-    let previous = std::panic::take_hook();
-    let ui_thread = std::thread::current().id();
-    std::panic::set_hook(Box::new(move |info| {
-        if std::thread::current().id() == ui_thread {
-            restore_terminal();
-            previous(info);
-        } else {
-            crate::log::log(&format!("background task panicked: {info}"));
-        }
-    }));
-}
-
-pub(crate) type Term = Terminal<CrosstermBackend<io::Stdout>>;
-
-fn setup_terminal() -> io::Result<Term> {
-    install_panic_hook();
-    take_terminal(true)?;
-    Terminal::new(CrosstermBackend::new(io::stdout()))
-}
-
-/// Raw mode, the alternate screen, bracketed paste, and the mouse when the app has it.
-fn take_terminal(mouse: bool) -> io::Result<()> {
-    TAKEN.store(true, Ordering::SeqCst);
-    enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
-    if mouse {
-        execute!(io::stdout(), EnableMouseCapture)?;
-    }
-    Ok(())
-}
-
-/// Ctrl-Z: give the terminal back as it was before the app, stop the process group as a shell's
-/// Ctrl-Z would (the whole job, so a shell waiting on a wrapper script sees it stop), and when it is
-/// continued (`fg`) take the terminal again and redraw every cell.
-fn suspend(terminal: &mut Term, mouse: bool) -> io::Result<()> {
-    restore_terminal();
-    // Returns once SIGCONT has continued the process (at once when nothing can continue it: an
-    // orphaned process group does not stop).
-    rustix::process::kill_current_process_group(rustix::process::Signal::TSTP)?;
-    take_terminal(mouse)?;
-    terminal.clear()
 }
 
 /// The key map with the config file's `[keys]` applied, or the one line that says which entry is

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::tui::state::{AppConfig, Mode, Picker, Popup, SidebarItem};
+use KeyCode::{BackTab, Down, End, Enter, Esc, F, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
 /// An app in every state that changes what keys do: each popup or none, each focus, both layouts.
 fn every_state() -> Vec<(App, bool)> {
