@@ -189,6 +189,29 @@ pub fn run_compare_blocking(mut opts: TuiOptions, start: compare::Start) -> std:
     }
 }
 
+/// The theme (for the terminal's colour depth) and the streams' settings, as every screen of the
+/// app reads them, with the config file's or the theme's warning to show.
+pub(crate) fn theme_and_settings(
+    opts: &TuiOptions,
+) -> (crate::styled::theme::Theme, Settings, Option<String>) {
+    let (config, config_warning) = crate::styled::theme::read_config();
+    let (theme, theme_warning) = crate::styled::theme::select(
+        opts.theme.as_deref(),
+        &config,
+        crate::styled::theme::no_color_env(),
+    );
+    let theme = theme.for_depth(crate::styled::colors::ColorDepth::from_env());
+    let settings = Settings {
+        demo_speed: opts.demo_speed,
+        demo_fault: opts.demo_fault,
+        options: StreamOptions {
+            idle_timeout: opts.idle_timeout.max(Duration::from_secs(1)),
+            ..StreamOptions::default()
+        },
+    };
+    (theme, settings, theme_warning.or(config_warning))
+}
+
 /// Run the app until the user quits (or the stream ends, with `exit_when_done`).
 pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
     // The screen belongs to the app: diagnostics go to the log file (logging is off if it cannot open).
@@ -199,22 +222,7 @@ pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
         opts.demo,
         opts.replay.is_some()
     ));
-    let (config, config_warning) = crate::styled::theme::read_config();
-    let (theme, theme_warning) = crate::styled::theme::select(
-        opts.theme.as_deref(),
-        &config,
-        crate::styled::theme::no_color_env(),
-    );
-    let theme = theme.for_depth(crate::styled::colors::ColorDepth::from_env());
-
-    let settings = Settings {
-        demo_speed: opts.demo_speed,
-        demo_fault: opts.demo_fault,
-        options: StreamOptions {
-            idle_timeout: opts.idle_timeout.max(Duration::from_secs(1)),
-            ..StreamOptions::default()
-        },
-    };
+    let (theme, settings, warning) = theme_and_settings(&opts);
     let replaying = opts.replay.is_some();
     let mut app = Ui::new(AppConfig {
         mode: if replaying { Mode::Replay } else { Mode::Demo },
@@ -236,7 +244,7 @@ pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
     } else {
         start_agent(&mut app, &mut conversation, &opts, &settings).await?;
     }
-    if let Some(warning) = theme_warning.or(config_warning) {
+    if let Some(warning) = warning {
         app.set_message(warning, Severity::Warning);
     }
 

@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
 
-use super::conversation::{Agent, Conversation, LiveConfig, Settings};
+use super::conversation::{Agent, Conversation, LiveConfig};
 use super::state::{Action, AppConfig, ComparisonKey, Mode, SidebarItem};
 use super::ui::Ui;
 use super::{FRAME, Term, TuiOptions, effects};
-use crate::agent::client::{ApiKey, StreamOptions};
+use crate::agent::client::ApiKey;
 use crate::model::citations::Attribution;
 use crate::model::compare::{AgentRun, Comparison, Timings};
 use crate::model::session::Session;
@@ -101,6 +101,19 @@ pub struct CompareScreen {
 }
 
 impl CompareScreen {
+    /// The comparison's first screen: the first agent focused, no merged source selected,
+    /// follow-ups to every agent.
+    fn new(question: String, comparison_id: String, columns: Vec<Column>) -> CompareScreen {
+        CompareScreen {
+            question,
+            comparison_id,
+            columns,
+            focus: 0,
+            source: None,
+            to_all: true,
+        }
+    }
+
     /// The columns' current turns compared.
     pub fn comparison(&self) -> Comparison {
         // A column with no turn yet is an agent with nothing: skipping it would shift every later
@@ -263,7 +276,7 @@ async fn open_all(
     if sessions.is_empty() {
         eyre::bail!("cannot open the saved comparison: none of its sessions could be read");
     }
-    let (theme, settings) = theme_and_settings(opts);
+    let (theme, settings, _) = super::theme_and_settings(opts);
     let comparison_id = sessions
         .first()
         .and_then(|s| s.meta.comparison.clone())
@@ -292,39 +305,12 @@ async fn open_all(
             first_text: None,
         });
     }
-    Ok(CompareScreen {
-        question,
-        comparison_id,
-        columns,
-        focus: 0,
-        source: None,
-        to_all: true,
-    })
-}
-
-/// The theme and the streams' settings, as the app reads them.
-fn theme_and_settings(opts: &TuiOptions) -> (crate::styled::theme::Theme, Settings) {
-    let (config, _) = crate::styled::theme::read_config();
-    let (theme, _) = crate::styled::theme::select(
-        opts.theme.as_deref(),
-        &config,
-        crate::styled::theme::no_color_env(),
-    );
-    let theme = theme.for_depth(crate::styled::colors::ColorDepth::from_env());
-    let settings = Settings {
-        demo_speed: opts.demo_speed,
-        demo_fault: opts.demo_fault,
-        options: StreamOptions {
-            idle_timeout: opts.idle_timeout.max(Duration::from_secs(1)),
-            ..StreamOptions::default()
-        },
-    };
-    (theme, settings)
+    Ok(CompareScreen::new(question, comparison_id, columns))
 }
 
 /// Start every agent (the demo agent for each, or the live ones) and ask them the question.
 async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> eyre::Result<CompareScreen> {
-    let (theme, settings) = theme_and_settings(opts);
+    let (theme, settings, _) = super::theme_and_settings(opts);
     let comparison_id = crate::agent::rng::id("cmp");
     let question = opts
         .question
@@ -360,14 +346,7 @@ async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> eyre::Result<Comp
     for column in &mut columns {
         column.ask(question.clone());
     }
-    Ok(CompareScreen {
-        question,
-        comparison_id,
-        columns,
-        focus: 0,
-        source: None,
-        to_all: true,
-    })
+    Ok(CompareScreen::new(question, comparison_id, columns))
 }
 
 /// The provider's key and base URL when it has a key (else the demo agent answers for it).

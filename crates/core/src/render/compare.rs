@@ -228,17 +228,7 @@ pub fn to_text(question: &str, answers: &[Answer<'_>], width: usize) -> String {
         names.join(", ")
     );
     for source in &comparison.sources {
-        let marks: String = (0..names.len())
-            .map(|a| {
-                if source.cited_by.contains(&a) {
-                    '●'
-                } else if source.consulted_by.contains(&a) {
-                    '○'
-                } else {
-                    '·'
-                }
-            })
-            .collect();
+        let marks = source.marks(names.len());
         let place = source
             .url
             .as_ref()
