@@ -251,11 +251,9 @@ pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mu
             }
         }
         if !batch.is_empty() {
-            // More than a batch waiting behind this one: the stream outpaces decoding (a flood).
-            // The batch is only saved, and decoded from the file once the stream pauses, so the
-            // decoding does not compete with the response for the CPU while it pours in.
+            // A queue filling up: the batch is only saved, and decoded from the file later.
             let queued = rx.queued.load(Ordering::Relaxed);
-            reader.feed(&batch, queued > BATCH_BYTES);
+            reader.feed(&batch, queued > MAX_QUEUED_BYTES / 4);
             batch.clear();
             if let Err(e) = saved_turn.progress(&reader.session) {
                 reader.note_failure(format!("its ids could not be saved: {e}"));
