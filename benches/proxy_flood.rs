@@ -19,6 +19,9 @@
 //! - the proxy's peak resident memory (the kernel's high-water mark, one fresh proxy per stream)
 //!   against the stream's size, and the 200 MB peak against the 30 MB one (flat: ≈ 1).
 //!
+//! Every turn saved `complete` is checked byte for byte against the stream (the stream holds no key
+//! to mask), and the statuses of all turns are printed: a flood that outruns the recorder is cut.
+//!
 //! `cargo bench --bench proxy_flood` (`PROXY_FLOOD_ROUNDS=N`, `PROXY_FLOOD_SIZES=30,100` in MB for
 //! the bulk streams; `PROXY_FLOOD_BASELINE=/path/to/research-tui` adds another build's proxy to
 //! the rotation, for a before/after). Needs socat.
@@ -48,7 +51,7 @@ struct ProxyProcess {
     addr: SocketAddr,
     /// What the proxy says of each turn: whether the line says it is saved, and what it says.
     saved: mpsc::Receiver<(bool, String)>,
-    _home: tempfile::TempDir,
+    home: tempfile::TempDir,
 }
 
 impl ProxyProcess {
@@ -90,7 +93,7 @@ impl ProxyProcess {
             child,
             addr,
             saved,
-            _home: home,
+            home,
         }
     }
 
@@ -122,6 +125,24 @@ impl ProxyProcess {
             .map(|t| t.parse::<u64>().unwrap())
             .sum();
         ticks as f64 / 100.0
+    }
+
+    /// The turn file written last, whole.
+    fn last_turn_file(&self) -> Vec<u8> {
+        let sessions = self.home.path().join("research-tui/sessions");
+        let files = std::fs::read_dir(sessions).into_iter().flatten().flatten();
+        let newest = files
+            .flat_map(|session| {
+                std::fs::read_dir(session.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
+            .filter(|file| file.file_name().to_string_lossy().ends_with(".sse"))
+            .max_by_key(|file| file.metadata().and_then(|m| m.modified()).ok());
+        newest.map_or_else(Vec::new, |file| {
+            std::fs::read(file.path()).unwrap_or_default()
+        })
     }
 
     /// Wait (up to a minute) for the proxy to save the next turn: its status, and why when the
@@ -353,6 +374,8 @@ struct Measured {
     peak_rss: u64,
     baseline_rss: Option<u64>,
     saved: Vec<String>,
+    /// Complete turns whose file is byte-equal to the stream (checked: all of them).
+    byte_equal: usize,
 }
 
 /// Fetch `stream` along every route `rounds` times (after a warm-up round), the order rotated.
@@ -370,6 +393,7 @@ fn measure(stream: &Upstream, routes: &[Route], baseline: Option<&str>, rounds: 
     let mut samples: Vec<(Route, Samples)> =
         routes.iter().map(|&r| (r, Samples::default())).collect();
     let mut saved = Vec::new();
+    let mut byte_equal = 0;
     for round in 0..=rounds {
         for k in 0..routes.len() {
             let route = routes[(round + k) % routes.len()];
@@ -400,8 +424,16 @@ fn measure(stream: &Upstream, routes: &[Route], baseline: Option<&str>, rounds: 
                 (_, _, Some(socat)) => socat.cpu(),
                 (Route::Relay, Some(p), _) => p.cpu() - cpu_before,
                 (_, Some(p), _) => {
-                    saved.push(format!("{}: {}", route.label(), p.wait_saved()));
-                    p.cpu() - cpu_before
+                    let status = p.wait_saved();
+                    let cpu = p.cpu() - cpu_before;
+                    if status == "complete" {
+                        // Saved whole, it holds exactly what the client got (no key to mask).
+                        let file = p.last_turn_file();
+                        assert!(file == stream.bytes[..], "a complete turn's file differs");
+                        byte_equal += 1;
+                    }
+                    saved.push(format!("{}: {status}", route.label()));
+                    cpu
                 }
                 _ => 0.0,
             };
@@ -417,6 +449,7 @@ fn measure(stream: &Upstream, routes: &[Route], baseline: Option<&str>, rounds: 
         peak_rss: proxy.peak_rss(),
         baseline_rss: other.as_ref().map(ProxyProcess::peak_rss),
         saved,
+        byte_equal,
     }
 }
 
@@ -488,7 +521,11 @@ fn report(stream: &Upstream, measured: &Measured, rounds: usize) -> Vec<String> 
         *saved.entry(status).or_default() += 1;
     }
     let saved: Vec<String> = saved.iter().map(|(s, n)| format!("{s} ×{n}")).collect();
-    lines.push(format!("  turns (warm-up included): {}", saved.join("; ")));
+    lines.push(format!(
+        "  turns (warm-up included): {}; the {} complete ones byte-equal to the stream",
+        saved.join("; "),
+        measured.byte_equal
+    ));
     lines
 }
 
