@@ -386,6 +386,16 @@ impl TurnFile {
         }
     }
 
+    /// A `--record FILE` of `ask`: every byte kept as it came (no line or size limit: the file is
+    /// the user's, byte-exact), its arrival times written to `times` as a saved turn's are.
+    pub fn recording(file: File, times: File) -> TurnFile {
+        TurnFile {
+            line_limit: usize::MAX / 2,
+            cap: u64::MAX,
+            ..TurnFile::with_times(file, times, true, 0)
+        }
+    }
+
     /// Why the stream could not be saved in full, if it could not.
     pub fn failure(&self) -> Option<&str> {
         self.failure.as_deref()

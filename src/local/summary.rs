@@ -193,7 +193,7 @@ impl TurnDigest {
 
 /// `text` with every API key this user has configured masked: the raw stream keeps what an agent
 /// echoed, but a summary is a file people and scripts read.
-fn without_keys(text: &str) -> String {
+pub(crate) fn without_keys(text: &str) -> String {
     static KEYS: OnceLock<Vec<Secret>> = OnceLock::new();
     let keys = KEYS.get_or_init(|| {
         <Provider as clap::ValueEnum>::value_variants()

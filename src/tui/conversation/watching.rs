@@ -299,6 +299,7 @@ impl Conversation {
         if let Some(shown) = app.turns.last_mut() {
             shown.saved_index = saved.meta.turns.iter().position(|t| t == turn);
             shown.started = started_at(turn);
+            shown.raw = Some(path.clone());
         }
         self.attach(app, TurnDriver::start(Vec::new(), None, |_| stream));
         self.follow.tailing = Some(turn.stream_file.clone());

@@ -108,6 +108,9 @@ pub struct Turn {
     /// When each phase happened, from the times events reached the app (`None`: a saved turn
     /// whose arrival times were not kept).
     pub timeline: Option<Timeline>,
+    /// Where the turn's raw bytes are (a saved turn's file, a replayed recording): the timeline's
+    /// raw events are read from it.
+    pub raw: Option<std::path::PathBuf>,
     /// Keeps `attribution` up to date as events arrive, with work only for what changed.
     resolver: LiveResolver,
     /// Unique among the turns of this run: caches on the screen's side know a turn by it (an index
@@ -137,6 +140,7 @@ impl Turn {
             retry_at: None,
             retry_of: None,
             timeline: Some(Timeline::new()),
+            raw: None,
             resolver: LiveResolver::new(),
             id: NEXT_TURN_ID.fetch_add(1, Ordering::Relaxed),
         }

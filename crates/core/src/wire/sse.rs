@@ -10,6 +10,7 @@
 //! often without the blank line a strict parser waits for.
 
 use std::fmt;
+use std::ops::Range;
 
 /// Most capacity the line buffer keeps between lines.
 const KEPT_LINE_CAPACITY: usize = 64 * 1024;
@@ -80,6 +81,15 @@ pub struct SseDecoder {
     event_type: String,
     last_id: String,
     retry: Option<u64>,
+    /// Where the next byte given to `feed_body` lies in the stream.
+    base: u64,
+    /// Where the line being read starts, and where the line just ended ends (after its ending).
+    line_start: u64,
+    line_end: u64,
+    /// Where the pending event's first line starts.
+    event_start: Option<u64>,
+    /// Each dispatched event's place in the stream, when asked for ([`SseDecoder::track_offsets`]).
+    offsets: Option<Vec<Range<u64>>>,
 }
 
 impl Default for SseDecoder {
@@ -108,7 +118,36 @@ impl SseDecoder {
             event_type: String::new(),
             last_id: String::new(),
             retry: None,
+            base: 0,
+            line_start: 0,
+            line_end: 0,
+            event_start: None,
+            offsets: None,
         }
+    }
+
+    /// Also note where each dispatched event lay in the stream: byte offsets from the stream's first
+    /// byte (a BOM counted), from the start of its first line to the end of the line that
+    /// dispatched it. Taken with [`SseDecoder::take_offsets`], one range per event, in order.
+    pub fn track_offsets(mut self) -> Self {
+        self.offsets = Some(Vec::new());
+        self
+    }
+
+    /// The ranges noted since the last call ([`SseDecoder::track_offsets`]), appended to `into`.
+    pub fn take_offsets(&mut self, into: &mut Vec<Range<u64>>) {
+        if let Some(offsets) = &mut self.offsets {
+            into.append(offsets);
+        }
+    }
+
+    /// `event` is dispatched: out it goes, its range noted.
+    fn emit(&mut self, out: &mut Vec<SseEvent>, event: SseEvent) {
+        let start = self.event_start.take().unwrap_or(self.line_start);
+        if let Some(offsets) = &mut self.offsets {
+            offsets.push(start..self.line_end.max(start));
+        }
+        out.push(event);
     }
 
     /// The reconnection time last set by a valid `retry:` field, in milliseconds.
@@ -134,7 +173,10 @@ impl SseDecoder {
             }
             self.bom_done = true;
             let prefix = std::mem::take(&mut self.bom_prefix);
-            if prefix != BOM {
+            if prefix == BOM {
+                self.base = BOM.len() as u64;
+                self.line_start = self.base;
+            } else {
                 let mut first_err = self.feed_body(&prefix, out).err();
                 if let Err(e) = self.feed_body(chunk, out) {
                     first_err.get_or_insert(e);
@@ -147,10 +189,13 @@ impl SseDecoder {
 
     fn feed_body(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         let mut error = None;
+        let (origin, whole) = (self.base, chunk.len());
+        self.base += whole as u64;
         if self.after_cr && !chunk.is_empty() {
             self.after_cr = false;
             if chunk[0] == b'\n' {
                 chunk = &chunk[1..];
+                self.line_start += 1;
             }
         }
         while !chunk.is_empty() {
@@ -158,6 +203,11 @@ impl SseDecoder {
                 Some(pos) => {
                     let terminator = chunk[pos];
                     let whole_line_here = self.line.is_empty() && !self.skipping_line;
+                    let mut rest = &chunk[pos + 1..];
+                    if terminator == b'\r' && rest.first() == Some(&b'\n') {
+                        rest = &rest[1..];
+                    }
+                    self.line_end = origin + (whole - rest.len()) as u64;
                     if whole_line_here {
                         if pos > self.limit {
                             error.get_or_insert(SseError::TooLong { limit: self.limit });
@@ -167,17 +217,13 @@ impl SseDecoder {
                     } else if let Err(e) = self.append_to_line(&chunk[..pos]) {
                         error.get_or_insert(e);
                     }
-                    let mut rest = &chunk[pos + 1..];
-                    if terminator == b'\r' {
-                        match rest.first() {
-                            Some(b'\n') => rest = &rest[1..],
-                            None => self.after_cr = true,
-                            Some(_) => {}
-                        }
+                    if terminator == b'\r' && pos + 1 == chunk.len() {
+                        self.after_cr = true;
                     }
                     if !whole_line_here && let Err(e) = self.end_line(out) {
                         error.get_or_insert(e);
                     }
+                    self.line_start = self.line_end;
                     chunk = rest;
                 }
                 None => {
@@ -246,16 +292,18 @@ impl SseDecoder {
         };
         text.drain(..start);
         if self.framing == Framing::JsonLines && is_complete_json(&text) {
-            out.push(SseEvent {
+            let event = SseEvent {
                 event: std::mem::take(&mut self.event_type),
                 data: text,
                 id: self.last_id.clone(),
-            });
+            };
+            self.emit(out, event);
             return Ok(());
         }
         text.push('\n');
         self.data = text;
         self.data_pending = true;
+        self.event_start.get_or_insert(self.line_start);
         Ok(())
     }
 
@@ -270,9 +318,11 @@ impl SseDecoder {
         if line.is_empty() {
             if std::mem::take(&mut self.skipping_event) {
                 self.event_type.clear();
+                self.event_start = None;
                 return Ok(());
             }
             self.dispatch(out);
+            self.event_start = None;
             return Ok(());
         }
         if self.skipping_event {
@@ -281,6 +331,7 @@ impl SseDecoder {
         if line.starts_with(':') {
             return Ok(());
         }
+        self.event_start.get_or_insert(self.line_start);
         let (field_len, value_start) = match line.find(':') {
             Some(colon) => {
                 let after = colon + 1;
@@ -295,11 +346,12 @@ impl SseDecoder {
                     && !self.data_pending
                     && is_complete_json(&line[value_start..])
                 {
-                    out.push(SseEvent {
+                    let event = SseEvent {
                         event: std::mem::take(&mut self.event_type),
                         data: line[value_start..].to_owned(),
                         id: self.last_id.clone(),
-                    });
+                    };
+                    self.emit(out, event);
                     return Ok(());
                 }
                 let value = &line[value_start..];
@@ -342,11 +394,12 @@ impl SseDecoder {
         self.data_pending = false;
         let mut data = std::mem::take(&mut self.data);
         data.pop();
-        out.push(SseEvent {
+        let event = SseEvent {
             event: event_type,
             data,
             id: self.last_id.clone(),
-        });
+        };
+        self.emit(out, event);
     }
 
     /// End of stream: a last line without a line ending is still processed. Returns the event that
@@ -362,6 +415,7 @@ impl SseDecoder {
             }
         }
         self.after_cr = false;
+        self.line_end = self.base;
         if (!self.line.is_empty() || self.skipping_line)
             && let Err(e) = self.end_line(out)
         {
@@ -369,6 +423,12 @@ impl SseDecoder {
         }
         self.skipping_event = false;
         let event = std::mem::take(&mut self.event_type);
+        let pending_start = self.event_start.take().unwrap_or(self.line_start);
+        if self.data_pending
+            && let Some(offsets) = &mut self.offsets
+        {
+            offsets.push(pending_start..self.base);
+        }
         let pending = self.data_pending.then(|| {
             self.data_pending = false;
             let mut data = std::mem::take(&mut self.data);
@@ -440,6 +500,38 @@ pub fn is_complete_json(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every event's bytes, cut out of the stream by the ranges the decoder noted, whatever the
+    /// chunks: comments and blank lines between events belong to none.
+    #[test]
+    fn each_event_s_place_in_the_stream_is_noted_whatever_the_chunks() {
+        let stream = "\u{feff}: hello\n\nevent: a\r\ndata: 1\r\n\r\ndata: {\"x\":2}\ndata: {\"y\":3}\n\n: ping\rdata: 4\n\ndata: {\"tail\":5}";
+        let bytes = stream.as_bytes();
+        let want = [
+            "event: a\r\ndata: 1\r\n\r\n",
+            "data: {\"x\":2}\n",
+            "data: {\"y\":3}\n",
+            "data: 4\n\n",
+            "data: {\"tail\":5}",
+        ];
+        for size in [1, 2, 3, 7, bytes.len()] {
+            let mut decoder = SseDecoder::new(Framing::JsonLines).track_offsets();
+            let mut events = Vec::new();
+            for chunk in bytes.chunks(size) {
+                decoder.feed(chunk, &mut events).unwrap();
+            }
+            // The last line has no ending: the end of the stream ends it.
+            decoder.finish(&mut events);
+            assert_eq!(events.len(), want.len());
+            let mut ranges = Vec::new();
+            decoder.take_offsets(&mut ranges);
+            let cut: Vec<&str> = ranges
+                .iter()
+                .map(|r| &stream[r.start as usize..r.end as usize])
+                .collect();
+            assert_eq!(cut, want, "chunks of {size}");
+        }
+    }
 
     fn decode_all(framing: Framing, chunks: &[&[u8]]) -> (Vec<SseEvent>, Option<SseEvent>) {
         let mut decoder = SseDecoder::new(framing);

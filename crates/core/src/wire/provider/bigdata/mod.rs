@@ -159,10 +159,11 @@ fn decode_message(mut msg: Map<String, Value>, out: &mut Vec<AgentEvent>) {
         "ACTION" => AgentEvent::ToolCall {
             role,
             tool_name: take_string(&mut msg, &["tool_name", "toolName"]).unwrap_or_default(),
-            arguments: msg
-                .remove("tool_arguments")
-                .or_else(|| msg.remove("toolArguments"))
-                .unwrap_or(Value::Null),
+            arguments: super::tool_arguments(
+                msg.remove("tool_arguments")
+                    .or_else(|| msg.remove("toolArguments"))
+                    .unwrap_or(Value::Null),
+            ),
         },
         "AUDIT" => {
             let traces = match msg

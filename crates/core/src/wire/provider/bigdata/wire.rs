@@ -173,10 +173,11 @@ impl MessageBody {
             "ACTION" => AgentEvent::ToolCall {
                 role,
                 tool_name: m.tool_name.or(m.tool_name_camel).unwrap_or_default(),
-                arguments: m
-                    .tool_arguments
-                    .or(m.tool_arguments_camel)
-                    .unwrap_or(Value::Null),
+                arguments: super::super::tool_arguments(
+                    m.tool_arguments
+                        .or(m.tool_arguments_camel)
+                        .unwrap_or(Value::Null),
+                ),
             },
             "AUDIT" => AgentEvent::Audit {
                 role,
