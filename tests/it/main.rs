@@ -39,6 +39,7 @@ mod sse_vectors;
 mod store_concurrency;
 mod store_hostile;
 mod tail_follow;
+mod timeline_views;
 mod tls;
 mod tui_browse;
 mod tui_charts;

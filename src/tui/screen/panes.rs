@@ -191,7 +191,7 @@ pub fn draw(frame: &mut Frame, app: &App, panes: &Panes) -> FrameFacts {
                 let tab = areas.narrow;
                 let focused = tab && app.focus == crate::tui::state::Focus::Timeline;
                 let hint = match tab {
-                    true => popup::timeline::footer(app, &panes.timeline),
+                    true => popup::timeline::footer(app, &panes.timeline, true),
                     false => "T details",
                 };
                 let block = super::pane_block(

@@ -206,7 +206,7 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             let rect = fitted(area, w, rows.len());
             Content {
                 title: timeline::title(app, view),
-                footer: timeline::footer(app, view),
+                footer: timeline::footer(app, view, false),
                 rows,
                 rect,
                 picked: None,

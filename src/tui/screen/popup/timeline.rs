@@ -400,11 +400,13 @@ pub fn title(app: &App, view: &TimelineView) -> String {
     }
 }
 
-/// The keys the view takes now.
-pub fn footer(app: &App, view: &TimelineView) -> &'static str {
-    match (&view.events, app.turns.len() > 1) {
-        (Some(_), _) => "j/k select · y copy event JSON · Esc back",
-        (None, true) => "j/k select · Enter raw events · [ ] turn · y copy row · Esc close",
-        (None, false) => "j/k select · Enter raw events · y copy row · Esc close",
+/// The keys the view takes now (in the popup, or in the tab, which Esc does not close).
+pub fn footer(app: &App, view: &TimelineView, tab: bool) -> &'static str {
+    match (&view.events, app.turns.len() > 1, tab) {
+        (Some(_), _, _) => "j/k select · y copy event JSON · Esc back",
+        (None, true, false) => "j/k select · Enter raw events · [ ] turn · y copy row · Esc close",
+        (None, false, false) => "j/k select · Enter raw events · y copy row · Esc close",
+        (None, true, true) => "j/k select · Enter raw events · [ ] turn · y copy row",
+        (None, false, true) => "j/k select · Enter raw events · y copy row",
     }
 }

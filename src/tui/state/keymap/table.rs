@@ -85,9 +85,9 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Enter",
-        help: "Sources: open the detail (j/k pick a span, Enter jumps to it) · Activity: expand the item (a chart: full screen) · Answer: the chart in view full screen, else open the structured output",
+        help: "Sources: open the detail (j/k pick a span, Enter jumps to it) · Activity: expand the item (a chart: full screen) · Answer: the chart in view full screen, else open the structured output · Timeline: the raw events behind the row",
         readme: Some(
-            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports; `j`/`k` pick a span, Enter jumps to it in the answer) · Activity: expand the item (a chart's line opens the chart full screen) · Answer: the chart in view full screen (a click on a chart too), else unfold the structured output into a table",
+            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports; `j`/`k` pick a span, Enter jumps to it in the answer) · Activity: expand the item (a chart's line opens the chart full screen) · Answer: the chart in view full screen (a click on a chart too), else unfold the structured output into a table · Timeline: the raw SSE events behind the selected row",
         ),
         bindings: &[
             bind(Panes, &[any(Enter)], Action::Enter),
@@ -211,7 +211,7 @@ pub static KEYMAP: &[KeyHelp] = &[
         keys: "[ ]",
         help: "select an earlier / later turn: the answer scrolls to it, plan, activity, sources and the timeline follow; a question asked then branches from its checkpoint",
         readme: Some(
-            "select an earlier / later turn: the answer scrolls to it (its rule is marked), the plan, activity and sources follow it, and a question asked then branches from its checkpoint (`↳ from turn 2 · ckpt-…` in the prompt's title)",
+            "select an earlier / later turn: the answer scrolls to it (its rule is marked), the plan, activity, sources and the timeline follow it, and a question asked then branches from its checkpoint (`↳ from turn 2 · ckpt-…` in the prompt's title)",
         ),
         bindings: &[
             bind(Panes, &[plain('[')], Action::Turn(false)),
