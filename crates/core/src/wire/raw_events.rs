@@ -248,4 +248,50 @@ mod tests {
             None
         );
     }
+
+    /// A stream generated as it is read, never whole in memory: `n` answer deltas after a start.
+    struct Endless {
+        n: usize,
+        done: usize,
+        pending: Vec<u8>,
+    }
+
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            while self.pending.len() < buf.len() && self.done < self.n {
+                self.done += 1;
+                self.pending.extend_from_slice(
+                    br#"data: {"chat_id":"c","message":{"type":"ANSWER","content":"word word word word word word word word word "}}"#,
+                );
+                self.pending.extend_from_slice(b"\n\n");
+            }
+            let k = buf.len().min(self.pending.len());
+            buf[..k].copy_from_slice(&self.pending[..k]);
+            self.pending.drain(..k);
+            Ok(k)
+        }
+    }
+
+    #[test]
+    fn a_row_of_a_huge_stream_keeps_at_most_keep_places_and_counts_the_rest() {
+        // 200 000 events, about 25 MB: the answer row stands for all of them.
+        let n = 200_000;
+        let stream = Endless {
+            n,
+            done: 0,
+            pending: Vec::new(),
+        };
+        let found = read_row_events(
+            stream,
+            Some(Provider::Bigdata),
+            None,
+            RowTarget::Phase(1),
+            500,
+        )
+        .unwrap();
+        assert_eq!((found.events.len(), found.more), (500, n - 500));
+        // Each event: its JSON line (108 bytes with its end), then a blank line of its own.
+        let step = 109;
+        assert_eq!(found.events[499].range, 499 * step..499 * step + 108);
+    }
 }

@@ -128,7 +128,8 @@ impl SseDecoder {
 
     /// Also note where each dispatched event lay in the stream: byte offsets from the stream's first
     /// byte (a BOM counted), from the start of its first line to the end of the line that
-    /// dispatched it. Taken with [`SseDecoder::take_offsets`], one range per event, in order.
+    /// dispatched it (a CRLF cut between two chunks: to its CR). Taken with
+    /// [`SseDecoder::take_offsets`], one range per event, in order.
     pub fn track_offsets(mut self) -> Self {
         self.offsets = Some(Vec::new());
         self

@@ -24,9 +24,22 @@ fn each_event_s_place_in_the_stream_is_noted_whatever_the_chunks() {
         assert_eq!(events.len(), want.len());
         let mut ranges = Vec::new();
         decoder.take_offsets(&mut ranges);
-        let cut: Vec<&str> = ranges
+        // A CRLF cut between two chunks: the event was dispatched at its CR, before its LF came
+        // (that byte then belongs to no event).
+        let cut: Vec<String> = ranges
             .iter()
-            .map(|r| &stream[r.start as usize..r.end as usize])
+            .map(|r| {
+                (
+                    &stream[r.start as usize..r.end as usize],
+                    &stream[r.end as usize..],
+                )
+            })
+            .map(
+                |(cut, after)| match cut.ends_with('\r') && after.starts_with('\n') {
+                    true => format!("{cut}\n"),
+                    false => cut.to_owned(),
+                },
+            )
             .collect();
         assert_eq!(cut, want, "chunks of {size}");
     }
