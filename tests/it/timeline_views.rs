@@ -354,3 +354,32 @@ async fn watch_joining_a_turn_midway_times_it_from_the_request_by_the_writers_ti
     let _ = asking.wait();
     t.send(&["Escape", "q", "q"]);
 }
+
+#[test]
+fn a_raw_event_longer_than_the_room_scrolls_with_page_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = saved_turn(dir.path(), EARNINGS, "turn-001.sse");
+    let mut app = support::app();
+    play_saved(&mut app, EARNINGS, &raw, None);
+    browse(&mut app);
+    key(&mut app, KeyCode::Char('T'));
+    key(&mut app, KeyCode::Char('G'));
+    // A chart's event: its data points run to a hundred lines.
+    for _ in 0..100 {
+        if format!("{:?}", draw(&mut app, 140, 42).backend()).contains("Phase    chart") {
+            break;
+        }
+        key(&mut app, KeyCode::Char('k'));
+    }
+    key(&mut app, KeyCode::Enter);
+    let screen = format!("{:?}", draw(&mut app, 140, 42).backend());
+    assert!(screen.contains("\"type\": \"CHART\""), "{screen}");
+    assert!(screen.contains("lines 1–"), "{screen}");
+    key(&mut app, KeyCode::PageDown);
+    let screen = format!("{:?}", draw(&mut app, 140, 42).backend());
+    assert!(screen.contains("lines 11–"), "{screen}");
+    assert!(
+        !screen.contains("\"type\": \"CHART\""),
+        "scrolled past it:\n{screen}"
+    );
+}

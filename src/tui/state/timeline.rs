@@ -38,12 +38,30 @@ pub struct EventsView {
     pub selected: usize,
     /// The selected event's data as read back (its index, the text), or why it could not be.
     pub data: Option<(usize, Result<String, String>)>,
+    /// The first line of the data shown (PgUp PgDn scroll it).
+    pub data_top: usize,
 }
 
 impl EventsView {
     /// Move the selection by `delta` (within the events).
     pub fn move_by(&mut self, delta: isize) {
         let last = self.found.events.len().saturating_sub(1);
-        self.selected = self.selected.saturating_add_signed(delta).min(last);
+        let selected = self.selected.saturating_add_signed(delta).min(last);
+        if selected != self.selected {
+            self.data_top = 0;
+        }
+        self.selected = selected;
+    }
+
+    /// Scroll the selected event's data by `delta` lines (kept within it when drawn).
+    pub fn scroll_data(&mut self, delta: isize) {
+        let lines = match &self.data {
+            Some((_, Ok(text))) => text.lines().count(),
+            _ => 0,
+        };
+        self.data_top = self
+            .data_top
+            .saturating_add_signed(delta)
+            .min(lines.saturating_sub(1));
     }
 }

@@ -83,7 +83,7 @@ impl Ui {
     }
 
     pub(super) fn page(&mut self, direction: isize) {
-        if self.move_picker(direction * 5, None) || self.move_timeline_row(direction * 10) {
+        if self.move_picker(direction * 5, None) || self.timeline_page(direction) {
             return;
         }
         if let Some(Popup::Chart { .. }) = self.app.popup {

@@ -69,6 +69,19 @@ impl Ui {
         true
     }
 
+    /// PgUp PgDn in the timeline: the raw event's data scrolls, else the rows move by ten.
+    /// `false` when no timeline has the keys.
+    pub(super) fn timeline_page(&mut self, direction: isize) -> bool {
+        match self.timeline_view().map(|view| &mut view.events) {
+            Some(Some(events)) => {
+                events.scroll_data(direction * 10);
+                true
+            }
+            Some(None) => self.move_timeline_row(direction * 10),
+            None => false,
+        }
+    }
+
     /// The turn the timeline view shows.
     fn timeline_turn(&self) -> usize {
         match &self.app.popup {
@@ -115,6 +128,7 @@ impl Ui {
                     found,
                     selected: 0,
                     data: None,
+                    data_top: 0,
                 };
                 load_selected(&mut events);
                 if let Some(view) = self.timeline_view() {

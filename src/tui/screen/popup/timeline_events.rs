@@ -94,22 +94,31 @@ pub(super) fn event_rows(
     match &view.data {
         Some((i, Ok(text))) if *i == view.selected => {
             let lines: Vec<&str> = text.lines().collect();
-            let shown = lines.len().min(data_room);
+            if lines.len() <= data_room {
+                out.extend(
+                    lines
+                        .iter()
+                        .map(|line| one((*line).to_owned(), theme.code())),
+                );
+                return out;
+            }
+            // Longer than the room: a window of it, and where it is.
+            let room = data_room.saturating_sub(1).max(1);
+            let top = view.data_top.min(lines.len().saturating_sub(room));
+            let end = (top + room).min(lines.len());
             out.extend(
-                lines[..shown]
+                lines[top..end]
                     .iter()
                     .map(|line| one((*line).to_owned(), theme.code())),
             );
-            if shown < lines.len() && shown > 0 {
-                out.pop();
-                out.push(one(
-                    format!(
-                        "… {} more lines (y copies it whole)",
-                        lines.len() - shown + 1
-                    ),
-                    theme.muted(),
-                ));
-            }
+            out.push(one(
+                format!(
+                    "lines {}–{end} of {} · PgUp PgDn scroll · y copies it whole",
+                    top + 1,
+                    lines.len()
+                ),
+                theme.muted(),
+            ));
         }
         Some((i, Err(why))) if *i == view.selected => out.push(one(why.clone(), theme.warning())),
         _ => {}
