@@ -8,7 +8,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::local::session_files::{is_real_dir, open_regular, replace_file, writer_alive};
+use crate::local::session_files::{
+    is_real_dir, open_regular, replace_file, replace_file_unsynced, writer_alive,
+};
 use crate::local::turn_status::TurnStatus;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -155,6 +157,14 @@ pub(crate) fn settle(dir: &Path, meta: SessionMeta) -> SessionMeta {
 pub(crate) fn write_meta(dir: &Path, meta: &SessionMeta) -> io::Result<()> {
     let bytes = serde_json::to_vec_pretty(meta).map_err(io::Error::other)?;
     replace_file(dir, META, &bytes)
+}
+
+/// The first meta of a session just created, not synced: nobody reads a session without turns for
+/// anything, and its first turn writes the meta again, synced, before the turn's stream is saved.
+/// A crash before that leaves an empty session whose meta may be unreadable (not listed).
+pub(crate) fn write_new_meta(dir: &Path, meta: &SessionMeta) -> io::Result<()> {
+    let bytes = serde_json::to_vec_pretty(meta).map_err(io::Error::other)?;
+    replace_file_unsynced(dir, META, &bytes)
 }
 
 /// The order sessions are listed in: the latest change first, then the higher id.

@@ -20,7 +20,9 @@ use std::time::SystemTime;
 
 use crate::agent::client::RawSink;
 use crate::agent::turn::TurnRecorder;
-use crate::local::meta::{SessionMeta, TurnMeta, newest_first, read_settled_meta, write_meta};
+use crate::local::meta::{
+    SessionMeta, TurnMeta, newest_first, read_settled_meta, write_meta, write_new_meta,
+};
 use crate::local::session_files::{
     SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, open_regular,
     open_times_file, writer_alive,
@@ -104,7 +106,7 @@ impl SessionStore {
             },
         };
         // Nobody else knows the new directory yet: no lock needed.
-        write_meta(&saved.dir, &saved.meta)?;
+        write_new_meta(&saved.dir, &saved.meta)?;
         Ok(saved)
     }
 

@@ -281,7 +281,7 @@ impl SseDecoder {
         if line.starts_with(':') {
             return Ok(());
         }
-        let (field_len, value_start) = match line.find(':') {
+        let (field_len, value_start) = match memchr::memchr(b':', line.as_bytes()) {
             Some(colon) => {
                 let after = colon + 1;
                 let skip_space = line.as_bytes().get(after) == Some(&b' ');
