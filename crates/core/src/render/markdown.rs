@@ -46,11 +46,7 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
 }
 
 /// [`render`] written to `out` as it is rendered (the document is never held whole).
-pub fn write(
-    session: &Session,
-    attribution: &Attribution,
-    out: impl io::Write,
-) -> io::Result<()> {
+pub fn write(session: &Session, attribution: &Attribution, out: impl io::Write) -> io::Result<()> {
     let mut out = Out::new(out);
     render_into(&mut out, session, attribution);
     out.finish().map(drop)

@@ -44,9 +44,15 @@ fn render_into<W: io::Write>(
     attribution: &Attribution,
     width: usize,
 ) {
-    super::annotate(out, session.answer.as_str(), attribution, sanitize, |n, out| {
-        let _ = write!(out, "[{n}]");
-    });
+    super::annotate(
+        out,
+        session.answer.as_str(),
+        attribution,
+        sanitize,
+        |n, out| {
+            let _ = write!(out, "[{n}]");
+        },
+    );
     if out.trailing_newlines() == 0 {
         out.push('\n');
     }
