@@ -1,6 +1,6 @@
 //! `ask`'s CPU per answer chunk on a flood: the 8 MB benchmark stream (40 k ANSWER chunks of ~43
 //! characters, 5,000 references, 200 tool calls) sent by a local server as fast as the socket takes
-//! it, one write per event, answered by `ask --format text` and `--format json` with stdout to
+//! it, each event one HTTP chunk (chunked transfer encoding, as streaming servers send it), answered by `ask --format text` and `--format json` with stdout to
 //! /dev/null. The anchor, measured in the same run: `render` of the same file (decoding and
 //! rendering without a network, a runtime or threads). With `ASK_FLOOD_BASELINE=<another build's
 //! binary>` that build runs too, alternating with this one, for a before/after ratio.
@@ -13,7 +13,6 @@ mod streams;
 #[path = "support/timed.rs"]
 mod timed;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -78,13 +77,7 @@ fn main() {
                 }
                 events
             });
-    let base_url = streams::serve_event_stream(move |socket| {
-        for event in &events {
-            if socket.write_all(event).is_err() {
-                return;
-            }
-        }
-    });
+    let base_url = streams::serve_chunked_events(events);
     let this = PathBuf::from(env!("CARGO_BIN_EXE_research-tui"));
     let baseline = std::env::var_os("ASK_FLOOD_BASELINE").map(PathBuf::from);
     let mut builds = vec![("this build", this.clone())];
