@@ -100,9 +100,12 @@ mod tests {
 
     #[test]
     fn the_first_write_error_is_returned_and_nothing_is_written_after_it() {
-        struct Full(usize);
+        /// Takes `n` writes, then fails every one, counting the tries.
+        #[derive(Debug)]
+        struct Full(usize, usize);
         impl io::Write for Full {
             fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                self.1 += 1;
                 if self.0 == 0 {
                     return Err(io::Error::other("disk full"));
                 }
@@ -113,10 +116,11 @@ mod tests {
                 Ok(())
             }
         }
-        let mut out = Out::new(Full(1));
+        let mut out = Out::new(Full(1, 0));
         out.push_str("fits");
         out.push_str("does not");
         out.push_str("never tried");
+        assert_eq!(out.inner.1, 2);
         assert_eq!(out.finish().unwrap_err().to_string(), "disk full");
     }
 }
