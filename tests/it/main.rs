@@ -32,6 +32,7 @@ mod proxy_edges;
 mod real_traffic;
 mod render_empty;
 mod render_golden;
+mod render_streamed;
 mod repeated_events;
 mod research_apis;
 mod server_client;

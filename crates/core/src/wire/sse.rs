@@ -333,7 +333,7 @@ impl SseDecoder {
             return Ok(());
         }
         self.event_start.get_or_insert(self.line_start);
-        let (field_len, value_start) = match line.find(':') {
+        let (field_len, value_start) = match memchr::memchr(b':', line.as_bytes()) {
             Some(colon) => {
                 let after = colon + 1;
                 let skip_space = line.as_bytes().get(after) == Some(&b' ');
