@@ -4,9 +4,9 @@
 use std::io::{self, Write};
 
 use crate::local::meta::SessionMeta;
-use crate::local::search::{Hit, Search};
+use crate::local::index::{self, Row};
+use crate::local::search::Hit;
 use crate::local::store::SessionStore;
-use crate::local::summary;
 use crate::render::sanitize::sanitize_line;
 
 /// `research-tui sessions [--search TEXT] [--json]`.
@@ -20,12 +20,13 @@ pub fn run_cli(json: bool, search: Option<&str>) -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
-/// Every session, newest first (from `meta.json` alone: no raw stream is read).
+/// Every session, newest first (from the sessions index, and `meta.json` where it is not fresh:
+/// no raw stream is read).
 fn list(out: &mut impl Write, store: &SessionStore, json: bool) {
-    let sessions = store.list();
+    let sessions = index::rows(store.root(), json);
     if json {
-        for meta in &sessions {
-            let _ = writeln!(out, "{}", serde_json::to_string(meta).unwrap_or_default());
+        for row in &sessions {
+            let _ = writeln!(out, "{}", row.json.as_deref().unwrap_or_default());
         }
         return;
     }
@@ -42,11 +43,10 @@ fn list(out: &mut impl Write, store: &SessionStore, json: bool) {
 /// The sessions that match `query`, best first: the table with the matched line under each row,
 /// or each session's JSON object with `score`, `field` and the matched `text` added.
 fn search_sessions(out: &mut impl Write, store: &SessionStore, query: &str, json: bool) {
-    let summaries = summary::list(store.root());
-    let hits = Search::new(query).rank(&summaries, |s| s);
+    let (hits, searched) = index::search(store.root(), query);
     if json {
-        for (i, hit) in &hits {
-            let _ = writeln!(out, "{}", hit_json(&summaries[*i].meta, hit));
+        for (meta, hit) in &hits {
+            let _ = writeln!(out, "{}", hit_json(meta, hit));
         }
         return;
     }
@@ -55,14 +55,14 @@ fn search_sessions(out: &mut impl Write, store: &SessionStore, query: &str, json
             out,
             "No saved session matches \"{}\" ({} searched in {})",
             sanitize_line(query),
-            summaries.len(),
+            searched,
             store.root().display()
         );
         return;
     }
     header(out);
-    for (i, hit) in &hits {
-        row(out, &summaries[*i].meta);
+    for (meta, hit) in &hits {
+        row(out, &Row::of(meta, false));
         let _ = writeln!(
             out,
             "{:<28} ↳ {}: {}",
@@ -101,12 +101,8 @@ pub fn snippet(text: &str, at: u32, width: usize) -> String {
 }
 
 /// The agent a session talked to (sessions saved before providers were recorded were Bigdata.com's).
-fn provider_name(meta: &SessionMeta) -> &str {
-    if meta.provider.is_empty() {
-        "bigdata"
-    } else {
-        &meta.provider
-    }
+fn provider_name(provider: &str) -> &str {
+    if provider.is_empty() { "bigdata" } else { provider }
 }
 
 fn header(out: &mut impl Write) {
@@ -117,13 +113,13 @@ fn header(out: &mut impl Write) {
     );
 }
 
-fn row(out: &mut impl Write, meta: &SessionMeta) {
+fn row(out: &mut impl Write, meta: &Row) {
     let date = meta
         .updated_at
         .get(..16)
         .unwrap_or(&meta.updated_at)
         .replace('T', " ");
-    let question: String = sanitize_line(meta.first_question())
+    let question: String = sanitize_line(&meta.question)
         .chars()
         .take(60)
         .collect();
@@ -132,10 +128,10 @@ fn row(out: &mut impl Write, meta: &SessionMeta) {
         "{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} {}",
         sanitize_line(&meta.id),
         sanitize_line(&date),
-        sanitize_line(provider_name(meta)),
-        meta.turns.len(),
-        sanitize_line(meta.status()),
-        sanitize_line(meta.last_checkpoint_id().unwrap_or("-")),
+        sanitize_line(provider_name(&meta.provider)),
+        meta.turns,
+        sanitize_line(&meta.status),
+        sanitize_line(meta.checkpoint.as_deref().unwrap_or("-")),
         question
     );
 }

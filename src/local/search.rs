@@ -11,6 +11,8 @@
 //! of the score the query gets against itself; in questions, which people remember and abbreviate,
 //! [`QUESTION_SHARE`] percent.
 
+use std::borrow::Cow;
+
 use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use serde::Serialize;
@@ -124,15 +126,24 @@ impl Search {
 
     /// How `summary` matches the query, if it does: its best field.
     pub fn best(&mut self, summary: &SessionSummary) -> Option<Hit> {
-        let mut best: Option<(u32, Field, &str)> = None;
-        for (field, text) in fields(summary) {
+        self.best_of(fields(summary).map(|(field, text)| (field, Cow::Borrowed(text))))
+    }
+
+    /// How a session whose searchable fields are `fields` (in the order [`fields`] gives a
+    /// summary's, empty ones left out) matches the query, if it does: its best field.
+    pub fn best_of<'t>(
+        &mut self,
+        fields: impl Iterator<Item = (Field, Cow<'t, str>)>,
+    ) -> Option<Hit> {
+        let mut best: Option<(u32, Field, Cow<'t, str>)> = None;
+        for (field, text) in fields {
             let floor = match field {
                 Field::Question => self.question_floor,
                 _ => self.prose_floor,
             };
-            if let Some(score) = self.score(text)
+            if let Some(score) = self.score(&text)
                 && score >= floor
-                && best.is_none_or(|(top, _, _)| score > top)
+                && best.as_ref().is_none_or(|(top, _, _)| score > *top)
             {
                 best = Some((score, field, text));
                 if score >= self.own {
@@ -142,14 +153,14 @@ impl Search {
         }
         let (score, field, text) = best?;
         let mut indices = Vec::new();
-        let hay = haystack(text, &mut self.chars);
+        let hay = haystack(&text, &mut self.chars);
         self.pattern.indices(hay, &mut self.matcher, &mut indices);
         indices.sort_unstable();
         indices.dedup();
         Some(Hit {
             score,
             field,
-            text: text.to_owned(),
+            text: text.into_owned(),
             indices,
         })
     }

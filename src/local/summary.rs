@@ -232,9 +232,10 @@ fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> Se
 }
 
 /// Bring the summary of `dir` up to date with `meta`, just written by a writer holding the session
-/// lock. Only turns that changed are read again.
+/// lock, and record it in the sessions index. Only turns that changed are read again.
 pub(crate) fn refresh(dir: &Path, meta: &SessionMeta) -> io::Result<()> {
     let summary = build(dir, meta, read_summary(dir));
+    crate::local::index::record(dir, &summary);
     write(dir, &summary)
 }
 

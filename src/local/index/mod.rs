@@ -1,0 +1,390 @@
+//! The sessions index, `<sessions>/.index`: one file holding what `sessions`, `sessions --search`
+//! and the picker need of every session (ids, times, provider, status, questions, plan and source
+//! titles, the head of each answer — [`record`] gives the layout), so they read one file instead
+//! of every session's `meta.json` and `summary.json`.
+//!
+//! It is a cache, never the truth. Each line records a session's state with the stamp of its
+//! `meta.json` (inode, size, modification time) and its turn files' sizes; a reader takes a line
+//! only while the session on disk still has that stamp (one `stat` of the meta, one per turn
+//! file), the last such line of a session winning, and reads every session it has no fresh line
+//! for from the raw files, as before, appending a line for it. So a missing, corrupt, truncated,
+//! foreign or stale index only costs time, and no writer ever waits on it:
+//!
+//! - Writers append a line each time they change a session's meta, under the session lock, in one
+//!   `write` to a file opened for appending (the kernel keeps concurrent appends whole; a torn line
+//!   from a crash is skipped and its session read raw).
+//! - A session with a turn streaming is always read raw (its file grows); its line says so.
+//! - When more than half the lines are superseded, or the file is over [`MAX_INDEX_BYTES`], a
+//!   reader rewrites it with the lines it took (a temp file renamed over it). A line appended by a
+//!   writer meanwhile is lost with the old file: its session is read raw once and recorded again.
+//! - The file is read as the store reads every file: a regular file only, never through a link,
+//!   bounded in size, lines over [`MAX_LINE`] skipped.
+
+mod record;
+mod write;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+pub use record::{ANSWER_HEAD, MetaStamp, Record, with_answer_heads};
+
+use crate::local::meta::{SessionMeta, newest_first, read_settled_meta};
+use crate::local::search::{Hit, MOST_THREADS, Search};
+use crate::local::session_files::open_regular;
+use crate::local::summary::{self, SessionSummary};
+
+/// The index's file name in the sessions folder (hidden: no session is named so).
+pub const INDEX: &str = ".index";
+
+/// The longest line read or written (a session with a meta this large is read raw).
+pub(crate) const MAX_LINE: usize = 1 << 20;
+
+/// The largest index read: a larger one is rewritten from what is on disk.
+pub const MAX_INDEX_BYTES: u64 = 1 << 30;
+
+/// How much of the index is read (and matched, between threads) at a time.
+const BLOCK: usize = 4 << 20;
+
+/// Record the session in `dir` as `summary` (just built from `meta.json` as written by a writer
+/// holding the session lock) in the index of its sessions folder.
+pub(crate) fn record(dir: &Path, summary: &SessionSummary) {
+    let (Some(root), Ok(stat)) = (dir.parent(), std::fs::symlink_metadata(dir.join("meta.json")))
+    else {
+        return;
+    };
+    if let Some(line) = record::line(summary, MetaStamp::of(&stat)) {
+        let _ = write::append(root, &[line]);
+    }
+}
+
+/// Every session folder of `root` (a real folder, not hidden) whose `meta.json` is a regular
+/// file, with that file's stamp.
+fn scan(root: &Path) -> HashMap<String, MetaStamp> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return HashMap::new();
+    };
+    entries
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            if !entry.file_type().ok()?.is_dir() {
+                return None;
+            }
+            let id = entry.file_name().into_string().ok()?;
+            if id.starts_with('.') {
+                return None;
+            }
+            let meta = std::fs::symlink_metadata(entry.path().join("meta.json")).ok()?;
+            meta.is_file().then(|| (id, MetaStamp::of(&meta)))
+        })
+        .collect()
+}
+
+/// What one pass over the index found: per session, its last fresh line (offset, length) and what
+/// was made of it; and how many lines there were.
+struct Pass<T> {
+    taken: HashMap<String, (u64, usize, T)>,
+    lines: usize,
+    /// The index could not be read (missing, not a regular file, too large).
+    unreadable: bool,
+    too_large: bool,
+}
+
+/// Read the index of `root`, making `per` of each fresh line (between threads, each with a
+/// context from `context`).
+fn pass<C, T: Send>(
+    root: &Path,
+    disk: &HashMap<String, MetaStamp>,
+    context: impl Fn() -> C + Sync,
+    per: impl Fn(&mut C, &Record) -> T + Sync,
+) -> Pass<T> {
+    let mut pass = Pass {
+        taken: HashMap::new(),
+        lines: 0,
+        unreadable: false,
+        too_large: false,
+    };
+    let mut file = match open_regular(&root.join(INDEX), MAX_INDEX_BYTES) {
+        Ok(file) => file,
+        Err(e) => {
+            pass.unreadable = true;
+            pass.too_large = e.kind() == io::ErrorKind::InvalidData
+                && std::fs::symlink_metadata(root.join(INDEX)).is_ok_and(|m| m.is_file());
+            return pass;
+        }
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MOST_THREADS);
+    let fresh = |context: &mut C, line: &[u8]| -> Option<(String, T)> {
+        let record = Record::parse(std::str::from_utf8(line).ok()?)?;
+        let stamp = *disk.get(record.id)?;
+        record
+            .is_fresh(&root.join(record.id), stamp)
+            .then(|| (record.id.to_owned(), per(context, &record)))
+    };
+    let _ = for_each_block(&mut file, |block| {
+        pass.lines += block.len();
+        let share = block.len().div_ceil(threads).max(64);
+        let results: Vec<Vec<Option<(String, T)>>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = block
+                .chunks(share)
+                .map(|lines| {
+                    scope.spawn(|| {
+                        let mut context = context();
+                        lines
+                            .iter()
+                            .map(|(_, line)| fresh(&mut context, line))
+                            .collect()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
+        for ((offset, line), result) in block.iter().zip(results.into_iter().flatten()) {
+            if let Some((id, made)) = result {
+                pass.taken.insert(id, (*offset, line.len(), made));
+            }
+        }
+    });
+    pass
+}
+
+/// Call `each` with the complete lines of `file`, a block at a time, each with its offset; lines
+/// longer than [`MAX_LINE`] are skipped whole.
+fn for_each_block(file: &mut File, mut each: impl FnMut(&[(u64, &[u8])])) -> io::Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + MAX_LINE);
+    let mut base = 0u64;
+    let mut skipping = false;
+    loop {
+        let len = buf.len();
+        buf.resize(len + BLOCK, 0);
+        let n = file.read(&mut buf[len..])?;
+        buf.truncate(len + n);
+        let eof = n == 0;
+        let end = if eof {
+            buf.len()
+        } else {
+            memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)
+        };
+        if end == 0 && buf.len() > MAX_LINE {
+            // One line longer than any record: drop what there is of it.
+            base += buf.len() as u64;
+            buf.clear();
+            skipping = true;
+            continue;
+        }
+        let mut lines = Vec::new();
+        let mut at = 0;
+        while at < end {
+            let stop = memchr::memchr(b'\n', &buf[at..end]).map_or(end, |i| at + i);
+            if skipping {
+                skipping = false;
+            } else if stop > at && stop - at <= MAX_LINE {
+                lines.push((base + at as u64, &buf[at..stop]));
+            }
+            at = stop + 1;
+        }
+        each(&lines);
+        buf.drain(..end.min(buf.len()));
+        base += end as u64;
+        if eof {
+            return Ok(());
+        }
+    }
+}
+
+/// The line at `offset` of the index of `root`, `len` bytes long.
+fn line_at(file: &File, offset: u64, len: usize) -> Option<String> {
+    let mut bytes = vec![0; len];
+    file.read_exact_at(&mut bytes, offset).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// After a pass: the sessions read raw are recorded, and the index is rewritten when mostly stale.
+fn keep_up<T>(root: &Path, pass: &Pass<T>, new_lines: Vec<String>) {
+    let superseded = pass.lines.saturating_sub(pass.taken.len());
+    if pass.too_large || superseded > pass.taken.len().max(1024) {
+        let mut kept: Vec<(u64, usize)> = pass.taken.values().map(|(o, l, _)| (*o, *l)).collect();
+        kept.sort_unstable();
+        let _ = write::rewrite(root, &kept, &new_lines);
+    } else if !new_lines.is_empty() {
+        let _ = write::append(root, &new_lines);
+    }
+}
+
+/// A session read from its raw files, with the index line it earns when it was settled and
+/// unchanged while it was read.
+fn read_raw(root: &Path, id: &str, before: MetaStamp) -> Option<(SessionSummary, Option<String>)> {
+    let dir = root.join(id);
+    let summary = with_answer_heads(summary::load(&dir).ok()?);
+    let after = std::fs::symlink_metadata(dir.join("meta.json")).ok();
+    let line = after
+        .filter(|after| MetaStamp::of(after) == before)
+        .and_then(|_| record::line(&summary, before))
+        .and_then(|line| {
+            // Only a line that reads back as fresh is worth writing.
+            let record = Record::parse(line.trim_end_matches('\n'))?;
+            record.is_fresh(&dir, before).then_some(line)
+        });
+    Some((summary, line))
+}
+
+/// The saved sessions of `root` matching `search`, best first (equal scores newest first), each
+/// with its meta; and how many sessions were searched.
+pub fn search(root: &Path, query: &str) -> (Vec<(SessionMeta, Hit)>, usize) {
+    let disk = scan(root);
+    let pass = pass(
+        root,
+        &disk,
+        || Search::new(query),
+        |search, record| {
+            search
+                .best_of(record.fields())
+                .map(|hit| (hit, record.updated_at.clone().into_owned()))
+        },
+    );
+    let file = open_regular(&root.join(INDEX), MAX_INDEX_BYTES).ok();
+    let mut found: Vec<(Hit, String, String, Option<SessionMeta>, u64, usize)> = Vec::new();
+    let mut searched = 0;
+    for (id, (offset, len, hit)) in &pass.taken {
+        searched += 1;
+        if let Some((hit, updated_at)) = hit {
+            found.push((hit.clone(), updated_at.clone(), id.clone(), None, *offset, *len));
+        }
+    }
+    let mut new_lines = Vec::new();
+    let mut search = Search::new(query);
+    for (id, stamp) in &disk {
+        if pass.taken.contains_key(id) {
+            continue;
+        }
+        let Some((summary, line)) = read_raw(root, id, *stamp) else {
+            continue;
+        };
+        searched += 1;
+        new_lines.extend(line);
+        if let Some(hit) = search.best(&summary) {
+            let meta = summary.meta;
+            found.push((hit, meta.updated_at.clone(), id.clone(), Some(meta), 0, 0));
+        }
+    }
+    keep_up(root, &pass, new_lines);
+    drop(pass);
+    found.sort_by(|a, b| {
+        (b.0.score.cmp(&a.0.score))
+            .then(b.1.cmp(&a.1))
+            .then(b.2.cmp(&a.2))
+    });
+    let hits = found
+        .into_iter()
+        .filter_map(|(hit, _, _, meta, offset, len)| {
+            let meta = match meta {
+                Some(meta) => meta,
+                None => Record::parse(&line_at(file.as_ref()?, offset, len)?)?.meta()?,
+            };
+            Some((meta, hit))
+        })
+        .collect();
+    (hits, searched)
+}
+
+/// One session as `sessions` lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub id: String,
+    pub updated_at: String,
+    pub provider: String,
+    pub turns: usize,
+    pub status: String,
+    pub checkpoint: Option<String>,
+    pub question: String,
+    /// `meta.json` as compact JSON, when asked for.
+    pub json: Option<String>,
+}
+
+impl Row {
+    pub fn of(meta: &SessionMeta, json: bool) -> Row {
+        Row {
+            id: meta.id.clone(),
+            updated_at: meta.updated_at.clone(),
+            provider: meta.provider.clone(),
+            turns: meta.turns.len(),
+            status: meta.status().to_owned(),
+            checkpoint: meta.last_checkpoint_id().map(str::to_owned),
+            question: meta.first_question().to_owned(),
+            json: json.then(|| serde_json::to_string(meta).unwrap_or_default()),
+        }
+    }
+
+    fn from_record(record: &Record, json: bool) -> Row {
+        Row {
+            id: record.id.to_owned(),
+            updated_at: record.updated_at.clone().into_owned(),
+            provider: record.provider.clone().into_owned(),
+            turns: record.turn_count,
+            status: record.status.clone().into_owned(),
+            checkpoint: record.checkpoint.clone().map(|c| c.into_owned()),
+            question: record.question.clone().into_owned(),
+            json: json.then(|| record.meta_json.to_owned()),
+        }
+    }
+}
+
+/// Every session of `root` as `sessions` lists it, newest first (from the index, and `meta.json`
+/// for sessions it has no fresh line for); with `json`, each with its meta as JSON.
+pub fn rows(root: &Path, json: bool) -> Vec<Row> {
+    let disk = scan(root);
+    let pass = pass(root, &disk, || (), |_, record| Row::from_record(record, json));
+    let mut rows: Vec<Row> = Vec::with_capacity(disk.len());
+    for id in disk.keys() {
+        match pass.taken.get(id) {
+            Some((_, _, row)) => rows.push(row.clone()),
+            None => rows.extend(read_settled_meta(&root.join(id)).ok().map(|m| Row::of(&m, json))),
+        }
+    }
+    rows.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
+    rows
+}
+
+/// Every readable session's meta, newest first (the order and content of reading every
+/// `meta.json`).
+pub fn metas(root: &Path) -> Vec<SessionMeta> {
+    let disk = scan(root);
+    let mut pass = pass(root, &disk, || (), |_, record| record.meta());
+    let mut metas: Vec<SessionMeta> = disk
+        .keys()
+        .filter_map(|id| match pass.taken.remove(id) {
+            Some((_, _, Some(meta))) => Some(meta),
+            _ => read_settled_meta(&root.join(id)).ok(),
+        })
+        .collect();
+    metas.sort_by(newest_first);
+    metas
+}
+
+/// Every readable session's summary as the index keeps it (answers cut to their heads), newest
+/// first; sessions without a fresh line are read raw and recorded.
+pub fn summaries(root: &Path) -> Vec<SessionSummary> {
+    let disk = scan(root);
+    let mut pass = pass(root, &disk, || (), |_, record| record.summary());
+    let mut new_lines = Vec::new();
+    let mut summaries: Vec<SessionSummary> = Vec::with_capacity(disk.len());
+    for (id, stamp) in &disk {
+        if let Some((_, _, Some(summary))) = pass.taken.get_mut(id).map(|t| (t.0, t.1, t.2.take()))
+        {
+            summaries.push(summary);
+        } else if let Some((summary, line)) = read_raw(root, id, *stamp) {
+            new_lines.extend(line);
+            summaries.push(summary);
+        }
+    }
+    keep_up(root, &pass, new_lines);
+    summaries.sort_by(|a, b| newest_first(&a.meta, &b.meta));
+    summaries
+}
