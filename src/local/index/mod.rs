@@ -340,11 +340,11 @@ impl Row {
 /// for sessions it has no fresh line for); with `json`, each with its meta as JSON.
 pub fn rows(root: &Path, json: bool) -> Vec<Row> {
     let disk = scan(root);
-    let pass = pass(root, &disk, || (), |_, record| Row::from_record(record, json));
+    let mut pass = pass(root, &disk, || (), |_, record| Row::from_record(record, json));
     let mut rows: Vec<Row> = Vec::with_capacity(disk.len());
     for id in disk.keys() {
-        match pass.taken.get(id) {
-            Some((_, _, row)) => rows.push(row.clone()),
+        match pass.taken.remove(id) {
+            Some((_, _, row)) => rows.push(row),
             None => rows.extend(read_settled_meta(&root.join(id)).ok().map(|m| Row::of(&m, json))),
         }
     }

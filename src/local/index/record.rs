@@ -2,11 +2,12 @@
 //! with) and what listing and searching it need, as tab-separated text with tabs, newlines and
 //! backslashes escaped, so a line is read without a JSON parse:
 //!
-//! `rt1 ID INO.SIZE.MTIME TURN:SIZE,… UPDATED PROVIDER TURNS STATUS CHECKPOINT QUESTION ITEM… META`
+//! `rt1 ID INO.SIZE.MTIME TURN:SIZE,… UPDATED PROVIDER TURNS STATUS CHECKPOINT QUESTION ITEM… META LENGTH`
 //!
 //! where CHECKPOINT is `-` (none) or `=` and the id, each ITEM is a searchable field as the search
 //! takes it (`q` a question line, `tN:` turn N's plan title, `sN:` a source title, `aN:` an answer
-//! line of the first [`ANSWER_HEAD`] bytes) and META is `meta.json` as compact JSON.
+//! line of the first [`ANSWER_HEAD`] bytes), META is `meta.json` as compact JSON and LENGTH the
+//! byte length of the line before it, so a line cut short, or glued to the next, is not taken.
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -80,6 +81,11 @@ pub struct Record<'a> {
 impl<'a> Record<'a> {
     /// The line's record, if it is one of this layout.
     pub fn parse(line: &'a str) -> Option<Record<'a>> {
+        // A line cut short (a torn write, a truncated file) does not end in its own length.
+        let (line, length) = line.rsplit_once('\t')?;
+        if length.parse::<usize>().ok()? != line.len() {
+            return None;
+        }
         let mut fields: Vec<&str> = line.split('\t').collect();
         if fields.len() < 11 || fields[0] != TAG {
             return None;
@@ -245,7 +251,8 @@ pub fn line(summary: &SessionSummary, stamp: MetaStamp) -> Option<String> {
     }
     out.push('\t');
     out.push_str(&json);
-    out.push('\n');
+    let length = out.len();
+    out.push_str(&format!("\t{length}\n"));
     (out.len() <= super::MAX_LINE).then_some(out)
 }
 
@@ -301,6 +308,76 @@ fn unescape(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::local::search::Search;
+
+    /// A settled two-turn session with awkward text: tabs, newlines, backslashes, accents, an
+    /// answer longer than the head with a character across the cut.
+    fn awkward() -> SessionSummary {
+        let turn = |question: &str, file: &str| {
+            serde_json::json!({"question": question, "started_at": "t", "ended_at": "t",
+                "from_checkpoint_id": null, "checkpoint_id": "ck\\1", "status": "complete",
+                "stream_file": file})
+        };
+        let meta: SessionMeta = serde_json::from_value(serde_json::json!({
+            "id": "20260101-000000-0001", "created_at": "a", "updated_at": "b",
+            "endpoint": "research-agent", "provider": "xai", "base_url": "u", "chat_id": null,
+            "execution_id": null,
+            "turns": [turn("First\tquestion\nsecond line", "turn-001.sse"), turn("Zweite Frage: Größe?", "turn-002.sse")],
+        }))
+        .unwrap();
+        let long = format!("{}é and the rest", "x".repeat(ANSWER_HEAD - 1));
+        SessionSummary {
+            version: crate::local::summary::VERSION,
+            meta,
+            turns: vec![
+                TurnSummary {
+                    stream_file: "turn-001.sse".into(),
+                    bytes: 10,
+                    title: Some("Plan\\title\t".into()),
+                    answer: "Line one\n\n  \nLine\ttwo \\ back".into(),
+                    answer_cut: false,
+                    sources: vec!["Reuters: chips".into(), "".into()],
+                },
+                TurnSummary {
+                    stream_file: "turn-002.sse".into(),
+                    bytes: 20,
+                    title: None,
+                    answer: long,
+                    answer_cut: false,
+                    sources: vec![],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_line_reads_back_as_the_summary_it_was_made_of_answers_cut_to_their_heads() {
+        let summary = awkward();
+        let stamp = MetaStamp { ino: 7, size: 8, mtime_ns: -9 };
+        let text = line(&summary, stamp).unwrap();
+        assert_eq!(text.matches('\n').count(), 1);
+        let record = Record::parse(text.trim_end()).unwrap();
+        assert_eq!(record.stamp, stamp);
+        assert_eq!(record.meta().unwrap(), summary.meta);
+        let headed = with_answer_heads(summary.clone());
+        assert_eq!(headed.turns[1].answer.len(), ANSWER_HEAD - 1);
+        let read = record.summary().unwrap();
+        assert_eq!(read.meta, headed.meta);
+        assert_eq!(read.turns[0].title, headed.turns[0].title);
+        assert_eq!(read.turns[1].answer, headed.turns[1].answer);
+        // Searched alike: the same best field for every query.
+        for query in ["line two", "plan title", "reuters", "größe", "second line", "xxxx", "rest"] {
+            let mut search = Search::new(query);
+            assert_eq!(
+                search.best_of(record.fields()),
+                search.best(&headed),
+                "{query}"
+            );
+            assert_eq!(search.best(&read), search.best(&headed), "{query}");
+        }
+        assert_eq!(record.checkpoint.as_deref(), Some("ck\\1"));
+        assert_eq!(record.question, "First\tquestion\nsecond line");
+    }
 
     #[test]
     fn escaped_text_reads_back_as_it_was() {
