@@ -8,7 +8,7 @@
 //!   and `sessions --search TEXT` (the real binary), alternating, 7 runs each: the median wall time,
 //!   its ratio to fzf's in the same run, and each one's peak RSS (from `wait4`);
 //! - in process: the picker opening (`s`), its filter getting answers and sources, each keystroke
-//!   of a filter typed in it, and a tenth of the sessions changed behind the index's back (read
+//!   of a filter typed in it, and 1,000 sessions changed behind the index's back (read
 //!   again from the raw streams and recorded).
 //!
 //! The load average is printed at the start and the end. Run with `cargo bench --bench history`
@@ -200,9 +200,9 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
     times[runs / 2]
 }
 
-/// One run of `command`, its output thrown away: the wall time and the peak RSS (KiB) of the
-/// process, from `wait4`.
-fn run(command: &mut Command) -> (Duration, u64) {
+/// One run of `command`, its output thrown away: the wall time, the CPU time (user + sys) and the
+/// peak RSS (KiB) of the process, from `wait4`.
+fn run(command: &mut Command) -> (Duration, Duration, u64) {
     let start = Instant::now();
     let child = command.stdout(Stdio::null()).spawn().unwrap();
     let pid = child.id() as libc::pid_t;
@@ -218,7 +218,8 @@ fn run(command: &mut Command) -> (Duration, u64) {
         waited == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) <= fine,
         "{command:?} failed"
     );
-    (took, usage.ru_maxrss as u64)
+    let cpu = |t: libc::timeval| Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64);
+    (took, cpu(usage.ru_utime) + cpu(usage.ru_stime), usage.ru_maxrss as u64)
 }
 
 fn research_tui(data: &Path, args: &[&str]) -> Command {
@@ -255,28 +256,33 @@ type Row<'a> = (String, Box<dyn Fn() -> Command + 'a>);
 /// time, its ratio to the first row's (the anchor) and its peak RSS.
 fn compare(count: usize, rows: &[Row]) {
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); rows.len()];
+    let mut cpus: Vec<Vec<Duration>> = vec![Vec::new(); rows.len()];
     let mut rss = vec![0u64; rows.len()];
     for _ in 0..RUNS {
         for (k, (_, command)) in rows.iter().enumerate() {
-            let (took, peak) = run(&mut command());
+            let (took, cpu, peak) = run(&mut command());
             times[k].push(took);
+            cpus[k].push(cpu);
             rss[k] = rss[k].max(peak);
         }
     }
-    let medians: Vec<Duration> = times
-        .iter_mut()
-        .map(|t| {
-            t.sort();
-            t[t.len() / 2]
-        })
-        .collect();
-    println!("\n| {count} saved sessions, {RUNS} alternating runs | median | × fzf | peak RSS |");
-    println!("|---|---:|---:|---:|");
+    let median = |t: &mut Vec<Duration>| {
+        t.sort();
+        t[t.len() / 2]
+    };
+    let walls: Vec<Duration> = times.iter_mut().map(median).collect();
+    let cpus: Vec<Duration> = cpus.iter_mut().map(median).collect();
+    println!(
+        "\n| {count} saved sessions, {RUNS} alternating runs, medians | wall | × fzf | CPU (user+sys) | × fzf | peak RSS |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
     for (k, (what, _)) in rows.iter().enumerate() {
         println!(
-            "| {what} | {} | {:.2}× | {:.1} MB |",
-            ms(medians[k]),
-            medians[k].as_secs_f64() / medians[0].as_secs_f64(),
+            "| {what} | {} | {:.1}× | {} | {:.1}× | {:.1} MB |",
+            ms(walls[k]),
+            walls[k].as_secs_f64() / walls[0].as_secs_f64(),
+            ms(cpus[k]),
+            cpus[k].as_secs_f64() / cpus[0].as_secs_f64().max(0.001),
             rss[k] as f64 / 1024.0
         );
     }
@@ -298,7 +304,7 @@ fn main() {
         .unwrap_or(10_000);
     // HISTORY_DIR: generate there and keep it (to profile a command on it afterwards).
     let tmp = match std::env::var_os("HISTORY_DIR") {
-        Some(dir) => tempfile::Builder::new().keep(true).tempdir_in(dir).unwrap(),
+        Some(dir) => tempfile::Builder::new().disable_cleanup(true).tempdir_in(dir).unwrap(),
         None => tempfile::tempdir().unwrap(),
     };
     let data = tmp.path().join("data");
@@ -310,7 +316,7 @@ fn main() {
     println!("load average at the start: {}", load());
 
     // The first reader finds no index: it reads every summary and writes the index.
-    let (first, first_rss) = run(&mut research_tui(&data, &["sessions", "--search", "cowos"]));
+    let (first, _, first_rss) = run(&mut research_tui(&data, &["sessions", "--search", "cowos"]));
     println!(
         "first `sessions --search` (no index yet: every summary read, the index written): {}, {:.1} MB peak RSS",
         ms(first),
@@ -379,9 +385,10 @@ fn in_process(root: &Path, count: usize) {
     let matched = picker.shown.len();
     drop(picker);
 
-    // A tenth of the sessions change behind the index's back (meta.json rewritten, summary.json
-    // gone): the next reader reads those from the raw streams and records them again.
-    for i in (0..count).step_by(10) {
+    // 1,000 sessions change behind the index's back (meta.json rewritten, summary.json gone): the
+    // next reader reads those from the raw streams and records them again.
+    let changed = 1000.min(count);
+    for i in (0..count).step_by(count / changed) {
         let dir = root.join(id(i));
         let meta = std::fs::read(dir.join("meta.json")).unwrap();
         std::fs::remove_file(dir.join("meta.json")).unwrap();
@@ -404,7 +411,7 @@ fn in_process(root: &Path, count: usize) {
     );
     println!(
         "| {} sessions changed behind the index's back: read from the raw streams, recorded | {} |",
-        count.div_ceil(10),
+        changed,
         ms(rebuild)
     );
     println!("| the same read again, from the index | {} |", ms(after));

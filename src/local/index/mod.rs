@@ -206,15 +206,49 @@ fn line_at(file: &File, offset: u64, len: usize) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// After a pass: the sessions read raw are recorded, and the index is rewritten when mostly stale.
-fn keep_up<T>(root: &Path, pass: &Pass<T>, new_lines: Vec<String>) {
-    let superseded = pass.lines.saturating_sub(pass.taken.len());
-    if pass.too_large || superseded > pass.taken.len().max(1024) {
-        let mut kept: Vec<(u64, usize)> = pass.taken.values().map(|(o, l, _)| (*o, *l)).collect();
-        kept.sort_unstable();
-        let _ = write::rewrite(root, &kept, &new_lines);
-    } else if !new_lines.is_empty() {
-        let _ = write::append(root, &new_lines);
+/// The lines of sessions read raw, on their way into the index: appended a few MiB at a time, so
+/// a reader that finds no index does not hold one in memory; kept for the rewrite when the index
+/// is due one.
+struct NewLines {
+    lines: Vec<String>,
+    bytes: usize,
+    rewrite: bool,
+}
+
+/// How much of the new lines is held before they are appended.
+const HELD: usize = 4 << 20;
+
+impl NewLines {
+    fn after<T>(pass: &Pass<T>) -> NewLines {
+        let superseded = pass.lines.saturating_sub(pass.taken.len());
+        NewLines {
+            lines: Vec::new(),
+            bytes: 0,
+            rewrite: pass.too_large || superseded > pass.taken.len().max(1024),
+        }
+    }
+
+    fn push(&mut self, root: &Path, line: Option<String>) {
+        let Some(line) = line else { return };
+        self.bytes += line.len();
+        self.lines.push(line);
+        if !self.rewrite && self.bytes > HELD {
+            let _ = write::append(root, &self.lines);
+            self.lines.clear();
+            self.bytes = 0;
+        }
+    }
+
+    /// Append what is left, or rewrite the index with the lines `pass` took and these.
+    fn finish<T>(self, root: &Path, pass: &Pass<T>) {
+        if self.rewrite {
+            let mut kept: Vec<(u64, usize)> =
+                pass.taken.values().map(|(o, l, _)| (*o, *l)).collect();
+            kept.sort_unstable();
+            let _ = write::rewrite(root, &kept, &self.lines);
+        } else if !self.lines.is_empty() {
+            let _ = write::append(root, &self.lines);
+        }
     }
 }
 
@@ -258,7 +292,7 @@ pub fn search(root: &Path, query: &str) -> (Vec<(SessionMeta, Hit)>, usize) {
             found.push((hit.clone(), updated_at.clone(), id.clone(), None, *offset, *len));
         }
     }
-    let mut new_lines = Vec::new();
+    let mut new_lines = NewLines::after(&pass);
     let mut search = Search::new(query);
     for (id, stamp) in &disk {
         if pass.taken.contains_key(id) {
@@ -268,13 +302,13 @@ pub fn search(root: &Path, query: &str) -> (Vec<(SessionMeta, Hit)>, usize) {
             continue;
         };
         searched += 1;
-        new_lines.extend(line);
+        new_lines.push(root, line);
         if let Some(hit) = search.best(&summary) {
             let meta = summary.meta;
             found.push((hit, meta.updated_at.clone(), id.clone(), Some(meta), 0, 0));
         }
     }
-    keep_up(root, &pass, new_lines);
+    new_lines.finish(root, &pass);
     drop(pass);
     found.sort_by(|a, b| {
         (b.0.score.cmp(&a.0.score))
@@ -373,18 +407,18 @@ pub fn metas(root: &Path) -> Vec<SessionMeta> {
 pub fn summaries(root: &Path) -> Vec<SessionSummary> {
     let disk = scan(root);
     let mut pass = pass(root, &disk, || (), |_, record| record.summary());
-    let mut new_lines = Vec::new();
+    let mut new_lines = NewLines::after(&pass);
     let mut summaries: Vec<SessionSummary> = Vec::with_capacity(disk.len());
     for (id, stamp) in &disk {
         if let Some((_, _, Some(summary))) = pass.taken.get_mut(id).map(|t| (t.0, t.1, t.2.take()))
         {
             summaries.push(summary);
         } else if let Some((summary, line)) = read_raw(root, id, *stamp) {
-            new_lines.extend(line);
+            new_lines.push(root, line);
             summaries.push(summary);
         }
     }
-    keep_up(root, &pass, new_lines);
+    new_lines.finish(root, &pass);
     summaries.sort_by(|a, b| newest_first(&a.meta, &b.meta));
     summaries
 }
