@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use research_tui::local::store::SessionStore;
 
-use research_tui::local::meta::SessionMeta;
 use research_tui::local::index;
+use research_tui::local::meta::SessionMeta;
 use research_tui::local::summary::{self, SessionSummary, TurnSummary};
 use research_tui::tui::state::Picker;
 
@@ -218,8 +218,13 @@ fn run(command: &mut Command) -> (Duration, Duration, u64) {
         waited == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) <= fine,
         "{command:?} failed"
     );
-    let cpu = |t: libc::timeval| Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64);
-    (took, cpu(usage.ru_utime) + cpu(usage.ru_stime), usage.ru_maxrss as u64)
+    let cpu =
+        |t: libc::timeval| Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64);
+    (
+        took,
+        cpu(usage.ru_utime) + cpu(usage.ru_stime),
+        usage.ru_maxrss as u64,
+    )
 }
 
 fn research_tui(data: &Path, args: &[&str]) -> Command {
@@ -304,7 +309,10 @@ fn main() {
         .unwrap_or(10_000);
     // HISTORY_DIR: generate there and keep it (to profile a command on it afterwards).
     let tmp = match std::env::var_os("HISTORY_DIR") {
-        Some(dir) => tempfile::Builder::new().disable_cleanup(true).tempdir_in(dir).unwrap(),
+        Some(dir) => tempfile::Builder::new()
+            .disable_cleanup(true)
+            .tempdir_in(dir)
+            .unwrap(),
         None => tempfile::tempdir().unwrap(),
     };
     let data = tmp.path().join("data");
@@ -330,7 +338,11 @@ fn main() {
     let queries = ["cowos packaging", "nvidia margins"];
     let (data, questions) = (data.as_path(), questions.as_path());
     let mut rows: Vec<Row> = vec![(
-        format!("`fzf --filter \"{}\"` over the {} questions", queries[0], questions_count(questions)),
+        format!(
+            "`fzf --filter \"{}\"` over the {} questions",
+            queries[0],
+            questions_count(questions)
+        ),
         Box::new(|| fzf(questions, queries[0])),
     )];
     rows.push((
@@ -399,7 +411,10 @@ fn in_process(root: &Path, count: usize) {
     let after = median(3, || assert_eq!(index::summaries(root).len(), count));
 
     println!("\n| {count} saved sessions, in process | time |\n|---|---:|");
-    println!("| the picker opens (`s`: every meta, from the index) | {} |", ms(opens));
+    println!(
+        "| the picker opens (`s`: every meta, from the index) | {} |",
+        ms(opens)
+    );
     println!(
         "| the picker's filter gets answers and sources (from the index, in the background) | {} |",
         ms(ready)

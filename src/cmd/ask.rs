@@ -490,8 +490,15 @@ fn begin_saved_turn(
     provider_options: ProviderOptions,
 ) -> Option<(SavedTurn, RawSink)> {
     let begun = saved.and_then(|mut saved| {
-        saved.set_options(provider_options)?;
+        // Begun first: when a stopped writer holds the session, the turn goes to a branch of it.
         let writer = saved.begin_turn(&args.question, args.resume.as_deref())?;
+        if let Some(diverted) = saved.take_diverted() {
+            eprintln!("research-tui: {}", sanitize_line(&diverted));
+        }
+        // The turn is begun: a failure to keep the options must not leave it unwritten.
+        if let Err(e) = saved.set_options(provider_options) {
+            eprintln!("research-tui: the session's options could not be saved: {e}");
+        }
         Ok(SavedTurn::new(saved, writer))
     });
     begun

@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use crate::local::meta::SessionMeta;
 use crate::local::index::{self, Row};
+use crate::local::meta::SessionMeta;
 use crate::local::search::Hit;
 use crate::local::store::SessionStore;
 use crate::render::sanitize::sanitize_line;
@@ -35,8 +35,11 @@ fn list(out: &mut impl Write, store: &SessionStore, json: bool) {
         return;
     }
     header(out);
-    for meta in &sessions {
-        row(out, meta);
+    for listed in &sessions {
+        row(out, listed);
+        if let Some(meta) = &listed.noted {
+            notes(out, meta);
+        }
     }
 }
 
@@ -63,6 +66,7 @@ fn search_sessions(out: &mut impl Write, store: &SessionStore, query: &str, json
     header(out);
     for (meta, hit) in &hits {
         row(out, &Row::of(meta, false));
+        notes(out, meta);
         let _ = writeln!(
             out,
             "{:<28} ↳ {}: {}",
@@ -102,7 +106,11 @@ pub fn snippet(text: &str, at: u32, width: usize) -> String {
 
 /// The agent a session talked to (sessions saved before providers were recorded were Bigdata.com's).
 fn provider_name(provider: &str) -> &str {
-    if provider.is_empty() { "bigdata" } else { provider }
+    if provider.is_empty() {
+        "bigdata"
+    } else {
+        provider
+    }
 }
 
 fn header(out: &mut impl Write) {
@@ -113,16 +121,31 @@ fn header(out: &mut impl Write) {
     );
 }
 
+/// What a session's row alone does not say: the session it branched from, and what of a turn's
+/// stream its file left out.
+fn notes(out: &mut impl Write, meta: &SessionMeta) {
+    if let Some(from) = &meta.branched_from {
+        let _ = writeln!(
+            out,
+            "{:<28} ↳ branched from {} (its lock was held when this turn began)",
+            "",
+            sanitize_line(from)
+        );
+    }
+    for (i, turn) in meta.turns.iter().enumerate() {
+        if let Some(note) = &turn.not_saved {
+            let _ = writeln!(out, "{:<28} ↳ turn {}: {}", "", i + 1, sanitize_line(note));
+        }
+    }
+}
+
 fn row(out: &mut impl Write, meta: &Row) {
     let date = meta
         .updated_at
         .get(..16)
         .unwrap_or(&meta.updated_at)
         .replace('T', " ");
-    let question: String = sanitize_line(&meta.question)
-        .chars()
-        .take(60)
-        .collect();
+    let question: String = sanitize_line(&meta.question).chars().take(60).collect();
     let _ = writeln!(
         out,
         "{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} {}",

@@ -27,6 +27,10 @@ pub struct SessionMeta {
     #[serde(default, flatten)]
     pub options: crate::wire::provider::ProviderOptions,
     pub turns: Vec<TurnMeta>,
+    /// The session this one branched from: a turn meant for it, whose lock a stopped writer held,
+    /// was saved here instead ([`crate::local::store::SavedSession::begin_turn`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branched_from: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -47,6 +51,10 @@ pub struct TurnMeta {
     /// saved; the app's own turns are described by the fields above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<serde_json::Value>,
+    /// What of the stream its file does not hold, and why: lines past the decoder's limit (which
+    /// it skips anyway), or everything past the turn file's cap. The turn as shown is unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_saved: Option<String>,
 }
 
 impl TurnMeta {
@@ -109,7 +117,7 @@ pub(crate) fn read_meta(dir: &Path) -> io::Result<SessionMeta> {
 }
 
 /// The largest `meta.json` read (a session of thousands of turns is a few megabytes).
-const MAX_META_BYTES: u64 = 8 << 20;
+pub(crate) const MAX_META_BYTES: u64 = 8 << 20;
 
 /// The meta of the session in `dir`, every turn whose writer died while it streamed marked cut.
 pub(crate) fn read_settled_meta(dir: &Path) -> io::Result<SessionMeta> {

@@ -271,6 +271,7 @@ mod tests {
             stream_file: "turn-001.sse".into(),
             reason: None,
             request: None,
+            not_saved: None,
         });
         summary.turns.push(TurnSummary {
             answer: answer.into(),

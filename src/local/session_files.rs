@@ -23,6 +23,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The session lock's file name.
 const SESSION_LOCK: &str = ".lock";
 
+/// The largest turn file read back (the decoder bounds each line; this bounds the file), and so
+/// the most a turn file is written.
+pub const MAX_TURN_BYTES: u64 = 4 << 30;
+
 /// How many taken turn numbers a writer skips before it gives up.
 const TURN_NUMBER_TRIES: usize = 10_000;
 
@@ -66,11 +70,9 @@ impl SessionLock {
                 return Ok(lock);
             }
             if start.elapsed() > LOCK_PATIENCE {
-                let holder = std::fs::read_to_string(dir.join(SESSION_LOCK)).unwrap_or_default();
-                let holder = holder.trim();
-                let who = match holder.parse::<u32>() {
-                    Ok(pid) => format!("process {pid}"),
-                    Err(_) => "another process".to_owned(),
+                let who = match lock_holder(&dir.join(SESSION_LOCK)) {
+                    Some(pid) => format!("process {pid}"),
+                    None => "another process".to_owned(),
                 };
                 return Err(io::Error::new(
                     io::ErrorKind::WouldBlock,
@@ -101,6 +103,25 @@ impl SessionLock {
         }
         Ok(file)
     }
+}
+
+/// The process holding the lock on `path`: the kernel's word for it (`/proc/locks`, whoever took
+/// the lock), else the pid our writers write into the file when they take it.
+fn lock_holder(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let inode = std::fs::symlink_metadata(path).ok()?.ino();
+    let from_kernel = std::fs::read_to_string("/proc/locks")
+        .ok()
+        .and_then(|locks| {
+            locks.lines().find_map(|line| {
+                // `1: FLOCK  ADVISORY  WRITE 9136 00:2f:1234567 0 EOF`
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                let (pid, id) = (fields.get(4)?, fields.get(5)?);
+                let held_inode = id.rsplit(':').next()?.parse::<u64>().ok()?;
+                (held_inode == inode).then(|| pid.parse().ok()).flatten()
+            })
+        });
+    from_kernel.or_else(|| std::fs::read_to_string(path).ok()?.trim().parse().ok())
 }
 
 /// How long a writer waits for a session's lock before it says who holds it and gives up.
@@ -245,23 +266,119 @@ pub fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
 /// when a write fails (a full disk must not stop the answer on the screen), so the file remembers the
 /// first failure and takes nothing after it: it holds a clean start of the stream, and the turn's
 /// end reports what went wrong.
+///
+/// It holds what the decoder reads, no more: of a line longer than the decoder's limit (which the
+/// decoder skips, live and when the turn is replayed) only its first `limit + 1` bytes are kept —
+/// enough for the replay to skip it too — and past [`MAX_TURN_BYTES`] (the most a turn file is read
+/// back) nothing is saved. [`TurnFile::not_saved`] says what was left out.
 #[derive(Debug)]
 pub struct TurnFile {
     file: File,
     failure: Option<String>,
+    /// The longest line kept whole ([`crate::wire::sse::DEFAULT_LIMIT`]).
+    line_limit: usize,
+    /// The most bytes the file takes.
+    cap: u64,
+    /// Bytes of the current line so far, kept or not.
+    line: usize,
+    written: u64,
+    /// Lines cut at the limit, and the bytes of theirs not saved.
+    long_lines: u64,
+    skipped: u64,
+    /// The current line is past the limit: the rest of it is not saved.
+    cutting_line: bool,
 }
 
 impl TurnFile {
     pub fn new(file: File) -> TurnFile {
+        Self::with_limits(file, crate::wire::sse::DEFAULT_LIMIT, MAX_TURN_BYTES)
+    }
+
+    /// A turn file keeping lines of at most `line_limit` bytes and `cap` bytes in all.
+    pub fn with_limits(file: File, line_limit: usize, cap: u64) -> TurnFile {
         TurnFile {
             file,
             failure: None,
+            line_limit,
+            cap,
+            line: 0,
+            written: 0,
+            long_lines: 0,
+            skipped: 0,
+            cutting_line: false,
         }
     }
 
     /// Why the stream could not be saved in full, if it could not.
     pub fn failure(&self) -> Option<&str> {
         self.failure.as_deref()
+    }
+
+    /// What of the stream was left out on purpose (lines past the decoder's limit), if anything.
+    pub fn not_saved(&self) -> Option<String> {
+        (self.long_lines > 0).then(|| {
+            let s = if self.long_lines == 1 { "" } else { "s" };
+            format!(
+                "{} line{s} past the decoder's {} MiB limit kept in part ({} bytes left out)",
+                self.long_lines,
+                self.line_limit >> 20,
+                self.skipped
+            )
+        })
+    }
+
+    /// Write `bytes`, all of them or up to the file's cap (then a failure saying so).
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let room = usize::try_from(self.cap.saturating_sub(self.written)).unwrap_or(usize::MAX);
+        let kept = &bytes[..bytes.len().min(room)];
+        if let Err(e) = self.file.write_all(kept) {
+            self.failure = Some(e.to_string());
+            return Err(e);
+        }
+        self.written += kept.len() as u64;
+        if kept.len() < bytes.len() {
+            let cap = match self.cap {
+                cap if cap.is_multiple_of(1 << 30) => format!("{} GiB", cap >> 30),
+                cap => format!("{cap} bytes"),
+            };
+            let why = format!("the stream passed {cap}, the most a turn file holds");
+            self.failure = Some(why.clone());
+            return Err(io::Error::other(why));
+        }
+        Ok(())
+    }
+
+    /// `buf` with the tails of overlong lines left out, written in as few writes as it takes (one,
+    /// unless a line is cut).
+    fn write_bounded(&mut self, buf: &[u8]) -> io::Result<()> {
+        let keep = self.line_limit + 1;
+        // Bytes from `pending` on are kept, not yet written.
+        let mut pending = 0;
+        let mut at = 0;
+        while at < buf.len() {
+            let end = memchr::memchr2(b'\n', b'\r', &buf[at..]).map(|i| at + i);
+            let content = end.unwrap_or(buf.len()) - at;
+            let room = keep.saturating_sub(self.line);
+            if content > room {
+                if !self.cutting_line {
+                    self.cutting_line = true;
+                    self.long_lines += 1;
+                }
+                self.skipped += (content - room) as u64;
+                self.put(&buf[pending..at + room])?;
+                pending = end.unwrap_or(buf.len());
+            }
+            self.line += content;
+            match end {
+                Some(end) => {
+                    self.line = 0;
+                    self.cutting_line = false;
+                    at = end + 1;
+                }
+                None => at = buf.len(),
+            }
+        }
+        self.put(&buf[pending..])
     }
 }
 
@@ -270,13 +387,8 @@ impl Write for TurnFile {
         if let Some(failure) = &self.failure {
             return Err(io::Error::other(failure.clone()));
         }
-        match self.file.write_all(buf) {
-            Ok(()) => Ok(buf.len()),
-            Err(e) => {
-                self.failure = Some(e.to_string());
-                Err(e)
-            }
-        }
+        self.write_bounded(buf)?;
+        Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -317,6 +429,49 @@ mod tests {
         for name in ["", "..", ".lock", "../x", "/etc/passwd", "a\\b"] {
             assert!(!is_plain_name(name), "{name}");
         }
+    }
+
+    /// `input` written to a bounded turn file in chunks of `size` bytes: the file's bytes, and the
+    /// file.
+    fn written_in_chunks(input: &[u8], size: usize, cap: u64) -> (Vec<u8>, TurnFile) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("turn-001.sse");
+        let mut file = TurnFile::with_limits(File::create(&path).unwrap(), 8, cap);
+        for chunk in input.chunks(size) {
+            let _ = file.write(chunk);
+        }
+        (std::fs::read(&path).unwrap(), file)
+    }
+
+    #[test]
+    fn lines_past_the_limit_keep_one_byte_more_than_it_however_the_stream_is_chunked() {
+        let input = b"ab\nAAAAAAAAAAAAAAA\nc\r\nDDDDDDDDDDDDD\r\n\ndata: 12345678\n";
+        let expected = b"ab\nAAAAAAAAA\nc\r\nDDDDDDDDD\r\n\ndata: 123\n";
+        for size in 1..input.len() {
+            let (saved, file) = written_in_chunks(input, size, u64::MAX);
+            assert_eq!(
+                String::from_utf8_lossy(&saved),
+                String::from_utf8_lossy(expected),
+                "chunks of {size}"
+            );
+            assert_eq!(
+                file.not_saved().as_deref(),
+                Some("3 lines past the decoder's 0 MiB limit kept in part (15 bytes left out)")
+            );
+            assert_eq!(file.failure(), None);
+        }
+    }
+
+    #[test]
+    fn nothing_is_written_past_the_cap_and_the_file_says_why() {
+        let (saved, mut file) = written_in_chunks(b"data: 1\n\ndata: 2\n\n", 4, 12);
+        assert_eq!(saved, b"data: 1\n\ndat");
+        assert_eq!(
+            file.failure(),
+            Some("the stream passed 12 bytes, the most a turn file holds")
+        );
+        assert!(file.write(b"more").is_err());
+        assert_eq!(file.not_saved(), None);
     }
 
     #[cfg(target_os = "linux")]

@@ -44,8 +44,7 @@ impl Default for SessionStore {
     }
 }
 
-/// The largest turn file read back (the decoder bounds each event; this bounds the file).
-pub(crate) const MAX_TURN_BYTES: u64 = 4 << 30;
+pub(crate) use crate::local::session_files::MAX_TURN_BYTES;
 
 impl SessionStore {
     pub fn new(root: impl Into<PathBuf>) -> Self {
@@ -85,6 +84,8 @@ impl SessionStore {
         let now = rfc3339(now);
         let saved = SavedSession {
             dir,
+            diverted: None,
+            summarised: None,
             meta: SessionMeta {
                 id,
                 created_at: now.clone(),
@@ -95,6 +96,7 @@ impl SessionStore {
                 chat_id: None,
                 execution_id: None,
                 options: Default::default(),
+                branched_from: None,
                 turns: Vec::new(),
             },
         };
@@ -118,7 +120,12 @@ impl SessionStore {
         }
         let dir = self.root.join(id);
         let meta = read_settled_meta(&dir)?;
-        Ok(SavedSession { dir, meta })
+        Ok(SavedSession {
+            dir,
+            meta,
+            diverted: None,
+            summarised: None,
+        })
     }
 
     /// The session that issued (or continued from) `checkpoint_id`, or that holds `chat_id`.
@@ -140,6 +147,11 @@ impl SessionStore {
 pub struct SavedSession {
     dir: PathBuf,
     pub meta: SessionMeta,
+    /// Why the last turn begun went to this session, branched from the one asked for (see
+    /// [`SavedSession::take_diverted`]).
+    diverted: Option<String>,
+    /// A turn its writer summarised while decoding it, for the next refresh of the summary.
+    summarised: Option<summary::TurnSummary>,
 }
 
 impl SavedSession {
@@ -159,7 +171,7 @@ impl SavedSession {
         let out = change(&mut meta)?;
         write_meta(&self.dir, &meta)?;
         // The summary is a cache the next reader rebuilds when this fails: never the turn's error.
-        let _ = summary::refresh(&self.dir, &meta);
+        let _ = summary::refresh(&self.dir, &meta, self.summarised.take());
         self.meta = meta;
         Ok(out)
     }
@@ -174,7 +186,57 @@ impl SavedSession {
     }
 
     /// [`SavedSession::begin_turn`] for a request another program sent, saved with the turn.
+    ///
+    /// When another writer holds the session's lock and does not let go (stopped with SIGSTOP, or
+    /// hung), the turn is not lost and nobody waits: it begins in a new session branched from this
+    /// one (same conversation ids and options, `branched_from` naming it), which `self` becomes;
+    /// [`SavedSession::take_diverted`] says so in one line naming the holder.
     pub fn begin_recorded_turn(
+        &mut self,
+        question: &str,
+        from_checkpoint_id: Option<&str>,
+        request: Option<serde_json::Value>,
+    ) -> io::Result<TurnWriter> {
+        match self.begin_turn_here(question, from_checkpoint_id, request.clone()) {
+            Err(locked) if locked.kind() == io::ErrorKind::WouldBlock => {
+                self.branch_off(&locked)?;
+                self.begin_turn_here(question, from_checkpoint_id, request)
+            }
+            begun => begun,
+        }
+    }
+
+    /// Why the turn just begun went to a new session rather than the one asked for (its lock was
+    /// held by a writer that did not let go), once: the caller says it where its user reads.
+    pub fn take_diverted(&mut self) -> Option<String> {
+        self.diverted.take()
+    }
+
+    /// Become a new session branched from this one, which a stopped writer keeps `locked`.
+    fn branch_off(&mut self, locked: &io::Error) -> io::Result<()> {
+        let root = self
+            .dir
+            .parent()
+            .ok_or_else(|| io::Error::other("the session has no sessions folder"))?;
+        let meta = &self.meta;
+        let mut branch =
+            SessionStore::new(root).create(&meta.endpoint, &meta.provider, &meta.base_url)?;
+        branch.meta.chat_id.clone_from(&meta.chat_id);
+        branch.meta.execution_id.clone_from(&meta.execution_id);
+        branch.meta.options = meta.options.clone();
+        branch.meta.branched_from = Some(meta.id.clone());
+        // Still nobody else writes the new session: no lock needed.
+        write_meta(&branch.dir, &branch.meta)?;
+        branch.diverted = Some(format!(
+            "{locked}; this turn is saved in a new session, {}, branched from {}",
+            branch.meta.id, meta.id
+        ));
+        *self = branch;
+        Ok(())
+    }
+
+    /// Begin the turn in this session.
+    fn begin_turn_here(
         &mut self,
         question: &str,
         from_checkpoint_id: Option<&str>,
@@ -198,6 +260,7 @@ impl SavedSession {
                 stream_file: stream_file.clone(),
                 reason: None,
                 request,
+                not_saved: None,
             });
             meta.updated_at = now;
             Ok(TurnWriter {
@@ -279,16 +342,17 @@ impl SavedSession {
     }
 
     /// Record how the turn in `stream_file` ended: `explained` is a status and reason its writer
-    /// knows better than the stream (an error's message, a failure to record it); `unsaved` says
-    /// why its stream file is incomplete, and wins.
+    /// knows better than the stream (an error's message, a failure to record it); `saving` says
+    /// why its stream file is incomplete (which wins) and what it left out on purpose.
     pub fn end_turn(
         &mut self,
         stream_file: &str,
         session: &Session,
         end: &StreamEnd,
-        unsaved: Option<&str>,
+        saving: Saving<'_>,
         explained: Option<(TurnStatus, String)>,
     ) -> io::Result<()> {
+        let Saving { unsaved, not_saved } = saving;
         self.update_meta(|meta| {
             let now = rfc3339(SystemTime::now());
             adopt_ids(meta, session);
@@ -300,6 +364,7 @@ impl SavedSession {
                 turn.status = status;
                 turn.reason = Some(reason);
             }
+            turn.not_saved = not_saved;
             if let Some(failure) = unsaved {
                 // What the file holds is a cut stream, whatever the agent sent after it.
                 turn.status = TurnStatus::Cut;
@@ -342,6 +407,15 @@ impl SavedSession {
     pub fn writer_alive(&self, turn: &TurnMeta) -> bool {
         writer_alive(&self.dir, &turn.stream_file)
     }
+}
+
+/// How saving a turn's stream went, for [`SavedSession::end_turn`].
+#[derive(Debug, Default)]
+pub struct Saving<'a> {
+    /// Why the stream file is incomplete (a failed write, the file's cap).
+    pub unsaved: Option<&'a str>,
+    /// What the file leaves out on purpose ([`TurnFile::not_saved`]).
+    pub not_saved: Option<String>,
 }
 
 /// The turn saved in `stream_file`.
@@ -387,10 +461,11 @@ pub struct TurnWriter {
 }
 
 impl TurnWriter {
-    /// Why the stream could not be saved in full, if it could not.
-    fn failure(&self) -> Option<String> {
+    /// Why the stream could not be saved in full, if it could not; and what of it was left out on
+    /// purpose (lines past the decoder's limit).
+    fn failure(&self) -> (Option<String>, Option<String>) {
         let file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        file.failure().map(str::to_owned)
+        (file.failure().map(str::to_owned), file.not_saved())
     }
 }
 
@@ -440,6 +515,12 @@ impl TurnRecorder for SavedTurn {
 }
 
 impl SavedTurn {
+    /// The turn as its writer summarised it while decoding it: the summary saved with its end
+    /// takes it rather than decoding the turn's file again.
+    pub fn summarised(&mut self, summary: summary::TurnSummary) {
+        self.saved.summarised = Some(summary);
+    }
+
     /// [`TurnRecorder::end`], with a status and reason the writer knows better than the stream
     /// (saved in the same change of the meta, so no reader sees the end without them).
     pub fn end_explained(
@@ -448,11 +529,18 @@ impl SavedTurn {
         end: &StreamEnd,
         explained: Option<(TurnStatus, String)>,
     ) -> io::Result<()> {
-        let unsaved = self.writer.failure();
+        let (unsaved, not_saved) = self.writer.failure();
         let file = &self.writer.stream_file;
-        let saved = self
-            .saved
-            .end_turn(file, session, end, unsaved.as_deref(), explained);
+        let saved = self.saved.end_turn(
+            file,
+            session,
+            end,
+            Saving {
+                unsaved: unsaved.as_deref(),
+                not_saved,
+            },
+            explained,
+        );
         // After the end is on disk (or could not be written: then the turn reads as cut).
         self.writer.lock = None;
         saved?;

@@ -31,6 +31,7 @@ use crate::local::turn_status::TurnStatus;
 const MAX_SUMMARY_BYTES: u64 = 16 << 20;
 use crate::model::citations::Attribution;
 use crate::model::event::AgentEvent;
+use crate::model::session::Session;
 use crate::wire::input::read_session_counting;
 use crate::wire::provider::Provider;
 use crate::wire::redact::Secret;
@@ -130,40 +131,26 @@ fn summarise_turn(dir: &Path, stream_file: &str, provider: Provider) -> TurnSumm
         .as_ref()
         .and_then(|f| f.metadata().ok())
         .map_or(0, |m| m.len());
-    let mut head = AnswerHead::default();
+    let mut digest = TurnDigest::default();
     let session = file
-        .and_then(|file| read_session_counting(file, provider, |e| head.observe(e)).ok())
+        .and_then(|file| read_session_counting(file, provider, |e| digest.observe(e)).ok())
         .map(|(session, _)| session)
         .unwrap_or_default();
-    let sources = Attribution::resolve(&session, true)
-        .numbered()
-        .map(|source| without_keys(source.headline.as_deref().unwrap_or(&source.label)))
-        .collect();
-    let answer = cut_at_boundary(&head.text, ANSWER_LIMIT);
-    TurnSummary {
-        stream_file: stream_file.to_owned(),
-        bytes,
-        title: session
-            .plan
-            .as_ref()
-            .and_then(|plan| plan.title.as_deref())
-            .map(without_keys),
-        answer: without_keys(answer),
-        answer_cut: answer.len() < head.total,
-        sources,
-    }
+    digest.summary(&session, stream_file, bytes)
 }
 
-/// The start of an answer as it streams: at most [`ANSWER_LIMIT`] bytes (plus one chunk), and how
-/// long the whole is.
+/// A turn's summary built as its events are decoded, in the one pass that decodes them (the
+/// recording proxy's, or a read of the turn file): the start of the answer as it streams (at most
+/// [`ANSWER_LIMIT`] bytes, plus one chunk) and how long the whole is; the title and sources come
+/// from the session at the end.
 #[derive(Default)]
-struct AnswerHead {
+pub struct TurnDigest {
     text: String,
     total: usize,
 }
 
-impl AnswerHead {
-    fn observe(&mut self, event: &AgentEvent) {
+impl TurnDigest {
+    pub fn observe(&mut self, event: &AgentEvent) {
         match event {
             AgentEvent::AnswerDelta { text, .. } => {
                 self.total += text.len();
@@ -176,6 +163,30 @@ impl AnswerHead {
                 self.text = cut_at_boundary(text, ANSWER_LIMIT + 1).to_owned();
             }
             _ => {}
+        }
+    }
+
+    /// The summary of turn file `stream_file`, `bytes` long, whose events built `session` (which
+    /// need not have kept the answer's text: [`AnswerBuffer::stop_keeping_text`]).
+    ///
+    /// [`AnswerBuffer::stop_keeping_text`]: crate::model::session::AnswerBuffer::stop_keeping_text
+    pub fn summary(&self, session: &Session, stream_file: &str, bytes: u64) -> TurnSummary {
+        let sources = Attribution::resolve(session, true)
+            .numbered()
+            .map(|source| without_keys(source.headline.as_deref().unwrap_or(&source.label)))
+            .collect();
+        let answer = cut_at_boundary(&self.text, ANSWER_LIMIT);
+        TurnSummary {
+            stream_file: stream_file.to_owned(),
+            bytes,
+            title: session
+                .plan
+                .as_ref()
+                .and_then(|plan| plan.title.as_deref())
+                .map(without_keys),
+            answer: without_keys(answer),
+            answer_cut: answer.len() < self.total,
+            sources,
         }
     }
 }
@@ -201,6 +212,50 @@ fn cut_at_boundary(text: &str, limit: usize) -> &str {
     &text[..text.floor_char_boundary(limit)]
 }
 
+/// How many bytes of turn files one summary reads, at most: far more than any real session
+/// streams, and few enough that a meta listing thousands of big turns returns in seconds.
+const MAX_SUMMARISED_BYTES: u64 = 256 << 20;
+
+/// What a summary built from the raw files may still read and keep: bytes of turn files, and
+/// text, so the summary stays under [`MAX_SUMMARY_BYTES`] beside a meta of the largest size read.
+/// Each turn file is read once however many turns name it (a meta of a million turns naming one
+/// file is hostile, not a conversation).
+struct Budget {
+    bytes: u64,
+    text: usize,
+    read: std::collections::HashSet<String>,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            bytes: MAX_SUMMARISED_BYTES,
+            text: (MAX_SUMMARY_BYTES - crate::local::meta::MAX_META_BYTES) as usize,
+            read: Default::default(),
+        }
+    }
+}
+
+impl Budget {
+    /// Whether turn file `name`, of `size` bytes, is read: not read yet, within what is left.
+    fn allows(&mut self, name: &str, size: Option<u64>) -> bool {
+        let size = size.unwrap_or(0);
+        if size > self.bytes || self.text == 0 || self.read.contains(name) {
+            return false;
+        }
+        self.bytes -= size;
+        self.read.insert(name.to_owned());
+        true
+    }
+
+    fn spend(&mut self, summary: &TurnSummary) {
+        let text = summary.answer.len()
+            + summary.title.as_ref().map_or(0, String::len)
+            + summary.sources.iter().map(String::len).sum::<usize>();
+        self.text = self.text.saturating_sub(text);
+    }
+}
+
 /// A summary of the session in `dir` whose meta on disk is `meta`, built from its raw files;
 /// turns `previous` summarised with the same file and size are taken from it.
 fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> SessionSummary {
@@ -210,6 +265,7 @@ fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> Se
         .filter(|summary| summary.version == VERSION)
         .map(|summary| summary.turns)
         .unwrap_or_default();
+    let mut budget = Budget::default();
     let turns = meta
         .turns
         .iter()
@@ -220,7 +276,17 @@ fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> Se
                 .position(|t| t.stream_file == turn.stream_file && Some(t.bytes) == size)
             {
                 Some(i) => kept.swap_remove(i),
-                None => summarise_turn(dir, &turn.stream_file, provider),
+                None if budget.allows(&turn.stream_file, size) => {
+                    let summary = summarise_turn(dir, &turn.stream_file, provider);
+                    budget.spend(&summary);
+                    summary
+                }
+                // Searched by its question alone (its file is in the meta, the rest is skipped).
+                None => TurnSummary {
+                    stream_file: turn.stream_file.clone(),
+                    bytes: size.unwrap_or(0),
+                    ..TurnSummary::default()
+                },
             }
         })
         .collect();
@@ -233,8 +299,22 @@ fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> Se
 
 /// Bring the summary of `dir` up to date with `meta`, just written by a writer holding the session
 /// lock, and record it in the sessions index. Only turns that changed are read again.
-pub(crate) fn refresh(dir: &Path, meta: &SessionMeta) -> io::Result<()> {
-    let summary = build(dir, meta, read_summary(dir));
+/// `fresh`: a turn its writer summarised as it decoded it (taken when its file still has that
+/// size), so its file is not decoded again.
+pub(crate) fn refresh(
+    dir: &Path,
+    meta: &SessionMeta,
+    fresh: Option<TurnSummary>,
+) -> io::Result<()> {
+    let mut previous = read_summary(dir);
+    if let Some(fresh) = fresh {
+        let previous = previous.get_or_insert_with(|| SessionSummary::of_meta(meta.clone()));
+        previous
+            .turns
+            .retain(|t| t.stream_file != fresh.stream_file);
+        previous.turns.push(fresh);
+    }
+    let summary = build(dir, meta, previous);
     crate::local::index::record(dir, &summary);
     write(dir, &summary)
 }

@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use notify::event::{AccessKind, AccessMode};
 use notify::{Event, EventKind, RecursiveMode, Watcher};
 
-use crate::local::store::TurnStatus;
 use crate::local::index;
+use crate::local::store::TurnStatus;
 use crate::local::summary::{self, SUMMARY, SessionSummary};
 
 /// Changes closer together than this are read as one.

@@ -16,6 +16,7 @@
 
 mod edges;
 mod headers;
+mod reader;
 mod recorder;
 
 use std::net::SocketAddr;
@@ -35,7 +36,7 @@ use crate::wire::provider::asked::Asked;
 use crate::wire::provider::request::Endpoint;
 use crate::wire::provider::spec::ProviderSpec;
 use crate::wire::provider::{Ask, Provider};
-use recorder::{InFlight, Tee, Teed, TurnToRecord};
+use recorder::{InFlight, Teed, TurnToRecord};
 
 /// The largest request body forwarded (research requests are a few kilobytes).
 const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
@@ -281,7 +282,7 @@ fn start_recording<S>(proxy: &Arc<Proxy>, turn: TurnToRecord, stream: S) -> Teed
 where
     S: futures::Stream<Item = reqwest::Result<Bytes>> + Unpin,
 {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Tee>();
+    let (tx, rx) = recorder::tee_channel(recorder::MAX_QUEUED_BYTES);
     let proxy = proxy.clone();
     tokio::task::spawn_blocking(move || {
         recorder::record(&proxy.config.store, &proxy.in_flight, turn, rx);

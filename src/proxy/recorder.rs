@@ -1,13 +1,15 @@
 //! Recording, off the response path: [`Teed`] passes each chunk of an upstream body on unchanged
-//! and hands a copy (a reference-counted `Bytes`, no copy of the data) to an unbounded channel,
-//! which never blocks or fails the response; a blocking task ([`record`]) takes the chunks, writes
-//! them to the saved turn's raw file as they come and decodes them with the provider's pipeline
-//! for the ids and the status the session's meta keeps.
+//! and hands a copy (a reference-counted `Bytes`, no copy of the data) to the recorder through a
+//! channel that never blocks or fails the response and holds at most [`MAX_QUEUED_BYTES`]: a
+//! recorder that falls that far behind (a stalled disk) is told the recording is cut, and the
+//! client still gets every byte. A blocking task ([`record`]) takes the chunks in batches, writes
+//! each batch to the saved turn's raw file and decodes it once with the provider's pipeline, for
+//! the ids and status the session's meta keeps and the turn's summary (built in that same pass;
+//! the answer's text is counted, not kept, so memory stays flat however long the answer).
 //!
 //! Whatever goes wrong here (a store that cannot be written, a full disk, a dialect that panics)
 //! is said on stderr and in the turn's meta; the client's response never learns of it.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,15 +24,15 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use crate::agent::client::{RawSink, error_chain};
 use crate::agent::turn::TurnRecorder;
 use crate::local::store::{SavedSession, SavedTurn, SessionStore, TurnStatus};
-use crate::model::session::Session;
 use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::sanitize_line;
 use crate::wire::provider::asked::Asked;
-use crate::wire::provider::error_body::ErrorBody;
 use crate::wire::provider::request::Endpoint;
 use crate::wire::provider::spec::FollowUp;
-use crate::wire::provider::{EventPipeline, Provider, ProviderOptions};
-use crate::wire::redact::{Secret, StreamRedactor};
+use crate::wire::provider::{Provider, ProviderOptions};
+use crate::wire::redact::Secret;
+
+use super::reader::Reader;
 
 /// What the response side tells the recorder.
 pub enum Tee {
@@ -38,6 +40,59 @@ pub enum Tee {
     Chunk(Bytes),
     /// The upstream body ended: cleanly, or broken off (why).
     End(Result<(), String>),
+    /// The recorder fell [`MAX_QUEUED_BYTES`] behind: nothing more is sent to it.
+    Behind,
+}
+
+/// The most bytes waiting for the recorder: past it the recording is cut rather than the response
+/// slowed or memory grown.
+pub const MAX_QUEUED_BYTES: usize = 32 << 20;
+
+/// The response side of the channel to the recorder.
+pub struct TeeSender {
+    tx: UnboundedSender<Tee>,
+    queued: Arc<AtomicUsize>,
+    limit: usize,
+}
+
+/// The recorder's side: the chunks, and the count of bytes waiting that it gives back.
+pub struct TeeReceiver {
+    rx: UnboundedReceiver<Tee>,
+    queued: Arc<AtomicUsize>,
+}
+
+/// A channel to the recorder holding at most `limit` bytes of chunks.
+pub fn tee_channel(limit: usize) -> (TeeSender, TeeReceiver) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let queued = Arc::new(AtomicUsize::new(0));
+    let sender = TeeSender {
+        tx,
+        queued: queued.clone(),
+        limit,
+    };
+    (sender, TeeReceiver { rx, queued })
+}
+
+impl TeeReceiver {
+    /// The next message, waiting for it; `None` once the response side is gone.
+    fn blocking_recv(&mut self) -> Option<Tee> {
+        let tee = self.rx.blocking_recv();
+        self.taken(tee.as_ref());
+        tee
+    }
+
+    /// A message already waiting.
+    fn try_recv(&mut self) -> Option<Tee> {
+        let tee = self.rx.try_recv().ok();
+        self.taken(tee.as_ref());
+        tee
+    }
+
+    fn taken(&self, tee: Option<&Tee>) {
+        if let Some(Tee::Chunk(chunk)) = tee {
+            self.queued.fetch_sub(chunk.len(), Ordering::Relaxed);
+        }
+    }
 }
 
 /// An upstream body, passed on chunk by chunk as it arrives, each chunk also sent to the recorder.
@@ -45,15 +100,34 @@ pub enum Tee {
 /// closed channel as the client leaving.
 pub struct Teed<S> {
     inner: S,
-    tx: Option<UnboundedSender<Tee>>,
+    tx: Option<TeeSender>,
 }
 
 impl<S> Teed<S> {
-    pub fn new(inner: S, tx: UnboundedSender<Tee>) -> Self {
+    pub fn new(inner: S, tx: TeeSender) -> Self {
         Self {
             inner,
             tx: Some(tx),
         }
+    }
+}
+
+impl TeeSender {
+    /// Hand `tee` to the recorder, never waiting: a chunk that would take the queue past its
+    /// limit is dropped and the recorder told it fell behind. `false` once nothing more is sent.
+    fn send(&self, tee: Tee) -> bool {
+        if let Tee::Chunk(chunk) = &tee {
+            let queued = self.queued.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
+            if queued > self.limit {
+                self.queued.fetch_sub(chunk.len(), Ordering::Relaxed);
+                let _ = self.tx.send(Tee::Behind);
+                return false;
+            }
+        }
+        let chunk = matches!(tee, Tee::Chunk(_));
+        // The recorder may have given up: the response goes on regardless.
+        let _ = self.tx.send(tee);
+        chunk
     }
 }
 
@@ -70,12 +144,9 @@ where
             Some(Err(e)) => Tee::End(Err(error_chain(e))),
             None => Tee::End(Ok(())),
         };
-        let ended = !matches!(tee, Tee::Chunk(_));
-        if let Some(tx) = &self.tx {
-            // The recorder may have given up: the response goes on regardless.
-            let _ = tx.send(tee);
-        }
-        if ended {
+        if let Some(tx) = &self.tx
+            && !tx.send(tee)
+        {
             self.tx = None;
         }
         Poll::Ready(item)
@@ -124,17 +195,9 @@ pub struct TurnToRecord {
 /// How long a follow-up waits for the turn it continues to be saved.
 const FOLLOW_UP_WAIT: Duration = Duration::from_secs(3);
 
-/// How much of an error body is read for the turn's reason.
-const ERROR_BODY_LIMIT: usize = 16 * 1024;
-
 /// Save one proxied turn from the chunks `rx` brings, reporting any failure on stderr. Blocking:
 /// run it where file I/O may wait (`spawn_blocking`).
-pub fn record(
-    store: &SessionStore,
-    in_flight: &InFlight,
-    turn: TurnToRecord,
-    mut rx: UnboundedReceiver<Tee>,
-) {
+pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mut rx: TeeReceiver) {
     let _in_flight = in_flight.enter();
     let name = turn.provider.as_str();
     let (mut saved_turn, sink) = match begin(store, in_flight, &turn) {
@@ -144,24 +207,52 @@ pub fn record(
             return;
         }
     };
-    let mut reader = Reader::new(&turn, sink);
+    let path = (saved_turn.saved.meta.turns.get(saved_turn.index))
+        .and_then(|meta| saved_turn.saved.stream_path(meta));
+    let mut reader = Reader::new(&turn, sink, path);
     if let Some(path) = saved_turn.resumed_stream() {
         // A paused turn goes on: what it streamed so far is decoded first (not written again).
         if let Ok(bytes) = std::fs::read(path) {
             reader.decode_only(&bytes);
         }
     }
+    let mut batch = Vec::new();
     let end = loop {
-        match rx.blocking_recv() {
-            Some(Tee::Chunk(chunk)) => {
-                reader.feed(&chunk);
-                if let Err(e) = saved_turn.progress(&reader.session) {
-                    reader.note_failure(format!("its ids could not be saved: {e}"));
+        let next = if reader.lagging() {
+            // Behind on decoding: what waits is taken first, else one block of the backlog.
+            match rx.try_recv() {
+                Some(tee) => Some(tee),
+                None => {
+                    reader.catch_up(true);
+                    continue;
                 }
             }
+        } else {
+            rx.blocking_recv()
+        };
+        let (tee, more) = gather(&mut rx, next, &mut batch);
+        if !batch.is_empty() {
+            // A queue filling up: the batch is only saved, and decoded from the file later.
+            let queued = rx.queued.load(Ordering::Relaxed);
+            reader.feed(&batch, queued > MAX_QUEUED_BYTES / 4);
+            batch.clear();
+            if let Err(e) = saved_turn.progress(&reader.session) {
+                reader.note_failure(format!("its ids could not be saved: {e}"));
+            }
+        }
+        match tee {
+            _ if more => {}
             Some(Tee::End(Ok(()))) => break StreamEnd::Closed,
             Some(Tee::End(Err(reason))) => break StreamEnd::Cut { reason },
-            None => {
+            Some(Tee::Behind) => {
+                let why = format!(
+                    "recording cut: the recorder fell {} MiB behind the stream",
+                    MAX_QUEUED_BYTES >> 20
+                );
+                reader.note_failure(why.clone());
+                break StreamEnd::Cut { reason: why };
+            }
+            Some(Tee::Chunk(_)) | None => {
                 break StreamEnd::Cut {
                     reason: "the client closed the connection before the stream ended".into(),
                 };
@@ -169,7 +260,36 @@ pub fn record(
         }
     };
     let end = reader.finish(end, turn.status);
+    if let Some(summary) = reader.summary(&saved_turn) {
+        saved_turn.summarised(summary);
+    }
     finish(saved_turn, &reader, &end, name);
+}
+
+/// How many bytes one batch gathers before it is written and decoded.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// `first` and the chunks already waiting after it, up to [`BATCH_BYTES`], appended to `batch`:
+/// the message that ended the gathering (not a chunk), or `true` when the batch is full and more
+/// may follow.
+fn gather(rx: &mut TeeReceiver, first: Option<Tee>, batch: &mut Vec<u8>) -> (Option<Tee>, bool) {
+    let mut next = first;
+    loop {
+        match next {
+            Some(Tee::Chunk(chunk)) => {
+                batch.extend_from_slice(&chunk);
+                if batch.len() >= BATCH_BYTES {
+                    return (None, true);
+                }
+            }
+            other => return (other, false),
+        }
+        next = match rx.try_recv() {
+            Some(tee) => Some(tee),
+            // Nothing waiting: this batch goes now, the loop waits for the next message.
+            None => return (None, true),
+        };
+    }
 }
 
 /// The session this turn continues (or a new one), with the turn begun in it.
@@ -187,16 +307,25 @@ fn begin(
         Some(saved) => saved,
         None => store.create(turn.endpoint.name, spec.name, &turn.upstream)?,
     };
-    let options = merged(&saved.meta.options, &turn.asked.options);
-    saved.set_options(options)?;
     let ask = &turn.asked.ask;
     // Only Bigdata.com names the checkpoint a turn resumes; the others' ids just chain turns.
     let from_checkpoint = ask
         .checkpoint_id
         .as_deref()
         .filter(|_| spec.follow_up == FollowUp::ChatOrCheckpoint);
+    // Begun first: when a stopped writer holds the session, the turn goes to a branch of it.
     let writer =
         saved.begin_recorded_turn(&ask.question, from_checkpoint, Some(turn.request.clone()))?;
+    if let Some(diverted) = saved.take_diverted() {
+        report(format_args!("{diverted}"));
+    }
+    let options = merged(&saved.meta.options, &turn.asked.options);
+    // The turn is begun: a failure to keep the options must not leave it unwritten.
+    if let Err(e) = saved.set_options(options) {
+        report(format_args!(
+            "the session's options could not be saved: {e}"
+        ));
+    }
     Ok(SavedTurn::new(saved, writer))
 }
 
@@ -302,156 +431,6 @@ fn session_with_history(store: &SessionStore, turn: &TurnToRecord) -> Option<Sav
     store.load(&meta.id).ok()
 }
 
-/// Reads the teed chunks into the turn: the raw file (the key masked), the decoded session, and
-/// what went wrong while recording.
-struct Reader {
-    sink: RawSink,
-    key: Secret,
-    redactor: StreamRedactor,
-    pipeline: EventPipeline,
-    session: Session,
-    /// The body of an error response (read for its message, not saved as a stream).
-    error_body: Option<Vec<u8>>,
-    /// Why the turn could not be recorded in full (beyond a failure to write its file).
-    failure: Option<String>,
-    /// The dialect panicked: the rest of the stream is saved but not decoded.
-    undecodable: bool,
-    /// Answers longer than this (`--max-answer-mib`) are not saved past it.
-    max_answer: usize,
-    /// Bytes since the last line break: a line past the decoder's limit is not saved past it.
-    line: usize,
-    /// The turn passed a limit: nothing more is saved or decoded (the client still gets it all).
-    stopped: bool,
-}
-
-impl Reader {
-    fn new(turn: &TurnToRecord, sink: RawSink) -> Self {
-        let failed = !(200..300).contains(&turn.status);
-        Self {
-            sink,
-            key: turn.key.clone(),
-            redactor: StreamRedactor::new(turn.key.clone()),
-            pipeline: EventPipeline::new(turn.provider),
-            session: Session::new(),
-            error_body: failed.then(Vec::new),
-            failure: None,
-            undecodable: false,
-            max_answer: crate::agent::turn::max_answer_bytes(),
-            line: 0,
-            stopped: false,
-        }
-    }
-
-    /// Stop saving once the answer or a line passes its limit, saying why in the turn.
-    fn check_limits(&mut self, bytes: &[u8]) {
-        self.line = match memchr::memrchr(b'\n', bytes) {
-            Some(at) => bytes.len() - at - 1,
-            None => self.line + bytes.len(),
-        };
-        let why = if self.session.answer.len() > self.max_answer {
-            crate::agent::turn::answer_limit_reason(self.max_answer)
-        } else if self.line > crate::wire::sse::DEFAULT_LIMIT {
-            format!(
-                "a line passed {} MiB, the longest the decoder reads",
-                crate::wire::sse::DEFAULT_LIMIT >> 20
-            )
-        } else {
-            return;
-        };
-        self.stopped = true;
-        self.note_failure(why);
-    }
-
-    fn note_failure(&mut self, why: String) {
-        self.failure.get_or_insert(why);
-    }
-
-    /// Decode bytes already saved (a paused turn's stream so far) without saving them again.
-    fn decode_only(&mut self, bytes: &[u8]) {
-        let mut events = Vec::new();
-        let decoded = catch_unwind(AssertUnwindSafe(|| {
-            let _ = self.pipeline.feed(bytes, &mut events);
-            events
-        }));
-        match decoded {
-            Ok(events) => self.session.apply_all(events),
-            Err(_) => self.undecodable = true,
-        }
-    }
-
-    fn feed(&mut self, chunk: &[u8]) {
-        if let Some(body) = &mut self.error_body {
-            let room = ERROR_BODY_LIMIT.saturating_sub(body.len());
-            body.extend_from_slice(&chunk[..room.min(chunk.len())]);
-            return;
-        }
-        if self.stopped {
-            return;
-        }
-        let bytes = self.redactor.feed(chunk).into_owned();
-        self.save_and_decode(&bytes, |pipeline, bytes, out| {
-            let _ = pipeline.feed(bytes, out);
-        });
-        self.check_limits(&bytes);
-    }
-
-    /// Write `bytes` to the turn file (a failure is kept by the file and ends the turn cut), then
-    /// decode them with `decode` unless the dialect already failed.
-    fn save_and_decode(
-        &mut self,
-        bytes: &[u8],
-        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Vec<crate::model::event::AgentEvent>),
-    ) {
-        if !bytes.is_empty()
-            && let Ok(mut sink) = self.sink.lock()
-        {
-            let _ = sink.write_all(bytes).and_then(|()| sink.flush());
-        }
-        if self.undecodable {
-            return;
-        }
-        let pipeline = &mut self.pipeline;
-        let decoded = catch_unwind(AssertUnwindSafe(|| {
-            let mut events = Vec::new();
-            decode(pipeline, bytes, &mut events);
-            events
-        }));
-        match decoded {
-            Ok(events) => self.session.apply_all(events),
-            Err(_) => {
-                self.undecodable = true;
-                self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
-            }
-        }
-    }
-
-    /// The end of the stream: what the redactor held back, the dialect's last events, and how the
-    /// turn ended (an error status's message for a failed turn).
-    fn finish(&mut self, end: StreamEnd, status: u16) -> StreamEnd {
-        if let Some(body) = &self.error_body {
-            // Not through the redactor: masked here, on one line of at most 300 characters.
-            let message = ErrorBody::summary(body).unwrap_or_else(|| "no details".into());
-            let masked = self.key.redact_message(&message);
-            let message = sanitize_line(&masked).chars().take(300).collect();
-            return StreamEnd::Http { status, message };
-        }
-        if self.stopped {
-            return end;
-        }
-        let held = self.redactor.finish();
-        let clean = end == StreamEnd::Closed;
-        self.save_and_decode(&held, |pipeline, bytes, out| {
-            let _ = pipeline.feed(bytes, out);
-            let _ = if clean {
-                pipeline.finish(out)
-            } else {
-                pipeline.finish_cut(out)
-            };
-        });
-        end
-    }
-}
-
 /// Save how the turn ended and what the status alone does not say; report it on stderr.
 fn finish(mut saved_turn: SavedTurn, reader: &Reader, end: &StreamEnd, name: &str) {
     let index = saved_turn.index;
@@ -492,4 +471,54 @@ fn report(message: std::fmt::Arguments<'_>) {
         "research-tui proxy: {}",
         sanitize_line(&message.to_string())
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::StreamExt;
+
+    #[tokio::test]
+    async fn a_recorder_that_falls_behind_is_told_so_and_the_client_still_gets_every_byte() {
+        let chunks: Vec<reqwest::Result<Bytes>> =
+            (0..10u8).map(|i| Ok(Bytes::from(vec![i; 1024]))).collect();
+        let (tx, mut rx) = tee_channel(4096);
+        let teed = Teed::new(futures::stream::iter(chunks), tx);
+        // Nobody reads the recorder's side while the response streams.
+        let passed: Vec<Bytes> = teed.map(|chunk| chunk.unwrap()).collect().await;
+        assert_eq!(passed.len(), 10);
+        assert!(
+            passed
+                .iter()
+                .enumerate()
+                .all(|(i, c)| c[..] == [i as u8; 1024])
+        );
+        let mut queued = Vec::new();
+        while let Some(tee) = rx.try_recv() {
+            queued.push(match tee {
+                Tee::Chunk(chunk) => format!("chunk {}", chunk[0]),
+                Tee::End(_) => "end".into(),
+                Tee::Behind => "behind".into(),
+            });
+        }
+        assert_eq!(
+            queued,
+            ["chunk 0", "chunk 1", "chunk 2", "chunk 3", "behind"]
+        );
+        assert_eq!(rx.queued.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test]
+    async fn chunks_waiting_are_gathered_into_one_batch_up_to_its_size() {
+        let (tx, mut rx) = tee_channel(usize::MAX);
+        for part in [&b"data: 1\n"[..], b"\n", b"data: 2\n\n"] {
+            assert!(tx.send(Tee::Chunk(Bytes::copy_from_slice(part))));
+        }
+        assert!(!tx.send(Tee::End(Ok(()))));
+        let mut batch = Vec::new();
+        let first = rx.try_recv();
+        let (tee, more) = gather(&mut rx, first, &mut batch);
+        assert_eq!(batch, b"data: 1\n\ndata: 2\n\n");
+        assert!(matches!(tee, Some(Tee::End(Ok(())))) && !more);
+    }
 }

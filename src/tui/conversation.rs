@@ -216,7 +216,13 @@ impl Conversation {
         // A stream still running (after an ERROR event) is dropped unsaved, as a new one replaces it.
         self.reclaim_saved();
         let (recorder, sinks) = match self.begin_saved_turn(provider, &base_url, &ask) {
-            Ok(Some((turn, sink))) => (Some(turn), vec![sink]),
+            Ok(Some((mut turn, sink))) => {
+                // A stopped writer holds the session: the turn went to a branch of it.
+                if let Some(diverted) = turn.saved.take_diverted() {
+                    app.set_message(diverted, Severity::Warning);
+                }
+                (Some(turn), vec![sink])
+            }
             Ok(None) => (None, Vec::new()),
             Err(e) => {
                 app.set_message(format!("this turn is not saved: {e}"), Severity::Error);
@@ -327,6 +333,14 @@ impl Conversation {
         };
         let saved = turn.apply(update, &mut NewestTurn(app));
         if !turn.is_running() {
+            // The answer shown is whole; its saved file left a line past the decoder's limit out.
+            let not_saved = turn.recorder().and_then(|rec| {
+                let meta = rec.saved.meta.turns.get(rec.index)?;
+                Some(format!("turn file: {}", meta.not_saved.as_deref()?))
+            });
+            if let Some(note) = not_saved {
+                app.set_message(note, Severity::Warning);
+            }
             self.reclaim_saved();
             self.tailed_turn_ended(app);
         }
@@ -416,6 +430,10 @@ impl Conversation {
             chat_id: saved.meta.chat_id.clone(),
             ..Continuation::default()
         };
+        let not_saved = saved.meta.turns.iter().enumerate().find_map(|(i, turn)| {
+            let note = turn.not_saved.as_deref()?;
+            Some(format!("turn {}'s file: {note}", i + 1))
+        });
         self.saved = Some(saved);
         let watching = live.is_some();
         self.follow_opened(app, live);
@@ -424,6 +442,11 @@ impl Conversation {
             None if watching => app.set_message(
                 "watching live — q quits, the session goes on",
                 Severity::Info,
+            ),
+            // The turns are shown whole; their files are not.
+            None if not_saved.is_some() => app.set_message(
+                format!("opened a saved session — {}", not_saved.unwrap_or_default()),
+                Severity::Warning,
             ),
             None => app.set_message(
                 format!(

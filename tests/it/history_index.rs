@@ -35,13 +35,23 @@ fn sessions(home: &Path, args: &[&str]) -> String {
         std::thread::sleep(Duration::from_millis(10));
     }
     let took = start.elapsed();
-    assert!(took < Duration::from_secs(2), "sessions {args:?} took {took:?}");
+    assert!(
+        took < Duration::from_secs(2),
+        "sessions {args:?} took {took:?}"
+    );
     let output: Output = child.wait_with_output().unwrap();
     assert!(output.status.success(), "{output:?}");
     String::from_utf8(output.stdout).unwrap()
 }
 
-const QUERIES: &[&str] = &["cowos", "hbm4 sold out", "lam res", "tokyo electron", "zqxj", "q"];
+const QUERIES: &[&str] = &[
+    "cowos",
+    "hbm4 sold out",
+    "lam res",
+    "tokyo electron",
+    "zqxj",
+    "q",
+];
 
 /// Every way of listing and searching, as printed.
 fn everything(home: &Path) -> Vec<String> {
@@ -86,7 +96,10 @@ fn same(printed: Vec<String>, expected: &[String]) {
             .unwrap_or(printed.len().min(expected.len()));
         let from = printed.floor_char_boundary(at.saturating_sub(80));
         let (a, b) = (&printed[from..], &expected[from..]);
-        assert!(printed == expected, "command {k} differs at {at}:\n{a}\n---\n{b}");
+        assert!(
+            printed == expected,
+            "command {k} differs at {at}:\n{a}\n---\n{b}"
+        );
     }
     assert_eq!(printed.len(), expected.len());
 }
@@ -111,14 +124,19 @@ fn saved_stream(store: &SessionStore, question: &str, bytes: impl AsRef<[u8]>) -
 
 /// A Bigdata.com answer event saying `text`.
 fn answer_event(text: &str) -> String {
-    let event = serde_json::json!({"chat_id": "c-1", "message": {"type": "ANSWER", "content": text}});
+    let event =
+        serde_json::json!({"chat_id": "c-1", "message": {"type": "ANSWER", "content": text}});
     format!("data: {event}\n\n")
 }
 
 fn two_sessions(home: &Path) -> (PathBuf, PathBuf) {
     let store = SessionStore::new(Home::new(home).sessions());
     let nvidia = saved(&store, "Give me a deep dive on NVIDIA", support::EARNINGS);
-    let semis = saved(&store, "Compare ASML, Lam Research and Tokyo Electron", support::SECTOR);
+    let semis = saved(
+        &store,
+        "Compare ASML, Lam Research and Tokyo Electron",
+        support::SECTOR,
+    );
     (nvidia, semis)
 }
 
@@ -138,8 +156,11 @@ fn the_index_changes_nothing_sessions_prints_and_a_stale_one_is_read_past() {
     // meta.json edited by hand: the new question is found, the old one no longer.
     let meta_path = nvidia.join("meta.json");
     let meta = std::fs::read_to_string(&meta_path).unwrap();
-    std::fs::write(&meta_path, meta.replace("deep dive on NVIDIA", "zebra xylophone quartet"))
-        .unwrap();
+    std::fs::write(
+        &meta_path,
+        meta.replace("deep dive on NVIDIA", "zebra xylophone quartet"),
+    )
+    .unwrap();
     let found = sessions(home.path(), &["--search", "zebra xylophone"]);
     assert!(found.contains("zebra xylophone quartet"), "{found}");
     assert!(!sessions(home.path(), &[]).contains("deep dive on NVIDIA"));
@@ -156,7 +177,10 @@ fn the_index_changes_nothing_sessions_prints_and_a_stale_one_is_read_past() {
     turn.write_all(answer_event(" Quokkas smile.").as_bytes())
         .unwrap();
     let found = sessions(home.path(), &["--search", "quokka", "--json"]);
-    assert!(found.contains("Wombats sleep a lot. Quokkas smile."), "{found}");
+    assert!(
+        found.contains("Wombats sleep a lot. Quokkas smile."),
+        "{found}"
+    );
     same(everything(home.path()), &from_raw_files(home.path()));
 
     // A session removed: no longer listed or found.
@@ -204,7 +228,11 @@ fn a_corrupt_truncated_or_forged_index_is_read_past_and_rewritten() {
 
     // Many superseded lines: a reader rewrites the index with only the fresh ones.
     let stale = restamped.repeat(2000);
-    std::fs::write(&index, format!("{stale}{}", String::from_utf8_lossy(&whole))).unwrap();
+    std::fs::write(
+        &index,
+        format!("{stale}{}", String::from_utf8_lossy(&whole)),
+    )
+    .unwrap();
     same(everything(home.path()), &raw);
     let rewritten = std::fs::read_to_string(&index).unwrap();
     assert_eq!(rewritten.lines().count(), 2, "{}", rewritten.len());
@@ -227,7 +255,11 @@ fn a_hostile_index_is_never_followed_waited_on_or_read_whole() {
     std::fs::remove_file(&index).unwrap();
     symlink(&target, &index).unwrap();
     same(everything(home.path()), &raw);
-    assert_eq!(std::fs::read(&target).unwrap(), good, "the link was not followed");
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        good,
+        "the link was not followed"
+    );
 
     // A FIFO and a folder: nothing hangs.
     std::fs::remove_file(&index).unwrap();
@@ -295,9 +327,14 @@ async fn ask_processes_writing_at_once_leave_a_whole_fresh_line_for_every_sessio
     assert!(first.status.success(), "{first:?}");
     let listed: serde_json::Value =
         serde_json::from_str(sessions(home.path(), &["--json"]).lines().next().unwrap()).unwrap();
-    let checkpoint = listed["turns"][0]["checkpoint_id"].as_str().unwrap().to_owned();
+    let checkpoint = listed["turns"][0]["checkpoint_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     // Six new sessions and three resumes of the first, all at once.
-    let questions: Vec<String> = (0..6).map(|n| format!("Question number {n} about TSMC")).collect();
+    let questions: Vec<String> = (0..6)
+        .map(|n| format!("Question number {n} about TSMC"))
+        .collect();
     let mut children: Vec<_> = questions.iter().map(|q| ask(&[q])).collect();
     for n in 0..3 {
         children.push(ask(&[&format!("Follow-up {n}"), "--resume", &checkpoint]));
@@ -324,11 +361,14 @@ async fn ask_processes_writing_at_once_leave_a_whole_fresh_line_for_every_sessio
         .collect();
     assert_eq!(dirs.len(), 7);
     for dir in &dirs {
-        assert!(fresh_line(&index, dir).is_some(), "{} has a fresh line", dir.display());
+        assert!(
+            fresh_line(&index, dir).is_some(),
+            "{} has a fresh line",
+            dir.display()
+        );
     }
     let resumed = sessions(home.path(), &["--search", "follow-up 2", "--json"]);
     let resumed: serde_json::Value = serde_json::from_str(resumed.lines().next().unwrap()).unwrap();
     assert_eq!(resumed["turns"].as_array().unwrap().len(), 4, "{resumed}");
     same(everything(home.path()), &from_raw_files(home.path()));
 }
-

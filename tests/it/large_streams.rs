@@ -5,7 +5,7 @@
 //! required as for the other end-to-end tests).
 
 #[path = "../../benches/support/streams.rs"]
-mod streams;
+pub(crate) mod streams;
 
 use std::io::Write;
 use std::path::Path;

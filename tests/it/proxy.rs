@@ -17,6 +17,7 @@ use research_tui::agent::live::{self, LiveConfig};
 use research_tui::demo::{self, ServerConfig};
 use research_tui::local::meta::SessionMeta;
 use research_tui::local::store::SessionStore;
+use research_tui::local::summary;
 use research_tui::model::session::Session;
 use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::{EventPipeline, Provider};
@@ -366,6 +367,13 @@ async fn every_provider_streams_the_same_bytes_through_the_proxy_and_saves_a_ses
         assert_eq!(replayed.answer.as_str(), straight.answer.as_str());
         assert_eq!(replayed.references.len(), straight.references.len());
         assert_eq!(replayed.stats, straight.stats);
+        // The summary the recorder built in its one decoding pass is the one the turn file gives.
+        let recorded = std::fs::read(saved.dir().join(summary::SUMMARY)).unwrap();
+        let recorded: summary::SessionSummary = serde_json::from_slice(&recorded).unwrap();
+        std::fs::remove_file(saved.dir().join(summary::SUMMARY)).unwrap();
+        let rebuilt = summary::load(saved.dir()).unwrap();
+        assert_eq!(recorded.turns, rebuilt.turns, "{provider:?}");
+        assert!(!recorded.turns[0].answer.is_empty(), "{provider:?}");
         let request = meta.turns[0]
             .request
             .as_ref()

@@ -1,7 +1,8 @@
 //! The store against a hostile data directory, through the real binary: a symlinked session
 //! folder, a `.lock` that is a symlink, a `meta.json` naming another session, FIFOs and devices
 //! where files should be. Nothing is written outside the data directory, and `sessions` (every
-//! mode) returns within a second. A writer that cannot take a session's lock says who holds it.
+//! mode) returns within a second. A writer facing a stopped lock holder names it and saves its
+//! turn in a branch.
 
 use std::os::unix::fs::symlink;
 use std::path::Path;
@@ -140,25 +141,106 @@ fn fifos_and_devices_where_files_should_be_never_hang_sessions() {
     }
 }
 
+/// `ask --demo ARGS` in `home`, as JSON.
+fn ask_demo(home: &Path, args: &[&str]) -> Output {
+    support::cli(home)
+        .args(["ask", "--demo", "--demo-speed", "200", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A real process (flock(1)) that takes the lock of the session in `dir` and is then stopped with
+/// SIGSTOP while it holds it. It does not write its pid into the lock file (the last writer's
+/// stays there): the holder is named from the kernel's record of the lock.
+struct StoppedHolder(std::process::Child);
+
+impl StoppedHolder {
+    fn hold(dir: &Path) -> StoppedHolder {
+        use std::io::BufRead;
+        let lock = dir.join(".lock");
+        // flock(1) takes the lock and holds it while its command runs (`-o`: the command does
+        // not inherit it); the command says so, then waits for its stdin to close.
+        let mut child = Command::new("flock")
+            .arg("-o")
+            .arg(&lock)
+            .args(["sh", "-c", "echo held && read -r _"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "held");
+        let pid = child.id();
+        // SAFETY: kill(2) on the child this test spawned and still owns.
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+        StoppedHolder(child)
+    }
+}
+
+impl Drop for StoppedHolder {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+        // Its command's stdin closes: it ends too.
+        drop(self.0.stdin.take());
+    }
+}
+
 #[test]
-fn a_writer_that_cannot_take_the_lock_promptly_says_who_holds_it() {
+fn a_writer_facing_a_stopped_lock_holder_saves_its_turn_in_a_branch_and_names_the_holder() {
     let home = tempfile::tempdir().unwrap();
     let store = SessionStore::new(Home::new(home.path()).sessions());
-    let id = real_session(&store);
-    let mut saved = store.load(&id).unwrap();
-    let held = research_tui::local::session_files::SessionLock::acquire(saved.dir()).unwrap();
+    let first = ask_demo(home.path(), &["What did NVIDIA report?"]);
+    assert!(first.status.success(), "{first:?}");
+    let first: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let checkpoint = first["checkpoint_id"].as_str().unwrap().to_owned();
+    let original = store.list()[0].clone();
+    let holder = StoppedHolder::hold(&store.root().join(&original.id));
+
     let start = Instant::now();
-    let refused = saved.begin_turn("blocked?", None).unwrap_err();
+    let follow_up = ask_demo(home.path(), &["And AMD?", "--resume", &checkpoint]);
+    let took = start.elapsed();
+    assert!(follow_up.status.success(), "{follow_up:?}");
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    let answer: serde_json::Value = serde_json::from_slice(&follow_up.stdout).unwrap();
+    assert!(!answer["answer"].as_str().unwrap().is_empty());
+
+    // One line says who holds the lock and where the turn went.
+    let stderr = String::from_utf8_lossy(&follow_up.stderr);
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("branched from"))
+        .collect();
+    assert_eq!(said.len(), 1, "{stderr}");
     assert!(
-        start.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        start.elapsed()
+        said[0].contains(&format!("locked by process {}", holder.0.id())),
+        "{stderr}"
     );
-    let message = refused.to_string();
-    assert!(
-        message.contains(&format!("locked by process {}", std::process::id())),
-        "{message}"
+    let branch = store
+        .list()
+        .into_iter()
+        .find(|meta| meta.id != original.id)
+        .expect("a new session holds the turn");
+    assert!(said[0].contains(&branch.id), "{stderr}");
+    assert!(said[0].contains(&original.id), "{stderr}");
+
+    // The branch holds the turn, linked to the original and its conversation; nothing was lost.
+    assert_eq!(branch.branched_from.as_deref(), Some(original.id.as_str()));
+    assert_eq!(branch.chat_id, original.chat_id);
+    assert_eq!(branch.turns.len(), 1);
+    assert_eq!(branch.turns[0].question, "And AMD?");
+    assert_eq!(branch.turns[0].status.as_str(), "complete");
+    assert_eq!(
+        branch.turns[0].from_checkpoint_id.as_deref(),
+        Some(checkpoint.as_str())
     );
-    drop(held);
-    assert!(saved.begin_turn("free again", None).is_ok());
+    let saved = store.load(&branch.id).unwrap();
+    let replayed = saved.replay_turn(&saved.meta.turns[0]);
+    assert_eq!(replayed.answer.as_str(), answer["answer"].as_str().unwrap());
+    drop(holder);
+    assert_eq!(store.load(&original.id).unwrap().meta.turns.len(), 1);
 }

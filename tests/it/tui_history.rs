@@ -36,6 +36,7 @@ fn session(
         chat_id: None,
         execution_id: None,
         options: Default::default(),
+        branched_from: None,
         turns: vec![TurnMeta {
             question: question.into(),
             started_at: updated.into(),
@@ -46,6 +47,7 @@ fn session(
             stream_file: "turn-001.sse".into(),
             reason: None,
             request: None,
+            not_saved: None,
         }],
     };
     let mut summary = SessionSummary::of_meta(meta);

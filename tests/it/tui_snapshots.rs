@@ -605,6 +605,7 @@ fn saved_meta(
         chat_id: Some(format!("chat-{id}")),
         execution_id: None,
         options: Default::default(),
+        branched_from: None,
         turns: questions
             .iter()
             .enumerate()
@@ -618,6 +619,7 @@ fn saved_meta(
                 stream_file: format!("turn-{:03}.sse", i + 1),
                 reason: None,
                 request: None,
+                not_saved: None,
             })
             .collect(),
     }

@@ -99,9 +99,29 @@ pub(super) async fn follow_turn(
         if let Some(end) = driver.ended() {
             line.hide();
             saving.report(saved);
+            say_not_saved(&driver);
             return (session, end.clone());
         }
         saving.report(saved);
+    }
+}
+
+/// What the saved turn's file left out on purpose (a line past the decoder's limit), said once the
+/// turn is saved: the answer shown is whole, the file is not.
+fn say_not_saved(driver: &TurnDriver<SavedTurn>) {
+    let note = driver.recorder().and_then(|turn| {
+        let meta = turn.saved.meta.turns.get(turn.index)?;
+        Some((
+            turn.saved.meta.id.clone(),
+            turn.index,
+            meta.not_saved.clone()?,
+        ))
+    });
+    if let Some((id, index, note)) = note {
+        eprintln!(
+            "research-tui: warning: turn {} of session {id}: {note}",
+            index + 1
+        );
     }
 }
 

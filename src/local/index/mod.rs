@@ -51,8 +51,10 @@ const BLOCK: usize = 4 << 20;
 /// Record the session in `dir` as `summary` (just built from `meta.json` as written by a writer
 /// holding the session lock) in the index of its sessions folder.
 pub(crate) fn record(dir: &Path, summary: &SessionSummary) {
-    let (Some(root), Ok(stat)) = (dir.parent(), std::fs::symlink_metadata(dir.join("meta.json")))
-    else {
+    let (Some(root), Ok(stat)) = (
+        dir.parent(),
+        std::fs::symlink_metadata(dir.join("meta.json")),
+    ) else {
         return;
     };
     if let Some(line) = record::line(summary, MetaStamp::of(&stat)) {
@@ -289,7 +291,14 @@ pub fn search(root: &Path, query: &str) -> (Vec<(SessionMeta, Hit)>, usize) {
     for (id, (offset, len, hit)) in &pass.taken {
         searched += 1;
         if let Some((hit, updated_at)) = hit {
-            found.push((hit.clone(), updated_at.clone(), id.clone(), None, *offset, *len));
+            found.push((
+                hit.clone(),
+                updated_at.clone(),
+                id.clone(),
+                None,
+                *offset,
+                *len,
+            ));
         }
     }
     let mut new_lines = NewLines::after(&pass);
@@ -340,6 +349,14 @@ pub struct Row {
     pub question: String,
     /// `meta.json` as compact JSON, when asked for.
     pub json: Option<String>,
+    /// The meta, when it has what a row alone does not say (the session it branched from, a
+    /// turn's stream its file left out).
+    pub noted: Option<SessionMeta>,
+}
+
+/// Whether `meta` has what its row alone does not say.
+fn has_notes(meta: &SessionMeta) -> bool {
+    meta.branched_from.is_some() || meta.turns.iter().any(|t| t.not_saved.is_some())
 }
 
 impl Row {
@@ -353,6 +370,7 @@ impl Row {
             checkpoint: meta.last_checkpoint_id().map(str::to_owned),
             question: meta.first_question().to_owned(),
             json: json.then(|| serde_json::to_string(meta).unwrap_or_default()),
+            noted: has_notes(meta).then(|| meta.clone()),
         }
     }
 
@@ -366,6 +384,13 @@ impl Row {
             checkpoint: record.checkpoint.clone().map(|c| c.into_owned()),
             question: record.question.clone().into_owned(),
             json: json.then(|| record.meta_json.to_owned()),
+            // Only a meta naming one of them is parsed (they are left out of the JSON when unset).
+            noted: ["\"branched_from\"", "\"not_saved\""]
+                .iter()
+                .any(|key| record.meta_json.contains(key))
+                .then(|| record.meta())
+                .flatten()
+                .filter(has_notes),
         }
     }
 }
@@ -374,12 +399,21 @@ impl Row {
 /// for sessions it has no fresh line for); with `json`, each with its meta as JSON.
 pub fn rows(root: &Path, json: bool) -> Vec<Row> {
     let disk = scan(root);
-    let mut pass = pass(root, &disk, || (), |_, record| Row::from_record(record, json));
+    let mut pass = pass(
+        root,
+        &disk,
+        || (),
+        |_, record| Row::from_record(record, json),
+    );
     let mut rows: Vec<Row> = Vec::with_capacity(disk.len());
     for id in disk.keys() {
         match pass.taken.remove(id) {
             Some((_, _, row)) => rows.push(row),
-            None => rows.extend(read_settled_meta(&root.join(id)).ok().map(|m| Row::of(&m, json))),
+            None => rows.extend(
+                read_settled_meta(&root.join(id))
+                    .ok()
+                    .map(|m| Row::of(&m, json)),
+            ),
         }
     }
     rows.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));

@@ -204,13 +204,20 @@ pub fn line(summary: &SessionSummary, stamp: MetaStamp) -> Option<String> {
         return None;
     }
     let json = serde_json::to_string(meta).ok()?;
-    let mut out = format!("{TAG}\t{}\t{}.{}.{}\t", meta.id, stamp.ino, stamp.size, stamp.mtime_ns);
+    let mut out = format!(
+        "{TAG}\t{}\t{}.{}.{}\t",
+        meta.id, stamp.ino, stamp.size, stamp.mtime_ns
+    );
     if meta.turns.iter().any(|t| t.status == TurnStatus::Streaming) {
         out.push_str(LIVE);
     }
     for (n, turn) in meta.turns.iter().enumerate() {
         let size = summary.turns.get(n).map_or(0, |t| t.bytes);
-        out.push_str(&format!("{}{}:{size}", if n > 0 { "," } else { "" }, turn.stream_file));
+        out.push_str(&format!(
+            "{}{}:{size}",
+            if n > 0 { "," } else { "" },
+            turn.stream_file
+        ));
     }
     let checkpoint = meta
         .last_checkpoint_id()
@@ -353,7 +360,11 @@ mod tests {
     #[test]
     fn a_line_reads_back_as_the_summary_it_was_made_of_answers_cut_to_their_heads() {
         let summary = awkward();
-        let stamp = MetaStamp { ino: 7, size: 8, mtime_ns: -9 };
+        let stamp = MetaStamp {
+            ino: 7,
+            size: 8,
+            mtime_ns: -9,
+        };
         let text = line(&summary, stamp).unwrap();
         assert_eq!(text.matches('\n').count(), 1);
         let record = Record::parse(text.trim_end()).unwrap();
@@ -366,7 +377,15 @@ mod tests {
         assert_eq!(read.turns[0].title, headed.turns[0].title);
         assert_eq!(read.turns[1].answer, headed.turns[1].answer);
         // Searched alike: the same best field for every query.
-        for query in ["line two", "plan title", "reuters", "größe", "second line", "xxxx", "rest"] {
+        for query in [
+            "line two",
+            "plan title",
+            "reuters",
+            "größe",
+            "second line",
+            "xxxx",
+            "rest",
+        ] {
             let mut search = Search::new(query);
             assert_eq!(
                 search.best_of(record.fields()),

@@ -70,7 +70,12 @@ pub(super) fn rewrite(root: &Path, kept: &[(u64, usize)], new_lines: &[String]) 
     written
 }
 
-fn copy(old: Option<&File>, kept: &[(u64, usize)], new_lines: &[String], file: File) -> io::Result<()> {
+fn copy(
+    old: Option<&File>,
+    kept: &[(u64, usize)],
+    new_lines: &[String],
+    file: File,
+) -> io::Result<()> {
     let mut out = BufWriter::with_capacity(BATCH, file);
     let mut line = Vec::with_capacity(MAX_LINE);
     if let Some(old) = old {

@@ -111,6 +111,7 @@ mod tests {
             stream_file: "turn-001.sse".into(),
             reason: None,
             request: None,
+            not_saved: None,
         };
         assert_eq!(turn_duration(&meta), Some(Duration::from_secs(45)));
     }

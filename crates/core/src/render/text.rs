@@ -70,6 +70,15 @@ pub fn trailer_sized(session: &Session, attribution: &Attribution, width: usize)
             sanitize_line(reason)
         );
     }
+    if session.stats.repeated > 0 {
+        // Not silent: the answer is whole, but the stream sent these events more than once.
+        let n = session.stats.repeated;
+        let s = if n == 1 { "" } else { "s" };
+        let _ = writeln!(
+            out,
+            "\nDropped: {n} repeated event{s} (a resumed stream sent them again)"
+        );
+    }
     if let Some(checkpoint) = session.checkpoint_id() {
         let _ = writeln!(out, "\nCheckpoint: {}", sanitize_line(checkpoint));
     }

@@ -235,6 +235,13 @@ pub fn draw(
         .map(|t| t.session.activity.len())
         .filter(|n| *n > 0)
         .map(|n| n.to_string());
+    // Events a resumed stream sent again are dropped: said here, where activity is counted.
+    let repeated = app.current().map_or(0, |t| t.session.stats.repeated);
+    let count = match (count, repeated) {
+        (count, 0) => count,
+        (None, n) => Some(repeated_note(n)),
+        (Some(count), n) => Some(format!("{count} · {}", repeated_note(n))),
+    };
     let block = pane_block(title("Activity", count, focused, theme), focused, theme);
     let (starts, selected, top) = match prepared {
         ActivityFrame::NoTurn => {
@@ -290,4 +297,11 @@ pub fn draw(
     }
     frame.render_widget(Paragraph::new(plain_lines(&visible)).block(block), area);
     super::paint_bars(frame.buffer_mut(), inner, &bars, theme.selection(focused));
+}
+
+/// How many repeated events a resumed stream's dedupe dropped, as the Activity title says it
+/// (short: the pane is narrow).
+fn repeated_note(n: usize) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{n} repeat{s} dropped")
 }

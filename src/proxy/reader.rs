@@ -1,0 +1,281 @@
+//! The recorder's reader: the teed chunks into the turn — the raw file (the key masked), the
+//! decoded session and the turn's summary, built in one decoding pass — and what went wrong while
+//! recording. Bytes are written as they come; decoding may fall behind (a dialect slower than the
+//! wire, a debug build): then the file itself is the backlog, read back and decoded when the
+//! recorder catches up or at the end, so memory stays flat and the recording whole.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+
+use crate::agent::client::RawSink;
+use crate::local::store::SavedTurn;
+use crate::local::summary::{TurnDigest, TurnSummary};
+use crate::model::event::AgentEvent;
+use crate::model::session::Session;
+use crate::model::stream_end::StreamEnd;
+use crate::render::sanitize::sanitize_line;
+use crate::wire::provider::EventPipeline;
+use crate::wire::provider::error_body::ErrorBody;
+use crate::wire::redact::{Secret, StreamRedactor};
+
+use super::recorder::TurnToRecord;
+
+/// How much of an error body is read for the turn's reason.
+const ERROR_BODY_LIMIT: usize = 16 * 1024;
+
+/// How much of a lagging turn file is read back at once.
+const READ_BACK: usize = 64 << 10;
+
+/// Reads the teed chunks into the turn: the raw file (the key masked), the decoded session, and
+/// what went wrong while recording.
+pub(super) struct Reader {
+    sink: RawSink,
+    key: Secret,
+    redactor: StreamRedactor,
+    pipeline: EventPipeline,
+    pub(super) session: Session,
+    /// The body of an error response (read for its message, not saved as a stream).
+    error_body: Option<Vec<u8>>,
+    /// Why the turn could not be recorded in full (beyond a failure to write its file).
+    pub(super) failure: Option<String>,
+    /// The dialect panicked: the rest of the stream is saved but not decoded.
+    undecodable: bool,
+    /// Answers longer than this (`--max-answer-mib`) are not saved past it.
+    max_answer: usize,
+    /// Bytes since the last line break: a line past the decoder's limit is not saved past it.
+    line: usize,
+    /// The turn passed a limit: nothing more is saved or decoded (the client still gets it all).
+    stopped: bool,
+    /// The turn's summary, built from the events as they are decoded.
+    digest: TurnDigest,
+    /// The turn file, read back when decoding fell behind.
+    path: Option<PathBuf>,
+    /// Decoding fell behind: the file's bytes from here on are not decoded yet.
+    lag_from: Option<u64>,
+}
+
+impl Reader {
+    pub(super) fn new(turn: &TurnToRecord, sink: RawSink, path: Option<PathBuf>) -> Self {
+        let failed = !(200..300).contains(&turn.status);
+        let mut session = Session::new();
+        // Counted, not kept: the digest keeps the answer's start, the file keeps the rest.
+        session.answer.stop_keeping_text();
+        Self {
+            sink,
+            key: turn.key.clone(),
+            redactor: StreamRedactor::new(turn.key.clone()),
+            pipeline: EventPipeline::new(turn.provider),
+            session,
+            error_body: failed.then(Vec::new),
+            failure: None,
+            undecodable: false,
+            max_answer: crate::agent::turn::max_answer_bytes(),
+            line: 0,
+            stopped: false,
+            digest: TurnDigest::default(),
+            path,
+            lag_from: None,
+        }
+    }
+
+    /// The turn's summary from the one decoding pass, when that pass saw the whole turn file.
+    pub(super) fn summary(&self, saved_turn: &SavedTurn) -> Option<TurnSummary> {
+        if self.undecodable || self.error_body.is_some() {
+            return None;
+        }
+        let turn = saved_turn.saved.meta.turns.get(saved_turn.index)?;
+        let bytes = std::fs::metadata(saved_turn.saved.stream_path(turn)?)
+            .ok()?
+            .len();
+        Some(self.digest.summary(&self.session, &turn.stream_file, bytes))
+    }
+
+    /// Take decoded events into the session and the digest.
+    fn apply(&mut self, events: Vec<AgentEvent>) {
+        for event in &events {
+            self.digest.observe(event);
+        }
+        self.session.apply_all(events);
+    }
+
+    /// Stop saving once the answer or a line passes its limit, saying why in the turn.
+    fn check_limits(&mut self, bytes: &[u8]) {
+        self.line = match memchr::memrchr(b'\n', bytes) {
+            Some(at) => bytes.len() - at - 1,
+            None => self.line + bytes.len(),
+        };
+        let why = if self.session.answer.len() > self.max_answer {
+            crate::agent::turn::answer_limit_reason(self.max_answer)
+        } else if self.line > crate::wire::sse::DEFAULT_LIMIT {
+            format!(
+                "a line passed {} MiB, the longest the decoder reads",
+                crate::wire::sse::DEFAULT_LIMIT >> 20
+            )
+        } else {
+            return;
+        };
+        self.stopped = true;
+        self.note_failure(why);
+    }
+
+    pub(super) fn note_failure(&mut self, why: String) {
+        self.failure.get_or_insert(why);
+    }
+
+    /// Decode bytes already saved (a paused turn's stream so far) without saving them again.
+    pub(super) fn decode_only(&mut self, bytes: &[u8]) {
+        let mut events = Vec::new();
+        let decoded = catch_unwind(AssertUnwindSafe(|| {
+            let _ = self.pipeline.feed(bytes, &mut events);
+            events
+        }));
+        match decoded {
+            Ok(events) => self.apply(events),
+            Err(_) => self.undecodable = true,
+        }
+    }
+
+    /// Take a chunk: masked, written, and decoded unless decoding is `behind` (the recorder's queue
+    /// is filling up) or already lagging — then only written, to be decoded from the file later.
+    pub(super) fn feed(&mut self, chunk: &[u8], behind: bool) {
+        if let Some(body) = &mut self.error_body {
+            let room = ERROR_BODY_LIMIT.saturating_sub(body.len());
+            body.extend_from_slice(&chunk[..room.min(chunk.len())]);
+            return;
+        }
+        if self.stopped {
+            return;
+        }
+        let bytes = self.redactor.feed(chunk).into_owned();
+        if behind && self.lag_from.is_none() && !self.undecodable {
+            self.lag_from = self.file_len();
+        }
+        if self.lag_from.is_some() {
+            self.save(&bytes);
+        } else {
+            self.save_and_decode(&bytes, |pipeline, bytes, out| {
+                let _ = pipeline.feed(bytes, out);
+            });
+        }
+        self.check_limits(&bytes);
+    }
+
+    fn file_len(&self) -> Option<u64> {
+        Some(std::fs::metadata(self.path.as_ref()?).ok()?.len())
+    }
+
+    /// Decoding fell behind: bytes of the turn file wait to be decoded.
+    pub(super) fn lagging(&self) -> bool {
+        self.lag_from.is_some()
+    }
+
+    /// Decode what decoding left behind, read back from the turn file: all of it, or (`some`) one
+    /// block, so the recorder goes back to its queue between blocks.
+    pub(super) fn catch_up(&mut self, some: bool) {
+        let (Some(from), Some(path)) = (self.lag_from.take(), &self.path) else {
+            return;
+        };
+        let Ok(mut file) = std::fs::File::open(path) else {
+            self.note_failure("the turn file could not be read back to decode it".into());
+            return;
+        };
+        if file.seek(SeekFrom::Start(from)).is_err() {
+            return;
+        }
+        let mut block = vec![0; READ_BACK];
+        let mut at = from;
+        while !self.undecodable {
+            let n = match file.read(&mut block) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            self.decode(&block[..n], |pipeline, bytes, out| {
+                let _ = pipeline.feed(bytes, out);
+            });
+            at += n as u64;
+            if self.session.answer.len() > self.max_answer {
+                // Decoded late, so saved past the limit: nothing more is.
+                self.stopped = true;
+                let why = crate::agent::turn::answer_limit_reason(self.max_answer);
+                self.note_failure(why);
+                return;
+            }
+            if some {
+                // The rest waits for the next turn of the loop (nothing more is read now).
+                self.lag_from = Some(at).filter(|_| n == READ_BACK);
+                return;
+            }
+        }
+    }
+
+    /// Write `bytes` to the turn file (a failure is kept by the file and ends the turn cut).
+    fn save(&self, bytes: &[u8]) {
+        if !bytes.is_empty()
+            && let Ok(mut sink) = self.sink.lock()
+        {
+            let _ = sink.write_all(bytes).and_then(|()| sink.flush());
+        }
+    }
+
+    /// Write `bytes` to the turn file, then decode them with `decode`.
+    fn save_and_decode(
+        &mut self,
+        bytes: &[u8],
+        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Vec<AgentEvent>),
+    ) {
+        self.save(bytes);
+        self.decode(bytes, decode);
+    }
+
+    /// Decode `bytes` with `decode` unless the dialect already failed.
+    fn decode(
+        &mut self,
+        bytes: &[u8],
+        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Vec<AgentEvent>),
+    ) {
+        if self.undecodable {
+            return;
+        }
+        let pipeline = &mut self.pipeline;
+        let decoded = catch_unwind(AssertUnwindSafe(|| {
+            let mut events = Vec::new();
+            decode(pipeline, bytes, &mut events);
+            events
+        }));
+        match decoded {
+            Ok(events) => self.apply(events),
+            Err(_) => {
+                self.undecodable = true;
+                self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
+            }
+        }
+    }
+
+    /// The end of the stream: what the redactor held back, the dialect's last events, and how the
+    /// turn ended (an error status's message for a failed turn).
+    pub(super) fn finish(&mut self, end: StreamEnd, status: u16) -> StreamEnd {
+        if let Some(body) = &self.error_body {
+            // Not through the redactor: masked here, on one line of at most 300 characters.
+            let message = ErrorBody::summary(body).unwrap_or_else(|| "no details".into());
+            let masked = self.key.redact_message(&message);
+            let message = sanitize_line(&masked).chars().take(300).collect();
+            return StreamEnd::Http { status, message };
+        }
+        if self.stopped {
+            return end;
+        }
+        self.catch_up(false);
+        let held = self.redactor.finish();
+        let clean = end == StreamEnd::Closed;
+        self.save_and_decode(&held, |pipeline, bytes, out| {
+            let _ = pipeline.feed(bytes, out);
+            let _ = if clean {
+                pipeline.finish(out)
+            } else {
+                pipeline.finish_cut(out)
+            };
+        });
+        end
+    }
+}
