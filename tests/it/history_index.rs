@@ -1,4 +1,4 @@
-//! The sessions index (`sessions/.index`) through the real binary: `sessions`, `sessions --json`
+//! The sessions index (`sessions.index`, beside the sessions folder) through the real binary: `sessions`, `sessions --json`
 //! and `sessions --search` print the same with the index as from the raw files alone, whether the
 //! index is missing, stale, corrupt or hostile; `ask` processes writing at once (new sessions and
 //! resumes of one session) leave a whole, fresh line for every session.
@@ -66,7 +66,7 @@ fn everything(home: &Path) -> Vec<String> {
 /// What the same commands print with no index at all (the raw files alone); the index the
 /// searches wrote is removed again.
 fn from_raw_files(home: &Path) -> Vec<String> {
-    let index = Home::new(home).sessions().join(".index");
+    let index = index_of(&Home::new(home).sessions());
     let _ = std::fs::remove_file(&index);
     let printed: Vec<String> = (0..QUERIES.len() * 2 + 2)
         .map(|k| {
@@ -83,6 +83,11 @@ fn from_raw_files(home: &Path) -> Vec<String> {
         .collect();
     let _ = std::fs::remove_file(&index);
     printed
+}
+
+/// The index of the sessions folder `root`.
+fn index_of(root: &Path) -> PathBuf {
+    root.with_file_name("sessions.index")
 }
 
 /// `printed` is `expected`, command by command (the first that differs shown in full).
@@ -144,7 +149,7 @@ fn two_sessions(home: &Path) -> (PathBuf, PathBuf) {
 fn the_index_changes_nothing_sessions_prints_and_a_stale_one_is_read_past() {
     let home = tempfile::tempdir().unwrap();
     let (nvidia, _) = two_sessions(home.path());
-    let index = Home::new(home.path()).sessions().join(".index");
+    let index = index_of(&Home::new(home.path()).sessions());
     assert!(index.is_file(), "the writers recorded their sessions");
     let raw = from_raw_files(home.path());
     assert!(raw[2].contains("CoWoS"), "{}", raw[2]);
@@ -194,7 +199,7 @@ fn the_index_changes_nothing_sessions_prints_and_a_stale_one_is_read_past() {
 fn a_corrupt_truncated_or_forged_index_is_read_past_and_rewritten() {
     let home = tempfile::tempdir().unwrap();
     two_sessions(home.path());
-    let index = Home::new(home.path()).sessions().join(".index");
+    let index = index_of(&Home::new(home.path()).sessions());
     let raw = from_raw_files(home.path());
     sessions(home.path(), &["--search", "cowos"]);
     let whole = std::fs::read(&index).unwrap();
@@ -243,7 +248,7 @@ fn a_hostile_index_is_never_followed_waited_on_or_read_whole() {
     let home = tempfile::tempdir().unwrap();
     two_sessions(home.path());
     let root = Home::new(home.path()).sessions();
-    let index = root.join(".index");
+    let index = index_of(&root);
     let raw = from_raw_files(home.path());
     sessions(home.path(), &["--search", "cowos"]);
     let good = std::fs::read(&index).unwrap();
@@ -345,7 +350,7 @@ async fn ask_processes_writing_at_once_leave_a_whole_fresh_line_for_every_sessio
     }
 
     let root = Home::new(home.path()).sessions();
-    let index = std::fs::read_to_string(root.join(".index")).unwrap();
+    let index = std::fs::read_to_string(index_of(&root)).unwrap();
     assert!(index.ends_with('\n'));
     assert!(
         index.lines().all(|line| {

@@ -1,4 +1,4 @@
-//! The sessions index, `<sessions>/.index`: one file holding what `sessions`, `sessions --search`
+//! The sessions index, `sessions.index` beside the sessions folder: one file holding what `sessions`, `sessions --search`
 //! and the picker need of every session (ids, times, provider, status, questions, plan and source
 //! titles, the head of each answer — [`record`] gives the layout), so they read one file instead
 //! of every session's `meta.json` and `summary.json`.
@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use record::{ANSWER_HEAD, MetaStamp, Record, with_answer_heads};
 
@@ -36,8 +36,14 @@ use crate::local::search::{Hit, MOST_THREADS, Search};
 use crate::local::session_files::open_regular;
 use crate::local::summary::{self, SessionSummary};
 
-/// The index's file name in the sessions folder (hidden: no session is named so).
-pub const INDEX: &str = ".index";
+/// The index of the sessions folder `root`: beside it, `sessions.index` for `sessions` (not in
+/// it: the folder holds sessions only).
+pub fn path(root: &Path) -> PathBuf {
+    let name = root
+        .file_name()
+        .map_or("sessions".into(), |n| n.to_string_lossy());
+    root.with_file_name(format!("{name}.index"))
+}
 
 /// The longest line read or written (a session with a meta this large is read raw).
 pub(crate) const MAX_LINE: usize = 1 << 20;
@@ -108,12 +114,12 @@ fn pass<C, T: Send>(
         unreadable: false,
         too_large: false,
     };
-    let mut file = match open_regular(&root.join(INDEX), MAX_INDEX_BYTES) {
+    let mut file = match open_regular(&path(root), MAX_INDEX_BYTES) {
         Ok(file) => file,
         Err(e) => {
             pass.unreadable = true;
             pass.too_large = e.kind() == io::ErrorKind::InvalidData
-                && std::fs::symlink_metadata(root.join(INDEX)).is_ok_and(|m| m.is_file());
+                && std::fs::symlink_metadata(path(root)).is_ok_and(|m| m.is_file());
             return pass;
         }
     };
@@ -285,7 +291,7 @@ pub fn search(root: &Path, query: &str) -> (Vec<(SessionMeta, Hit)>, usize) {
                 .map(|hit| (hit, record.updated_at.clone().into_owned()))
         },
     );
-    let file = open_regular(&root.join(INDEX), MAX_INDEX_BYTES).ok();
+    let file = open_regular(&path(root), MAX_INDEX_BYTES).ok();
     let mut found: Vec<(Hit, String, String, Option<SessionMeta>, u64, usize)> = Vec::new();
     let mut searched = 0;
     for (id, (offset, len, hit)) in &pass.taken {

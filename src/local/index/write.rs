@@ -9,7 +9,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{INDEX, MAX_INDEX_BYTES, MAX_LINE};
+use super::{MAX_INDEX_BYTES, MAX_LINE, path};
 use crate::local::session_files::open_regular;
 
 /// The most bytes appended in one `write`.
@@ -21,7 +21,7 @@ pub(super) fn append(root: &Path, lines: &[String]) -> io::Result<()> {
         .append(true)
         .create(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(root.join(INDEX))?;
+        .open(path(root))?;
     let stat = file.metadata()?;
     if !stat.is_file() || stat.len() > MAX_INDEX_BYTES {
         return Err(io::Error::new(
@@ -47,10 +47,16 @@ pub(super) fn append(root: &Path, lines: &[String]) -> io::Result<()> {
 /// `new_lines`.
 pub(super) fn rewrite(root: &Path, kept: &[(u64, usize)], new_lines: &[String]) -> io::Result<()> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let old = open_regular(&root.join(INDEX), MAX_INDEX_BYTES).ok();
+    let old = open_regular(&path(root), MAX_INDEX_BYTES).ok();
     let (tmp, file) = loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let tmp = root.join(format!("{INDEX}.{}-{n}.tmp", std::process::id()));
+        let index = path(root);
+        let name = index.file_name().map(|n| n.to_string_lossy().into_owned());
+        let tmp = index.with_file_name(format!(
+            ".{}.{}-{n}.tmp",
+            name.unwrap_or_default(),
+            std::process::id()
+        ));
         match OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -62,8 +68,8 @@ pub(super) fn rewrite(root: &Path, kept: &[(u64, usize)], new_lines: &[String]) 
             Err(e) => return Err(e),
         }
     };
-    let written = copy(old.as_ref(), kept, new_lines, file)
-        .and_then(|()| std::fs::rename(&tmp, root.join(INDEX)));
+    let written =
+        copy(old.as_ref(), kept, new_lines, file).and_then(|()| std::fs::rename(&tmp, path(root)));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
