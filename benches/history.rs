@@ -202,6 +202,8 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
 
 /// One run of `command`, its output thrown away: the wall time, the CPU time (user + sys) and the
 /// peak RSS (KiB) of the process, from `wait4`.
+// The child is reaped by `wait4`, which also gives its resource usage.
+#[allow(clippy::zombie_processes)]
 fn run(command: &mut Command) -> (Duration, Duration, u64) {
     let start = Instant::now();
     let child = command.stdout(Stdio::null()).spawn().unwrap();

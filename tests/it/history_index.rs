@@ -295,11 +295,9 @@ fn fresh_line<'a>(index: &'a str, dir: &Path) -> Option<&'a str> {
         meta.size(),
         i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
     );
-    index
-        .lines()
-        .filter(|line| line.split('\t').nth(1) == Some(id))
-        .filter(|line| line.split('\t').nth(2) == Some(stamp.as_str()))
-        .last()
+    index.lines().rfind(|line| {
+        line.split('\t').nth(1) == Some(id) && line.split('\t').nth(2) == Some(stamp.as_str())
+    })
 }
 
 #[tokio::test(flavor = "multi_thread")]
