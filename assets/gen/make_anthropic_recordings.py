@@ -53,17 +53,29 @@ PAGES = {
                     "About 1.5 million fewer vehicles entered the zone in the first three months, and travel times on bridges and tunnels improved."),
     "itf": ("Road pricing in European cities – ITF", "https://www.itf-oecd.org/road-pricing-european-cities",
             "Cities that priced congestion kept most of the first-year traffic reduction over the following decade."),
+    # the comparison question (other providers cite some of the same pages)
+    "na-catl": ("CATL unveils Naxtra sodium-ion battery", "https://www.catl.com/en/news/naxtra-sodium-ion#specs",
+                "The second-generation sodium-ion cell reaches 175 Wh/kg and keeps over 90% of its capacity at -20 °C."),
+    "na-iea": ("Grid-scale storage: technology assessment – IEA", "https://www.iea.org/reports/grid-scale-storage-assessment",
+               "LFP remains the default chemistry for new grid-scale projects, with round-trip efficiency around 92%."),
+    "na-hina": ("HiNa's 100 MWh sodium-ion storage station", "https://www.pv-magazine.com/2026/03/hina-100-mwh-sodium-ion",
+                "The 100 MWh sodium-ion station in Hubei has run for a year with capacity fade within guidance."),
+    "na-nrel": ("Sodium-ion batteries for stationary storage – NREL", "https://www.nrel.gov/storage/sodium-ion-stationary-assessment.html",
+                "Sodium-ion could compete with LFP in stationary storage if lithium prices rise or cell production scales."),
     "london-later": ("London congestion charge: twenty years on", "https://www.centreforlondon.org/congestion-charge-20-years",
                      "Traffic speeds in central London have since fallen back as road space was given to buses, cycling and walking."),
 }
 AGES = {"tfl": "2 weeks ago", "stockholm": "March 3, 2025", "goteborg": None, "milan": "1 month ago",
         "singapore": None, "mta": "3 days ago", "mta-results": "April 9, 2025", "itf": None,
-        "london-later": "February 17, 2023"}
+        "london-later": "February 17, 2023", "na-catl": "1 month ago", "na-iea": None,
+        "na-hina": "2 months ago", "na-nrel": "January 14, 2026"}
 
 SEARCHES = {
     "s1": ("cities congestion pricing since London 2003", ["tfl", "stockholm", "goteborg", "singapore"]),
     "s2": ("Milan Area C traffic reduction", ["milan", "itf"]),
     "s3": ("New York congestion pricing results 2025", ["mta", "mta-results", "london-later"]),
+    "na1": ("sodium-ion grid storage vs LFP 2026", ["na-iea", "na-hina", "na-nrel"]),
+    "na2": ("CATL Naxtra sodium-ion cold climate", ["na-catl"]),
 }
 
 RESEARCH = [
@@ -106,6 +118,23 @@ FOLLOW_UP = [
     ("text", ". The toll itself is "),
     ("cite", "$9 for most cars at peak times", ["mta"]),
     ("text", "."),
+]
+
+
+SODIUM = [
+    ("thinking", "The user asks how close sodium-ion is to displacing LFP in grid storage. I should find what grid projects use today, the largest sodium-ion deployments, and the newest cells, and cite each."),
+    ("search", "na1"),
+    ("text", "Not very close yet 🔋. "),
+    ("cite", "LFP remains the default chemistry for new grid-scale projects, with round-trip efficiency around 92%", ["na-iea"]),
+    ("text", ", and sodium-ion's best evidence is still a handful of projects: "),
+    ("cite", "a 100 MWh station in Hubei has run for a year with capacity fade within guidance", ["na-hina"]),
+    ("text", ".\n\n"),
+    ("search", "na2"),
+    ("text", "The cells are getting better: "),
+    ("cite", "CATL's second-generation cell reaches 175 Wh/kg and keeps over 90% of its capacity at -20 °C", ["na-catl"]),
+    ("text", ", which suits cold climates. Whether it displaces LFP depends on two things: "),
+    ("cite", "a rise in lithium prices or much larger cell production", ["na-nrel"]),
+    ("text", ". Until then, expect sodium-ion beside LFP rather than instead of it."),
 ]
 
 
@@ -223,6 +252,9 @@ def main():
          "Congestion pricing since London (continued)", "(the paused turn, continued)"),
         ("congestion-pricing-follow-up.sse", "msg_01DemoCongestionFollowUp1", FOLLOW_UP, "end_turn",
          "Follow-up: New York's first months", "How has New York's scheme done so far?"),
+        ("sodium-ion-claude.sse", "msg_01DemoSodiumIonVsLfp01", SODIUM, "end_turn",
+         "Sodium-ion vs LFP for grid storage (Claude)",
+         "How close is grid-scale sodium-ion storage to displacing lithium iron phosphate?"),
     ]:
         stream = Stream(name, message_id, 2400)
         stream.play(script)

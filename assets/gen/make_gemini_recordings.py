@@ -60,7 +60,40 @@ SOURCES = {
               "Tandem modules pass damp-heat tests, but outdoor data stay scarce"),
     "iea": ("https://www.iea.org/reports/solar-pv-global-supply-chains",
             "Solar PV Global Supply Chains – Analysis"),
+    # the comparison question (other providers cite some of the same pages)
+    "na_bnef": ("https://about.bnef.com/insights/sodium-ion-cell-costs-2026",
+                "Sodium-ion cell costs: 2026 outlook"),
+    "na_iea": ("https://www.iea.org/reports/grid-scale-storage-assessment?utm_campaign=storage",
+               "Grid-scale storage: technology assessment"),
+    "na_catl": ("https://www.catl.com/en/news/naxtra-sodium-ion",
+                "CATL unveils Naxtra sodium-ion battery"),
+    "na_fraunhofer": ("https://www.ise.fraunhofer.de/en/press-media/news/2026/sodium-ion-storage-field-test.html",
+                      "Sodium-ion home and grid storage in the field – Fraunhofer ISE"),
 }
+SODIUM = "v1_ChZkZW1vLXNvZGl1bS1pb24tMDAwMRIMZGVlcC1yZXNlYXJjaA"
+
+SODIUM_REPORT = """\
+# Sodium-ion vs LFP in grid storage ⚡
+
+**Short answer:** sodium-ion is ≈ at cost parity at the cell level but nowhere near displacing \
+lithium iron phosphate in installed grid capacity. ⟦na_bnef⟧Sodium-ion cells cost roughly \
+$55–60/kWh in 2026 against $50–55/kWh for LFP⟦/⟧, and ⟦na_iea⟧LFP remains the default for new \
+grid projects⟦/⟧.
+
+## Where sodium-ion helps
+
+- ⟦na_catl⟧CATL's second-generation cell keeps over 90 % of its capacity at −20 °C⟦/⟧, an edge \
+in cold climates.
+- ⟦na_fraunhofer⟧Field tests in Germany show round-trip efficiency a few points below LFP but \
+stable over the first 1,500 cycles⟦/⟧.
+
+## What would change the picture
+
+A lithium price spike, or sodium-ion factories at tens of gigawatt-hours; until then it is a \
+second chemistry beside LFP.
+
+*Synthetic demo data: the figures and links were written for research-tui's offline demo.*
+"""
 
 RESEARCH_REPORT = """\
 # Perovskite–silicon tandems: from record cells to the first factories 🔬
@@ -255,6 +288,23 @@ def follow_up():
     return rec, text, spans
 
 
+def sodium():
+    rec = Interaction("sodium-ion-deep-research", steps=True)
+    rec.start(SODIUM, None)
+    rec.thought(0, ["**Planning the research**\n\nI'll compare cell costs and efficiency first, "
+                    "then look for field evidence of sodium-ion in storage.\n\n"])
+    rec.search(1, ["sodium-ion vs LFP cell cost 2026 grid storage",
+                   "sodium-ion storage field test round-trip efficiency"])
+    rec.read(3, [SOURCES["na_catl"][0], SOURCES["na_fraunhofer"][0]])
+    rec.thought(5, ["**Writing the report**\n\nCost is close; deployment is not. I'll say "
+                    "what would close the gap.\n\n"])
+    text, spans = rec.report(6, SODIUM_REPORT)
+    rec.complete(SODIUM, {"total_input_tokens": 31870, "total_output_tokens": 2140,
+                          "total_thought_tokens": 3980, "total_cached_tokens": 4096,
+                          "total_tokens": 37990})
+    return rec, text, spans
+
+
 def grounded(path):
     rng = random.Random(zlib.crc32(b"tandem-solar-grounded"))
     text, spans = strip(GROUNDED_ANSWER)
@@ -303,6 +353,9 @@ def main():
         (follow_up, "tandem-solar-follow-up.sse",
          "What would have to happen for tandems to reach gigawatt factories?",
          FOLLOW_UP, INTERACTION),
+        (sodium, "sodium-ion-deep-research.sse",
+         "How close is grid-scale sodium-ion storage to displacing lithium iron phosphate?",
+         SODIUM, None),
     ]:
         rec, text, spans = make()
         frames = rec.write(os.path.join(OUT, name))

@@ -361,7 +361,7 @@ def answer_so_far(msgs, until):
 
 def check(name, rec, kind, text):
     frames = parse_recording(text)
-    msgs = [f[1]["message" if kind == "research" else "delta"] for f in frames]
+    msgs = [f[1]["delta" if kind == "workflow" else "message"] for f in frames]
     ids = {f[1].get("chat_id") or f[1].get("execution_id") for f in frames}
     assert len(ids) == 1, ids
     answer = "".join(m["content"] for m in msgs if m["type"] == "ANSWER")
@@ -410,7 +410,13 @@ def check(name, rec, kind, text):
     actions = [m for m in msgs if m["type"] == "ACTION"]
     words = count_words(answer)
     duration = sum(f[0] for f in frames) / 1000.0
-    if kind == "research":
+    if kind == "compare":
+        # The comparison question's answer: shorter, fewer sources (it shares the screen with others).
+        assert 150 <= words <= 400, words
+        assert len(cited) >= 5, len(cited)
+        assert 3 <= len(actions) <= 6, len(actions)
+        assert 8 <= duration <= 30, duration
+    elif kind == "research":
         assert 300 <= words <= 800, words
         assert len(cited) >= 8, len(cited)
         assert 4 <= len(actions) <= 8, len(actions)
@@ -435,12 +441,14 @@ def check(name, rec, kind, text):
 def main():
     import scen_earnings
     import scen_sector
+    import scen_sodium
 
     builds = [
         ("earnings-deep-dive.sse", "research", scen_earnings.build_deep_dive),
         ("sector-comparison.sse", "research", scen_sector.build),
         ("follow-up.sse", "research", scen_earnings.build_follow_up),
         ("workflow-earnings-brief.sse", "workflow", scen_earnings.build_workflow),
+        ("sodium-ion-research.sse", "compare", scen_sodium.build),
     ]
     os.makedirs(OUT_DIR, exist_ok=True)
     index = []

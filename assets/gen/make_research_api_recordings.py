@@ -339,6 +339,43 @@ PERPLEXITY = [
             "*Illustrative demo content.*"
         ),
     },
+    {
+        # The comparison question (OpenAI's sodium-ion-grid-storage.sse and Bigdata.com's
+        # sodium-ion-research.sse answer it too): sources that overlap theirs, one with a fragment.
+        "file": "sodium-ion-sonar.sse",
+        "title": "Sodium-ion vs LFP for grid storage (Sonar)",
+        "prompt": "How close is grid-scale sodium-ion storage to displacing lithium iron phosphate?",
+        "id": "0c9e4f27-5a1d-4e3b-8f62-d17a2b9c4e05",
+        "model": "sonar-pro",
+        "think": None,
+        "results": [
+            ("Sodium-ion cell costs: 2026 outlook", "https://about.bnef.com/insights/sodium-ion-cell-costs-2026#cell-prices", "2026-02-10",
+             "Sodium-ion cells average about $58/kWh in 2026, against $53/kWh for LFP cells."),
+            ("LFP still wins grid tenders as sodium-ion waits for scale", "https://www.energy-storage.news/lfp-still-wins-grid-tenders-sodium-ion/", "2026-03-20",
+             "LFP remains the default chemistry for new grid projects; sodium-ion is an emerging alternative."),
+            ("Sodium-ion storage orders jump as Chinese utilities hedge lithium risk", "https://www.reuters.com/business/energy/sodium-ion-storage-orders-2026-04-02/", "2026-04-02",
+             "Chinese utilities ordered about 6 GWh of sodium-ion storage in the first quarter."),
+            ("Sodium-ion in stationary storage: outlook to 2030", "https://www.woodmac.com/news/opinion/sodium-ion-stationary-storage-outlook/", "2026-03-05",
+             "Sodium-ion could reach 10-15% of new stationary storage by 2030 if lithium prices rise."),
+            ("Sodium-ion battery", "https://en.wikipedia.org/wiki/Sodium-ion_battery", "2026-04-30",
+             "A sodium-ion battery uses sodium ions as its charge carriers."),
+            ("Grid-scale storage: technology assessment", "https://www.iea.org/reports/grid-scale-storage-assessment", "2026-01-28",
+             "Round-trip efficiency: LFP about 92%, sodium-ion about 88%."),
+        ],
+        "answer": (
+            "Sodium-ion is **close on cost but far behind on volume** 🔋.\n\n"
+            "- **Cost:** sodium-ion cells average about $58/kWh in 2026 against $53/kWh for LFP cells, so the "
+            "gap is small but still in LFP's favour [1].\n"
+            "- **Default chemistry:** LFP remains the default for new grid projects, with deeper supply chains "
+            "and higher round-trip efficiency [2].\n"
+            "- **Orders:** Chinese utilities ordered about 6 GWh of sodium-ion storage in the first quarter of "
+            "2026, a small fraction of LFP orders, mainly as a hedge against lithium prices [3].\n"
+            "- **Outlook:** analysts see sodium-ion reaching 10–15 % of new stationary storage by 2030, but only "
+            "if lithium prices rise again [4][1].\n\n"
+            "In short: a credible second chemistry, not a replacement, for at least the next few years.\n\n"
+            "*Illustrative demo content.*"
+        ),
+    },
 ]
 
 

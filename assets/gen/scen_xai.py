@@ -33,6 +33,15 @@ SOURCES = {
     "x_cellguy": "https://x.com/i/status/1915678901234567890",
     "batterydesign": "https://www.batterydesign.net/solid-state-energy-density-2026/",
     "x_skeptic": "https://x.com/i/status/1916789012345678901",
+    # the comparison question (other providers cite some of the same pages, linked their own way)
+    "na_catl": "https://WWW.CATL.COM/en/news/naxtra-sodium-ion",
+    "na_bnef": "https://about.bnef.com/insights/sodium-ion-cell-costs-2026?utm_source=x",
+    "na_reuters": "https://www.reuters.com/business/energy/sodium-ion-storage-orders-2026-04-02/",
+    "na_electrek": "https://electrek.co/2026/03/27/sodium-ion-home-storage-first-look/",
+    "na_x_utility": "https://x.com/i/status/1917890123456789012",
+    "na_x_cells": "https://x.com/i/status/1918901234567890123",
+    "na_wiki": "https://en.wikipedia.org/wiki/Sodium-ion_battery",
+    "na_ft": "https://www.ft.com/content/7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
 }
 
 RESEARCH = {
@@ -141,4 +150,47 @@ _Demo recording: the companies are real, but every figure, date, quote and URL h
     "usage": {"input_tokens": 21904, "cached_tokens": 17920, "output_tokens": 842, "reasoning_tokens": 188},
 }
 
-SCENARIOS = [RESEARCH, FOLLOW_UP]
+COMPARISON = {
+    "file": "sodium-ion-grok.sse",
+    "title": "Sodium-ion vs LFP for grid storage (Grok)",
+    "prompt": "How close is grid-scale sodium-ion storage to displacing lithium iron phosphate?",
+    "response_id": "resp_demo_9d4b27e1c6a03f58",
+    "model": "grok-4",
+    "created_at": 1776414000,
+    "steps": [
+        ("think", "The user asks whether sodium-ion is about to displace LFP in grid storage. I need "
+                  "cell costs, real orders and products, and what storage engineers say on X."),
+        ("web", "sodium-ion grid storage 2026 cost per kWh vs LFP orders",
+         ["na_bnef", "na_reuters", "na_wiki", "na_catl"]),
+        ("x", "x_keyword_search", {"query": "sodium-ion storage LFP min_faves:20", "limit": 10,
+                                   "mode": "Latest"}),
+        ("web", "CATL Naxtra sodium-ion storage cold climate home battery", ["na_catl", "na_electrek", "na_ft"]),
+    ],
+    "answer": """## Sodium-ion vs LFP for grid storage ⚡🔋
+
+**Short answer:** close on paper, far in practice. Sodium-ion cells are within a few dollars per kilowatt-hour of lithium iron phosphate (LFP), but LFP still takes almost every grid tender, and it will keep doing so while lithium stays cheap.
+
+### Cost
+
+Analysts put sodium-ion cells at roughly $58/kWh this year against about $53/kWh for LFP cells, so the gap has nearly closed without reversing.⟦na_bnef⟧ The price of lithium carbonate decides the rest: sodium-ion's whole argument is insulation from it, and that argument is weak while lithium is cheap.⟦na_bnef⟧
+
+### Orders and products
+
+- **Utility orders:** Chinese utilities ordered around 6 GWh of sodium-ion storage in the first quarter, a small slice next to LFP.⟦na_reuters⟧
+- **Cells:** CATL's Naxtra cell keeps most of its capacity at −20 °C, which matters for storage in cold regions.⟦na_catl⟧
+- **Home storage:** the first sodium-ion home batteries reached reviewers this spring, with modest capacity and a low price.⟦na_electrek⟧
+
+### What people on X are saying
+
+Storage engineers are more interested than excited. One utility planner wrote that sodium-ion is "the hedge we buy, not the default we specify",⟦na_x_utility⟧ and a widely shared thread from a cell designer argues that round-trip efficiency, not cost, is what keeps LFP ahead in daily cycling.⟦na_x_cells⟧ Several replies point back to the same order numbers: real, but small.⟦na_reuters⟧
+
+### Bottom line
+
+Sodium-ion is a credible second chemistry for stationary storage, first in cold climates and in projects that want a lithium hedge. Displacing LFP would take a lithium price spike or much larger factories, and neither is visible yet.⟦na_bnef,na_catl⟧
+
+_Demo recording: the companies are real, but every figure, date, quote and URL here is illustrative._""",
+    "empty_spans": ["na_ft"],
+    "usage": {"input_tokens": 15873, "cached_tokens": 2048, "output_tokens": 734, "reasoning_tokens": 211},
+}
+
+SCENARIOS = [RESEARCH, FOLLOW_UP, COMPARISON]

@@ -96,6 +96,37 @@ DOCS = {
     ),
 }
 
+# the comparison question: the papers and notes a research tenant holds on sodium-ion storage
+DOCS.update({
+    "na_hard_carbon": (
+        chunk_url(TENANT, "5a2c8e0f7b19", 2),
+        "Hard Carbon Anodes for Sodium-Ion Batteries: Progress and Prospects",
+        "Hard Carbon Anodes for Sodium-Ion Batteries: Progress and Prospects\n<b>Hard carbon anodes now "
+        "deliver 300–350 mAh/g with first-cycle efficiencies above 90%, closing much of the gap to "
+        "graphite in lithium-ion cells.</b>",
+    ),
+    "na_lca": (
+        chunk_url(TENANT, "e81d3f6a0c42", 5),
+        "Life-Cycle Assessment of Sodium-Ion and LFP Batteries for Stationary Storage",
+        "Life-Cycle Assessment of Sodium-Ion and LFP Batteries for Stationary Storage\n<b>Per kWh "
+        "delivered over the lifetime, sodium-ion cells show lower material criticality but similar "
+        "greenhouse-gas emissions to LFP, because their cycle life is shorter.</b>",
+    ),
+    "na_prussian": (
+        chunk_url(TENANT, "3b7f9d1e5c60", 1),
+        "Prussian White Cathodes for Grid-Scale Sodium-Ion Storage",
+        "Prussian White Cathodes for Grid-Scale Sodium-Ion Storage\n<b>Prussian white cathodes "
+        "reach 6,000 cycles at 80% capacity retention in pouch cells, with low-cost iron and "
+        "manganese precursors.</b>",
+    ),
+    "na_notes": (
+        "custom://storage-procurement-notes",
+        "Team notes: 2026 storage procurement criteria",
+        "Team notes: 2026 storage procurement criteria\n<b>We require five years of field degradation "
+        "data before a chemistry can bid for more than 10% of a project.</b>",
+    ),
+})
+
 RESEARCH = {
     "file": "rag-long-documents.sse",
     "title": "RAG for long documents: what recent papers say",
@@ -170,4 +201,33 @@ Your own notes report that this alone fixed most table questions in the pilot �
 _Demo recording: the papers are real, but the figures, extracts and notes here are illustrative._""",
 }
 
-SCENARIOS = [RESEARCH, FOLLOW_UP]
+COMPARISON = {
+    "file": "sodium-ion-papers.sse",
+    "title": "Sodium-ion vs LFP for grid storage: what the papers say",
+    "prompt": "How close is grid-scale sodium-ion storage to displacing lithium iron phosphate?",
+    "session_id": "sess-demo-9a2e64d1",
+    "message_id": "msg-demo-4f8b1c07",
+    "anchors": "numbered",
+    "tools": [
+        ("search_documents", "Searching for “sodium-ion grid storage cycle life cost”", "Found 21 documents"),
+        ("search_documents", "Searching for “sodium-ion versus LFP life-cycle assessment”", "Found 9 documents"),
+        ("read_custom_context", "Reading your custom context", "Read 1 note"),
+    ],
+    "answer": """## Sodium-ion vs LFP for grid storage: what the papers say 🔋
+
+The research literature is more cautious than the press releases: sodium-ion chemistry has matured quickly, but the evidence for displacing lithium iron phosphate (LFP) in grid storage is still thin.
+
+**Materials have caught up.** Hard carbon anodes now reach 300–350 mAh/g with first-cycle efficiencies above 90 %, which removes the old capacity penalty on the anode side.⟦na_hard_carbon⟧ On the cathode side, Prussian white materials made from iron and manganese reach about 6,000 cycles at 80 % retention in pouch cells.⟦na_prussian⟧
+
+**Cycle life is the open question.** Those cycle counts come from lab and pilot cells; LFP cells in service routinely exceed them, and a life-cycle assessment finds that the shorter life cancels most of sodium-ion's climate advantage per kWh delivered.⟦na_lca⟧ The same study credits sodium-ion with lower material criticality, which matters for supply security rather than cost.⟦na_lca⟧
+
+**Cheap precursors help, but only at scale.** The iron and manganese precursors are cheap,⟦na_prussian⟧ yet cell prices follow factory volume, and sodium-ion volumes are small. Until factories reach tens of gigawatt-hours, the materials advantage stays on paper rather than in tender prices.
+
+### What it means for procurement
+
+Your team's own criteria set the bar: five years of field degradation data before a chemistry bids for more than 10 % of a project.⟦na_notes⟧ No sodium-ion installation has that record yet, so for the next few years sodium-ion fits pilots and cold-climate sites, while LFP remains the default for bulk capacity.⟦na_lca⟧
+
+_Demo recording: the papers are illustrative, as are the figures, extracts and notes here._""",
+}
+
+SCENARIOS = [RESEARCH, FOLLOW_UP, COMPARISON]

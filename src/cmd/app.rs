@@ -32,8 +32,13 @@ pub struct TuiArgs {
     /// background, resumes after a drop, and Ctrl-C cancels it on the server), Perplexity
     /// (PERPLEXITY_API_KEY) or Google Gemini (GEMINI_API_KEY; the Deep Research agent, which
     /// resumes and cancels likewise, or with --model a model grounded with Google Search).
-    #[arg(long, value_enum)]
-    pub provider: Option<Provider>,
+    #[arg(
+        long = "provider",
+        value_name = "PROVIDER",
+        value_enum,
+        value_delimiter = ','
+    )]
+    pub providers: Vec<Provider>,
     /// The agent's base URL (LIVE mode; Bigdata.com default: BIGDATA_AGENTS_URL, the config file, or
     /// https://agents.bigdata.com).
     #[arg(long)]
@@ -122,8 +127,56 @@ fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// `research-tui --provider a,b[,c] [--question Q]`: one question to several agents, side by side.
+fn compare(args: TuiArgs) -> ExitCode {
+    let mut seen = Vec::new();
+    for provider in &args.providers {
+        if seen.contains(provider) {
+            return fail(
+                2,
+                format_args!(
+                    "{} is named twice in --provider: name each agent once",
+                    provider.as_str()
+                ),
+            );
+        }
+        seen.push(*provider);
+    }
+    let single = [
+        (args.resume.is_some(), "--resume"),
+        (args.chat_id.is_some(), "--chat-id"),
+        (args.base_url.is_some(), "--base-url"),
+        (args.model.is_some(), "--model"),
+    ];
+    if let Some((_, flag)) = single.iter().find(|(given, _)| *given) {
+        return fail(
+            2,
+            format_args!("{flag} goes with one agent, not a comparison"),
+        );
+    }
+    crate::tui::run_compare_blocking(
+        TuiOptions {
+            demo: args.demo,
+            demo_speed: args.demo_speed,
+            demo_fault: args.demo_fault,
+            theme: args.theme,
+            question: args.question,
+            idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+            debug: args.debug,
+            store: Some(SessionStore::default()),
+            ..TuiOptions::default()
+        },
+        crate::tui::compare::Start::Ask(args.providers),
+    )
+}
+
 /// The app with no subcommand.
 pub fn run(args: TuiArgs) -> ExitCode {
+    // Several agents: the comparison, each agent in its own column.
+    if args.providers.len() > 1 {
+        return compare(args);
+    }
+    let requested = args.providers.first().copied();
     let store = SessionStore::default();
     let checkpoint_id = match args.resume.as_deref().filter(|c| !c.trim().is_empty()) {
         Some(typed) => match store.checkpoint_id(typed) {
@@ -144,7 +197,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
     };
     if let Some(saved) = &known {
         let saved_provider = saved_provider(saved);
-        if let Some(provider) = args.provider
+        if let Some(provider) = requested
             && provider != saved_provider
         {
             return fail(
@@ -161,7 +214,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
     let provider = known
         .as_ref()
         .map(saved_provider)
-        .or(args.provider)
+        .or(requested)
         .unwrap_or_default();
     if let Some(url) = &args.base_url
         && let Err(message) = crate::agent::client::check_base_url_flag(url)
@@ -217,6 +270,28 @@ pub fn open(args: OpenArgs, theme: Option<String>, debug: bool) -> ExitCode {
             return fail(1, format_args!("cannot open session {:?}: {e}", args.id));
         }
     };
+    // One agent of a comparison: the comparison reopens as a whole.
+    if let Some(comparison) = saved.meta.comparison.clone() {
+        let mut ids: Vec<String> = store
+            .list()
+            .into_iter()
+            .filter(|meta| meta.comparison.as_deref() == Some(comparison.as_str()))
+            .map(|meta| meta.id)
+            .collect();
+        ids.sort();
+        let sessions: Vec<SavedSession> = ids.iter().filter_map(|id| store.load(id).ok()).collect();
+        return crate::tui::run_compare_blocking(
+            TuiOptions {
+                demo_speed: args.demo_speed,
+                theme,
+                idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+                store: Some(store),
+                debug,
+                ..TuiOptions::default()
+            },
+            crate::tui::compare::Start::Open(sessions),
+        );
+    }
     crate::tui::run_blocking(TuiOptions {
         provider: saved_provider(&saved),
         demo_speed: args.demo_speed,

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod compare;
 mod follow;
 mod interrupt;
 mod printer;
@@ -50,7 +51,7 @@ pub const EXIT_HTTP: u8 = 3;
 pub const EXIT_AGENT_ERROR: u8 = 4;
 pub const EXIT_INCOMPLETE: u8 = 5;
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct AskArgs {
     /// The question (for a workflow: an optional note; the template drives the run).
     pub question: String,
@@ -72,8 +73,18 @@ pub struct AskArgs {
     pub thinking: Option<u32>,
     /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY), Zeta Alpha (ZETA_ALPHA_API_KEY),
     /// OpenAI (OPENAI_API_KEY), Perplexity (PERPLEXITY_API_KEY), Google Gemini (GEMINI_API_KEY) or
-    /// Anthropic (ANTHROPIC_API_KEY).
-    #[arg(long, value_enum, default_value_t = Provider::Bigdata)]
+    /// Anthropic (ANTHROPIC_API_KEY). Several, comma-separated (`bigdata,openai,perplexity`), ask
+    /// them all at once and compare their answers and sources.
+    #[arg(
+        long = "provider",
+        value_name = "PROVIDER",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "bigdata"
+    )]
+    pub providers: Vec<Provider>,
+    /// The one agent this run asks (the first of `--provider`; each agent of a comparison in turn).
+    #[arg(skip = Provider::Bigdata)]
     pub provider: Provider,
     /// Zeta Alpha: the tenant.
     #[arg(long)]
@@ -145,6 +156,10 @@ pub fn run_cli(mut args: AskArgs) -> ExitCode {
     if args.question.trim().is_empty() && args.workflow.is_none() {
         return usage("the question is empty");
     }
+    if args.providers.len() > 1 {
+        return compare::run_cli(args);
+    }
+    args.provider = args.providers.first().copied().unwrap_or(Provider::Bigdata);
     let store = SessionStore::default();
     // A unique prefix of a saved checkpoint is that checkpoint, sent whole.
     if let Some(typed) = args.resume.take() {

@@ -146,6 +146,11 @@ fn row(out: &mut impl Write, meta: &Row) {
         .unwrap_or(&meta.updated_at)
         .replace('T', " ");
     let question: String = sanitize_line(&meta.question).chars().take(60).collect();
+    // One agent of a comparison: the id its sibling sessions share, after the question.
+    let question = match &meta.comparison {
+        Some(id) => format!("{question}  [comparison {}]", sanitize_line(id)),
+        None => question,
+    };
     let _ = writeln!(
         out,
         "{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} {}",

@@ -58,6 +58,9 @@ async fn create(
         Ok((fault, request)) => {
             let recording = match request.previous_interaction_id {
                 Some(_) => recordings::GEMINI_FOLLOW_UP,
+                None if recordings::about_comparison(&request.question()) => {
+                    recordings::GEMINI_COMPARISON
+                }
                 None => recordings::GEMINI_RESEARCH,
             };
             let id = interaction_id();

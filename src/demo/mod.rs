@@ -56,6 +56,7 @@ use crate::wire::provider::perplexity::request::{CHAT_COMPLETIONS, ChatCompletio
 use crate::wire::provider::responses::{RESPONSES, ResponsesRequest};
 use crate::wire::provider::zeta::request::{CHAT_STREAM, ChatRequest};
 use playback::{Rewrite, stream_response};
+pub use recordings::COMPARISON_QUESTION;
 use recordings::Recordings;
 
 /// How the demo server behaves.
@@ -242,6 +243,8 @@ fn xai_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Resp
     };
     let recording = if request.previous_response_id.is_some() {
         recordings::XAI_FOLLOW_UP
+    } else if recordings::about_comparison(&request.question()) {
+        recordings::XAI_COMPARISON
     } else {
         recordings::XAI_RESEARCH
     };
@@ -262,6 +265,8 @@ fn perplexity_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) 
     };
     let recording = if request.is_follow_up() {
         recordings::PERPLEXITY_FOLLOW_UP
+    } else if recordings::about_comparison(request.question()) {
+        recordings::PERPLEXITY_COMPARISON
     } else {
         recordings::PERPLEXITY_RESEARCH
     };
@@ -289,6 +294,8 @@ fn anthropic_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -
         recordings::ANTHROPIC_CONTINUED
     } else if request.messages.iter().any(|m| m.role == "assistant") {
         recordings::ANTHROPIC_FOLLOW_UP
+    } else if recordings::about_comparison(&request.question()) {
+        recordings::ANTHROPIC_COMPARISON
     } else {
         recordings::ANTHROPIC_RESEARCH
     };
@@ -305,18 +312,18 @@ fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Res
         Ok(admitted) => admitted,
         Err(refusal) => return refusal.into_response(),
     };
-    let note = note::for_question(
-        if request.session_id.is_some() {
-            recordings::ZETA_FOLLOW_UP
-        } else {
-            recordings::ZETA_RESEARCH
-        },
-        request.question(),
-    );
-    let (session_id, recording) = match request.session_id {
-        Some(session) => (session, recordings::ZETA_FOLLOW_UP),
-        None => (rng::id("sess"), recordings::ZETA_RESEARCH),
+    let new = if recordings::about_comparison(request.question()) {
+        recordings::ZETA_COMPARISON
+    } else {
+        recordings::ZETA_RESEARCH
     };
+    let recording = if request.session_id.is_some() {
+        recordings::ZETA_FOLLOW_UP
+    } else {
+        new
+    };
+    let note = note::for_question(recording, request.question());
+    let session_id = request.session_id.unwrap_or_else(|| rng::id("sess"));
     stream_response(
         state,
         state.recordings.get(recording),
@@ -394,8 +401,12 @@ fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
     )
 }
 
-/// A new conversation: a comparison question gets the sector comparison, anything else the deep dive.
+/// A new conversation: the comparison question's topic gets its recording, a comparison question
+/// the sector comparison, anything else the deep dive.
 fn pick_new(message: &str) -> &'static str {
+    if recordings::about_comparison(message) {
+        return recordings::BIGDATA_COMPARISON;
+    }
     let lower = message.to_lowercase();
     let words = lower.split(|c: char| !c.is_alphanumeric());
     let comparison = ["compar", "sector", "peer", "versus"]
@@ -547,5 +558,17 @@ mod tests {
         assert_eq!(pick_new("NVDA vs AMD?"), recordings::SECTOR);
         assert_eq!(pick_new("How do its peers trade"), recordings::SECTOR);
         assert_eq!(pick_new("NVIDIA earnings on canvas"), recordings::EARNINGS);
+    }
+
+    #[test]
+    fn the_several_agents_question_gets_its_own_recording_even_when_it_compares() {
+        assert_eq!(
+            pick_new(COMPARISON_QUESTION),
+            recordings::BIGDATA_COMPARISON
+        );
+        assert_eq!(
+            pick_new("Compare sodium-ion with LFP"),
+            recordings::BIGDATA_COMPARISON
+        );
     }
 }

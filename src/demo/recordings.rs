@@ -45,12 +45,36 @@ pub const ANTHROPIC_RESEARCH: &str = "congestion-pricing.sse";
 pub const ANTHROPIC_CONTINUED: &str = "congestion-pricing-continued.sse";
 pub const ANTHROPIC_FOLLOW_UP: &str = "congestion-pricing-follow-up.sse";
 
+/// The comparison question (`research-tui --provider a,b,c` and `ask --provider a,b,c` on the demo):
+/// OpenAI's research recording answers it, and so do these, each in its provider's own dialect, with
+/// sources that overlap and differ. A new question that names sodium gets them ([`about_comparison`]).
+pub const COMPARISON_QUESTION: &str =
+    "How close is grid-scale sodium-ion storage to displacing lithium iron phosphate?";
+pub const BIGDATA_COMPARISON: &str = "sodium-ion-research.sse";
+pub const PERPLEXITY_COMPARISON: &str = "sodium-ion-sonar.sse";
+pub const XAI_COMPARISON: &str = "sodium-ion-grok.sse";
+pub const GEMINI_COMPARISON: &str = "sodium-ion-deep-research.sse";
+pub const ANTHROPIC_COMPARISON: &str = "sodium-ion-claude.sse";
+/// Zeta Alpha searches a tenant's own papers and notes: its sources are its own.
+pub const ZETA_COMPARISON: &str = "sodium-ion-papers.sse";
+
+/// `question` is the comparison question's topic.
+pub fn about_comparison(question: &str) -> bool {
+    question.to_lowercase().contains("sodium")
+}
+
 /// The names every recordings directory must provide.
 pub const REQUIRED: [&str; 4] = [EARNINGS, SECTOR, FOLLOW_UP, WORKFLOW];
 
 /// Other providers' recordings: a recordings directory may replace them; when it does not, the
 /// built-in ones play.
-pub const OPTIONAL: [&str; 14] = [
+pub const OPTIONAL: [&str; 20] = [
+    ZETA_COMPARISON,
+    BIGDATA_COMPARISON,
+    PERPLEXITY_COMPARISON,
+    XAI_COMPARISON,
+    GEMINI_COMPARISON,
+    ANTHROPIC_COMPARISON,
     XAI_RESEARCH,
     XAI_FOLLOW_UP,
     ZETA_RESEARCH,
@@ -67,7 +91,31 @@ pub const OPTIONAL: [&str; 14] = [
     ANTHROPIC_FOLLOW_UP,
 ];
 
-const BUILTIN: [(&str, &str); 18] = [
+const BUILTIN: [(&str, &str); 24] = [
+    (
+        ZETA_COMPARISON,
+        include_str!("../../assets/recordings/zeta/sodium-ion-papers.sse"),
+    ),
+    (
+        XAI_COMPARISON,
+        include_str!("../../assets/recordings/xai/sodium-ion-grok.sse"),
+    ),
+    (
+        GEMINI_COMPARISON,
+        include_str!("../../assets/recordings/gemini/sodium-ion-deep-research.sse"),
+    ),
+    (
+        ANTHROPIC_COMPARISON,
+        include_str!("../../assets/recordings/anthropic/sodium-ion-claude.sse"),
+    ),
+    (
+        BIGDATA_COMPARISON,
+        include_str!("../../assets/recordings/bigdata/sodium-ion-research.sse"),
+    ),
+    (
+        PERPLEXITY_COMPARISON,
+        include_str!("../../assets/recordings/perplexity/sodium-ion-sonar.sse"),
+    ),
     (
         EARNINGS,
         include_str!("../../assets/recordings/bigdata/earnings-deep-dive.sse"),
@@ -338,8 +386,15 @@ mod tests {
             let frames = recordings.get(name);
             assert!(frames.len() > 20, "{name}");
             assert!(frames.iter().any(|f| f.is_answer), "{name} has no answer");
-            if [PERPLEXITY_RESEARCH, PERPLEXITY_FOLLOW_UP, GEMINI_GROUNDED].contains(&name) {
-                // Perplexity and Gemini's `streamGenerateContent` send plain `data:` lines.
+            let plain = [
+                PERPLEXITY_RESEARCH,
+                PERPLEXITY_FOLLOW_UP,
+                PERPLEXITY_COMPARISON,
+                GEMINI_GROUNDED,
+                BIGDATA_COMPARISON,
+            ];
+            if plain.contains(&name) {
+                // Perplexity, Gemini's `streamGenerateContent` and Bigdata.com send plain `data:` lines.
                 continue;
             }
             let first = &frames[0].parts;

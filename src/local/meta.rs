@@ -26,6 +26,10 @@ pub struct SessionMeta {
     /// xAI model, Zeta Alpha tenant and agent: what follow-ups must send again.
     #[serde(default, flatten)]
     pub options: crate::wire::provider::ProviderOptions,
+    /// The comparison this session is one agent of (`ask --provider a,b,c`): every session with the
+    /// same id answered the same question at the same time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<String>,
     pub turns: Vec<TurnMeta>,
     /// The session this one branched from: a turn meant for it, whose lock a stopped writer held,
     /// was saved here instead ([`crate::local::store::SavedSession::begin_turn`]).

@@ -96,6 +96,7 @@ impl SessionStore {
                 chat_id: None,
                 execution_id: None,
                 options: Default::default(),
+                comparison: None,
                 branched_from: None,
                 turns: Vec::new(),
             },
@@ -224,6 +225,8 @@ impl SavedSession {
         branch.meta.chat_id.clone_from(&meta.chat_id);
         branch.meta.execution_id.clone_from(&meta.execution_id);
         branch.meta.options = meta.options.clone();
+        // Still this agent's conversation in its comparison.
+        branch.meta.comparison.clone_from(&meta.comparison);
         branch.meta.branched_from = Some(meta.id.clone());
         // Still nobody else writes the new session: no lock needed.
         write_meta(&branch.dir, &branch.meta)?;
@@ -323,6 +326,14 @@ impl SavedSession {
         }
         self.update_meta(|meta| {
             adopt_ids(meta, session);
+            Ok(())
+        })
+    }
+
+    /// Mark this session as one agent of the comparison `id`.
+    pub fn set_comparison(&mut self, id: &str) -> io::Result<()> {
+        self.update_meta(|meta| {
+            meta.comparison = Some(id.to_owned());
             Ok(())
         })
     }

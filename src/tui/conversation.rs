@@ -140,6 +140,8 @@ pub struct Conversation {
     pub force_demo: bool,
     /// Sessions other processes write, followed as they stream.
     follow: watching::Following,
+    /// The comparison this conversation is one agent of: its saved session is marked with it.
+    pub comparison: Option<String>,
 }
 
 impl Conversation {
@@ -152,6 +154,7 @@ impl Conversation {
             settings,
             force_demo: false,
             follow: Default::default(),
+            comparison: None,
         }
     }
 
@@ -299,6 +302,9 @@ impl Conversation {
                 store.create(provider.spec().endpoint().name, provider.as_str(), base_url)?;
             if let Some(agent) = &self.agent {
                 saved.set_options(agent.config.provider_options())?;
+            }
+            if let Some(id) = &self.comparison {
+                saved.set_comparison(id)?;
             }
             self.saved = Some(saved);
         }

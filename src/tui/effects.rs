@@ -129,7 +129,8 @@ async fn run_effect(
     notes: &UnboundedSender<Note>,
 ) {
     match effect {
-        Effect::Quit => {}
+        // Only a comparison's columns ask for these, and the comparison carries them out.
+        Effect::Quit | Effect::Comparison(_) => {}
         Effect::Cancel => conversation.cancelled(app),
         Effect::Ask(question) => {
             let cont = app.continuation();

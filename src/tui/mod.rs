@@ -4,6 +4,7 @@
 //! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
 //! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
 
+pub mod compare;
 pub mod conversation;
 mod effects;
 pub mod export;
@@ -180,6 +181,28 @@ pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
     };
     let debug = opts.debug;
     match runtime.block_on(run(opts)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(failure) => failure::report(&failure, debug),
+    }
+}
+
+/// Run a comparison (see [`compare`]) on its own tokio runtime; the exit code.
+pub fn run_compare_blocking(opts: TuiOptions, start: compare::Start) -> std::process::ExitCode {
+    let runtime = match crate::runtime() {
+        Ok(runtime) => runtime,
+        Err(exit) => return exit,
+    };
+    let debug = opts.debug;
+    let run = async {
+        let _ = crate::log::init(&crate::local::config::log_file());
+        crate::log::log("start: a comparison");
+        // Every agent started and asked (or every session reopened) before the screen is taken over.
+        let mut screen = compare::start(&opts, start).await?;
+        let mut terminal = setup_terminal().doing("cannot set up the terminal")?;
+        let _guard = TerminalGuard;
+        compare::event_loop(&mut terminal, &mut screen).await
+    };
+    match runtime.block_on(run) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(failure) => failure::report(&failure, debug),
     }

@@ -36,6 +36,7 @@ fn session(
         chat_id: None,
         execution_id: None,
         options: Default::default(),
+        comparison: None,
         branched_from: None,
         turns: vec![TurnMeta {
             question: question.into(),

@@ -110,7 +110,8 @@ fn huge_metas(root: &std::path::Path) {
 }
 
 #[test]
-fn sessions_search_answers_within_ten_seconds_facing_a_meta_of_a_million_turns() {
+fn sessions_search_answers_within_twenty_seconds_facing_a_meta_of_a_million_turns() {
+    // As for the picker below: the bar, which a loaded debug run still clears.
     let home = tempfile::tempdir().unwrap();
     let asked = crate::support::cli(home.path())
         .args([
@@ -145,22 +146,23 @@ fn sessions_search_answers_within_ten_seconds_facing_a_meta_of_a_million_turns()
 }
 
 #[test]
-fn the_picker_opens_and_filters_within_ten_seconds_facing_a_meta_of_a_million_turns() {
+fn the_picker_opens_and_filters_within_twenty_seconds_facing_a_meta_of_a_million_turns() {
+    // The bar is the issue's: these metas kept `sessions --search` busy past 20 s (142 s at worst).
+    // A debug build on a quiet machine takes a few seconds; 20 s holds under a loaded test run.
+    let deadline = Duration::from_secs(20);
     let t = app_with_a_saved_session();
     huge_metas(&sessions_root(&t));
     let start = Instant::now();
     t.send(&["Escape", "s"]);
     // The demo's session and the one near the limit; the million turns are refused by size.
-    t.wait_for("the picker", Duration::from_secs(10), |s| {
-        s.contains("Saved sessions (2)")
-    });
+    t.wait_for("the picker", deadline, |s| s.contains("Saved sessions (2)"));
     // Found in the answers (both sessions' turn files), not the questions: summaries were read.
     t.send(&["/", "hyperscaler"]);
-    t.wait_for("the filter", Duration::from_secs(10), |s| {
+    t.wait_for("the filter", deadline, |s| {
         s.contains("Saved sessions (2 of 2)")
     });
     let took = start.elapsed();
-    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(took < deadline, "{took:?}");
     t.send(&["Escape", "Escape", "q", "q"]);
     assert_exited_and_restored(&t);
 }

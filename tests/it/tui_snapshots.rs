@@ -605,6 +605,7 @@ fn saved_meta(
         chat_id: Some(format!("chat-{id}")),
         execution_id: None,
         options: Default::default(),
+        comparison: None,
         branched_from: None,
         turns: questions
             .iter()

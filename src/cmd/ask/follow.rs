@@ -190,7 +190,7 @@ pub fn exit_code(session: &Session, end: &StreamEnd) -> u8 {
     }
 }
 
-fn failure_line(session: &Session, end: &StreamEnd) -> String {
+pub(super) fn failure_line(session: &Session, end: &StreamEnd) -> String {
     if let Some(error) = &session.error {
         return format!("the agent reported an error: {}", sanitize_line(error));
     }

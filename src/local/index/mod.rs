@@ -355,6 +355,8 @@ pub struct Row {
     pub question: String,
     /// `meta.json` as compact JSON, when asked for.
     pub json: Option<String>,
+    /// The comparison this session is one agent of.
+    pub comparison: Option<String>,
     /// The meta, when it has what a row alone does not say (the session it branched from, a
     /// turn's stream its file left out).
     pub noted: Option<SessionMeta>,
@@ -376,11 +378,18 @@ impl Row {
             checkpoint: meta.last_checkpoint_id().map(str::to_owned),
             question: meta.first_question().to_owned(),
             json: json.then(|| serde_json::to_string(meta).unwrap_or_default()),
+            comparison: meta.comparison.clone(),
             noted: has_notes(meta).then(|| meta.clone()),
         }
     }
 
     fn from_record(record: &Record, json: bool) -> Row {
+        // Only a meta naming one of these is parsed (they are left out of the JSON when unset).
+        let extra = ["\"branched_from\"", "\"not_saved\"", "\"comparison\""]
+            .iter()
+            .any(|key| record.meta_json.contains(key))
+            .then(|| record.meta())
+            .flatten();
         Row {
             id: record.id.to_owned(),
             updated_at: record.updated_at.clone().into_owned(),
@@ -390,13 +399,8 @@ impl Row {
             checkpoint: record.checkpoint.clone().map(|c| c.into_owned()),
             question: record.question.clone().into_owned(),
             json: json.then(|| record.meta_json.to_owned()),
-            // Only a meta naming one of them is parsed (they are left out of the JSON when unset).
-            noted: ["\"branched_from\"", "\"not_saved\""]
-                .iter()
-                .any(|key| record.meta_json.contains(key))
-                .then(|| record.meta())
-                .flatten()
-                .filter(has_notes),
+            comparison: extra.as_ref().and_then(|meta| meta.comparison.clone()),
+            noted: extra.filter(has_notes),
         }
     }
 }

@@ -64,6 +64,19 @@ pub enum Action {
     Resize(bool),
     /// The focused pane alone on the screen, or all of them again.
     Zoom,
+    /// A key of the comparison of several agents (`research-tui --provider a,b,c`).
+    Comparison(ComparisonKey),
+}
+
+/// What a comparison's own keys ask for; the comparison screen carries it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComparisonKey {
+    /// The next (`true`) or previous agent's column gets the keys.
+    Agent(bool),
+    /// Select the next (`true`) or previous merged source: its spans light up in every column.
+    Source(bool),
+    /// Follow-ups go to every agent, or to the focused one only.
+    SendTo,
 }
 
 /// A letter pressed in a pane that waits for its confirmation: the letter (typed into the prompt,
@@ -98,6 +111,8 @@ pub enum Effect {
     SaveLayout(crate::local::config::PaneSizes),
     /// Capture the mouse (`true`) or leave it to the terminal.
     MouseCapture(bool),
+    /// A comparison key: the comparison screen around this app carries it out.
+    Comparison(ComparisonKey),
 }
 
 /// What is drawn where the mouse points (the last frame knows; see `Panes::spot`).

@@ -57,6 +57,8 @@ pub struct App {
     /// A stream still feeds the newest turn (the conversation owns it): Ctrl-C cancels it rather
     /// than quitting, even once an ERROR event ended the turn's progress.
     pub stream_running: bool,
+    /// This app is one agent's column of a comparison: the comparison's keys hold.
+    pub comparison: bool,
     pub focus: Focus,
     /// The pane shown in the narrow (tabbed) layout.
     pub tab: Focus,
@@ -114,6 +116,7 @@ impl App {
             can_ask: config.can_ask,
             turns: Vec::new(),
             stream_running: false,
+            comparison: false,
             // The prompt is home: whoever starts typing types a question (a replay has none).
             focus: if config.can_ask {
                 Focus::Prompt

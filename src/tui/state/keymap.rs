@@ -9,7 +9,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::action::{Action, Armed};
+use super::action::{Action, Armed, ComparisonKey};
 use super::app::App;
 use super::focus::Focus;
 
@@ -27,6 +27,8 @@ pub enum Mods {
     AltOrShift,
     /// Neither Alt nor Shift held.
     NoAltOrShift,
+    /// Alt held, Ctrl not.
+    Alt,
 }
 
 impl Mods {
@@ -40,6 +42,7 @@ impl Mods {
             Mods::Ctrl => ctrl,
             Mods::AltOrShift => alt || shift,
             Mods::NoAltOrShift => !alt && !shift,
+            Mods::Alt => alt && !ctrl,
         }
     }
 }
@@ -73,6 +76,8 @@ pub enum Context {
     Panes,
     /// A pane has the focus in the narrow (tabbed) layout.
     NarrowPanes,
+    /// The app is one column of a comparison of several agents (no popup).
+    Comparison,
 }
 
 impl Context {
@@ -87,6 +92,7 @@ impl Context {
             Context::Prompt => app.popup.is_none() && app.focus == Focus::Prompt,
             Context::Panes => panes,
             Context::NarrowPanes => panes && narrow,
+            Context::Comparison => app.comparison && app.popup.is_none(),
         }
     }
 }
@@ -115,6 +121,13 @@ const fn plain(c: char) -> Key {
     Key {
         code: KeyCode::Char(c),
         mods: Mods::Plain,
+    }
+}
+
+const fn alt(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: Mods::Alt,
     }
 }
 
@@ -154,7 +167,7 @@ const fn bind(context: Context, keys: &'static [Key], action: Action) -> Binding
     }
 }
 
-use Context::{Anywhere, NarrowPanes, Panes, PickerFilter, Popup as InPopup, Prompt};
+use Context::{Anywhere, Comparison, NarrowPanes, Panes, PickerFilter, Popup as InPopup, Prompt};
 use KeyCode::{BackTab, Down, End, Enter, Esc, F, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
 /// Every key, in the order of the help.
@@ -393,6 +406,50 @@ pub static KEYMAP: &[KeyHelp] = &[
                 ctrl('j'),
             ],
             Action::Newline,
+        )],
+    },
+    KeyHelp {
+        keys: "Alt-N Alt-P",
+        help: "comparison: the next / previous agent's column gets the keys (narrow: its tab)",
+        readme: None,
+        bindings: &[
+            bind(
+                Comparison,
+                &[alt('n')],
+                Action::Comparison(ComparisonKey::Agent(true)),
+            ),
+            bind(
+                Comparison,
+                &[alt('p')],
+                Action::Comparison(ComparisonKey::Agent(false)),
+            ),
+        ],
+    },
+    KeyHelp {
+        keys: "Alt-J Alt-K",
+        help: "comparison: next / previous merged source; its spans light up in every column",
+        readme: None,
+        bindings: &[
+            bind(
+                Comparison,
+                &[alt('j')],
+                Action::Comparison(ComparisonKey::Source(true)),
+            ),
+            bind(
+                Comparison,
+                &[alt('k')],
+                Action::Comparison(ComparisonKey::Source(false)),
+            ),
+        ],
+    },
+    KeyHelp {
+        keys: "Alt-A",
+        help: "comparison: follow-ups go to every agent, or to the focused one only",
+        readme: None,
+        bindings: &[bind(
+            Comparison,
+            &[alt('a')],
+            Action::Comparison(ComparisonKey::SendTo),
         )],
     },
     KeyHelp {

@@ -14,7 +14,7 @@ pub mod scroll;
 pub mod sizes;
 pub mod turn;
 
-pub use action::{Action, Armed, Effect, Popup, Severity, Spot};
+pub use action::{Action, Armed, ComparisonKey, Effect, Popup, Severity, Spot};
 pub use app::{App, AppConfig, Mode, SPINNER};
 pub use focus::Focus;
 pub use picker::Picker;

@@ -33,6 +33,7 @@ impl Ui {
                 return self.app.resize_focused(grow, narrow);
             }
             Action::Zoom => self.toggle_zoom(),
+            Action::Comparison(key) => return Some(Effect::Comparison(key)),
             Action::Focus(focus) => self.set_focus(focus),
             Action::Help => self.toggle_help(),
             Action::Escape => self.escape(),

@@ -3,6 +3,7 @@
 
 pub mod chart;
 pub mod citations;
+pub mod compare;
 pub mod event;
 pub mod json_text;
 pub mod pending;

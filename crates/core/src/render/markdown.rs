@@ -157,7 +157,7 @@ fn fenced(out: &mut String, lang: &str, body: &str) {
 }
 
 /// Text inside `**…**` or `*…*`: Markdown's emphasis and link characters escaped.
-fn escape_inline(text: &str) -> String {
+pub(crate) fn escape_inline(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if matches!(c, '*' | '_' | '[' | ']' | '`' | '\\' | '<') {
@@ -185,7 +185,7 @@ fn escape_label(label: &str) -> String {
 }
 
 /// Characters that would end or break a Markdown link destination are percent-encoded.
-fn escape_url(url: &str) -> String {
+pub(crate) fn escape_url(url: &str) -> String {
     let mut out = String::with_capacity(url.len());
     for c in url.chars() {
         match c {

@@ -3,6 +3,7 @@
 
 mod cells;
 pub mod chart_text;
+pub mod compare;
 pub mod json;
 pub mod markdown;
 pub mod sanitize;

@@ -27,7 +27,8 @@ fn every_state() -> Vec<(App, bool)> {
     let mut apps = Vec::new();
     for popup in &popups {
         for focus in Focus::CYCLE {
-            for narrow in [false, true] {
+            for (narrow, comparison) in [(false, false), (true, false), (false, true), (true, true)]
+            {
                 let mut app = App::new(AppConfig {
                     mode: Mode::Demo,
                     theme: Default::default(),
@@ -35,6 +36,7 @@ fn every_state() -> Vec<(App, bool)> {
                 });
                 app.popup = popup.clone();
                 app.focus = focus;
+                app.comparison = comparison;
                 apps.push((app, narrow));
             }
         }
@@ -102,6 +104,9 @@ fn name(key: &Key) -> String {
         KeyCode::Char(' ') => "Space".to_owned(),
         KeyCode::Char(c) if key.mods == Mods::Ctrl => {
             format!("Ctrl-{}", c.to_ascii_uppercase())
+        }
+        KeyCode::Char(c) if key.mods == Mods::Alt => {
+            format!("Alt-{}", c.to_ascii_uppercase())
         }
         KeyCode::Char(c) => c.to_string(),
         Enter if key.mods == Mods::AltOrShift => "Alt-Enter".to_owned(),

@@ -1,0 +1,445 @@
+//! The comparison of several agents (`research-tui --provider a,b,c [--question Q]`): one question
+//! to every agent at once, each streaming into its own column — the app itself, one per agent, in
+//! its column — with a header row per agent, a merged Sources view marking agreement, and
+//! follow-ups to every agent or the focused one. Each agent's conversation is saved as its own
+//! session linked by one comparison id. The comparison's own state ([`CompareScreen`]) is the
+//! columns, which one has the keys, the merged source selected and where follow-ups go; the
+//! figures and merged sources come from the core's [`Comparison`] of the columns' current turns.
+
+mod view;
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures::StreamExt;
+
+use super::conversation::{Agent, Conversation, LiveConfig, Settings};
+use super::failure::{Doing, Failure};
+use super::state::{Action, AppConfig, ComparisonKey, Mode, SidebarItem};
+use super::ui::Ui;
+use super::{FRAME, Term, TuiOptions, effects};
+use crate::agent::client::{ApiKey, StreamOptions};
+use crate::model::compare::{AgentRun, Comparison, Timings};
+use crate::wire::provider::Provider;
+
+pub use view::{WIDE_FROM, draw};
+
+/// How often running streams are read (each column's updates are taken as they wait).
+const POLL: Duration = Duration::from_millis(20);
+
+/// One agent of the comparison: its app (the column) and its conversation.
+pub struct Column {
+    pub provider: Provider,
+    pub ui: Ui,
+    pub conversation: Conversation,
+    /// When the newest question was sent, and when its first answer text arrived.
+    asked_at: Instant,
+    first_text: Option<Duration>,
+}
+
+impl Column {
+    fn ask(&mut self, question: String) {
+        let cont = self.ui.continuation();
+        self.asked_at = Instant::now();
+        self.first_text = None;
+        self.conversation.ask(&mut self.ui, question, cont);
+    }
+
+    /// Take the updates that wait; whether any did.
+    fn take_updates(&mut self) -> bool {
+        let mut any = false;
+        for _ in 0..256 {
+            let Some(update) = self.conversation.try_next_update() else {
+                break;
+            };
+            self.conversation.apply(&mut self.ui, update);
+            any = true;
+        }
+        if any
+            && self.first_text.is_none()
+            && self
+                .ui
+                .turns
+                .last()
+                .is_some_and(|t| !t.session.answer.is_empty())
+        {
+            self.first_text = Some(self.asked_at.elapsed());
+        }
+        if !self.conversation.is_streaming()
+            && let Some(question) = self.ui.take_queued()
+        {
+            self.ask(question);
+        }
+        any
+    }
+
+    fn timings(&self) -> Timings {
+        let ms = |d: Duration| u64::try_from(d.as_millis()).ok();
+        let turn = self.ui.turns.last();
+        Timings {
+            first_text_ms: self.first_text.and_then(ms),
+            total_ms: turn
+                .and_then(|t| t.ended.map(|end| end - t.started))
+                .and_then(ms),
+        }
+    }
+}
+
+/// The comparison: its columns and its own state.
+pub struct CompareScreen {
+    pub question: String,
+    pub comparison_id: String,
+    pub columns: Vec<Column>,
+    /// The column that gets the keys.
+    pub focus: usize,
+    /// The merged source selected (index into the comparison's sources, by agreement).
+    pub source: Option<usize>,
+    /// Follow-ups go to every agent (else to the focused one).
+    pub to_all: bool,
+}
+
+impl CompareScreen {
+    /// The columns' current turns compared.
+    pub fn comparison(&self) -> Comparison {
+        let runs: Vec<AgentRun<'_>> = self
+            .columns
+            .iter()
+            .filter_map(|c| {
+                let turn = c.ui.current()?;
+                Some(AgentRun {
+                    provider: c.provider.as_str(),
+                    session: &turn.session,
+                    attribution: &turn.attribution,
+                    timings: c.timings(),
+                })
+            })
+            .collect();
+        Comparison::build(&runs)
+    }
+
+    /// Some agent's stream is running.
+    pub fn streaming(&self) -> bool {
+        self.columns.iter().any(|c| c.conversation.is_streaming())
+    }
+
+    /// Take every column's waiting updates (keeping the selected merged source selected in each).
+    pub fn take_updates(&mut self) {
+        for column in &mut self.columns {
+            column.take_updates();
+            column.ui.tick = column.ui.tick.wrapping_add(1);
+        }
+        if self.source.is_some() {
+            self.highlight();
+        }
+    }
+
+    /// Carry out a comparison key.
+    pub fn key(&mut self, key: ComparisonKey) {
+        let n = self.columns.len();
+        match key {
+            ComparisonKey::Agent(next) => {
+                self.focus = if next {
+                    (self.focus + 1) % n
+                } else {
+                    (self.focus + n - 1) % n
+                };
+            }
+            ComparisonKey::Source(next) => {
+                let count = self.comparison().sources.len();
+                if count > 0 {
+                    self.source = Some(match (self.source, next) {
+                        (None, _) => 0,
+                        (Some(i), true) => (i + 1).min(count - 1),
+                        (Some(i), false) => i.saturating_sub(1),
+                    });
+                }
+                self.highlight();
+                self.jump_to_spans();
+            }
+            ComparisonKey::SendTo => self.to_all = !self.to_all,
+        }
+    }
+
+    /// Select the merged source's entry in every column that cites it (its spans light up there),
+    /// and none in the others.
+    pub fn highlight(&mut self) {
+        let comparison = self.comparison();
+        let Some(merged) = self.source.and_then(|i| comparison.sources.get(i)) else {
+            return;
+        };
+        for (agent, column) in self.columns.iter_mut().enumerate() {
+            let number = merged
+                .numbers
+                .iter()
+                .find(|(a, _)| *a == agent)
+                .map(|(_, n)| *n);
+            let index = number.and_then(|n| {
+                let turn = column.ui.current()?;
+                column.ui.sidebar_items().iter().position(|item| {
+                    matches!(item, SidebarItem::Source(i) if turn.attribution.sources.get(*i).is_some_and(|s| s.n == n && !s.consulted_only))
+                })
+            });
+            column.ui.panes.sources.selected = index;
+        }
+    }
+
+    /// Bring the first span of the selected merged source into view in every column that cites it
+    /// (as `n` does in the app).
+    fn jump_to_spans(&mut self) {
+        for column in &mut self.columns {
+            if column.ui.panes.sources.selected.is_some() {
+                // Where the keys were stays: a question being typed goes on being typed.
+                let focus = column.ui.focus;
+                column.ui.panes.answer.focus_span = None;
+                column.ui.update(Action::NextSpan);
+                column.ui.focus = focus;
+            }
+        }
+    }
+
+    /// A follow-up the focused column just asked: to every other agent too, when they all get them.
+    fn spread(&mut self, before: usize) {
+        let focused = &mut self.columns[self.focus];
+        if focused.ui.turns.len() <= before {
+            return;
+        }
+        focused.asked_at = Instant::now();
+        focused.first_text = None;
+        if !self.to_all {
+            return;
+        }
+        let Some(question) = focused.ui.turns.last().and_then(|t| t.question.clone()) else {
+            return;
+        };
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            if i != self.focus {
+                column.ask(question.clone());
+            }
+        }
+    }
+}
+
+/// Where a comparison starts: a question to several agents, or saved sessions of one comparison.
+pub enum Start {
+    Ask(Vec<Provider>),
+    /// Every session of a comparison (`open` of one of them), oldest first.
+    Open(Vec<crate::local::store::SavedSession>),
+}
+
+/// An app for one column, in the comparison's theme.
+fn column_ui(theme: &crate::styled::theme::Theme) -> Ui {
+    let mut ui = Ui::new(AppConfig {
+        mode: Mode::Demo,
+        theme: theme.clone(),
+        can_ask: true,
+    });
+    ui.comparison = true;
+    ui
+}
+
+/// Start the comparison: every agent asked the question, or every saved session of it reopened
+/// (each ready for a follow-up on its own agent).
+pub async fn start(opts: &TuiOptions, start: Start) -> Result<CompareScreen, Failure> {
+    match start {
+        Start::Ask(providers) => ask_all(opts, &providers).await,
+        Start::Open(sessions) => open_all(opts, sessions).await,
+    }
+}
+
+async fn open_all(
+    opts: &TuiOptions,
+    sessions: Vec<crate::local::store::SavedSession>,
+) -> Result<CompareScreen, Failure> {
+    let (theme, settings) = theme_and_settings(opts);
+    let comparison_id = sessions
+        .first()
+        .and_then(|s| s.meta.comparison.clone())
+        .unwrap_or_default();
+    let question = sessions
+        .first()
+        .map(|s| s.meta.first_question().to_owned())
+        .unwrap_or_default();
+    let mut columns = Vec::new();
+    for saved in sessions {
+        let provider =
+            <Provider as clap::ValueEnum>::from_str(&saved.meta.provider, true).unwrap_or_default();
+        let mut ui = column_ui(&theme);
+        let mut conversation = Conversation::new(opts.store.clone(), settings);
+        conversation.comparison = Some(comparison_id.clone());
+        conversation
+            .open(&mut ui, saved)
+            .await
+            .doing("cannot open the saved comparison")?;
+        columns.push(Column {
+            provider,
+            ui,
+            conversation,
+            asked_at: Instant::now(),
+            first_text: None,
+        });
+    }
+    Ok(CompareScreen {
+        question,
+        comparison_id,
+        columns,
+        focus: 0,
+        source: None,
+        to_all: true,
+    })
+}
+
+/// The theme and the streams' settings, as the app reads them.
+fn theme_and_settings(opts: &TuiOptions) -> (crate::styled::theme::Theme, Settings) {
+    let (config, _) = crate::styled::theme::read_config();
+    let (theme, _) = crate::styled::theme::select(
+        opts.theme.as_deref(),
+        &config,
+        crate::styled::theme::no_color_env(),
+    );
+    let theme = theme.for_depth(crate::styled::colors::ColorDepth::from_env());
+    let settings = Settings {
+        demo_speed: opts.demo_speed,
+        demo_fault: opts.demo_fault,
+        options: StreamOptions {
+            idle_timeout: opts.idle_timeout.max(Duration::from_secs(1)),
+            ..StreamOptions::default()
+        },
+    };
+    (theme, settings)
+}
+
+/// Start every agent (the demo agent for each, or the live ones) and ask them the question.
+async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareScreen, Failure> {
+    let (theme, settings) = theme_and_settings(opts);
+    let comparison_id = crate::agent::rng::id("cmp");
+    let question = opts
+        .question
+        .clone()
+        .filter(|q| !q.trim().is_empty())
+        .unwrap_or_else(|| crate::demo::COMPARISON_QUESTION.to_owned());
+    let mut columns = Vec::new();
+    for &provider in providers {
+        let mut ui = column_ui(&theme);
+        let mut conversation = Conversation::new(opts.store.clone(), settings);
+        conversation.comparison = Some(comparison_id.clone());
+        let agent = match live_key(opts, provider) {
+            Some((base_url, key)) if !opts.demo => {
+                let config = LiveConfig {
+                    base_url,
+                    ..LiveConfig::new(provider, Some(key))
+                };
+                Agent::live(config, &settings)
+            }
+            _ => Agent::demo(provider, &settings, false)
+                .await
+                .doing("cannot start the built-in demo agent")?,
+        };
+        conversation.set_agent(agent, &mut ui);
+        columns.push(Column {
+            provider,
+            ui,
+            conversation,
+            asked_at: Instant::now(),
+            first_text: None,
+        });
+    }
+    for column in &mut columns {
+        column.ask(question.clone());
+    }
+    Ok(CompareScreen {
+        question,
+        comparison_id,
+        columns,
+        focus: 0,
+        source: None,
+        to_all: true,
+    })
+}
+
+/// The provider's key and base URL when it has a key (else the demo agent answers for it).
+fn live_key(opts: &TuiOptions, provider: Provider) -> Option<(String, ApiKey)> {
+    if opts.demo {
+        return None;
+    }
+    let target = crate::local::config::live_target(provider, None).ok()?;
+    Some((target.base_url, target.api_key?))
+}
+
+/// Run the comparison until the user quits.
+pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> Result<(), Failure> {
+    let mut events = EventStream::new();
+    let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
+    let mut poll = tokio::time::interval(POLL);
+    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut dirty = true;
+    let mut last_draw = Instant::now() - FRAME;
+    loop {
+        if screen.columns.iter().any(|c| c.ui.quit) {
+            break;
+        }
+        if dirty && last_draw.elapsed() >= FRAME {
+            terminal
+                .draw(|frame| view::draw(frame, screen))
+                .doing("cannot draw on the terminal")?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+        let draw_at = tokio::time::Instant::from_std(last_draw + FRAME);
+        let streaming = screen.streaming();
+        tokio::select! {
+            biased;
+            event = events.next() => match event {
+                Some(Ok(event)) => dirty |= on_event(event, screen, terminal, &note_tx).await,
+                Some(Err(e)) => return Err(e).doing("cannot read the terminal's input"),
+                None => break,
+            },
+            Some(note) = note_rx.recv() => {
+                let column = &mut screen.columns[screen.focus];
+                effects::note(note, &mut column.ui, terminal);
+                dirty = true;
+            }
+            _ = tokio::time::sleep_until(draw_at), if dirty => {}
+            _ = poll.tick(), if streaming || screen.columns.iter().any(|c| c.ui.needs_tick()) => {
+                screen.take_updates();
+                dirty = true;
+            }
+        }
+    }
+    for column in &mut screen.columns {
+        column.conversation.finish(&mut column.ui);
+    }
+    Ok(())
+}
+
+/// A terminal event: a comparison key, else the focused column's (a follow-up it asks goes to
+/// every agent when they all get them). The mouse is left alone: the columns share the screen.
+async fn on_event(
+    event: Event,
+    screen: &mut CompareScreen,
+    terminal: &mut Term,
+    notes: &tokio::sync::mpsc::UnboundedSender<effects::Note>,
+) -> bool {
+    match &event {
+        Event::Mouse(_) => return false,
+        Event::Resize(..) => return true,
+        Event::Key(key) if key.kind != KeyEventKind::Release => {
+            if let Some(Action::Comparison(k)) = screen.columns[screen.focus].ui.handle_key(*key) {
+                screen.key(k);
+                return true;
+            }
+        }
+        _ => {}
+    }
+    let before = screen.columns[screen.focus].ui.turns.len();
+    let column = &mut screen.columns[screen.focus];
+    let changed = effects::handle_event(
+        event,
+        &mut column.ui,
+        &mut column.conversation,
+        terminal,
+        notes,
+    )
+    .await;
+    screen.spread(before);
+    changed
+}
