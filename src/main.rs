@@ -36,7 +36,8 @@ enum Command {
     },
     /// Replay a recorded stream in the interactive app, with its original pacing.
     Replay {
-        /// The recording (SSE, optionally with `: delay=MS` comments).
+        /// The recording (SSE, optionally with `: delay=MS` comments), or a saved turn's file
+        /// (played at the pace it arrived, from the arrival times kept beside it).
         file: PathBuf,
         /// Playback speed: a factor (2 = twice as fast) or `max` (no pauses).
         #[arg(long, default_value = "1")]

@@ -3,7 +3,8 @@
 //! Each frame waits `delay_ms / speed` (no wait at [`Speed::Max`]) and goes through the provider's
 //! [`EventPipeline`]; its events are sent as a [`StreamUpdate::Events`] before the next pause (frames
 //! without a pause between them go together); the end is `Ended(Closed)`. A file is read as it plays
-//! ([`replay_file`]).
+//! ([`replay_file`]). A saved turn whose arrival times were kept beside it
+//! ([`crate::wire::arrivals`]) plays at the pace it arrived instead.
 
 use std::path::Path;
 use std::str::FromStr;
@@ -17,6 +18,9 @@ use crate::agent::client::StreamHandle;
 
 use crate::model::event::AgentEvent;
 use crate::model::stream_end::StreamEnd;
+use crate::model::timeline::Timeline;
+use crate::wire::arrivals::Arrivals;
+use crate::wire::input::read_timeline;
 use crate::wire::provider::{EventPipeline, Provider};
 use crate::wire::recording::{Frame, FrameSplitter, parse_frames};
 
@@ -98,6 +102,9 @@ pub fn replay_file(
 ) -> std::io::Result<StreamHandle> {
     let provider = provider.into();
     let file = std::fs::File::open(path)?;
+    if let Some(arrivals) = read_arrivals(path) {
+        return Ok(replay_timed(file, arrivals, speed, provider));
+    }
     Ok(StreamHandle::spawn(move |tx| async move {
         let mut file = tokio::fs::File::from_std(file);
         let Some(mut player) = Player::start(speed, provider, tx).await else {
@@ -130,6 +137,86 @@ pub fn replay_file(
         }
         player.finish().await;
     }))
+}
+
+/// The largest sidecar of arrival times read back (bounded by how it is written: far less).
+const MAX_TIMES_BYTES: u64 = 64 << 20;
+
+/// The arrival times kept beside the raw stream file at `path` ([`crate::wire::arrivals`]), if
+/// any: a regular file, not a link.
+pub fn read_arrivals(path: &Path) -> Option<Arrivals> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut name = path.file_name()?.to_os_string();
+    name.push(crate::wire::arrivals::SUFFIX);
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path.with_file_name(name))
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = Vec::new();
+    file.take(MAX_TIMES_BYTES).read_to_end(&mut text).ok()?;
+    let arrivals = Arrivals::parse(&text);
+    (!arrivals.is_empty()).then_some(arrivals)
+}
+
+/// The timeline of the saved turn at `path`, when its arrival times were kept beside it.
+pub fn saved_timeline(path: &Path, provider: Option<Provider>) -> Option<Timeline> {
+    let arrivals = read_arrivals(path)?;
+    let file = std::fs::File::open(path).ok()?;
+    read_timeline(std::io::BufReader::new(file), provider, &arrivals).ok()
+}
+
+/// A saved turn with its arrival times ([`Arrivals`]): each part of the file is fed when it
+/// arrived, counted from the start of the replay (scaled by `speed`), read as it plays.
+fn replay_timed(
+    file: std::fs::File,
+    arrivals: Arrivals,
+    speed: Speed,
+    provider: Option<Provider>,
+) -> StreamHandle {
+    StreamHandle::spawn(move |tx| async move {
+        let mut file = tokio::fs::File::from_std(file);
+        let Some(mut player) = Player::start(speed, provider, tx).await else {
+            return;
+        };
+        let start = tokio::time::Instant::now();
+        let mut buffer = vec![0u8; 64 * 1024];
+        let mut at = 0u64;
+        for (_, to, ms) in arrivals.parts() {
+            let due = start + speed.delay(ms);
+            if due > tokio::time::Instant::now() {
+                if !player.flush().await {
+                    return;
+                }
+                tokio::time::sleep_until(due).await;
+            }
+            loop {
+                let room = to.map_or(buffer.len() as u64, |to| to.saturating_sub(at));
+                let want = room.min(buffer.len() as u64) as usize;
+                if want == 0 {
+                    break;
+                }
+                let read = match file.read(&mut buffer[..want]).await {
+                    Ok(0) => break,
+                    Ok(read) => read,
+                    Err(e) => {
+                        let reason = format!("the recording could not be read: {e}");
+                        player.end(StreamEnd::Cut { reason }).await;
+                        return;
+                    }
+                };
+                at += read as u64;
+                if !player.feed(&buffer[..read]).await {
+                    return;
+                }
+            }
+        }
+        player.finish().await;
+    })
 }
 
 /// Frames without a pause between them are sent together up to this many events…

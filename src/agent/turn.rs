@@ -246,6 +246,16 @@ impl Tee {
     }
 }
 
+impl crate::agent::client::RawWrite for Tee {
+    fn request_sent(&mut self, at: std::time::Instant) {
+        for sink in &self.0 {
+            if let Ok(mut sink) = sink.lock() {
+                sink.request_sent(at);
+            }
+        }
+    }
+}
+
 impl Write for Tee {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.each(|sink| sink.write_all(buf))?;

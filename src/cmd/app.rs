@@ -106,6 +106,13 @@ pub struct OpenArgs {
     /// Demo playback speed for follow-ups of a demo session (for tests).
     #[arg(long, hide = true, default_value_t = 1.0)]
     pub demo_speed: f64,
+    /// Play the session turn by turn at the pace it arrived, scaled: a factor (2 = twice as fast)
+    /// or `max`; without it, every turn is shown at once.
+    #[arg(long, value_name = "FACTOR|max")]
+    pub speed: Option<crate::agent::replay::Speed>,
+    /// Quit a moment after the last turn has played (for tests).
+    #[arg(long, hide = true)]
+    pub exit_when_done: bool,
 }
 
 /// `research-tui watch [--follow]`.
@@ -243,6 +250,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         resume,
         open: known,
+        open_speed: None,
         store: Some(store),
         replay: None,
         provider_options: ProviderOptions {
@@ -257,7 +265,8 @@ pub fn run(args: TuiArgs) -> ExitCode {
     })
 }
 
-/// `research-tui open <ID>`: the saved session rebuilt at once, ready for a follow-up.
+/// `research-tui open <ID> [--speed F]`: the saved session rebuilt at once (or played at its
+/// recorded pace), ready for a follow-up.
 pub fn open(args: OpenArgs, theme: Option<String>, debug: bool) -> ExitCode {
     let store = SessionStore::default();
     let id = match store.session_id(&args.id) {
@@ -298,6 +307,8 @@ pub fn open(args: OpenArgs, theme: Option<String>, debug: bool) -> ExitCode {
         theme,
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
         open: Some(saved),
+        open_speed: args.speed,
+        exit_when_done: args.exit_when_done,
         store: Some(store),
         debug,
         ..TuiOptions::default()

@@ -401,6 +401,11 @@ async fn ask(
         .recorder()
         .map(|turn| turn.saved.meta.id.clone())
         .filter(|_| progress);
+    // Where the turn is saved, arrival times beside it: its timeline once it ends.
+    let saved_stream = driver.recorder().and_then(|turn| {
+        let meta = turn.saved.meta.turns.get(turn.index)?;
+        turn.saved.stream_path(meta)
+    });
     let mut printer = TextPrinter::for_stdout();
     let (session, end) = follow_turn(
         driver,
@@ -411,7 +416,9 @@ async fn ask(
         &mut interrupt,
     )
     .await;
-    let code = print_result(args.format, &mut printer, session, &end);
+    let timeline = saved_stream
+        .and_then(|path| crate::agent::replay::saved_timeline(&path, Some(args.provider)));
+    let code = print_result(args.format, &mut printer, session, &end, timeline.as_ref());
     // Named on a terminal once the answer is printed, not between its last lines.
     if let Some(id) = saved_as.filter(|_| !saving.failed) {
         eprintln!("research-tui: saved as session {id}");

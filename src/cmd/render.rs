@@ -1,7 +1,7 @@
 //! `research-tui render`: a recorded stream (a file, or `-` for standard input read as it arrives)
 //! rendered as Markdown, JSON or text on stdout.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::model::session::Session;
@@ -38,18 +38,24 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
                 return ExitCode::from(1);
             }
             let reason = cut.then(|| crate::agent::turn::answer_limit_reason(limit));
+            // A saved turn's arrival times, kept beside it: its timeline.
+            let timeline = (file != "-")
+                .then(|| crate::agent::replay::saved_timeline(Path::new(file), provider))
+                .flatten();
             let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-            let written = match (&reason, format) {
-                (Some(reason), Format::Json) => {
+            let written = match format {
+                Format::Json => {
                     let attribution = crate::model::citations::Attribution::resolve(&session, true);
-                    crate::render::json::write(
+                    let outcome = reason.as_deref().map(|reason| ("incomplete", reason));
+                    crate::render::json::write_timed(
                         &session,
                         &attribution,
-                        Some(("incomplete", reason)),
+                        outcome,
+                        timeline.as_ref(),
                         stdout,
                     )
                 }
-                _ => write_sized(&session, format, output_width(), stdout),
+                _ => write_with_timing(&session, format, timeline.as_ref(), stdout),
             };
             if let Err(e) = written
                 && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -70,6 +76,20 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
             ExitCode::from(1)
         }
     }
+}
+
+/// Markdown or text, then the turn's timing line when its arrival times are known.
+fn write_with_timing(
+    session: &Session,
+    format: Format,
+    timeline: Option<&crate::model::timeline::Timeline>,
+    mut out: impl std::io::Write,
+) -> std::io::Result<()> {
+    write_sized(session, format, output_width(), &mut out)?;
+    if let Some(timeline) = timeline {
+        writeln!(out, "\n{}", timeline.summary_line())?;
+    }
+    out.flush()
 }
 
 /// The one line saying why `source` cannot be shown: it holds no event at all, or only events in no

@@ -19,6 +19,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Instant, SystemTime};
+
+use crate::wire::arrivals::ArrivalLog;
 
 /// The session lock's file name.
 const SESSION_LOCK: &str = ".lock";
@@ -270,7 +273,9 @@ pub fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
 /// It holds what the decoder reads, no more: of a line longer than the decoder's limit (which the
 /// decoder skips, live and when the turn is replayed) only its first `limit + 1` bytes are kept —
 /// enough for the replay to skip it too — and past [`MAX_TURN_BYTES`] (the most a turn file is read
-/// back) nothing is saved. [`TurnFile::not_saved`] says what was left out.
+/// back) nothing is saved. [`TurnFile::not_saved`] says what was left out. Beside it, when given
+/// one, the sidecar of arrival times ([`crate::wire::arrivals`]), its offsets those of the bytes
+/// kept: best effort, since the raw file alone is the turn.
 #[derive(Debug)]
 pub struct TurnFile {
     file: File,
@@ -287,6 +292,60 @@ pub struct TurnFile {
     skipped: u64,
     /// The current line is past the limit: the rest of it is not saved.
     cutting_line: bool,
+    times: Option<TimesFile>,
+}
+
+/// The sidecar of arrival times as it is written.
+#[derive(Debug)]
+struct TimesFile {
+    file: File,
+    log: ArrivalLog,
+    /// A new sidecar (its header not written yet), not one a continuation appends to.
+    fresh: bool,
+    /// When the request was sent, once the sidecar says so.
+    sent: Option<Instant>,
+    /// Bytes of the raw file so far (where the next chunk starts).
+    offset: u64,
+    /// When the writer was made: the request's time when no one says when it was sent.
+    created: Instant,
+    /// When the bytes written next arrived, when that was before they are written.
+    arrived: Option<Instant>,
+}
+
+impl TimesFile {
+    fn append(&mut self, text: &str) {
+        // A sidecar that cannot be written only loses times: the turn goes on.
+        let _ = self.file.write_all(text.as_bytes());
+    }
+
+    fn sent(&mut self, at: Instant) {
+        if self.sent.is_some() {
+            return;
+        }
+        self.sent = Some(at);
+        let unix = SystemTime::now()
+            .checked_sub(at.elapsed())
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let opening = ArrivalLog::opening(self.fresh, unix);
+        self.append(&opening);
+    }
+
+    fn arrived(&mut self, len: u64) {
+        let sent = match self.sent {
+            Some(sent) => sent,
+            None => {
+                self.sent(self.created);
+                self.created
+            }
+        };
+        let at = self.arrived.take().unwrap_or_else(Instant::now);
+        let ms = u64::try_from(at.saturating_duration_since(sent).as_millis()).unwrap_or(u64::MAX);
+        if let Some(line) = self.log.note(self.offset, ms) {
+            self.append(&line);
+        }
+        self.offset += len;
+    }
 }
 
 impl TurnFile {
@@ -306,6 +365,24 @@ impl TurnFile {
             long_lines: 0,
             skipped: 0,
             cutting_line: false,
+            times: None,
+        }
+    }
+
+    /// [`TurnFile::new`], its arrival times written to `times`: a new sidecar (`fresh`) or one a
+    /// continuation appends to, the raw file holding `offset` bytes already.
+    pub fn with_times(file: File, times: File, fresh: bool, offset: u64) -> TurnFile {
+        TurnFile {
+            times: Some(TimesFile {
+                file: times,
+                log: ArrivalLog::default(),
+                fresh,
+                sent: None,
+                offset,
+                created: Instant::now(),
+                arrived: None,
+            }),
+            ..TurnFile::new(file)
         }
     }
 
@@ -382,12 +459,47 @@ impl TurnFile {
     }
 }
 
+/// The sidecar of arrival times beside turn file `stream_file` in `dir`: created new (emptied if a
+/// dead writer left one), or opened for appending by a continuation (`append`); never through a
+/// link.
+pub fn open_times_file(dir: &Path, stream_file: &str, append: bool) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = OpenOptions::new();
+    options.create(true).custom_flags(libc::O_NOFOLLOW);
+    if append {
+        options.append(true);
+    } else {
+        options.write(true).truncate(true);
+    }
+    options.open(dir.join(format!("{stream_file}{}", crate::wire::arrivals::SUFFIX)))
+}
+
+impl crate::agent::client::RawWrite for TurnFile {
+    fn request_sent(&mut self, at: Instant) {
+        if let Some(times) = &mut self.times {
+            times.sent(at);
+        }
+    }
+
+    fn chunk_arrived(&mut self, at: Instant) {
+        if let Some(times) = &mut self.times {
+            times.arrived = Some(at);
+        }
+    }
+}
+
 impl Write for TurnFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if let Some(failure) = &self.failure {
             return Err(io::Error::other(failure.clone()));
         }
+        let before = self.written;
         self.write_bounded(buf)?;
+        if let Some(times) = &mut self.times
+            && self.written > before
+        {
+            times.arrived(self.written - before);
+        }
         Ok(buf.len())
     }
 

@@ -22,13 +22,15 @@ use crate::agent::client::RawSink;
 use crate::agent::turn::TurnRecorder;
 use crate::local::meta::{SessionMeta, TurnMeta, read_settled_meta, write_meta};
 use crate::local::session_files::{
-    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, open_regular, writer_alive,
+    SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, open_regular,
+    open_times_file, writer_alive,
 };
 use crate::local::summary;
 use crate::local::timestamp::{compact_stamp, rfc3339};
 pub use crate::local::turn_status::TurnStatus;
 use crate::model::session::Session;
 use crate::model::stream_end::StreamEnd;
+use crate::wire::arrivals::Arrivals;
 use crate::wire::input::read_session;
 use crate::wire::provider::Provider;
 
@@ -252,6 +254,7 @@ impl SavedSession {
             created = Some(stream_file.clone());
             // Held before the meta says `streaming`, so no reader ever takes this turn for dead.
             let lock = TurnLock::acquire(&dir, &stream_file)?;
+            let file = turn_file(&dir, &stream_file, file, false, 0);
             let now = rfc3339(SystemTime::now());
             meta.turns.push(TurnMeta {
                 question: question.into(),
@@ -269,7 +272,7 @@ impl SavedSession {
             Ok(TurnWriter {
                 index: meta.turns.len() - 1,
                 stream_file,
-                file: Arc::new(Mutex::new(TurnFile::new(file))),
+                file: Arc::new(Mutex::new(file)),
                 lock: Some(lock),
             })
         });
@@ -305,6 +308,8 @@ impl SavedSession {
             if !ends_a_line {
                 io::Write::write_all(&mut file, b"\n\n")?;
             }
+            let offset = file.metadata()?.len();
+            let file = turn_file(&dir, &stream_file, file, true, offset);
             turn.status = TurnStatus::Streaming;
             turn.ended_at = None;
             turn.reason = None;
@@ -312,7 +317,7 @@ impl SavedSession {
             Ok(TurnWriter {
                 index,
                 stream_file,
-                file: Arc::new(Mutex::new(TurnFile::new(file))),
+                file: Arc::new(Mutex::new(file)),
                 lock: Some(lock),
             })
         })
@@ -414,9 +419,33 @@ impl SavedSession {
         is_plain_name(&turn.stream_file).then(|| self.dir.join(&turn.stream_file))
     }
 
+    /// When `turn`'s bytes arrived, when its sidecar was kept ([`crate::wire::arrivals`]).
+    pub fn arrivals(&self, turn: &TurnMeta) -> Option<Arrivals> {
+        let path = self.stream_path(turn)?;
+        crate::agent::replay::read_arrivals(&path)
+    }
+
     /// Whether a live process still writes `turn` (it holds the turn's lock).
     pub fn writer_alive(&self, turn: &TurnMeta) -> bool {
         writer_alive(&self.dir, &turn.stream_file)
+    }
+}
+
+/// The writer of turn file `stream_file` (holding `offset` bytes), its arrival times kept beside
+/// it when the sidecar can be opened (a new one, or appended to by a continuation).
+fn turn_file(
+    dir: &Path,
+    stream_file: &str,
+    file: std::fs::File,
+    append: bool,
+    offset: u64,
+) -> TurnFile {
+    match open_times_file(dir, stream_file, append) {
+        Ok(times) => {
+            let fresh = times.metadata().is_ok_and(|m| m.len() == 0);
+            TurnFile::with_times(file, times, fresh, offset)
+        }
+        Err(_) => TurnFile::new(file),
     }
 }
 

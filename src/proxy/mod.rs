@@ -172,6 +172,7 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
     let body = read.bytes.clone();
     let query = parts.uri.query();
     let research = research_endpoint(provider, &parts.method, own);
+    let sent = std::time::Instant::now();
     let answer = match send(&proxy, provider, &parts, own, &body, research.is_some()).await {
         Ok(answer) => answer,
         Err(refused) => return refused,
@@ -196,6 +197,7 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
             request: headers::saved_request(method, own, query, &parts.headers, &body, &key),
             key,
             status: status.as_u16(),
+            sent,
         }
     });
     pass_back(&proxy, answer, turn)

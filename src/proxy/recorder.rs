@@ -53,24 +53,35 @@ pub struct TeeSender {
     tx: UnboundedSender<Tee>,
     queued: Arc<AtomicUsize>,
     limit: usize,
+    /// When the first chunk arrived from upstream (the turn's first byte; the recorder may take
+    /// it later, once its session is ready).
+    first_chunk: Arc<std::sync::OnceLock<std::time::Instant>>,
 }
 
 /// The recorder's side: the chunks, and the count of bytes waiting that it gives back.
 pub struct TeeReceiver {
     rx: UnboundedReceiver<Tee>,
     queued: Arc<AtomicUsize>,
+    first_chunk: Arc<std::sync::OnceLock<std::time::Instant>>,
 }
 
 /// A channel to the recorder holding at most `limit` bytes of chunks.
 pub fn tee_channel(limit: usize) -> (TeeSender, TeeReceiver) {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let queued = Arc::new(AtomicUsize::new(0));
+    let first_chunk = Arc::new(std::sync::OnceLock::new());
     let sender = TeeSender {
         tx,
         queued: queued.clone(),
         limit,
+        first_chunk: first_chunk.clone(),
     };
-    (sender, TeeReceiver { rx, queued })
+    let receiver = TeeReceiver {
+        rx,
+        queued,
+        first_chunk,
+    };
+    (sender, receiver)
 }
 
 impl TeeReceiver {
@@ -117,6 +128,7 @@ impl TeeSender {
     /// limit is dropped and the recorder told it fell behind. `false` once nothing more is sent.
     fn send(&self, tee: Tee) -> bool {
         if let Tee::Chunk(chunk) = &tee {
+            self.first_chunk.get_or_init(std::time::Instant::now);
             let queued = self.queued.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
             if queued > self.limit {
                 self.queued.fetch_sub(chunk.len(), Ordering::Relaxed);
@@ -190,6 +202,8 @@ pub struct TurnToRecord {
     pub key: Secret,
     /// The upstream's status: an error status makes a failed turn.
     pub status: u16,
+    /// When the request went upstream (the turn's arrival times count from it).
+    pub sent: std::time::Instant,
 }
 
 /// How long a follow-up waits for the turn it continues to be saved.
@@ -209,6 +223,10 @@ pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mu
     };
     let path = (saved_turn.saved.meta.turns.get(saved_turn.index))
         .and_then(|meta| saved_turn.saved.stream_path(meta));
+    if let Ok(mut sink) = sink.lock() {
+        sink.request_sent(turn.sent);
+    }
+    let timed = sink.clone();
     let mut reader = Reader::new(&turn, sink, path);
     if let Some(path) = saved_turn.resumed_stream() {
         // A paused turn goes on: what it streamed so far is decoded first (not written again).
@@ -217,6 +235,7 @@ pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mu
         }
     }
     let mut batch = Vec::new();
+    let mut first_timed = false;
     let end = loop {
         let next = if reader.lagging() {
             // Behind on decoding: what waits is taken first, else one block of the backlog.
@@ -231,6 +250,15 @@ pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mu
             rx.blocking_recv()
         };
         let (tee, more) = gather(&mut rx, next, &mut batch);
+        if let Some(&first) = rx.first_chunk.get()
+            && !first_timed
+        {
+            // The first bytes may have waited for the session: timed when they arrived.
+            first_timed = true;
+            if let Ok(mut sink) = timed.lock() {
+                sink.chunk_arrived(first);
+            }
+        }
         if !batch.is_empty() {
             // A queue filling up: the batch is only saved, and decoded from the file later.
             let queued = rx.queued.load(Ordering::Relaxed);

@@ -26,6 +26,7 @@ use crate::wire::provider::{Ask, Provider};
 use super::state::{App, Continuation, Mode, Severity};
 use super::ui::Ui;
 
+mod playback;
 mod restore;
 mod watching;
 pub use restore::restore_turns;
@@ -140,6 +141,8 @@ pub struct Conversation {
     pub force_demo: bool,
     /// Sessions other processes write, followed as they stream.
     follow: watching::Following,
+    /// `open --speed`: the saved turns still to play.
+    playback: playback::Queue,
     /// The comparison this conversation is one agent of: its saved session is marked with it.
     pub comparison: Option<String>,
 }
@@ -154,6 +157,7 @@ impl Conversation {
             settings,
             force_demo: false,
             follow: Default::default(),
+            playback: Default::default(),
             comparison: None,
         }
     }
@@ -349,6 +353,7 @@ impl Conversation {
             }
             self.reclaim_saved();
             self.tailed_turn_ended(app);
+            self.play_next(app);
         }
         if let Err(e) = saved {
             warn_unsaved(app, &e);
@@ -366,6 +371,7 @@ impl Conversation {
             cancel_on_server(app, run);
         }
         self.reclaim_saved();
+        self.play_rest_at_once(app);
         // A followed turn goes on in its own process: only this app stopped following it.
         self.stop_tailing(app);
         if let Err(e) = saved {
@@ -375,6 +381,8 @@ impl Conversation {
 
     /// Leaving: stop a running stream and record its turn as cancelled.
     pub fn finish(&mut self, app: &mut Ui) {
+        // Leaving: the turns not played yet need no rebuilding.
+        self.playback = Default::default();
         if let Some(turn) = app.turns.last_mut()
             && turn.conn.in_progress()
         {

@@ -88,6 +88,8 @@ pub struct TuiOptions {
     pub resume: Continuation,
     /// A saved session to rebuild at once and continue (`open`, or `--resume` of a known one).
     pub open: Option<crate::local::store::SavedSession>,
+    /// `open --speed`: play that session at its recorded pace instead.
+    pub open_speed: Option<Speed>,
     /// Where conversations are saved (`None`: not saved).
     pub store: Option<crate::local::store::SessionStore>,
     /// xAI model, Zeta Alpha tenant and agent.
@@ -115,6 +117,7 @@ impl Default for TuiOptions {
             idle_timeout: StreamOptions::default().idle_timeout,
             resume: Continuation::default(),
             open: None,
+            open_speed: None,
             store: Some(crate::local::store::SessionStore::default()),
             provider_options: ProviderOptions::default(),
             debug: false,
@@ -291,10 +294,11 @@ async fn open_saved(
     saved: crate::local::store::SavedSession,
 ) -> Result<(), Failure> {
     conversation.force_demo = opts.demo;
-    conversation
-        .open(app, saved)
-        .await
-        .doing("cannot open the saved session")?;
+    let opened = match opts.open_speed {
+        Some(speed) => conversation.play_saved(app, saved, speed).await,
+        None => conversation.open(app, saved).await,
+    };
+    opened.doing("cannot open the saved session")?;
     conversation.force_demo = false;
     // `--resume CKPT` of an earlier turn: the next question branches from it.
     if let Some(checkpoint) = &opts.resume.checkpoint_id

@@ -454,11 +454,22 @@ fn streamed_text_output_matches_render_of_the_same_stream_for_every_provider() {
             "{provider}: {}",
             stderr(&output)
         );
+        // The turn as saved: the same bytes as `--record`, its arrival times beside it, so its
+        // rendering ends with the same timing line as the streamed output.
+        let recorded = std::fs::read(&record).unwrap();
+        let saved = support::files_under(&support::Home::new(dir.path()).sessions())
+            .into_iter()
+            .find(|p| {
+                p.extension().is_some_and(|e| e == "sse") && std::fs::read(p).unwrap() == recorded
+            })
+            .expect("the turn is saved byte for byte");
         let rendered = support::cli(support::scratch())
-            .args(["render", record.to_str().unwrap(), "--format", "text"])
+            .args(["render", saved.to_str().unwrap(), "--format", "text"])
             .output()
             .unwrap();
         let streamed = stdout(&output);
+        let timing = streamed.trim_end().lines().last().unwrap();
+        assert!(timing.starts_with("timing: first byte "), "{streamed}");
         if provider == "xai" {
             // xAI's inline links are printed as they stream; render swaps them for [n].
             assert!(streamed.contains("[[1]]("), "{streamed}");

@@ -46,7 +46,12 @@ fn ask_on_a_terminal_keeps_progress_on_one_live_line_and_names_the_session_last(
         .iter()
         .position(|l| l.starts_with("research-tui: saved as session "))
         .unwrap_or_else(|| panic!("the saved session is named:\n{screen}"));
-    // The result ends with its checkpoint; the session is named after it, last.
-    assert!(lines[saved - 1].starts_with("Checkpoint: "), "{screen}");
+    // The result ends with its checkpoint and the turn's timing; the session is named after it,
+    // last.
+    assert!(
+        lines[saved - 1].starts_with("timing: first byte "),
+        "{screen}"
+    );
+    assert!(lines[saved - 3].starts_with("Checkpoint: "), "{screen}");
     assert!(lines[saved + 1].starts_with("the app exited"), "{screen}");
 }

@@ -5,6 +5,7 @@
 mod support;
 
 mod anthropic_turns;
+mod arrival_times;
 mod ask_cli;
 mod ask_terminal;
 mod chart_bounds;
@@ -53,6 +54,7 @@ mod tui_mouse;
 mod tui_popups;
 mod tui_sessions;
 mod tui_snapshots;
+mod tui_timeline;
 mod tui_watch;
 mod turn_file_bounds;
 mod watch_sessions;

@@ -108,6 +108,11 @@ impl Call {
     async fn connect(&self, body: &[u8]) -> Result<reqwest::Response, Outcome> {
         let wait = self.options.headers_timeout.min(self.options.idle_timeout);
         let request = self.request(body)?;
+        if let Some(sink) = &self.sink
+            && let Ok(mut sink) = sink.lock()
+        {
+            sink.request_sent(std::time::Instant::now());
+        }
         let response = match tokio::time::timeout(wait, request.send()).await {
             Err(_) => {
                 return Err(Outcome::Retryable {

@@ -273,7 +273,25 @@ pub type Continuation = std::sync::Arc<dyn Fn(&[serde_json::Value]) -> WireReque
 
 /// Receives every byte of a response body the moment it arrives, flushed at once, so a crash or a
 /// kill loses nothing that was received (session files, `--record`).
-pub type RawSink = std::sync::Arc<std::sync::Mutex<dyn std::io::Write + Send>>;
+pub type RawSink = std::sync::Arc<std::sync::Mutex<dyn RawWrite>>;
+
+/// A raw sink: the bytes, and when the request they answer was sent (a saved turn keeps arrival
+/// times beside its bytes, [`crate::wire::arrivals`]; other sinks take only the bytes).
+pub trait RawWrite: std::io::Write + Send {
+    /// The request was sent at `at` (the first call counts: a retry's wait is part of the turn).
+    fn request_sent(&mut self, at: std::time::Instant) {
+        let _ = at;
+    }
+
+    /// The bytes written next arrived at `at` (earlier than they are written: the proxy's
+    /// recorder takes them off a queue); without it, they arrived when written.
+    fn chunk_arrived(&mut self, at: std::time::Instant) {
+        let _ = at;
+    }
+}
+
+impl RawWrite for std::fs::File {}
+impl RawWrite for Vec<u8> {}
 
 /// `http://127.0.0.1:…`, `http://localhost:…`, `http://[::1]:…`: an agent on this machine (the demo
 /// agent; a saved session recorded against it).

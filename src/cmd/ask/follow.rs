@@ -3,6 +3,7 @@
 //! (on the server too), and the exit code and the line that say how it ended.
 
 use super::*;
+use crate::model::timeline::Timeline;
 
 /// Ctrl-C stopped a stream whose run lives on the server (OpenAI deep research): cancel the run
 /// there too, or it goes on, billed, with nobody listening. Says on stderr how that went.
@@ -146,12 +147,22 @@ pub(super) fn print_result(
     printer: &mut TextPrinter,
     mut session: Session,
     end: &StreamEnd,
+    timeline: Option<&Timeline>,
 ) -> u8 {
     let code = exit_code(&session, end);
+    let timing = timeline.map(Timeline::summary_line);
     match format {
-        Format::Text => printer.finish(&mut session),
+        Format::Text => {
+            printer.finish(&mut session);
+            if let Some(timing) = timing {
+                println!("\n{timing}");
+            }
+        }
         Format::Markdown => {
             print!("{}", crate::render::render(&session, Format::Markdown));
+            if let Some(timing) = timing {
+                println!("\n{timing}");
+            }
         }
         Format::Json => {
             let attribution = Attribution::resolve(&session, true);
@@ -167,7 +178,8 @@ pub(super) fn print_result(
                 });
             // Written as it is serialised: the answer is not copied again.
             let out = std::io::BufWriter::new(std::io::stdout().lock());
-            let _ = crate::render::json::write(&session, &attribution, outcome, out);
+            let _ =
+                crate::render::json::write_timed(&session, &attribution, outcome, timeline, out);
         }
     }
     if code != EXIT_COMPLETE {

@@ -24,6 +24,8 @@ pub enum Pane {
     Activity,
     Answer,
     Sources,
+    /// The turn's waterfall, in the answer's room while no answer text has come.
+    Timeline,
 }
 
 impl Pane {
@@ -34,6 +36,8 @@ impl Pane {
             Pane::Activity => Focus::Activity,
             Pane::Answer => Focus::Answer,
             Pane::Sources => Focus::Sources,
+            // Shown beside Activity, and not a stop of its own.
+            Pane::Timeline => Focus::Activity,
         }
     }
 }
@@ -94,7 +98,11 @@ fn wide_panes(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
         Constraint::Length(sources_w),
     ])
     .areas(main);
-    let mut panes = Vec::with_capacity(4);
+    let mut panes = Vec::with_capacity(5);
+    if app.awaiting_answer() {
+        awaiting_panes(app, main, (left_w, answer_w), right, &mut panes);
+        return panes;
+    }
     if app.shows_plan() {
         let plan_h = plan::desired_height(app, left.width)
             .clamp(5, (left.height / 2).max(5))
@@ -109,6 +117,60 @@ fn wide_panes(app: &App, main: Rect) -> Vec<(Pane, Rect)> {
     panes.push((Pane::Answer, center));
     panes.push((Pane::Sources, right));
     panes
+}
+
+/// The wide layout while the turn shown has no answer text yet: the answer (its question, how the
+/// stream is doing, a queued question) and the plan share a short top row, and Activity and the
+/// timeline take the rest of the answer's room below them, side by side.
+fn awaiting_panes(
+    app: &App,
+    main: Rect,
+    (left_w, answer_w): (u16, u16),
+    right: Rect,
+    panes: &mut Vec<(Pane, Rect)>,
+) {
+    let [region] = Layout::horizontal([Constraint::Length(left_w + answer_w)]).areas(main);
+    let answer_cols = if app.shows_plan() {
+        answer_w
+    } else {
+        region.width
+    };
+    // The question whole (the `You: ` gutter, the border and padding aside), then the turn's state.
+    let text_cols = usize::from(answer_cols.saturating_sub(4 + 6)).max(1);
+    let question = app
+        .current()
+        .and_then(|t| t.question.as_deref())
+        .unwrap_or_default()
+        .lines()
+        .map(|line| line.width().div_ceil(text_cols).max(1))
+        .sum::<usize>();
+    let answer_h = u16::try_from(question)
+        .unwrap_or(u16::MAX)
+        .saturating_add(5);
+    let plan_h = if app.shows_plan() {
+        plan::desired_height(app, left_w)
+    } else {
+        0
+    };
+    let top_h = plan_h
+        .max(answer_h)
+        .clamp(5, (region.height / 2).max(5))
+        .min(region.height);
+    let [top, below] =
+        Layout::vertical([Constraint::Length(top_h), Constraint::Fill(1)]).areas(region);
+    if app.shows_plan() {
+        let [plan_area, answer] =
+            Layout::horizontal([Constraint::Length(left_w), Constraint::Fill(1)]).areas(top);
+        panes.push((Pane::Plan, plan_area));
+        panes.push((Pane::Answer, answer));
+    } else {
+        panes.push((Pane::Answer, top));
+    }
+    let [activity, timeline] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(below);
+    panes.push((Pane::Activity, activity));
+    panes.push((Pane::Timeline, timeline));
+    panes.push((Pane::Sources, right));
 }
 
 /// The prompt's height: a framed box as tall as its text (within [`prompt::MAX_ROWS`], leaving the

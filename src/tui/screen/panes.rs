@@ -59,6 +59,8 @@ enum PaneFrame {
     Activity(ActivityFrame),
     Answer(AnswerFrame),
     Sources(SourcesFrame),
+    /// The waterfall's rows (drawn only while no answer text has come).
+    Timeline(Vec<crate::styled::text::RLine>),
 }
 
 impl Panes {
@@ -113,7 +115,7 @@ impl Panes {
                     PaneFrame::Answer(answer) => {
                         answer.spot(app, &self.answer, row, x.checked_sub(inner.x)? as usize)
                     }
-                    PaneFrame::Plan(_) => None,
+                    PaneFrame::Plan(_) | PaneFrame::Timeline(_) => None,
                 }
             });
             return picked.unwrap_or(Spot::Pane(pane.focus()));
@@ -139,6 +141,11 @@ pub fn prepare(app: &App, panes: &mut Panes, area: Rect) {
                 Pane::Answer => PaneFrame::Answer(answer::prepare(app, &mut panes.answer, rect)),
                 Pane::Sources => {
                     PaneFrame::Sources(sources::prepare(app, &mut panes.sources, reveal, rect))
+                }
+                Pane::Timeline => {
+                    let inner = super::pane_inner(rect);
+                    let size = (inner.width as usize, inner.height as usize);
+                    PaneFrame::Timeline(popup::timeline::pane_rows(app, size))
                 }
             };
             (rect, prepared)
@@ -172,6 +179,16 @@ pub fn draw(frame: &mut Frame, app: &App, panes: &Panes) -> FrameFacts {
             }
             PaneFrame::Sources(sources) => {
                 sources::draw(frame, *rect, app, &panes.sources, sources)
+            }
+            PaneFrame::Timeline(rows) => {
+                let theme = &app.theme;
+                let block = super::pane_block(
+                    super::title("Timeline", Some("T details".into()), false, theme),
+                    false,
+                    theme,
+                );
+                let lines = super::plain_lines(rows);
+                frame.render_widget(ratatui::widgets::Paragraph::new(lines).block(block), *rect);
             }
         }
     }

@@ -47,6 +47,8 @@ pub enum Action {
     Filter,
     /// The ids popup.
     Ids,
+    /// The timeline of the turn the panes show.
+    Timeline,
     /// A click of the left mouse button on this spot.
     Click(Spot),
     /// The mouse wheel over this spot: rows to scroll (negative: up).
@@ -164,6 +166,12 @@ pub enum Popup {
         turn: usize,
         scroll: usize,
     },
+    /// The timeline of turn `turn`: one row per phase on a time axis, `selected` detailed below
+    /// (`y` copies it as JSON).
+    Timeline {
+        turn: usize,
+        selected: usize,
+    },
     /// Saved sessions: live ones first, then newest first (or filtered, best first).
     Sessions {
         picker: Box<Picker>,
@@ -178,7 +186,7 @@ impl Popup {
             | Popup::Source { scroll, .. }
             | Popup::Ids { scroll }
             | Popup::Json { scroll, .. } => *scroll = top,
-            Popup::Sessions { .. } | Popup::Chart { .. } => {}
+            Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Timeline { .. } => {}
         }
     }
 }

@@ -335,7 +335,14 @@ impl App {
     pub fn apply_update(&mut self, update: StreamUpdate) {
         let ended = matches!(update, StreamUpdate::Ended(_));
         if let Some(turn) = self.turns.last_mut() {
-            turn.apply_update(update);
+            match (update, self.fixed_elapsed) {
+                // A fixed clock (tests): every event arrives at that time, so drawings repeat.
+                (StreamUpdate::Events(events), Some(fixed)) => {
+                    let ms = u64::try_from(fixed.as_millis()).unwrap_or(u64::MAX);
+                    turn.apply_events_at(events, ms);
+                }
+                (update, _) => turn.apply_update(update),
+            }
         }
         if ended {
             self.stream_running = false;
@@ -351,6 +358,14 @@ impl App {
                 self.focus = Focus::Prompt;
             }
         }
+    }
+
+    /// The turn the panes show streams and no answer text has come yet (deep research searches
+    /// for minutes): Activity and the timeline take the answer's room until it does.
+    pub fn awaiting_answer(&self) -> bool {
+        self.current().is_some_and(|turn| {
+            turn.conn.in_progress() && turn.session.answer.is_empty() && turn.timeline.is_some()
+        })
     }
 
     pub fn elapsed(&self) -> Duration {

@@ -354,6 +354,14 @@ pub static KEYMAP: &[KeyHelp] = &[
         bindings: &[bind(InPopup, &[any_char('/')], Action::Filter)],
     },
     KeyHelp {
+        keys: "T",
+        help: "timeline: the turn's phases on a time axis, live (j/k select, y copies the row as JSON)",
+        readme: Some(
+            "timeline of the turn shown, live while it streams: request to first byte, each plan step, thinking phase and tool call (query, results), the answer, charts, the end, as a waterfall with durations and silences over 5 s marked; `j`/`k` select a row (its detail below), `y` copies it as JSON",
+        ),
+        bindings: &[bind(Panes, &[plain('T')], Action::Timeline)],
+    },
+    KeyHelp {
         keys: "I",
         help: "ids: session, chat, checkpoint and the rest, whole (y copies the checkpoint)",
         readme: None,

@@ -12,6 +12,7 @@ use crate::model::event::AgentEvent;
 use crate::model::pending::{Change, LiveResolver};
 use crate::model::session::Session;
 use crate::model::stream_end::StreamEnd;
+use crate::model::timeline::Timeline;
 use crate::styled::text::Annotations;
 
 /// The connection state of one turn's stream.
@@ -104,6 +105,9 @@ pub struct Turn {
     pub retry_at: Option<Instant>,
     /// This turn asks turn `n`'s question again (`r`).
     pub retry_of: Option<usize>,
+    /// When each phase happened, from the times events reached the app (`None`: a saved turn
+    /// whose arrival times were not kept).
+    pub timeline: Option<Timeline>,
     /// Keeps `attribution` up to date as events arrive, with work only for what changed.
     resolver: LiveResolver,
     /// Unique among the turns of this run: caches on the screen's side know a turn by it (an index
@@ -132,6 +136,7 @@ impl Turn {
             saved_index: None,
             retry_at: None,
             retry_of: None,
+            timeline: Some(Timeline::new()),
             resolver: LiveResolver::new(),
             id: NEXT_TURN_ID.fetch_add(1, Ordering::Relaxed),
         }
@@ -152,6 +157,7 @@ impl Turn {
             started: now.checked_sub(elapsed).unwrap_or(now),
             ended: Some(now),
             request,
+            timeline: None,
             ..Turn::new(Some(question))
         };
         turn.refresh_attribution();
@@ -188,6 +194,22 @@ impl Turn {
 
     /// Apply events and bring the attribution up to date.
     pub fn apply_events(&mut self, events: Vec<AgentEvent>) {
+        let ms = self.ms_now();
+        self.apply_events_at(events, ms);
+    }
+
+    /// Milliseconds since the turn started (its request was sent).
+    pub fn ms_now(&self) -> u64 {
+        u64::try_from(self.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// [`Turn::apply_events`], the events having arrived `ms` after the request.
+    pub fn apply_events_at(&mut self, events: Vec<AgentEvent>, ms: u64) {
+        if let Some(timeline) = &mut self.timeline {
+            for event in &events {
+                timeline.push(ms, event);
+            }
+        }
         for event in events {
             if matches!(event, AgentEvent::AnswerReplace { .. }) {
                 self.generation += 1;
@@ -291,6 +313,11 @@ impl Turn {
         };
         if self.ended.is_none() {
             self.ended = Some(Instant::now());
+            let ms = self.ms_now();
+            if let Some(timeline) = &mut self.timeline {
+                // Never before the last arrival it knows (events given their own times).
+                timeline.finish(ms.max(timeline.last_ms.unwrap_or(0)));
+            }
         }
         self.refresh_attribution();
     }

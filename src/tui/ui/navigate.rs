@@ -23,7 +23,9 @@ impl Ui {
             | Some(Popup::Source { scroll, .. })
             | Some(Popup::Ids { scroll })
             | Some(Popup::Json { scroll, .. }) => Some(scroll),
-            Some(Popup::Sessions { .. } | Popup::Chart { .. }) | None => None,
+            Some(Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Timeline { .. }) | None => {
+                None
+            }
         }
     }
 
@@ -65,7 +67,10 @@ impl Ui {
     }
 
     pub(super) fn move_by(&mut self, delta: isize) {
-        if self.move_picker(delta, None) || self.move_popup_span(delta) {
+        if self.move_picker(delta, None)
+            || self.move_popup_span(delta)
+            || self.move_timeline_row(delta)
+        {
             return;
         }
         if let Some(scroll) = self.popup_scroll() {
@@ -80,7 +85,7 @@ impl Ui {
     }
 
     pub(super) fn page(&mut self, direction: isize) {
-        if self.move_picker(direction * 5, None) {
+        if self.move_picker(direction * 5, None) || self.move_timeline_row(direction * 10) {
             return;
         }
         if let Some(scroll) = self.popup_scroll() {
@@ -100,7 +105,12 @@ impl Ui {
     }
 
     pub(super) fn jump_to_edge(&mut self, bottom: bool) {
-        if self.move_picker(0, Some(bottom)) {
+        let edge = if bottom {
+            isize::MAX / 2
+        } else {
+            isize::MIN / 2
+        };
+        if self.move_picker(0, Some(bottom)) || self.move_timeline_row(edge) {
             return;
         }
         if let Some(scroll) = self.popup_scroll() {
@@ -143,7 +153,11 @@ impl Ui {
                 return None;
             }
             Some(
-                Popup::Help { .. } | Popup::Ids { .. } | Popup::Chart { .. } | Popup::Json { .. },
+                Popup::Help { .. }
+                | Popup::Ids { .. }
+                | Popup::Chart { .. }
+                | Popup::Json { .. }
+                | Popup::Timeline { .. },
             ) => {
                 self.app.popup = None;
                 return None;
@@ -199,6 +213,37 @@ impl Ui {
                 .app
                 .set_message("no structured output in this turn", Severity::Info),
         }
+    }
+
+    /// `T`: the timeline of the turn the panes show.
+    pub(super) fn open_timeline(&mut self) {
+        let turn = self.current_index();
+        match self.turns.get(turn).map(|t| t.timeline.is_some()) {
+            Some(true) => self.app.popup = Some(Popup::Timeline { turn, selected: 0 }),
+            Some(false) => self.app.set_message(
+                "no timeline: this turn was saved without its arrival times",
+                Severity::Info,
+            ),
+            None => self.app.set_message("no turn yet", Severity::Info),
+        }
+    }
+
+    /// j/k in the timeline: select the next or previous row; `false` when it is not open.
+    fn move_timeline_row(&mut self, delta: isize) -> bool {
+        let Some(Popup::Timeline { turn, .. }) = &self.app.popup else {
+            return false;
+        };
+        let rows = self
+            .turns
+            .get(*turn)
+            .and_then(|t| t.timeline.as_ref())
+            .map_or(0, crate::tui::screen::popup::timeline::row_count);
+        if let Some(Popup::Timeline { selected, .. }) = &mut self.app.popup {
+            *selected = selected
+                .saturating_add_signed(delta)
+                .min(rows.saturating_sub(1));
+        }
+        true
     }
 
     /// Enter on the answer: the structured output of the turn the panes show, unfolded or folded.

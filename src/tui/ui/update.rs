@@ -57,6 +57,7 @@ impl Ui {
                 }
             }
             Action::Ids => self.popup = Some(Popup::Ids { scroll: 0 }),
+            Action::Timeline => self.open_timeline(),
             Action::Click(spot) => return self.click(spot),
             Action::Wheel(spot, rows) => self.wheel(spot, rows),
             Action::Mouse => return Some(self.toggle_mouse()),
@@ -196,6 +197,11 @@ impl Ui {
             Some(Popup::Sessions { .. } | Popup::Chart { .. })
         ) {
             return None;
+        }
+        if let Some(Popup::Timeline { turn, selected, .. }) = self.popup {
+            let timeline = self.turns.get(turn)?.timeline.as_ref()?;
+            let row = crate::tui::screen::popup::timeline::row_json(timeline, selected)?;
+            return (!open).then_some(Effect::CopyText(row));
         }
         if let Some(Popup::Json { turn, .. }) = self.popup {
             let output = self.turns.get(turn)?.session.structured_output.as_ref()?;

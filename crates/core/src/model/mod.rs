@@ -10,3 +10,4 @@ pub mod pending;
 pub mod session;
 pub mod stream_end;
 pub mod structured;
+pub mod timeline;

@@ -9,6 +9,7 @@ use crate::model::citations::Attribution;
 use crate::model::event::Chart;
 use crate::model::json_text::JsonText;
 use crate::model::session::Session;
+use crate::model::timeline::Timeline;
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -28,6 +29,9 @@ struct Document<'a> {
     stats: StatsOut,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     consulted_sources: Vec<ConsultedOut<'a>>,
+    /// When each phase happened, when the arrival times are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeline: Option<Value>,
 }
 
 /// A chart as sent: its spec, and its data (`data_points`, else the spec's inline `data.values`).
@@ -156,9 +160,21 @@ pub fn write(
     session: &Session,
     attribution: &Attribution,
     outcome: Option<(&'static str, &str)>,
+    out: impl std::io::Write,
+) -> std::io::Result<()> {
+    write_timed(session, attribution, outcome, None, out)
+}
+
+/// [`write`], with the turn's `timeline` when its arrival times are known.
+pub fn write_timed(
+    session: &Session,
+    attribution: &Attribution,
+    outcome: Option<(&'static str, &str)>,
+    timeline: Option<&Timeline>,
     mut out: impl std::io::Write,
 ) -> std::io::Result<()> {
     let mut doc = document(session, attribution);
+    doc.timeline = timeline.map(Timeline::to_json);
     if let Some((status, error)) = outcome {
         doc.status = status;
         doc.error = Some(error);
@@ -249,6 +265,7 @@ fn document<'a>(session: &'a Session, attribution: &'a Attribution) -> Document<
                 label: &s.label,
             })
             .collect(),
+        timeline: None,
     }
 }
 

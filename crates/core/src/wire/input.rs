@@ -4,6 +4,8 @@ use std::io::Read;
 
 use crate::model::event::AgentEvent;
 use crate::model::session::Session;
+use crate::model::timeline::Timeline;
+use crate::wire::arrivals::Arrivals;
 use crate::wire::provider::{EventPipeline, Provider};
 use crate::wire::sse::SseError;
 
@@ -72,4 +74,50 @@ fn read_into(
     events.iter().for_each(&mut observe);
     session.apply_all(events.drain(..));
     Ok((session, errors, false))
+}
+
+/// The timeline of a saved turn: its raw stream read from `reader`, each event at the time the
+/// bytes that completed it arrived ([`Arrivals`]).
+pub fn read_timeline(
+    mut reader: impl Read,
+    provider: impl Into<Option<Provider>>,
+    arrivals: &Arrivals,
+) -> std::io::Result<Timeline> {
+    let mut pipeline = EventPipeline::new(provider);
+    let mut timeline = Timeline::new();
+    if let Some(ms) = arrivals.first_byte_ms() {
+        timeline.first_byte(ms);
+    }
+    let mut events: Vec<AgentEvent> = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut offset = 0u64;
+    let mut ms = 0;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let mut bytes = &buf[..n];
+        while !bytes.is_empty() {
+            ms = arrivals.at(offset).unwrap_or(ms);
+            let part = arrivals
+                .next_change(offset)
+                .map_or(bytes.len() as u64, |next| next - offset)
+                .min(bytes.len() as u64) as usize;
+            let _ = pipeline.feed(&bytes[..part], &mut events);
+            for event in events.drain(..) {
+                timeline.push(ms, &event);
+            }
+            offset += part as u64;
+            bytes = &bytes[part..];
+        }
+    }
+    let _ = pipeline.finish(&mut events);
+    for event in events.drain(..) {
+        timeline.push(ms, &event);
+    }
+    timeline.finish(ms);
+    Ok(timeline)
 }

@@ -4,6 +4,7 @@
 pub mod ids;
 pub mod sessions;
 pub mod source;
+pub mod timeline;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -105,7 +106,8 @@ pub fn prepare(app: &App, area: Rect) -> Option<PopupFrame> {
         Popup::Help { scroll } | Popup::Ids { scroll } | Popup::Json { scroll, .. } => {
             Some((*scroll).min(max_scroll))
         }
-        Popup::Sessions { .. } | Popup::Chart { .. } => None,
+        // The timeline keeps its selected row in view itself.
+        Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Timeline { .. } => None,
     };
     Some(PopupFrame {
         rect: content.rect,
@@ -192,6 +194,31 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             Content::plain("Structured output (JSON)".to_owned(), footer, rows, rect)
         }
         Popup::Source { item, span, .. } => source_content(app, *item, *span, area, narrow),
+        Popup::Timeline { turn, selected, .. } => {
+            let w = if narrow {
+                area.width
+            } else {
+                (area.width * 9 / 10).max(100.min(area.width))
+            };
+            let width = w.saturating_sub(4) as usize;
+            let most = (area.height * 9 / 10)
+                .max(8.min(area.height))
+                .saturating_sub(2);
+            let size = (width, most as usize);
+            let rows = timeline::timeline_rows(app, *turn, *selected, size, theme);
+            let rect = fitted(area, w, rows.len());
+            let title = match app.turns.len() {
+                0 | 1 => "Timeline".to_owned(),
+                _ => format!("Timeline · turn {} of {}", turn + 1, app.turns.len()),
+            };
+            Content {
+                title,
+                footer: "j/k select · y copy row · Esc close",
+                rows,
+                rect,
+                picked: None,
+            }
+        }
     }
 }
 
