@@ -20,6 +20,7 @@
 //! - The file is read as the store reads every file: a regular file only, never through a link,
 //!   bounded in size, lines over [`MAX_LINE`] skipped.
 
+mod at;
 mod record;
 mod write;
 
@@ -69,25 +70,41 @@ pub(crate) fn record(dir: &Path, summary: &SessionSummary) {
 }
 
 /// Every session folder of `root` (a real folder, not hidden) whose `meta.json` is a regular
-/// file, with that file's stamp.
+/// file, with that file's stamp (the `stat`s shared between threads).
 fn scan(root: &Path) -> HashMap<String, MetaStamp> {
-    let Ok(entries) = std::fs::read_dir(root) else {
+    let (Ok(entries), Some(folder)) = (std::fs::read_dir(root), at::Folder::open(root)) else {
         return HashMap::new();
     };
-    entries
+    let ids: Vec<String> = entries
         .filter_map(|entry| {
             let entry = entry.ok()?;
             if !entry.file_type().ok()?.is_dir() {
                 return None;
             }
             let id = entry.file_name().into_string().ok()?;
-            if id.starts_with('.') {
-                return None;
-            }
-            let meta = std::fs::symlink_metadata(entry.path().join("meta.json")).ok()?;
-            meta.is_file().then(|| (id, MetaStamp::of(&meta)))
+            (!id.starts_with('.')).then_some(id)
         })
-        .collect()
+        .collect();
+    let stamp = |ids: &[String]| -> Vec<(String, MetaStamp)> {
+        ids.iter()
+            .filter_map(|id| Some((id.clone(), folder.meta_stamp(id)?)))
+            .collect()
+    };
+    let share = ids.len().div_ceil(threads()).max(1024);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = ids.chunks(share).map(|ids| scope.spawn(|| stamp(ids))).collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// How many threads read the index (and `stat` what it names).
+fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MOST_THREADS)
 }
 
 /// What one pass over the index found: per session, its last fresh line (offset, length) and what
@@ -123,14 +140,15 @@ fn pass<C, T: Send>(
             return pass;
         }
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(MOST_THREADS);
+    let threads = threads();
+    let Some(folder) = at::Folder::open(root) else {
+        return pass;
+    };
     let fresh = |context: &mut C, line: &[u8]| -> Option<(String, T)> {
         let record = Record::parse(std::str::from_utf8(line).ok()?)?;
         let stamp = *disk.get(record.id)?;
         record
-            .is_fresh(&root.join(record.id), stamp)
+            .is_fresh_by(stamp, |name| folder.size(record.id, name))
             .then(|| (record.id.to_owned(), per(context, &record)))
     };
     let _ = for_each_block(&mut file, |block| {

@@ -74,41 +74,57 @@ pub struct Record<'a> {
     pub status: Cow<'a, str>,
     pub checkpoint: Option<Cow<'a, str>>,
     pub question: Cow<'a, str>,
-    items: Vec<&'a str>,
+    /// The items, tab-separated (`None`: there are none).
+    items: Option<&'a str>,
     pub meta_json: &'a str,
 }
 
 impl<'a> Record<'a> {
-    /// The line's record, if it is one of this layout.
+    /// The line's record, if it is one of this layout; its searchable items
+    /// are split only when they are asked for.
     pub fn parse(line: &'a str) -> Option<Record<'a>> {
         // A line cut short (a torn write, a truncated file) does not end in its own length.
         let (line, length) = line.rsplit_once('\t')?;
         if length.parse::<usize>().ok()? != line.len() {
             return None;
         }
-        let mut fields: Vec<&str> = line.split('\t').collect();
-        if fields.len() < 11 || fields[0] != TAG {
+        let mut fields = line.splitn(11, '\t');
+        let mut next = || fields.next();
+        let head: [&str; 10] = [
+            next()?, next()?, next()?, next()?, next()?, next()?, next()?, next()?, next()?, next()?,
+        ];
+        // The items and the meta: the meta is the last field.
+        let rest = next()?;
+        let (items, meta_json) = match rest.rsplit_once('\t') {
+            Some((items, meta)) => (Some(items), meta),
+            None => (None, rest),
+        };
+        if head[0] != TAG {
             return None;
         }
-        let meta_json = fields.pop()?;
-        let checkpoint = match fields[8].split_at_checked(1)? {
+        let checkpoint = match head[8].split_at_checked(1)? {
             ("-", "") => None,
             ("=", id) => Some(unescape(id)),
             _ => return None,
         };
         Some(Record {
-            id: fields[1],
-            stamp: MetaStamp::parse(fields[2])?,
-            turns: fields[3],
-            updated_at: unescape(fields[4]),
-            provider: unescape(fields[5]),
-            turn_count: fields[6].parse().ok()?,
-            status: unescape(fields[7]),
+            id: head[1],
+            stamp: MetaStamp::parse(head[2])?,
+            turns: head[3],
+            updated_at: unescape(head[4]),
+            provider: unescape(head[5]),
+            turn_count: head[6].parse().ok()?,
+            status: unescape(head[7]),
             checkpoint,
-            question: unescape(fields[9]),
-            items: fields.split_off(10),
+            question: unescape(head[9]),
+            items,
             meta_json,
         })
+    }
+
+    /// The searchable items, as written.
+    fn items(&self) -> impl Iterator<Item = &'a str> + 'a {
+        self.items.into_iter().flat_map(|items| items.split('\t'))
     }
 
     /// The turn files and their sizes when the record was made.
@@ -123,19 +139,23 @@ impl<'a> Record<'a> {
     /// Whether the session still is as recorded: the meta's stamp is `disk`, every turn file has
     /// its size, and no turn streams (a live turn is read from its growing file).
     pub fn is_fresh(&self, dir: &Path, disk: MetaStamp) -> bool {
+        self.is_fresh_by(disk, |name| std::fs::metadata(dir.join(name)).ok().map(|m| m.len()))
+    }
+
+    /// [`Record::is_fresh`], with the size of a turn file (by name) from `size`.
+    pub fn is_fresh_by(&self, disk: MetaStamp, mut size: impl FnMut(&str) -> Option<u64>) -> bool {
         self.stamp == disk
             && !self.turns.starts_with(LIVE)
             && self.turn_files().all(|turn| {
-                turn.is_some_and(|(name, size)| {
-                    is_plain_name(name)
-                        && std::fs::metadata(dir.join(name)).is_ok_and(|m| m.len() == size)
+                turn.is_some_and(|(name, recorded)| {
+                    is_plain_name(name) && size(name) == Some(recorded)
                 })
             })
     }
 
     /// The searchable fields, in the order the search takes a summary's.
     pub fn fields(&self) -> impl Iterator<Item = (Field, Cow<'a, str>)> + '_ {
-        self.items.iter().filter_map(|item| {
+        self.items().filter_map(|item| {
             let (kind, rest) = item.split_at_checked(1)?;
             let (field, text) = match kind {
                 "q" => (Field::Question, rest),
@@ -167,7 +187,7 @@ impl<'a> Record<'a> {
                 ..TurnSummary::default()
             })
             .collect();
-        for item in &self.items {
+        for item in self.items() {
             let (kind, rest) = item.split_at_checked(1)?;
             if kind == "q" {
                 continue;
