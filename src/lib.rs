@@ -4,7 +4,7 @@
 //! neutral [`model`] events → the pure session reducer and attribution → [`render`]ers and the
 //! [`tui`]. The pure layers live in the `research-tui-core` crate, so the compiler keeps I/O, async
 //! and terminal code out of them; this crate adds, bottom to top, [`log`] (the diagnostic log),
-//! [`styled`] (styled text for terminals), [`agent`] (async I/O), [`local`] (files on this
+//! [`report`] (errors and panics, through color-eyre), [`styled`] (styled text for terminals), [`agent`] (async I/O), [`local`] (files on this
 //! machine), [`server`], [`demo`] (the built-in agent) and [`proxy`], [`tui`] (the app) and [`cmd`]
 //! (the commands). ARCHITECTURE.md at the repository root describes each and the app's pane model.
 
@@ -16,6 +16,7 @@ pub mod demo;
 pub mod local;
 pub mod log;
 pub mod proxy;
+pub mod report;
 pub mod server;
 pub mod styled;
 pub mod tui;

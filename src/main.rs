@@ -86,6 +86,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // color-eyre's report handler and panic hook (one line for a person, the whole report in the log
+    // and with --debug).
+    research_tui::report::install();
     // rustls's crypto provider (ring) before anything can build an HTTP client.
     research_tui::agent::http::install_crypto_provider();
     let cli = Cli::parse();

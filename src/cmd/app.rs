@@ -24,7 +24,8 @@ pub struct TuiArgs {
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
     #[arg(long, global = true)]
     pub theme: Option<String>,
-    /// When the app fails, also say where in the code (always written to the log file).
+    /// When the app fails, also print the whole report: each context, the cause, where in the code
+    /// (always written to the log file).
     #[arg(long, global = true)]
     pub debug: bool,
     /// Which agent: Bigdata.com (default; BIGDATA_API_KEY or the config file), xAI (XAI_API_KEY),
@@ -262,6 +263,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
         },
         debug: args.debug,
         watch: None,
+        keys: Default::default(),
     })
 }
 

@@ -30,6 +30,29 @@ pub struct FileConfig {
     pub theme: Option<String>,
     /// `charts = true`: the app asks the Bigdata.com agent for charts (as `--charts` does).
     pub charts: bool,
+    /// `[keys]`: the app's keys by action name (`open_source = "O"`), read by the key map.
+    pub keys: toml::Table,
+}
+
+impl FileConfig {
+    /// The `[keys]` entries in the file's order: each action's name and its keys (`None` when
+    /// the value is neither a string nor a list of strings).
+    pub fn key_entries(&self) -> Vec<(String, Option<Vec<String>>)> {
+        self.keys
+            .iter()
+            .map(|(name, value)| {
+                let keys = match value {
+                    toml::Value::String(key) => Some(vec![key.clone()]),
+                    toml::Value::Array(keys) => keys
+                        .iter()
+                        .map(|key| key.as_str().map(str::to_owned))
+                        .collect(),
+                    _ => None,
+                };
+                (name.clone(), keys)
+            })
+            .collect()
+    }
 }
 
 fn nonblank_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ApiKey>, D::Error> {

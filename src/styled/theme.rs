@@ -225,6 +225,25 @@ impl Theme {
         self.highlight()
             .add_modifier(Modifier::UNDERLINED | Modifier::BOLD)
     }
+    /// A hit of the search (`/`).
+    pub fn search_hit(&self) -> Style {
+        if self.no_color {
+            Style::new().add_modifier(Modifier::UNDERLINED)
+        } else {
+            Style::new().fg(self.highlight_fg).bg(self.warning)
+        }
+    }
+    /// The search hit shown now: it stands out from the others.
+    pub fn search_current(&self) -> Style {
+        if self.no_color {
+            Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+        } else {
+            Style::new()
+                .fg(self.highlight_fg)
+                .bg(self.accent)
+                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+        }
+    }
     /// The selected row of a list.
     pub fn selection(&self, focused: bool) -> Style {
         if self.no_color {

@@ -131,6 +131,11 @@ async fn run_effect(
     match effect {
         // Only a comparison's columns ask for these, and the comparison carries them out.
         Effect::Quit | Effect::Comparison(_) => {}
+        Effect::Suspend => {
+            if let Err(e) = super::suspend(terminal, app.mouse) {
+                app.set_message(format!("cannot suspend: {e}"), Severity::Error);
+            }
+        }
         Effect::Cancel => conversation.cancelled(app),
         Effect::Ask(question) => {
             let cont = app.continuation();

@@ -8,36 +8,29 @@ pub mod compare;
 pub mod conversation;
 mod effects;
 pub mod export;
-pub mod failure;
 pub mod screen;
 pub mod state;
+mod terminal;
 pub mod ui;
 
 use std::io;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    EventStream,
-};
-use crossterm::execute;
-use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
-};
+use crossterm::event::EventStream;
 use futures::StreamExt;
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
 
 use crate::agent::client::{ApiKey, StreamOptions};
 use crate::agent::live;
 use crate::agent::replay::{Speed, replay_file};
 use crate::agent::stream::StreamUpdate;
 use crate::model::event::AgentEvent;
+use crate::report::eyre::{self, WrapErr};
 use crate::wire::provider::{Provider, ProviderOptions};
 use conversation::{Agent, Conversation, Incoming, LiveConfig, Settings};
-use failure::{Doing, Failure};
 use state::{AppConfig, Continuation, Mode, Severity};
+pub use terminal::restore_terminal;
+pub(crate) use terminal::{Term, TerminalGuard, setup_terminal, suspend};
 use ui::Ui;
 
 /// The demo's first question.
@@ -99,6 +92,8 @@ pub struct TuiOptions {
     /// `watch`: open the newest live session (waiting for one); `Some(true)` (`--follow`) also
     /// opens each new one as it starts.
     pub watch: Option<bool>,
+    /// The key map in force (the config file's `[keys]` applied: [`load_keys`]).
+    pub keys: state::keymap::Keymap,
 }
 
 impl Default for TuiOptions {
@@ -122,62 +117,42 @@ impl Default for TuiOptions {
             provider_options: ProviderOptions::default(),
             debug: false,
             watch: None,
+            keys: state::keymap::Keymap::default(),
         }
     }
 }
 
-/// Restore the terminal: raw mode off, main screen back, paste and mouse modes off, cursor shown.
-pub fn restore_terminal() {
-    let _ = disable_raw_mode();
-    let _ = execute!(
-        io::stdout(),
-        DisableMouseCapture,
-        DisableBracketedPaste,
-        LeaveAlternateScreen,
-        crossterm::cursor::Show
-    );
+/// The key map with the config file's `[keys]` applied, or the one line that says which entry is
+/// bad (a file that is not TOML leaves the keys as they are: the app warns about it).
+pub fn load_keys(path: &std::path::Path) -> Result<state::keymap::Keymap, String> {
+    let entries = match crate::local::config::read_file_config(path) {
+        Ok(config) => config.key_entries(),
+        Err(_) => Vec::new(),
+    };
+    state::keymap::Keymap::with_entries(&entries).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-struct TerminalGuard;
-
-impl Drop for TerminalGuard {
-    fn drop(&mut self) {
-        restore_terminal();
+/// Put the config file's keys in `opts`; the exit (code 2, the bad entry said in one line) when an
+/// entry of `[keys]` is bad.
+fn keys_in_force(opts: &mut TuiOptions) -> Option<std::process::ExitCode> {
+    match load_keys(&crate::local::config::config_file()) {
+        Ok(keys) => {
+            opts.keys = keys;
+            None
+        }
+        Err(line) => {
+            eprintln!("research-tui: {line}");
+            Some(std::process::ExitCode::from(2))
+        }
     }
 }
 
-/// Restore the terminal before the panic is reported, when the panic ends the app (it happened on the
-/// thread running the event loop). A panicking background task only fails that task: its report goes
-/// to the log file, since printing it would scribble over the screen the app still owns.
-fn install_panic_hook() {
-    let previous = std::panic::take_hook();
-    let ui_thread = std::thread::current().id();
-    std::panic::set_hook(Box::new(move |info| {
-        if std::thread::current().id() == ui_thread {
-            restore_terminal();
-            previous(info);
-        } else {
-            crate::log::log(&format!("background task panicked: {info}"));
-        }
-    }));
-}
-
-pub(crate) type Term = Terminal<CrosstermBackend<io::Stdout>>;
-
-fn setup_terminal() -> io::Result<Term> {
-    install_panic_hook();
-    enable_raw_mode()?;
-    execute!(
-        io::stdout(),
-        EnterAlternateScreen,
-        EnableBracketedPaste,
-        EnableMouseCapture
-    )?;
-    Terminal::new(CrosstermBackend::new(io::stdout()))
-}
-
-/// Run the app on its own tokio runtime; the exit code for `main` (a failure is one line on stderr).
-pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
+/// Run the app on its own tokio runtime; the exit code for `main` (a failure is one line on stderr;
+/// a bad `[keys]` entry exits with 2 before the terminal is touched).
+pub fn run_blocking(mut opts: TuiOptions) -> std::process::ExitCode {
+    if let Some(exit) = keys_in_force(&mut opts) {
+        return exit;
+    }
     let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
@@ -185,12 +160,15 @@ pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
     let debug = opts.debug;
     match runtime.block_on(run(opts)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(failure) => failure::report(&failure, debug),
+        Err(report) => crate::report::exit(&report, debug),
     }
 }
 
 /// Run a comparison (see [`compare`]) on its own tokio runtime; the exit code.
-pub fn run_compare_blocking(opts: TuiOptions, start: compare::Start) -> std::process::ExitCode {
+pub fn run_compare_blocking(mut opts: TuiOptions, start: compare::Start) -> std::process::ExitCode {
+    if let Some(exit) = keys_in_force(&mut opts) {
+        return exit;
+    }
     let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
@@ -201,26 +179,21 @@ pub fn run_compare_blocking(opts: TuiOptions, start: compare::Start) -> std::pro
         crate::log::log("start: a comparison");
         // Every agent started and asked (or every session reopened) before the screen is taken over.
         let mut screen = compare::start(&opts, start).await?;
-        let mut terminal = setup_terminal().doing("cannot set up the terminal")?;
+        let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
         let _guard = TerminalGuard;
         compare::event_loop(&mut terminal, &mut screen).await
     };
     match runtime.block_on(run) {
         Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(failure) => failure::report(&failure, debug),
+        Err(report) => crate::report::exit(&report, debug),
     }
 }
 
-/// Run the app until the user quits (or the stream ends, with `exit_when_done`).
-pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
-    // The screen belongs to the app: diagnostics go to the log file (logging is off if it cannot open).
-    let _ = crate::log::init(&crate::local::config::log_file());
-    crate::log::log(&format!(
-        "start: research-tui {} (demo: {}, replay: {})",
-        env!("CARGO_PKG_VERSION"),
-        opts.demo,
-        opts.replay.is_some()
-    ));
+/// The theme (for the terminal's colour depth) and the streams' settings, as every screen of the
+/// app reads them, with the config file's or the theme's warning to show.
+pub(crate) fn theme_and_settings(
+    opts: &TuiOptions,
+) -> (crate::styled::theme::Theme, Settings, Option<String>) {
     let (config, config_warning) = crate::styled::theme::read_config();
     let (theme, theme_warning) = crate::styled::theme::select(
         opts.theme.as_deref(),
@@ -228,7 +201,6 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
         crate::styled::theme::no_color_env(),
     );
     let theme = theme.for_depth(crate::styled::colors::ColorDepth::from_env());
-
     let settings = Settings {
         demo_speed: opts.demo_speed,
         demo_fault: opts.demo_fault,
@@ -237,12 +209,27 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
             ..StreamOptions::default()
         },
     };
+    (theme, settings, theme_warning.or(config_warning))
+}
+
+/// Run the app until the user quits (or the stream ends, with `exit_when_done`).
+pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
+    // The screen belongs to the app: diagnostics go to the log file (logging is off if it cannot open).
+    let _ = crate::log::init(&crate::local::config::log_file());
+    crate::log::log(&format!(
+        "start: research-tui {} (demo: {}, replay: {})",
+        env!("CARGO_PKG_VERSION"),
+        opts.demo,
+        opts.replay.is_some()
+    ));
+    let (theme, settings, warning) = theme_and_settings(&opts);
     let replaying = opts.replay.is_some();
     let mut app = Ui::new(AppConfig {
         mode: if replaying { Mode::Replay } else { Mode::Demo },
         theme,
         can_ask: !replaying,
     });
+    app.keys = opts.keys.clone();
     app.pane_sizes = crate::local::config::read_pane_sizes(&crate::local::config::layout_file());
     let mut conversation =
         Conversation::new(if replaying { None } else { opts.store.clone() }, settings);
@@ -257,11 +244,11 @@ pub async fn run(opts: TuiOptions) -> Result<(), Failure> {
     } else {
         start_agent(&mut app, &mut conversation, &opts, &settings).await?;
     }
-    if let Some(warning) = theme_warning.or(config_warning) {
+    if let Some(warning) = warning {
         app.set_message(warning, Severity::Warning);
     }
 
-    let mut terminal = setup_terminal().doing("cannot set up the terminal")?;
+    let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
     let _guard = TerminalGuard;
     let result = event_loop(&mut terminal, &mut app, &mut conversation, &opts).await;
     conversation.finish(&mut app);
@@ -275,13 +262,13 @@ fn start_replay(
     app: &mut Ui,
     conversation: &mut Conversation,
     replay_opts: &ReplayOptions,
-) -> Result<(), Failure> {
+) -> eyre::Result<()> {
     let cannot_read = || format!("cannot read {}", replay_opts.path.display());
-    let head = read_head(&replay_opts.path).doing(cannot_read())?;
+    let head = read_head(&replay_opts.path).wrap_err_with(cannot_read)?;
     app.provider = replay_opts.provider.or_else(|| detect_provider(&head));
     // Played as it is read: a recording of any size is never in memory whole.
     let handle = replay_file(&replay_opts.path, replay_opts.speed, replay_opts.provider)
-        .doing(cannot_read())?;
+        .wrap_err_with(cannot_read)?;
     conversation.play(app, handle);
     Ok(())
 }
@@ -292,13 +279,15 @@ async fn open_saved(
     conversation: &mut Conversation,
     opts: &TuiOptions,
     saved: crate::local::store::SavedSession,
-) -> Result<(), Failure> {
+) -> eyre::Result<()> {
     conversation.force_demo = opts.demo;
     let opened = match opts.open_speed {
         Some(speed) => conversation.play_saved(app, saved, speed).await,
         None => conversation.open(app, saved).await,
     };
-    opened.doing("cannot open the saved session")?;
+    opened
+        .map_err(|why| eyre::eyre!(why))
+        .wrap_err("cannot open the saved session")?;
     conversation.force_demo = false;
     // `--resume CKPT` of an earlier turn: the next question branches from it.
     if let Some(checkpoint) = &opts.resume.checkpoint_id
@@ -327,13 +316,13 @@ async fn start_agent(
     conversation: &mut Conversation,
     opts: &TuiOptions,
     settings: &Settings,
-) -> Result<(), Failure> {
+) -> eyre::Result<()> {
     let resuming = opts.resume != Continuation::default();
     let demo = opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty());
     let agent = if demo {
         let mut agent = Agent::demo(opts.provider, settings, resuming)
             .await
-            .doing("cannot start the built-in demo agent")?;
+            .wrap_err("cannot start the built-in demo agent")?;
         // The demo answers what was asked for (Gemini's `--model` picks the grounded endpoint).
         agent.config = agent.config.clone().with_options(&opts.provider_options);
         agent
@@ -412,11 +401,11 @@ async fn event_loop(
     app: &mut Ui,
     conversation: &mut Conversation,
     opts: &TuiOptions,
-) -> Result<(), Failure> {
+) -> eyre::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut events = EventStream::new();
-    let mut sigterm = signal(SignalKind::terminate()).doing("cannot watch for SIGTERM")?;
-    let mut sighup = signal(SignalKind::hangup()).doing("cannot watch for SIGHUP")?;
+    let mut sigterm = signal(SignalKind::terminate()).wrap_err("cannot watch for SIGTERM")?;
+    let mut sighup = signal(SignalKind::hangup()).wrap_err("cannot watch for SIGHUP")?;
     let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -431,9 +420,18 @@ async fn event_loop(
             break;
         }
         if dirty && last_draw.elapsed() >= FRAME {
-            terminal
-                .draw(|frame| app.draw(frame))
-                .doing("cannot draw on the terminal")?;
+            match terminal.draw(|frame| app.draw(frame)) {
+                Ok(_) => {}
+                // The terminal was closed (its SIGHUP may not have been read yet): an end, not a
+                // failure to report on a terminal that is gone.
+                Err(e) if terminal_gone(&e) => break,
+                Err(e) => return Err(e).wrap_err("cannot draw on the terminal"),
+            }
+            // Tests of the panic path (debug builds only): a panic once the screen is the app's.
+            #[cfg(debug_assertions)]
+            if std::env::var_os("RESEARCH_TUI_TEST_PANIC").is_some() {
+                panic!("RESEARCH_TUI_TEST_PANIC is set");
+            }
             last_draw = Instant::now();
             dirty = false;
             text_since_draw = 0;
@@ -451,7 +449,8 @@ async fn event_loop(
                 Some(Ok(event)) => {
                     dirty |= effects::handle_event(event, app, conversation, terminal, &note_tx).await;
                 }
-                Some(Err(e)) => return Err(e).doing("cannot read the terminal's input"),
+                Some(Err(e)) if terminal_gone(&e) => break,
+                Some(Err(e)) => return Err(e).wrap_err("cannot read the terminal's input"),
                 None => break,
             },
             Some(note) = note_rx.recv() => {
@@ -482,6 +481,11 @@ async fn event_loop(
         }
     }
     Ok(())
+}
+
+/// The terminal hung up: reading or writing it fails with EIO.
+fn terminal_gone(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(libc::EIO)
 }
 
 /// Apply `first` and the updates already waiting behind it — at most [`UPDATE_BATCH`], for at most

@@ -255,17 +255,7 @@ async fn a_follow_up_resends_the_earlier_turns_search_blocks_rebuilt_from_the_sa
     assert_eq!(second.status(), Status::Complete);
     assert!(second.answer.as_str().starts_with("In New York"));
 
-    let requests: Vec<Value> = research_tui::agent::http::client_builder()
-        .no_proxy()
-        .build()
-        .unwrap()
-        .get(format!("http://{addr}/_demo/requests"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let requests = crate::support::live::received(addr).await;
     assert_eq!(requests.len(), 3, "question, continuation, follow-up");
     let sent = &requests[2]["body"]["messages"];
     assert_eq!(sent[0]["content"], question);

@@ -13,7 +13,6 @@ use research_tui::model::session::{Session, Status};
 use research_tui::model::stream_end::StreamEnd;
 use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::Provider;
-use serde_json::Value;
 
 async fn start(fault: Option<Fault>) -> SocketAddr {
     let config = ServerConfig {
@@ -40,21 +39,6 @@ async fn run(mut handle: StreamHandle) -> (Session, StreamEnd) {
             _ => {}
         }
     }
-}
-
-async fn received(addr: SocketAddr) -> Vec<Value> {
-    let body = research_tui::agent::http::client_builder()
-        .no_proxy()
-        .build()
-        .unwrap()
-        .get(format!("http://{addr}/_demo/requests"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    serde_json::from_str(&body).unwrap()
 }
 
 #[tokio::test]
@@ -92,7 +76,7 @@ async fn an_xai_question_streams_a_complete_session_and_the_follow_up_chains_the
     assert!(second.answer.as_str().starts_with("## Energy density"));
     assert_ne!(second.checkpoint_id(), Some(response_id.as_str()));
 
-    let requests = received(addr).await;
+    let requests = crate::support::live::received(addr).await;
     assert_eq!(requests.len(), 2);
     assert_eq!(requests[0]["path"], "/v1/responses");
     assert_eq!(requests[0]["api_key_present"], true);
@@ -135,7 +119,7 @@ async fn a_zeta_question_streams_a_complete_session_and_the_follow_up_keeps_the_
         !first_keys.contains(&url) || url.contains("7c41e0a5b2f6")
     }));
 
-    let requests = received(addr).await;
+    let requests = crate::support::live::received(addr).await;
     assert_eq!(requests[0]["path"], "/v0/service/chat/stream?tenant=demo");
     assert_eq!(
         requests[0]["body"]["agent_identifier"],
@@ -174,5 +158,5 @@ async fn a_rejected_xai_key_is_an_http_error_and_is_not_retried() {
         other => panic!("{other:?}"),
     }
     assert_eq!(session.status(), Status::Incomplete);
-    assert_eq!(received(addr).await.len(), 1);
+    assert_eq!(crate::support::live::received(addr).await.len(), 1);
 }

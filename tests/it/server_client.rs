@@ -108,17 +108,6 @@ async fn research(addr: SocketAddr, request: ResearchRequest) -> (Vec<StreamUpda
     (updates, session)
 }
 
-async fn received_requests(addr: SocketAddr) -> Vec<Value> {
-    crate::support::http()
-        .get(format!("http://{addr}/_demo/requests"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn a_new_conversation_streams_a_complete_session_with_a_generated_chat_id_and_a_fresh_checkpoint()
  {
@@ -293,7 +282,7 @@ async fn a_503_is_retried_with_backoff_up_to_max_attempts_then_reported() {
         }
         other => panic!("expected HTTP 503, got {other:?}"),
     }
-    assert_eq!(received_requests(addr).await.len(), 3);
+    assert_eq!(crate::support::live::received(addr).await.len(), 3);
 }
 
 #[tokio::test]
@@ -370,7 +359,7 @@ async fn the_server_receives_chat_id_checkpoint_and_effort_as_sent_and_never_sto
         .research(request, StreamOptions::default());
     assert_eq!(end_of(&collect(handle).await), &StreamEnd::Closed);
 
-    let requests = received_requests(addr).await;
+    let requests = crate::support::live::received(addr).await;
     assert_eq!(requests.len(), 2);
     assert_eq!(
         requests[0]["body"],

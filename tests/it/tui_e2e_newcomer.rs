@@ -86,12 +86,66 @@ fn a_missing_replay_file_is_one_plain_line_and_exit_code_1() {
     let log = std::fs::read_to_string(cache.path().join("research-tui/research-tui.log")).unwrap();
     assert!(log.contains("failed: cannot read nope.sse"), "{log}");
     assert!(log.contains("src/tui/"), "{log}");
+    // With --debug: the same line, then color-eyre's whole report: each context, the cause, where.
     let out = run_plain(&["replay", "nope.sse", "--debug"], &env);
+    assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.lines().count() == 2 && stderr.contains("src/tui/"),
+        stderr.starts_with("research-tui: cannot read nope.sse: No such file or directory\n"),
         "{stderr}"
     );
+    for part in [
+        "0: cannot read nope.sse",
+        "1: No such file or directory (os error 2)",
+        "Location:",
+        "src/tui/mod.rs:",
+    ] {
+        assert!(stderr.contains(part), "{part:?} in:\n{stderr}");
+    }
+}
+
+#[test]
+fn a_panic_gives_the_terminal_back_first_and_says_where_to_report_it() {
+    // A debug build panics right after its first frame when asked to.
+    let t = Tmux::start_with_env(
+        140,
+        42,
+        &["RESEARCH_TUI_TEST_PANIC=1", "RUST_BACKTRACE=0"],
+        &["--demo", "--demo-speed", "8"],
+    );
+    assert_eq!(
+        t.wait_exit(Duration::from_secs(30)),
+        "101",
+        "a panic's exit status"
+    );
+    let screen = t.wait_for("the shell after the app", Duration::from_secs(5), |s| {
+        s.contains("the app exited")
+    });
+    assert_eq!(t.pane("#{alternate_on}"), "0", "alternate screen left");
+    assert_eq!(
+        t.pane("#{mouse_any_flag}"),
+        "0",
+        "the mouse is the terminal's"
+    );
+    assert!(
+        !screen.contains("Sources"),
+        "the app's screen is gone:\n{screen}"
+    );
+    for part in [
+        "The application panicked (crashed).",
+        "RESEARCH_TUI_TEST_PANIC is set",
+        "src/tui/mod.rs:",
+        "Please report it",
+    ] {
+        assert!(screen.contains(part), "{part:?} in:\n{screen}");
+    }
+    // Raw mode is off: each line the shell prints after it starts at the left edge.
+    assert!(
+        screen.lines().any(|l| l == "the app exited"),
+        "line feeds return to the first column again:\n{screen}"
+    );
+    let log = std::fs::read_to_string(t.dir.path().join("research-tui/research-tui.log")).unwrap();
+    assert!(log.contains("panicked: The application panicked"), "{log}");
 }
 
 #[test]
@@ -221,9 +275,12 @@ fn the_mouse_clicks_sources_and_markers_and_scrolls_the_pane_under_it() {
     for _ in 0..10 {
         t.mouse(64, x, y);
     }
-    let screen = t.wait_for("scrolled up", Duration::from_secs(5), |s| {
+    t.wait_for("scrolled up", Duration::from_secs(5), |s| {
         s.contains("↓ more · G follows")
     });
+    // Under load the later wheel events are still being drawn: read the marker's place once
+    // the answer has stopped moving, or the click lands beside it.
+    let screen = t.wait_still("the scrolling to settle", Duration::from_secs(10));
     // A click on a citation marker picks its source.
     let (x, y) = cell_of(&screen, "China[4]");
     t.mouse(0, x + "China[".len() as u16, y);

@@ -30,10 +30,11 @@ fn compare_typed_after_esc_is_typed_and_exports_opens_or_toggles_nothing() {
     let t = demo_answered(140, 42);
     t.send(&["Escape"]);
     t.wait_for("BROWSE", SOON, |s| status_line(s).contains("BROWSE"));
-    // c focuses the sources (a move); o, m, p, a, r, e would open, toggle the mouse, export.
+    // c focuses the sources (a move); o, m, p, a, r, e would open, toggle the mouse, export. The
+    // whole word reaches the prompt, its first letter too.
     t.send(&["compare"]);
     let screen = t.wait_for("the word in the prompt", SOON, |s| {
-        prompt_rows(s).first().is_some_and(|r| r == "ompare")
+        prompt_rows(s).first().is_some_and(|r| r == "compare")
     });
     assert!(t.still_running(), "{screen}");
     assert!(status_line(&screen).contains("TYPE"), "{screen}");

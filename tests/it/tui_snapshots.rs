@@ -311,6 +311,7 @@ fn a_follow_up_asked_while_the_answer_runs_is_queued_shown_and_can_be_dropped() 
     assert_eq!(app.take_queued(), None, "not while the answer streams");
     insta::assert_snapshot!("queued_question_140x42", draw(&mut app, 140, 42).backend());
     insta::assert_snapshot!("queued_question_80x24", draw(&mut app, 80, 24).backend());
+    insta::assert_snapshot!("queued_question_40x12", draw(&mut app, 40, 12).backend());
     // Ctrl-C drops the queued question first; the answer goes on.
     assert_eq!(ctrl(&mut app, 'c'), None);
     assert_eq!(app.queued, None);

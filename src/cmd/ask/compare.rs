@@ -194,8 +194,8 @@ async fn follow(
                 }
                 if let Some(run) = driver.take_cancelled_run() {
                     match run.cancel().await {
-                        Ok(id) => eprintln!("research-tui: {}: cancelled the run {id} on the server", provider.as_str()),
-                        Err(e) => eprintln!("research-tui: {}: warning: the run may go on on the server: {e}", provider.as_str()),
+                        Ok(id) => eprintln!("research-tui: {}: cancelled the run {} on the server", provider.as_str(), sanitize_line(&id)),
+                        Err(e) => eprintln!("research-tui: {}: warning: the run may go on on the server: {}", provider.as_str(), sanitize_line(&e.to_string())),
                     }
                 }
                 timings.total_ms = elapsed(Instant::now());

@@ -12,8 +12,14 @@ async fn cancel_on_server(driver: &mut TurnDriver<SavedTurn>) {
         return;
     };
     match run.cancel().await {
-        Ok(id) => eprintln!("research-tui: cancelled the run {id} on the server"),
-        Err(e) => eprintln!("research-tui: warning: the run may go on on the server: {e}"),
+        Ok(id) => eprintln!(
+            "research-tui: cancelled the run {} on the server",
+            sanitize_line(&id)
+        ),
+        Err(e) => eprintln!(
+            "research-tui: warning: the run may go on on the server: {}",
+            sanitize_line(&e.to_string())
+        ),
     }
 }
 

@@ -108,6 +108,10 @@ pub struct Decorations<'a> {
     pub focus: Option<&'a Range<usize>>,
     /// The selected source number: its markers are highlighted.
     pub selected: Option<usize>,
+    /// Disjoint, sorted raw byte ranges the search (`/`) found.
+    pub search: &'a [Range<usize>],
+    /// The search hit shown now.
+    pub search_current: Option<&'a Range<usize>>,
 }
 
 /// Sort and merge ranges into disjoint ones (for [`Decorations::highlights`]).
@@ -156,8 +160,23 @@ fn push_highlighted<'a>(
         return;
     };
     let in_focus = |a: usize, b: usize| deco.focus.is_some_and(|f| f.start < b && a < f.end);
+    let current = |a: usize, b: usize| {
+        deco.search_current
+            .is_some_and(|f| f.start < b && a < f.end)
+    };
+    let first_hit = deco.search.partition_point(|r| r.end <= src.start);
+    let found = |a: usize, b: usize| {
+        deco.search[first_hit..]
+            .iter()
+            .take_while(|r| r.start < b)
+            .any(|r| r.start < b && a < r.end)
+    };
     let style_for = |a: usize, b: usize, lit: bool| {
-        if in_focus(a, b) {
+        if current(a, b) {
+            piece.style.patch(theme.search_current())
+        } else if found(a, b) {
+            piece.style.patch(theme.search_hit())
+        } else if in_focus(a, b) {
             piece.style.patch(theme.focus_span())
         } else if lit {
             piece.style.patch(theme.highlight())
@@ -178,15 +197,18 @@ fn push_highlighted<'a>(
         ));
         return;
     }
-    // Exact pieces: split at highlight (and focus) boundaries.
+    // Exact pieces: split at highlight, focus and search boundaries.
     let mut cuts: Vec<usize> = vec![src.start, src.end];
-    for r in overlapping {
+    let hits = deco.search[first_hit..]
+        .iter()
+        .take_while(|r| r.start < src.end);
+    for r in overlapping
+        .chain(hits)
+        .chain(deco.focus)
+        .chain(deco.search_current)
+    {
         cuts.push(r.start.clamp(src.start, src.end));
         cuts.push(r.end.clamp(src.start, src.end));
-    }
-    if let Some(f) = deco.focus {
-        cuts.push(f.start.clamp(src.start, src.end));
-        cuts.push(f.end.clamp(src.start, src.end));
     }
     cuts.sort_unstable();
     cuts.dedup();
@@ -221,6 +243,7 @@ mod tests {
             highlights: &highlights,
             focus: None,
             selected: None,
+            ..Decorations::default()
         };
         let line = to_line(&lines[0], &deco, &theme);
         let lit: Vec<&str> = line
@@ -230,5 +253,30 @@ mod tests {
             .map(|s| s.content.as_ref())
             .collect();
         assert_eq!(lit, ["beta"]);
+    }
+
+    #[test]
+    fn search_hits_are_lit_and_the_current_one_stands_out() {
+        let theme = theme();
+        let text = "alpha beta alpha";
+        let lines = render_block(text, 0, &[], &[], 80, &theme);
+        let hits = [0..5, 11..16];
+        let deco = Decorations {
+            search: &hits,
+            search_current: Some(&hits[1]),
+            ..Decorations::default()
+        };
+        let line = to_line(&lines[0], &deco, &theme);
+        let styled = |style: Style| -> Vec<&str> {
+            line.spans
+                .iter()
+                .filter(|s| s.style == style)
+                .map(|s| s.content.as_ref())
+                .collect()
+        };
+        let base = lines[0].pieces[0].style;
+        assert_eq!(styled(base.patch(theme.search_hit())), ["alpha"]);
+        assert_eq!(styled(base.patch(theme.search_current())), ["alpha"]);
+        assert_eq!(line.spans.len(), 3);
     }
 }

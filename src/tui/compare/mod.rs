@@ -13,13 +13,15 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
 
-use super::conversation::{Agent, Conversation, LiveConfig, Settings};
-use super::failure::{Doing, Failure};
+use super::conversation::{Agent, Conversation, LiveConfig};
 use super::state::{Action, AppConfig, ComparisonKey, Mode, SidebarItem};
 use super::ui::Ui;
 use super::{FRAME, Term, TuiOptions, effects};
-use crate::agent::client::{ApiKey, StreamOptions};
+use crate::agent::client::ApiKey;
+use crate::model::citations::Attribution;
 use crate::model::compare::{AgentRun, Comparison, Timings};
+use crate::model::session::Session;
+use crate::report::eyre::{self, WrapErr};
 use crate::wire::provider::Provider;
 
 pub use view::{WIDE_FROM, draw};
@@ -99,19 +101,38 @@ pub struct CompareScreen {
 }
 
 impl CompareScreen {
+    /// The comparison's first screen: the first agent focused, no merged source selected,
+    /// follow-ups to every agent.
+    fn new(question: String, comparison_id: String, columns: Vec<Column>) -> CompareScreen {
+        CompareScreen {
+            question,
+            comparison_id,
+            columns,
+            focus: 0,
+            source: None,
+            to_all: true,
+        }
+    }
+
     /// The columns' current turns compared.
     pub fn comparison(&self) -> Comparison {
+        // A column with no turn yet is an agent with nothing: skipping it would shift every later
+        // agent's index off its column (headers, marks and highlights on the wrong answer).
+        let (no_session, no_attribution) = (Session::new(), Attribution::default());
         let runs: Vec<AgentRun<'_>> = self
             .columns
             .iter()
-            .filter_map(|c| {
-                let turn = c.ui.current()?;
-                Some(AgentRun {
+            .map(|c| {
+                let (session, attribution) = match c.ui.current() {
+                    Some(turn) => (&turn.session, &turn.attribution),
+                    None => (&no_session, &no_attribution),
+                };
+                AgentRun {
                     provider: c.provider.as_str(),
-                    session: &turn.session,
-                    attribution: &turn.attribution,
+                    session,
+                    attribution,
                     timings: c.timings(),
-                })
+                }
             })
             .collect();
         Comparison::build(&runs)
@@ -226,20 +247,21 @@ pub enum Start {
     Open(Vec<crate::local::store::SavedSession>),
 }
 
-/// An app for one column, in the comparison's theme.
-fn column_ui(theme: &crate::styled::theme::Theme) -> Ui {
+/// An app for one column, in the comparison's theme, with the keys in force.
+fn column_ui(theme: &crate::styled::theme::Theme, opts: &TuiOptions) -> Ui {
     let mut ui = Ui::new(AppConfig {
         mode: Mode::Demo,
         theme: theme.clone(),
         can_ask: true,
     });
     ui.comparison = true;
+    ui.keys = opts.keys.clone();
     ui
 }
 
 /// Start the comparison: every agent asked the question, or every saved session of it reopened
 /// (each ready for a follow-up on its own agent).
-pub async fn start(opts: &TuiOptions, start: Start) -> Result<CompareScreen, Failure> {
+pub async fn start(opts: &TuiOptions, start: Start) -> eyre::Result<CompareScreen> {
     match start {
         Start::Ask(providers) => ask_all(opts, &providers).await,
         Start::Open(sessions) => open_all(opts, sessions).await,
@@ -249,8 +271,12 @@ pub async fn start(opts: &TuiOptions, start: Start) -> Result<CompareScreen, Fai
 async fn open_all(
     opts: &TuiOptions,
     sessions: Vec<crate::local::store::SavedSession>,
-) -> Result<CompareScreen, Failure> {
-    let (theme, settings) = theme_and_settings(opts);
+) -> eyre::Result<CompareScreen> {
+    // Sessions removed between listing and loading leave none: every column drawing assumes one.
+    if sessions.is_empty() {
+        eyre::bail!("cannot open the saved comparison: none of its sessions could be read");
+    }
+    let (theme, settings, _) = super::theme_and_settings(opts);
     let comparison_id = sessions
         .first()
         .and_then(|s| s.meta.comparison.clone())
@@ -263,13 +289,14 @@ async fn open_all(
     for saved in sessions {
         let provider =
             <Provider as clap::ValueEnum>::from_str(&saved.meta.provider, true).unwrap_or_default();
-        let mut ui = column_ui(&theme);
+        let mut ui = column_ui(&theme, opts);
         let mut conversation = Conversation::new(opts.store.clone(), settings);
         conversation.comparison = Some(comparison_id.clone());
         conversation
             .open(&mut ui, saved)
             .await
-            .doing("cannot open the saved comparison")?;
+            .map_err(|why| eyre::eyre!(why))
+            .wrap_err("cannot open the saved comparison")?;
         columns.push(Column {
             provider,
             ui,
@@ -278,39 +305,12 @@ async fn open_all(
             first_text: None,
         });
     }
-    Ok(CompareScreen {
-        question,
-        comparison_id,
-        columns,
-        focus: 0,
-        source: None,
-        to_all: true,
-    })
-}
-
-/// The theme and the streams' settings, as the app reads them.
-fn theme_and_settings(opts: &TuiOptions) -> (crate::styled::theme::Theme, Settings) {
-    let (config, _) = crate::styled::theme::read_config();
-    let (theme, _) = crate::styled::theme::select(
-        opts.theme.as_deref(),
-        &config,
-        crate::styled::theme::no_color_env(),
-    );
-    let theme = theme.for_depth(crate::styled::colors::ColorDepth::from_env());
-    let settings = Settings {
-        demo_speed: opts.demo_speed,
-        demo_fault: opts.demo_fault,
-        options: StreamOptions {
-            idle_timeout: opts.idle_timeout.max(Duration::from_secs(1)),
-            ..StreamOptions::default()
-        },
-    };
-    (theme, settings)
+    Ok(CompareScreen::new(question, comparison_id, columns))
 }
 
 /// Start every agent (the demo agent for each, or the live ones) and ask them the question.
-async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareScreen, Failure> {
-    let (theme, settings) = theme_and_settings(opts);
+async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> eyre::Result<CompareScreen> {
+    let (theme, settings, _) = super::theme_and_settings(opts);
     let comparison_id = crate::agent::rng::id("cmp");
     let question = opts
         .question
@@ -319,7 +319,7 @@ async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareScr
         .unwrap_or_else(|| crate::demo::COMPARISON_QUESTION.to_owned());
     let mut columns = Vec::new();
     for &provider in providers {
-        let mut ui = column_ui(&theme);
+        let mut ui = column_ui(&theme, opts);
         let mut conversation = Conversation::new(opts.store.clone(), settings);
         conversation.comparison = Some(comparison_id.clone());
         let agent = match live_key(opts, provider) {
@@ -332,7 +332,7 @@ async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareScr
             }
             _ => Agent::demo(provider, &settings, false)
                 .await
-                .doing("cannot start the built-in demo agent")?,
+                .wrap_err("cannot start the built-in demo agent")?,
         };
         conversation.set_agent(agent, &mut ui);
         columns.push(Column {
@@ -346,14 +346,7 @@ async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> Result<CompareScr
     for column in &mut columns {
         column.ask(question.clone());
     }
-    Ok(CompareScreen {
-        question,
-        comparison_id,
-        columns,
-        focus: 0,
-        source: None,
-        to_all: true,
-    })
+    Ok(CompareScreen::new(question, comparison_id, columns))
 }
 
 /// The provider's key and base URL when it has a key (else the demo agent answers for it).
@@ -366,7 +359,7 @@ fn live_key(opts: &TuiOptions, provider: Provider) -> Option<(String, ApiKey)> {
 }
 
 /// Run the comparison until the user quits.
-pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> Result<(), Failure> {
+pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> eyre::Result<()> {
     let mut events = EventStream::new();
     let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
     let mut poll = tokio::time::interval(POLL);
@@ -378,9 +371,12 @@ pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> Resu
             break;
         }
         if dirty && last_draw.elapsed() >= FRAME {
-            terminal
-                .draw(|frame| view::draw(frame, screen))
-                .doing("cannot draw on the terminal")?;
+            match terminal.draw(|frame| view::draw(frame, screen)) {
+                Ok(_) => {}
+                // A closed terminal ends it, as in the app.
+                Err(e) if super::terminal_gone(&e) => break,
+                Err(e) => return Err(e).wrap_err("cannot draw on the terminal"),
+            }
             last_draw = Instant::now();
             dirty = false;
         }
@@ -390,7 +386,8 @@ pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> Resu
             biased;
             event = events.next() => match event {
                 Some(Ok(event)) => dirty |= on_event(event, screen, terminal, &note_tx).await,
-                Some(Err(e)) => return Err(e).doing("cannot read the terminal's input"),
+                Some(Err(e)) if super::terminal_gone(&e) => break,
+                Some(Err(e)) => return Err(e).wrap_err("cannot read the terminal's input"),
                 None => break,
             },
             Some(note) = note_rx.recv() => {

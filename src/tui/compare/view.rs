@@ -189,17 +189,7 @@ fn draw_sources(
         .skip(top)
         .take(rows)
         .map(|(i, source)| {
-            let marks: String = (0..names.len())
-                .map(|a| {
-                    if source.cited_by.contains(&a) {
-                        '●'
-                    } else if source.consulted_by.contains(&a) {
-                        '○'
-                    } else {
-                        '·'
-                    }
-                })
-                .collect();
+            let marks = source.marks(names.len());
             let site = if source.site.is_empty() {
                 "(no link)".to_owned()
             } else {

@@ -78,6 +78,18 @@ pub fn chart_rows(
     plot_height: usize,
     theme: &Theme,
 ) -> Vec<RLine> {
+    chart_rows_in(chart, width, plot_height, false, theme)
+}
+
+/// [`chart_rows`], with bar panels made as tall as a plot (`fill`: full screen) — each bar
+/// thicker — rather than a row a bar.
+fn chart_rows_in(
+    chart: &ChartEvent,
+    width: usize,
+    plot_height: usize,
+    fill: bool,
+    theme: &Theme,
+) -> Vec<RLine> {
     let width = width.max(20);
     let title = chart.title.as_deref().map_or_else(|| "Chart".into(), clean);
     let kind = chart
@@ -104,7 +116,13 @@ pub fn chart_rows(
             for panel in drawing.panels() {
                 rows.push(RLine::blank());
                 match is_bar_panel(&panel) {
-                    true => rows.extend(bar_rows(&panel, width, theme)),
+                    true => {
+                        let bars = bar_rows(&panel, width, theme);
+                        match fill {
+                            true => rows.extend(thicken_bars(&panel, bars, plot_height)),
+                            false => rows.extend(bars),
+                        }
+                    }
                     false => rows.extend(plot_rows(&panel, width, plot_height, theme)),
                 }
             }
@@ -135,11 +153,67 @@ pub fn full_screen_rows(
     };
     let smallest = chart_rows(chart, width, SMALLEST, theme);
     let fixed = smallest.len().saturating_sub(panels * SMALLEST);
-    let plot = (height.saturating_sub(fixed) / panels).max(SMALLEST);
-    if plot == SMALLEST {
-        return smallest;
+    let mut plot = (height.saturating_sub(fixed) / panels).max(SMALLEST);
+    // A bar panel's rows are not a plot's: shrink until the whole chart fits (a try or two).
+    while plot > SMALLEST {
+        let rows = chart_rows_in(chart, width, plot, true, theme);
+        if rows.len() <= height {
+            return rows;
+        }
+        plot = plot
+            .saturating_sub((rows.len() - height).div_ceil(panels))
+            .max(SMALLEST);
     }
-    chart_rows(chart, width, plot, theme)
+    smallest
+}
+
+/// A bar panel's rows filling `height` rows: each bar repeated to be thicker (its label and value
+/// on its middle row), a blank row between bars once they are three rows thick.
+fn thicken_bars(panel: &Drawing, rows: Vec<RLine>, height: usize) -> Vec<RLine> {
+    /// Thicker bars read no better.
+    const MOST: usize = 8;
+    let head = usize::from(panel.y.title.is_some());
+    let tail = usize::from(panel.has_legend());
+    let bars = rows.len().saturating_sub(head + tail);
+    if bars == 0 {
+        return rows;
+    }
+    let per = (height.saturating_sub(head + tail) / bars).clamp(1, MOST + 1);
+    let (thick, gap) = if per >= 4 { (per - 1, 1) } else { (per, 0) };
+    if thick <= 1 {
+        return rows;
+    }
+    let mut out = Vec::with_capacity(height);
+    out.extend(rows[..head].iter().cloned());
+    for (i, row) in rows[head..head + bars].iter().enumerate() {
+        if i > 0 && gap > 0 {
+            out.push(RLine::blank());
+        }
+        // The copies keep only the bar: the label and the value are on the middle row.
+        let bare = RLine {
+            pieces: row
+                .pieces
+                .iter()
+                .map(|p| {
+                    let text: String = p
+                        .text
+                        .chars()
+                        .map(|c| if FILLS.contains(&c) { c } else { ' ' })
+                        .collect();
+                    piece(text, p.style)
+                })
+                .collect(),
+        };
+        for k in 0..thick {
+            out.push(if k == thick / 2 {
+                row.clone()
+            } else {
+                bare.clone()
+            });
+        }
+    }
+    out.extend(rows[head + bars..].iter().cloned());
+    out
 }
 
 /// The text renderer's bar rows, each series' fill pattern in its color.

@@ -60,7 +60,8 @@ impl PromptPane {
             KeyCode::Char('_' | '/' | '7') if ctrl => {
                 editor.undo();
             }
-            // The editor's own undo and redo keys (Ctrl-Z, Ctrl-R) are left to the terminal.
+            // Not the editor's own undo and redo (Ctrl-Z, Ctrl-R): Ctrl-Z suspends the app (a key-map
+            // binding, taken before the editor sees it); with `suspend` remapped it does nothing here.
             KeyCode::Char('z' | 'r') if ctrl => {}
             _ => {
                 editor.input(key);
@@ -120,6 +121,13 @@ const SHORT_BELOW: u16 = 70;
 
 /// The prompt's title hint: what keys do now (`short` for a narrow prompt).
 fn hint(app: &App, focused: bool, short: bool) -> String {
+    if app.search_typing() {
+        return match short {
+            true => "searching · Esc",
+            false => "searching: letters go to the search below · Esc browse the hits",
+        }
+        .to_owned();
+    }
     if short || app.queued.is_some() {
         return match (focused, app.can_ask) {
             (true, _) => "typing · Esc browse",
@@ -147,6 +155,7 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
     let short = area.width < SHORT_BELOW;
     if app.can_ask {
         pane.editor.set_placeholder_text(match (focused, short) {
+            _ if app.search_typing() => "(the search has the keys)",
             (true, true) => "Type a question…",
             (true, false) if app.stream_running || app.in_progress() => {
                 "Type a question — Enter queues it for when the answer ends"

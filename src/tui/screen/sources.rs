@@ -401,7 +401,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &SourcesPane, prepar
                     formatted = Some((index, item_rows(turn, item, width, theme)));
                 }
                 let rows = &formatted.as_ref().expect("formatted above").1;
-                let row = rows.get(k).cloned().unwrap_or_default();
+                let mut row = rows.get(k).cloned().unwrap_or_default();
+                // A source whose title holds the search's query is lit like the answer's hits.
+                if app.search.as_ref().is_some_and(|s| s.is_source_hit(index)) {
+                    for p in &mut row.pieces {
+                        p.style = p.style.patch(theme.search_hit());
+                    }
+                }
                 gutter_row(row, selected == Some(index), k == 0, width, focused, theme)
             }
         });

@@ -11,7 +11,8 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::{clean, truncate};
-use crate::tui::state::{App, ConnState, Focus, Mode, Severity, Turn};
+use crate::tui::state::keymap::Context;
+use crate::tui::state::{Action, App, ConnState, Focus, Mode, Severity, Turn};
 
 pub fn format_elapsed(elapsed: Duration) -> String {
     let secs = elapsed.as_secs();
@@ -93,10 +94,22 @@ pub fn short_id(id: &str) -> String {
 /// The bar: source badge, mode badge, then as many facts as fit, and on the right the message (or
 /// the retry hint) and always the help key.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
+    if app.search.is_some() && app.popup.is_none() {
+        return draw_search(frame, area, app);
+    }
     let theme = &app.theme;
     let width = area.width as usize;
     let mut spans: Vec<Span<'_>> = vec![badge(app), mode_badge(app)];
-    let help = if typing(app) { "F1 help " } else { "? help " };
+    // The help key in force where the keys go now (none when `[keys]` leaves it no key).
+    let places = if typing(app) {
+        [Context::Prompt, Context::Anywhere]
+    } else {
+        [Context::Panes, Context::Anywhere]
+    };
+    let help = app
+        .keys
+        .key_in("help", &places)
+        .map_or_else(String::new, |key| format!("{key} help "));
     let (right, right_style) = right_text(app, prompt_empty, width < 100);
     let used: usize = spans.iter().map(|s| s.content.width()).sum();
     // The help key always shows; the message gets what the state leaves.
@@ -129,8 +142,97 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
     spans.push(Span::raw(" ".repeat(budget)));
     spans.push(Span::styled(truncate(&right, right_w), right_style));
     spans.push(Span::styled(joint, theme.muted()));
-    spans.push(Span::styled(truncate(help, help_w), theme.muted()));
+    spans.push(Span::styled(truncate(&help, help_w), theme.muted()));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The bar while a search is on: the query (with the cursor while it is typed), the hit count
+/// (`3/17`) and the keys that move between hits, as many as fit.
+fn draw_search(frame: &mut Frame, area: Rect, app: &App) {
+    let Some(search) = &app.search else {
+        return;
+    };
+    let theme = &app.theme;
+    let width = area.width as usize;
+    let mode = if search.typing {
+        Span::styled(" SEARCH ", theme.you().add_modifier(Modifier::REVERSED))
+    } else {
+        Span::styled(" BROWSE ", theme.muted().add_modifier(Modifier::BOLD))
+    };
+    let mut spans: Vec<Span<'_>> = vec![badge(app), mode];
+    let used: usize = spans.iter().map(|s| s.content.width()).sum();
+    let count = search.count();
+    let count_w = if count.is_empty() {
+        0
+    } else {
+        count.width() + 2
+    };
+    // The query keeps its end (where the cursor is) when it is longer than the room.
+    let room = width.saturating_sub(used + 2 + count_w + 1).max(1);
+    let query = clean(&search.query);
+    let shown: String = {
+        let chars: Vec<char> = query.chars().collect();
+        let mut start = 0;
+        while start < chars.len() && chars[start..].iter().collect::<String>().width() > room {
+            start += 1;
+        }
+        chars[start..].iter().collect()
+    };
+    let query_x = area.x + (used + 2) as u16 + shown.width() as u16;
+    spans.push(Span::styled(
+        " /",
+        theme.accent().add_modifier(Modifier::BOLD),
+    ));
+    spans.push(Span::styled(
+        shown,
+        theme.text().add_modifier(Modifier::BOLD),
+    ));
+    if !count.is_empty() {
+        let style = if search.is_empty() {
+            theme.warning()
+        } else {
+            theme.accent()
+        };
+        spans.push(Span::styled(
+            format!("  {count}"),
+            style.add_modifier(Modifier::BOLD),
+        ));
+    }
+    let hints: &[&str] = if search.typing {
+        &[
+            "Enter/↓ next",
+            "Shift-Enter/↑ previous",
+            "Esc browse the hits",
+        ]
+    } else {
+        &["n next", "N previous", "/ edit", "Esc ends the search"]
+    };
+    let mut budget = width.saturating_sub(spans.iter().map(|s| s.content.width()).sum());
+    // A message (no match, the last chart) says more than the hints, in their place.
+    let hints = match &app.message {
+        Some((text, _)) => {
+            let text = format!("  {}", clean(text));
+            spans.push(Span::styled(truncate(&text, budget), theme.accent()));
+            &[][..]
+        }
+        None => hints,
+    };
+    for (i, hint) in hints.iter().enumerate() {
+        let piece = if i == 0 {
+            format!("  {hint}")
+        } else {
+            format!(" · {hint}")
+        };
+        if piece.width() > budget {
+            break;
+        }
+        budget -= piece.width();
+        spans.push(Span::styled(piece, theme.muted()));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    if search.typing {
+        frame.set_cursor_position((query_x.min(area.right().saturating_sub(1)), area.y));
+    }
 }
 
 /// What the connection is doing, with its glyph: ` ✔ complete`, ` ⠋ streaming`, ` ! cut`.
@@ -246,6 +348,17 @@ fn facts(app: &App) -> Vec<(String, Style)> {
 /// quit (with nothing typed).
 fn right_text(app: &App, prompt_empty: bool, short: bool) -> (String, Style) {
     let theme = &app.theme;
+    if let (Some(armed), true) = (&app.armed, short) {
+        // The whole sentence does not fit a narrow bar: the key, what it does, the way out.
+        let other = match app.popup {
+            Some(_) => "other keys don't".to_owned(),
+            None => format!("{}… types", armed.letter),
+        };
+        return (
+            format!("⏎ {} · {other}", armed_short(&armed.action)),
+            theme.accent(),
+        );
+    }
     match &app.message {
         Some((text, severity)) => {
             let style = match severity {
@@ -265,12 +378,30 @@ fn right_text(app: &App, prompt_empty: bool, short: bool) -> (String, Style) {
         }
         None if app.popup.is_some() => (String::new(), theme.muted()),
         None if typing(app) && !prompt_empty => (String::new(), theme.muted()),
-        None if typing(app) || !app.can_ask || short => ("Ctrl-C quits".to_owned(), theme.muted()),
+        None if typing(app) || !app.can_ask || short => (quits(app), theme.muted()),
         None => (
-            "letters are keys, others type · Ctrl-C quits".to_owned(),
+            format!("letters are keys, others type · {}", quits(app)),
             theme.muted(),
         ),
     }
+}
+
+/// What Enter does after an armed letter, in a word or two (the narrow bar's hint).
+fn armed_short(action: &Action) -> &'static str {
+    match action {
+        Action::OpenUrl => "opens the URL",
+        Action::Export => "exports",
+        Action::Retry => "retries",
+        Action::Mouse => "toggles the mouse",
+        Action::Quit => "quits",
+        _ => "does it",
+    }
+}
+
+/// `Ctrl-C quits`, with the interrupt key in force.
+fn quits(app: &App) -> String {
+    let key = app.keys.key_in("interrupt", &[Context::Anywhere]);
+    format!("{} quits", key.as_deref().unwrap_or("Ctrl-C"))
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ use super::turn::SidebarItem;
 pub enum Action {
     Quit,
     Interrupt,
+    /// Ctrl-Z: give the terminal back to the shell until `fg`.
+    Suspend,
     FocusNext,
     FocusPrev,
     Focus(Focus),
@@ -66,6 +68,14 @@ pub enum Action {
     Resize(bool),
     /// The focused pane alone on the screen, or all of them again.
     Zoom,
+    /// The pane sizes back to the defaults (and remembered so).
+    ResetSizes,
+    /// `/` in the panes: search the answer (or edit the search's query again).
+    Search,
+    /// The next (`true`) or previous hit of the search.
+    SearchStep(bool),
+    /// The next (`true`) or previous chart of the full-screen chart viewer.
+    ChartStep(bool),
     /// A key of the comparison of several agents (`research-tui --provider a,b,c`).
     Comparison(ComparisonKey),
 }
@@ -93,6 +103,8 @@ pub struct Armed {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Quit,
+    /// Stop the process (SIGTSTP) with the terminal restored; take it back when continued.
+    Suspend,
     /// Ask `question` as a follow-up in a new turn.
     Ask(String),
     /// Stop the running stream and record its turn as cancelled (the app already shows it so).

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::action::{Armed, Popup, Severity};
 use super::focus::Focus;
 use super::picker::Picker;
+use super::search::Search;
 use super::turn::{Continuation, SidebarItem, Turn};
 use crate::agent::stream::StreamUpdate;
 use crate::local::meta::SessionMeta;
@@ -68,6 +69,8 @@ pub struct App {
     pub armed: Option<Armed>,
     /// A question asked while the answer streams: sent when the stream ends (Ctrl-C drops it).
     pub queued: Option<String>,
+    /// The search `/` started in the panes (the answer's hits highlighted, `n`/`N` between them).
+    pub search: Option<Search>,
     pub message: Option<(String, Severity)>,
     pub quit: bool,
     /// Spinner frame.
@@ -96,6 +99,8 @@ pub struct App {
     /// The newest turn streams in another process and this app follows it (`watching · live`):
     /// stopping here stops nothing there.
     pub watching: bool,
+    /// The key map in force: the table with the config file's `[keys]`.
+    pub keys: super::keymap::Keymap,
 }
 
 /// What a question gets while the watched turn still streams in another process.
@@ -127,6 +132,7 @@ impl App {
             popup: None,
             armed: None,
             queued: None,
+            search: None,
             message: None,
             quit: false,
             tick: 0,
@@ -141,6 +147,7 @@ impl App {
             resume: Continuation::default(),
             session_id: None,
             watching: false,
+            keys: super::keymap::Keymap::default(),
         }
     }
 
@@ -303,6 +310,11 @@ impl App {
         }
     }
 
+    /// The search's query is being typed: it has the keys.
+    pub fn search_typing(&self) -> bool {
+        self.popup.is_none() && self.search.as_ref().is_some_and(|s| s.typing)
+    }
+
     /// The sessions picker's filter has the keys.
     pub fn picker_typing(&self) -> bool {
         self.picker().is_some_and(Picker::typing)
@@ -343,6 +355,11 @@ impl App {
                 }
                 (update, _) => turn.apply_update(update),
             }
+        }
+        // The search keeps up with the text as it arrives (only the new text is searched).
+        if let Some(mut search) = self.search.take() {
+            search.refresh(self);
+            self.search = Some(search);
         }
         if ended {
             self.stream_running = false;

@@ -1,5 +1,5 @@
 //! How much room each pane gets: widening or narrowing the focused pane (`+`/`-`, remembered between
-//! runs through [`Effect::SaveLayout`]), zooming it to the whole screen (`z`), and whether the Plan
+//! runs through [`Effect::SaveLayout`]; `=` puts them back to the defaults), zooming it to the whole screen (`z`), and whether the Plan
 //! pane is shown at all (only once a turn has a plan: some providers never send one).
 
 use super::action::{Effect, Severity};
@@ -72,6 +72,27 @@ impl App {
             Severity::Info,
         );
         Some(Effect::SaveLayout(sizes))
+    }
+
+    /// `=`: every pane back to its default size (and remembered so); a zoom ends too.
+    pub fn reset_sizes(&mut self, narrow: bool) -> Option<Effect> {
+        let zoomed = std::mem::take(&mut self.zoom);
+        let defaults = PaneSizes::default();
+        if self.pane_sizes == defaults {
+            let text = match (zoomed, narrow) {
+                (true, _) => "all panes again · their sizes are the defaults",
+                (false, true) => "one pane at a time here: it has the whole width",
+                (false, false) => "the panes already have their default sizes",
+            };
+            self.set_message(text, Severity::Info);
+            return None;
+        }
+        self.pane_sizes = defaults;
+        self.set_message(
+            "pane sizes back to the defaults (remembered)",
+            Severity::Info,
+        );
+        Some(Effect::SaveLayout(defaults))
     }
 
     /// `z`: the focused pane alone on the screen, or back to all of them.

@@ -11,18 +11,20 @@
 
 mod mouse;
 mod navigate;
+mod search;
 #[cfg(test)]
 mod tests;
 mod update;
 
 use std::ops::{Deref, DerefMut};
+use std::time::{Duration, Instant};
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
 
 use super::screen::{self, FrameFacts, Panes};
 use super::state::Turn;
-use super::state::keymap::action_for;
+use super::state::keymap::{Context, action_for};
 use super::state::{Action, App, AppConfig, Continuation, Focus, Popup, Severity, SidebarItem};
 
 /// The app, its panes' own state, and what the last frame showed.
@@ -32,7 +34,17 @@ pub struct Ui {
     pub panes: Panes,
     /// From the last frame drawn, for the next update.
     pub facts: FrameFacts,
+    /// Plain letters pressed in a pane that acted at once, in a row: when a letter after an armed
+    /// one shows a word is being typed (`compare` after Esc: `c` moved the focus, `o` armed, `m`
+    /// typed), they go to the prompt ahead of it.
+    letters: String,
+    /// When the last key came: letters typed after a pause (a person read, then moved on
+    /// deliberately) start a new run.
+    last_key: Option<Instant>,
 }
+
+/// Letters further apart than this are not one word being typed.
+const WORD_PAUSE: Duration = Duration::from_secs(1);
 
 /// What reads or changes the conversation (the turns, the focus, the popup) reads the app through
 /// the `Ui` as through the app itself.
@@ -57,12 +69,48 @@ impl Ui {
             app: App::new(config),
             panes,
             facts: FrameFacts::default(),
+            letters: String::new(),
+            last_key: None,
         }
     }
 
-    /// Map a key to an action given the current state (see the key table).
-    pub fn handle_key(&self, key: KeyEvent) -> Option<Action> {
-        action_for(&self.app, self.facts.narrow, key)
+    /// Map a key to an action given the current state (see the key table), remembering the
+    /// letters that acted at once in a pane (see [`Ui::take_letters`]).
+    pub fn handle_key(&mut self, key: KeyEvent) -> Option<Action> {
+        let action = action_for(&self.app, self.facts.narrow, key);
+        let now = Instant::now();
+        if self.last_key.is_some_and(|at| now - at > WORD_PAUSE) {
+            self.letters.clear();
+        }
+        self.last_key = Some(now);
+        let letter = match key.code {
+            KeyCode::Char(c)
+                if c.is_alphabetic()
+                    && !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                Some(c)
+            }
+            _ => None,
+        };
+        let in_panes = Context::Panes.holds(&self.app, self.facts.narrow);
+        match (&action, letter) {
+            // Typing takes them (see `type_key`); an armed letter waits with them.
+            (Some(Action::Type(_) | Action::Arm(_)), _) => {}
+            (Some(_), Some(c))
+                if in_panes && self.app.armed.is_none() && self.letters.len() < 16 =>
+            {
+                self.letters.push(c)
+            }
+            _ => self.letters.clear(),
+        }
+        action
+    }
+
+    /// The letters that acted at once just before a word turned out to be typed.
+    fn take_letters(&mut self) -> String {
+        std::mem::take(&mut self.letters)
     }
 
     /// Get the panes ready for a frame of `area` (their rows, their scroll positions).

@@ -88,6 +88,9 @@ impl Ui {
         if self.move_picker(direction * 5, None) || self.move_timeline_row(direction * 10) {
             return;
         }
+        if let Some(Popup::Chart { .. }) = self.app.popup {
+            return self.chart_step(direction > 0);
+        }
         if let Some(scroll) = self.popup_scroll() {
             *scroll = scroll.saturating_add_signed(direction * 10);
             return;
@@ -132,6 +135,32 @@ impl Ui {
                     scroll.to_top();
                 }
             }
+        }
+    }
+
+    /// ← → (PgUp PgDn) in the full-screen chart: the turn's previous or next chart.
+    pub(super) fn chart_step(&mut self, forward: bool) {
+        let Some(Popup::Chart { turn, chart }) = self.app.popup else {
+            return;
+        };
+        let count = self
+            .app
+            .turns
+            .get(turn)
+            .map_or(0, |t| t.session.charts.len());
+        let next = if forward {
+            chart + 1
+        } else {
+            chart.wrapping_sub(1)
+        };
+        if next < count {
+            self.app.popup = Some(Popup::Chart { turn, chart: next });
+        } else {
+            let edge = if forward { "last" } else { "first" };
+            self.app.set_message(
+                format!("this is the {edge} chart of the turn"),
+                Severity::Info,
+            );
         }
     }
 

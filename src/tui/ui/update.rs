@@ -13,6 +13,12 @@ use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity};
 impl Ui {
     /// Apply an action; returns a side effect for the loop, if any.
     pub fn update(&mut self, action: Action) -> Option<Effect> {
+        let effect = self.apply(action);
+        self.refresh_search();
+        effect
+    }
+
+    fn apply(&mut self, action: Action) -> Option<Effect> {
         let armed = self.before(&action);
         match action {
             Action::Quit => {
@@ -22,6 +28,7 @@ impl Ui {
             Action::Arm(armed) => self.arm(armed),
             Action::Confirm => return armed.and_then(|armed| self.update(*armed.action)),
             Action::Interrupt => return self.interrupt(),
+            Action::Suspend => return Some(Effect::Suspend),
             Action::FocusNext => {
                 self.set_focus(self.focus.step(true, self.facts.narrow, self.shows_plan()))
             }
@@ -30,9 +37,21 @@ impl Ui {
             }
             Action::Resize(grow) => {
                 let narrow = self.facts.narrow;
+                self.panes.answer.keep_anchor();
                 return self.app.resize_focused(grow, narrow);
             }
-            Action::Zoom => self.toggle_zoom(),
+            Action::Zoom => {
+                self.panes.answer.keep_anchor();
+                self.toggle_zoom()
+            }
+            Action::ResetSizes => {
+                let narrow = self.facts.narrow;
+                self.panes.answer.keep_anchor();
+                return self.app.reset_sizes(narrow);
+            }
+            Action::Search => self.start_search(),
+            Action::SearchStep(forward) => self.search_step(forward),
+            Action::ChartStep(forward) => self.chart_step(forward),
             Action::Comparison(key) => return Some(Effect::Comparison(key)),
             Action::Focus(focus) => self.set_focus(focus),
             Action::Help => self.toggle_help(),
@@ -45,6 +64,9 @@ impl Ui {
             Action::Bottom => self.jump_to_edge(true),
             Action::Enter => return self.enter(),
             Action::RawJson => self.raw_json(),
+            Action::NextSpan | Action::PrevSpan if self.search.is_some() => {
+                self.search_step(action == Action::NextSpan)
+            }
             Action::NextSpan => self.jump_span(true),
             Action::PrevSpan => self.jump_span(false),
             Action::OpenUrl | Action::CopyUrl => return self.source_url(action == Action::OpenUrl),
@@ -64,6 +86,7 @@ impl Ui {
             Action::Retry => return self.retry(),
             Action::Submit => return self.submit(),
             Action::Newline => self.panes.prompt.editor.insert_newline(),
+            Action::Edit(key) if self.search_typing() => self.search_edit(key),
             Action::Edit(key) => self.edit(key),
             Action::Type(key) => self.type_key(key, armed.map(|armed| armed.letter)),
             // A paste into the picker's filter is typed into it (on one line).
@@ -109,10 +132,13 @@ impl Ui {
     }
 
     /// A character typed in a pane: it goes to the prompt, with the letter that waited for its
-    /// confirmation before it.
+    /// confirmation before it and the letters that acted just before that one.
     fn type_key(&mut self, key: KeyEvent, armed: Option<char>) {
         self.set_focus(Focus::Prompt);
+        let letters = self.take_letters();
         if let Some(letter) = armed {
+            // The letters that acted just before the armed one were the word's start too.
+            self.panes.prompt.editor.insert_str(letters);
             self.panes.prompt.editor.insert_char(letter);
         }
         self.panes.prompt.input(key);
@@ -133,15 +159,18 @@ impl Ui {
             Action::Quit => "quit (q works too)",
             _ => "do it",
         };
-        self.app.set_message(
-            format!("Enter: {what} · a letter types `{}…`", armed.letter),
-            Severity::Info,
-        );
+        // In a popup nothing is typed: another key only drops the letter.
+        let other = match self.popup {
+            Some(_) => "another key does not".to_owned(),
+            None => format!("a letter types `{}…`", armed.letter),
+        };
+        self.app
+            .set_message(format!("Enter: {what} · {other}"), Severity::Info);
         self.app.armed = Some(armed);
     }
 
-    /// Ctrl-C: drop the queued question, else cancel the running stream, else clear the prompt,
-    /// else quit.
+    /// Ctrl-C: drop the queued question, else cancel the running stream, else end the search, else
+    /// clear the prompt, else quit.
     fn interrupt(&mut self) -> Option<Effect> {
         if self.app.queued.take().is_some() {
             self.app.set_message(
@@ -153,6 +182,11 @@ impl Ui {
         if self.stream_running || self.in_progress() {
             self.cancel();
             return Some(Effect::Cancel);
+        }
+        if self.popup.is_none() && self.search.take().is_some() {
+            self.app
+                .set_message("search ended — Ctrl-C again quits", Severity::Info);
+            return None;
         }
         if self.focus == Focus::Prompt && self.popup.is_none() && !self.panes.prompt.is_empty() {
             self.reset_prompt();
@@ -172,9 +206,13 @@ impl Ui {
         };
     }
 
-    /// Esc: clear the picker's filter, else close the popup, else drop the focused span, else (in
+    /// Esc: end (or, while it is typed, browse) the search, else clear the picker's filter, else
+    /// close the popup, else drop the focused span, else (in
     /// Sources) the selection.
     fn escape(&mut self) {
+        if self.popup.is_none() && self.search.is_some() {
+            return self.search_escape();
+        }
         if let Some(picker) = self.picker_mut()
             && picker.typing()
         {

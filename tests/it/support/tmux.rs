@@ -42,14 +42,7 @@ impl Tmux {
 
     /// Like [`Tmux::start`], with extra `NAME=value` environment entries.
     pub fn start_with_env(width: u16, height: u16, env: &[&str], args: &[&str]) -> Tmux {
-        require_tmux();
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let config = tempfile::tempdir().unwrap();
-        let t = Tmux {
-            socket: format!("research-tui-e2e-{}-{n}", std::process::id()),
-            session: format!("e2e{n}"),
-            dir: config,
-        };
+        let t = Tmux::new();
         // Once the app is gone the shell records its exit status, says so on the (main) screen and
         // stays, so the restored terminal can be inspected.
         let status = t.dir.path().join("exit-status");
@@ -63,22 +56,41 @@ impl Tmux {
             "sh".into(),
             "env".into(),
         ];
-        // The same isolation as `support::cli`, but config, cache and data share the session's
-        // folder, where the tests look for what the app wrote.
-        command.extend(super::unset_args());
-        command.extend([
-            format!("XDG_CONFIG_HOME={}", t.dir.path().display()),
-            format!("XDG_CACHE_HOME={}", t.dir.path().display()),
-            format!("XDG_DATA_HOME={}", t.dir.path().display()),
-            format!("XDG_STATE_HOME={}", t.dir.path().display()),
-            "TERM=xterm-256color".into(),
-        ]);
-        command.extend(env.iter().map(|e| e.to_string()));
+        command.extend(t.env_args(env));
         command.push(BIN.into());
         command.extend(args.iter().map(|a| a.to_string()));
+        t.new_session(width, height, &command);
+        t
+    }
+
+    /// An interactive shell with job control (bash, prompt `$ `) in a `width`×`height` window,
+    /// isolated as [`Tmux::start`] isolates the app, `$APP` naming the binary: the test types the
+    /// command line as a person does.
+    pub fn shell(width: u16, height: u16) -> Tmux {
+        let t = Tmux::new();
+        let mut command = vec!["env".to_owned()];
+        command.extend(t.env_args(&[&format!("APP={BIN}"), "PS1=$ "]));
+        command.extend(["bash", "--norc", "--noprofile", "-i"].map(str::to_owned));
+        t.new_session(width, height, &command);
+        t
+    }
+
+    /// A tmux server of its own and a folder for the app's files.
+    fn new() -> Tmux {
+        require_tmux();
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        Tmux {
+            socket: format!("research-tui-e2e-{}-{n}", std::process::id()),
+            session: format!("e2e{n}"),
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Run `command` in a detached `width`×`height` session, in the app's folder.
+    fn new_session(&self, width: u16, height: u16, command: &[String]) {
         let w = width.to_string();
         let h = height.to_string();
-        let cwd = t.dir.path().display().to_string();
+        let cwd = self.dir.path().display().to_string();
         let mut full: Vec<&str> = vec![
             "new-session",
             "-d",
@@ -87,14 +99,28 @@ impl Tmux {
             "-y",
             &h,
             "-s",
-            &t.session,
+            &self.session,
             "-c",
             &cwd,
         ];
         full.extend(command.iter().map(String::as_str));
-        let out = t.tmux(&full);
+        let out = self.tmux(&full);
         assert!(out.status.success(), "tmux new-session: {out:?}");
-        t
+    }
+
+    /// The same isolation as `support::cli`, but config, cache and data share the session's
+    /// folder, where the tests look for what the app wrote; then `env`'s `NAME=value` entries.
+    fn env_args(&self, env: &[&str]) -> Vec<String> {
+        let mut args = super::unset_args();
+        args.extend([
+            format!("XDG_CONFIG_HOME={}", self.dir.path().display()),
+            format!("XDG_CACHE_HOME={}", self.dir.path().display()),
+            format!("XDG_DATA_HOME={}", self.dir.path().display()),
+            format!("XDG_STATE_HOME={}", self.dir.path().display()),
+            "TERM=xterm-256color".into(),
+        ]);
+        args.extend(env.iter().map(|e| e.to_string()));
+        args
     }
 
     pub fn capture(&self) -> String {
@@ -166,6 +192,27 @@ impl Tmux {
                 panic!("timed out waiting for {what}; screen:\n{screen}");
             }
             std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+
+    /// Poll the screen until it stops changing (the same for 200 ms): events sent in a burst,
+    /// such as wheel scrolls, have all been drawn, so positions read from it stay true.
+    pub fn wait_still(&self, what: &str, timeout: Duration) -> String {
+        let start = Instant::now();
+        let mut last = self.capture();
+        let mut since = Instant::now();
+        loop {
+            std::thread::sleep(Duration::from_millis(25));
+            let screen = self.capture();
+            if screen != last {
+                last = screen;
+                since = Instant::now();
+            } else if since.elapsed() >= Duration::from_millis(200) {
+                return screen;
+            }
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for {what}; screen:\n{last}");
+            }
         }
     }
 

@@ -202,6 +202,21 @@ impl MergedSource {
             numbers: Vec::new(),
         }
     }
+
+    /// One mark per agent of `agents`, in order: `●` cites it, `○` consulted it, `·` neither.
+    pub fn marks(&self, agents: usize) -> String {
+        (0..agents)
+            .map(|a| {
+                if self.cited_by.contains(&a) {
+                    '●'
+                } else if self.consulted_by.contains(&a) {
+                    '○'
+                } else {
+                    '·'
+                }
+            })
+            .collect()
+    }
 }
 
 impl AgentFigures {

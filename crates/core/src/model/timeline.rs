@@ -21,6 +21,16 @@ pub const MAX_PHASES: usize = 5_000;
 pub const MAX_GAPS: usize = 1_000;
 /// Characters of a thinking phase kept as its detail (its first words).
 const THOUGHT_CHARS: usize = 80;
+/// The most characters a phase's label or detail keeps (a row shows far fewer).
+const TEXT_CHARS: usize = 400;
+
+/// Cut `text` to its first `most` characters, with `…` when anything was cut.
+fn cut_to(text: &mut String, most: usize) {
+    if let Some((at, _)) = text.char_indices().nth(most) {
+        text.truncate(at);
+        text.push('…');
+    }
+}
 
 /// What a phase is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -221,10 +231,16 @@ impl Timeline {
     }
 
     /// Add `phase`: its index, or `None` past the limit (counted).
-    fn add(&mut self, phase: Phase) -> Option<usize> {
+    fn add(&mut self, mut phase: Phase) -> Option<usize> {
         if self.phases.len() >= MAX_PHASES {
             self.dropped += 1;
             return None;
+        }
+        // A step title, query or tool error can be megabytes: the phase cap bounds memory only if
+        // each phase's text is bounded too.
+        cut_to(&mut phase.label, TEXT_CHARS);
+        if let Some(detail) = &mut phase.detail {
+            cut_to(detail, TEXT_CHARS);
         }
         self.phases.push(phase);
         Some(self.phases.len() - 1)

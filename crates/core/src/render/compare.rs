@@ -175,7 +175,10 @@ pub fn to_markdown(question: &str, answers: &[Answer<'_>]) -> String {
 fn markdown_cell(source: &MergedSource) -> String {
     let title = escape_inline(&sanitize_line(&source.title)).replace('|', "\\|");
     match &source.url {
-        Some(_) => format!("[{title}]({})", escape_url(&source.key).replace('|', "%7C")),
+        Some(_) => format!(
+            "[{title}]({})",
+            escape_url(&sanitize_line(&source.key)).replace('|', "%7C")
+        ),
         None => title,
     }
 }
@@ -225,17 +228,7 @@ pub fn to_text(question: &str, answers: &[Answer<'_>], width: usize) -> String {
         names.join(", ")
     );
     for source in &comparison.sources {
-        let marks: String = (0..names.len())
-            .map(|a| {
-                if source.cited_by.contains(&a) {
-                    '●'
-                } else if source.consulted_by.contains(&a) {
-                    '○'
-                } else {
-                    '·'
-                }
-            })
-            .collect();
+        let marks = source.marks(names.len());
         let place = source
             .url
             .as_ref()

@@ -82,8 +82,9 @@ impl Arrivals {
 
     fn push(&mut self, mark: Mark) {
         match self.marks.last() {
-            // Offsets only grow; a line that goes back is not believed.
-            Some(last) if mark.offset < last.offset => {}
+            // Offsets only grow; a line that goes back is not believed, and one that repeats the
+            // last offset (no byte arrived) adds nothing: a hostile file of such lines stays small.
+            Some(last) if mark.offset <= last.offset => {}
             Some(last) => {
                 let ms = mark.ms.max(last.ms);
                 self.marks.push(Mark { ms, ..mark });

@@ -30,7 +30,19 @@ pub fn draw(
         .current()
         .is_some_and(|t| t.session.structured_output.is_some())
         && !pane.structured_open.contains(&app.current_index());
+    let search = app
+        .search
+        .as_ref()
+        .filter(|s| !s.query.is_empty())
+        .map(|s| {
+            format!(
+                "/{} {}",
+                crate::styled::text::truncate(&crate::styled::text::clean(&s.query), 20),
+                s.count()
+            )
+        });
     let extra = match (prepared.more_below, focused && folded_output) {
+        _ if search.is_some() => search,
         _ if focused && prepared.chart_in_view.is_some() => {
             Some("Enter: the chart full screen".to_owned())
         }
@@ -70,10 +82,13 @@ fn visible_lines<'a>(
 ) -> Vec<Line<'a>> {
     let current = app.current_index();
     let (highlights, focus_range) = selected_spans(app, pane, sources);
+    let search = app.search.as_ref();
     let deco = Decorations {
         highlights: &highlights,
         focus: focus_range.as_ref(),
         selected: sources.selected_number(app),
+        search: search.map_or(&[], |s| s.answer.as_slice()),
+        search_current: search.and_then(|s| s.current_range()),
     };
     let none = Decorations::default();
     let top = body.top;

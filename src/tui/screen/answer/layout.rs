@@ -12,6 +12,7 @@ use unicode_width::UnicodeWidthStr;
 use super::super::chart::ChartCache;
 use super::super::{clean, pane_inner, piece, wrap_text};
 use super::AnswerPane;
+use super::anchor::{scroll_to_anchor, top_anchor};
 use crate::styled::text::{AnswerView, PieceKind, RLine};
 use crate::styled::theme::Theme;
 use crate::tui::state::{App, ConnState, Spot, Turn};
@@ -239,6 +240,11 @@ fn marker_at(line: &RLine, x: usize) -> Option<usize> {
 pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     let inner = pane_inner(area);
     let width = inner.width.max(1) as usize;
+    // Another width (the terminal resized, a zoom, a resize key) wraps every row anew: the line at
+    // the top stays at the top.
+    if pane.width.replace(width).is_some_and(|w| w != width) {
+        pane.keep_anchor();
+    }
     let height = inner.height as usize;
     if height == 0 {
         return AnswerFrame {
@@ -257,6 +263,13 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     scroll_to_requests(app, pane, &parts, total, height);
     let top = pane.scroll.resolve(total, height);
     show_window(app, pane, &parts, top, height);
+    pane.top_anchor = match pane.held_anchor {
+        Some((anchor, held)) if held == top => Some(anchor),
+        _ => {
+            pane.held_anchor = None;
+            top_anchor(app, pane, &parts, top, height)
+        }
+    };
     AnswerFrame {
         more_below: !pane.scroll.follow && top + height < total,
         chart_in_view: chart_in_view(&parts, top, height),
@@ -358,6 +371,7 @@ fn scroll_to_requests(
     height: usize,
 ) {
     let current = app.current_index();
+    scroll_to_anchor(app, pane, parts, total, height);
     if let Some(target) = pane.scroll_to_turn.take() {
         let mut offset = 0;
         for (turn, _, h) in parts {

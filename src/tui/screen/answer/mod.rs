@@ -6,6 +6,7 @@
 //! and the requests to bring a turn, a span or a structured output into view that the next
 //! [`prepare`] carries out (only it knows the rows). `layout` lays a frame out, [`draw`] draws it.
 
+mod anchor;
 mod draw;
 mod layout;
 
@@ -33,13 +34,40 @@ pub struct AnswerPane {
     pub scroll_to_structured: Option<usize>,
     /// Bring this raw byte of the current turn's answer a third of the way down (`n`/`N`).
     pub scroll_to_byte: Option<usize>,
+    /// The width the answer was last laid out for.
+    width: Option<usize>,
+    /// The first answer text the last frame showed: kept in place across a re-layout.
+    top_anchor: Option<Anchor>,
+    /// Put this answer text back where it was when the next frame is prepared (`z`, `+`, `-`, `=`
+    /// change the pane's width, so every row moves).
+    scroll_to_anchor: Option<Anchor>,
+    /// The anchor put back, and the top it gave: kept while the pane stays there, so zooming in
+    /// and out again comes back to the same rows.
+    held_anchor: Option<(Anchor, usize)>,
     /// Each turn's answer as rows, by [`crate::tui::state::Turn::id`].
     views: HashMap<u64, AnswerView>,
     structured: StructuredCache,
     charts: ChartCache,
 }
 
+/// A place in the answer a person reads: raw byte `byte` of turn `turn`'s answer, shown `below` rows
+/// under the pane's top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Anchor {
+    pub turn: usize,
+    pub byte: usize,
+    pub below: usize,
+}
+
 impl AnswerPane {
+    /// The pane's width is about to change (zoom, resize): the line at its top stays at its top,
+    /// unless the pane follows the bottom (it goes on doing so).
+    pub fn keep_anchor(&mut self) {
+        if !self.scroll.follow && self.scroll_to_anchor.is_none() {
+            self.scroll_to_anchor = self.top_anchor;
+        }
+    }
+
     /// Turn `index`'s structured output unfolded, or folded again; unfolding brings it into view.
     /// Nothing when that turn has none.
     pub fn toggle_structured(&mut self, app: &App, index: usize) {
@@ -89,5 +117,8 @@ impl AnswerPane {
         self.scroll_to_turn = None;
         self.scroll_to_structured = None;
         self.scroll_to_byte = None;
+        self.top_anchor = None;
+        self.scroll_to_anchor = None;
+        self.held_anchor = None;
     }
 }

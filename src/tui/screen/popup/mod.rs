@@ -1,6 +1,7 @@
-//! Overlays: the help listing every key (from the key table), a source's detail ([`source`]), the ids
+//! Overlays: the help listing every key (from the key table, [`help`]), a source's detail ([`source`]), the ids
 //! of the conversation ([`ids`]) and the saved sessions picker ([`sessions`]).
 
+mod help;
 pub mod ids;
 pub mod sessions;
 pub mod source;
@@ -8,16 +9,14 @@ pub mod timeline;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
-use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 
 use unicode_width::UnicodeWidthStr;
 
-use super::{piece, plain_lines, wrap_text};
+use super::{piece, plain_lines};
 use crate::styled::text::RLine;
 use crate::styled::theme::Theme;
-use crate::tui::state::keymap::KEYMAP;
 use crate::tui::state::{App, Picker, Popup, SidebarItem};
 pub use source::extract_rows;
 
@@ -31,8 +30,6 @@ pub struct PopupFrame {
     /// The first row shown (`None`: the popup does not scroll), and the last it can be.
     scroll: Option<usize>,
     max_scroll: usize,
-    /// The sessions picker, which keeps its selection in view itself (no scroll position hint).
-    picker: bool,
 }
 
 impl PopupFrame {
@@ -91,7 +88,6 @@ fn content_area(rect: Rect) -> Rect {
 /// goes back to the next update as a fact ([`PopupFrame::scroll`]).
 pub fn prepare(app: &App, area: Rect) -> Option<PopupFrame> {
     let popup = app.popup.as_ref()?;
-    let picker = matches!(popup, Popup::Sessions { .. });
     let content = content(app, popup, area);
     let viewport = content_area(content.rect).height as usize;
     let max_scroll = content.rows.len().saturating_sub(viewport);
@@ -116,7 +112,6 @@ pub fn prepare(app: &App, area: Rect) -> Option<PopupFrame> {
         rows: content.rows,
         scroll,
         max_scroll,
-        picker,
     })
 }
 
@@ -160,8 +155,8 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             let width = rect.width.saturating_sub(4) as usize;
             Content::plain(
                 "Keys".to_owned(),
-                "Esc close",
-                help_rows(width, theme),
+                "j/k scroll · Esc close",
+                help::help_rows(&app.keys, app.focus, width, theme),
                 rect,
             )
         }
@@ -270,7 +265,12 @@ fn chart_content(app: &App, turn: usize, chart: usize, area: Rect) -> Content {
         }
         None => ("Chart".to_owned(), Vec::new()),
     };
-    Content::plain(title, "Esc close", rows, rect)
+    let footer = if charts.is_some_and(|c| c.len() > 1) {
+        "← → previous / next chart · Esc close"
+    } else {
+        "Esc close"
+    };
+    Content::plain(title, footer, rows, rect)
 }
 
 /// A source's detail: as wide as its widest row (a short source's detail is a small popup).
@@ -296,7 +296,7 @@ fn source_content(
     Content {
         rect: fitted(area, width, laid.rows.len()),
         title: laid.title,
-        footer: "j/k spans · Enter show · o open · y copy · Esc close",
+        footer: "j/k spans · Enter show · o⏎ open · y copy · Esc close",
         rows: laid.rows,
         picked,
     }
@@ -309,11 +309,19 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
     let theme = &app.theme;
     let rect = popup.rect;
     let top = popup.scroll.unwrap_or(0);
-    let hint = format!(" {}/{} ", top + 1, popup.max_scroll + 1);
-    let scrolls = popup.max_scroll > 0 && !popup.picker;
+    // Which rows are in view (not a page count).
+    let shown = content_area(rect).height as usize;
+    let hint = format!(
+        " lines {}–{} of {} ",
+        top + 1,
+        (top + shown).min(popup.rows.len()),
+        popup.rows.len()
+    );
+    // Only a popup that scrolls says which rows are in view.
+    let scrolls = popup.max_scroll > 0 && popup.scroll.is_some();
     // The keys at the foot, or only how to close it when they do not fit beside the position.
     let room = (rect.width.saturating_sub(4) as usize).saturating_sub(if scrolls {
-        hint.len() + 1
+        hint.width() + 1
     } else {
         0
     });
@@ -336,37 +344,11 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
             Rect::new(
                 x,
                 y,
-                (hint.len() as u16).min(rect.width.saturating_sub(4)),
+                (hint.width() as u16).min(rect.width.saturating_sub(4)),
                 1,
             ),
         );
     }
-}
-
-fn help_rows(width: usize, theme: &Theme) -> Vec<RLine> {
-    let key_w = KEYMAP
-        .iter()
-        .map(|entry| entry.keys.chars().count())
-        .max()
-        .unwrap_or(0)
-        + 2;
-    let mut rows = Vec::new();
-    for entry in KEYMAP {
-        let first = vec![piece(
-            format!("{:<key_w$}", entry.keys),
-            theme.accent().add_modifier(Modifier::BOLD),
-        )];
-        let cont = vec![piece(" ".repeat(key_w), Style::new())];
-        rows.extend(wrap_text(entry.help, theme.text(), width, first, cont));
-    }
-    rows.push(RLine::blank());
-    rows.push(RLine {
-        pieces: vec![piece(
-            "Citation markers [n] follow the span they cite; select a source (c, j/k) to highlight its spans.",
-            theme.muted(),
-        )],
-    });
-    rows
 }
 
 /// A structured output's JSON, pretty-printed, each line cut to `width` (`y` copies it whole).

@@ -228,3 +228,14 @@ fn a_saved_stream_and_its_arrival_times_read_into_a_timeline() {
     assert_eq!(t.phases.last().unwrap().start_ms, 8000);
     assert_eq!(t.gaps.len(), 1);
 }
+
+#[test]
+fn a_huge_step_title_or_query_is_kept_cut_not_whole() {
+    let mut long = "x".repeat(1_000_000);
+    cut_to(&mut long, TEXT_CHARS);
+    assert_eq!(long.chars().count(), TEXT_CHARS + 1);
+    assert!(long.ends_with('…'));
+    let mut short = "é".repeat(TEXT_CHARS);
+    cut_to(&mut short, TEXT_CHARS);
+    assert_eq!(short, "é".repeat(TEXT_CHARS));
+}

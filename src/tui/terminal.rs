@@ -1,0 +1,92 @@
+//! The terminal the app takes: raw mode, the alternate screen, paste and mouse modes; giving it
+//! back on every exit path (guard, panic, Ctrl-Z) exactly once.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+/// The app has the terminal (raw mode, the alternate screen): set by [`take_terminal`], cleared by
+/// [`restore_terminal`].
+static TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Restore the terminal: raw mode off, main screen back, paste and mouse modes off, cursor shown.
+/// Only once per taking: leaving the alternate screen again would move the cursor back to where it
+/// was entered, and the shell would then write over what was printed since (a panic's report).
+pub fn restore_terminal() {
+    if !TAKEN.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        io::stdout(),
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+pub(crate) struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Restore the terminal before the panic is reported (by color-eyre's hook, `report::install`),
+/// when the panic ends the app (it happened on the thread running the event loop). A panicking
+/// background task only fails that task: its report goes to the log file, since printing it would
+/// scribble over the screen the app still owns.
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    let ui_thread = std::thread::current().id();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == ui_thread {
+            restore_terminal();
+            previous(info);
+        } else {
+            crate::log::log(&format!("background task panicked: {info}"));
+        }
+    }));
+}
+
+pub(crate) type Term = Terminal<CrosstermBackend<io::Stdout>>;
+
+pub(crate) fn setup_terminal() -> io::Result<Term> {
+    install_panic_hook();
+    take_terminal(true)?;
+    Terminal::new(CrosstermBackend::new(io::stdout()))
+}
+
+/// Raw mode, the alternate screen, bracketed paste, and the mouse when the app has it.
+pub(crate) fn take_terminal(mouse: bool) -> io::Result<()> {
+    TAKEN.store(true, Ordering::SeqCst);
+    enable_raw_mode()?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
+    if mouse {
+        execute!(io::stdout(), EnableMouseCapture)?;
+    }
+    Ok(())
+}
+
+/// Ctrl-Z: give the terminal back as it was before the app, stop the process group as a shell's
+/// Ctrl-Z would (the whole job, so a shell waiting on a wrapper script sees it stop), and when it is
+/// continued (`fg`) take the terminal again and redraw every cell.
+pub(crate) fn suspend(terminal: &mut Term, mouse: bool) -> io::Result<()> {
+    restore_terminal();
+    // Returns once SIGCONT has continued the process (at once when nothing can continue it: an
+    // orphaned process group does not stop).
+    rustix::process::kill_current_process_group(rustix::process::Signal::TSTP)?;
+    take_terminal(mouse)?;
+    terminal.clear()
+}
