@@ -274,8 +274,7 @@ impl Letters {
         }
         self.words.iter().all(|word| {
             let mut rest = text.chars();
-            word.iter()
-                .all(|&c| rest.by_ref().any(|h| could_be(h, c)))
+            word.iter().all(|&c| rest.by_ref().any(|h| could_be(h, c)))
         })
     }
 }
@@ -422,8 +421,8 @@ mod tests {
     /// normalise to ASCII, the long s and the Kelvin sign (which fold to ASCII letters), a
     /// backslash and spaces (which a word can hold escaped).
     const PIECES: &[&str] = &[
-        "a", "A", "k", "K", "s", "S", "n", "N", "ia", "Nv", "é", "É", "ſ", "\u{212a}", "ß", "ö", " ",
-        "-", "1", "\\", "mar", "gin", "cowos", "ü", "\u{2014}", ".",
+        "a", "A", "k", "K", "s", "S", "n", "N", "ia", "Nv", "é", "É", "ſ", "\u{212a}", "ß", "ö",
+        " ", "-", "1", "\\", "mar", "gin", "cowos", "ü", "\u{2014}", ".",
     ];
 
     fn text(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
@@ -474,6 +473,10 @@ mod tests {
         assert!(!letters.may_match("CoWoS capacity doubles"));
         // An accent might normalise to the letter sought; an ASCII letter only is itself.
         assert!(letters.may_match("cöwos packagíng"));
-        assert!(Search::new("cowos packaging").best(&summary("cöwos pâckaging", "", &[])).is_some());
+        assert!(
+            Search::new("cowos packaging")
+                .best(&summary("cöwos pâckaging", "", &[]))
+                .is_some()
+        );
     }
 }

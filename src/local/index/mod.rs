@@ -92,7 +92,10 @@ fn scan(root: &Path) -> HashMap<String, MetaStamp> {
     };
     let share = ids.len().div_ceil(threads()).max(1024);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = ids.chunks(share).map(|ids| scope.spawn(|| stamp(ids))).collect();
+        let workers: Vec<_> = ids
+            .chunks(share)
+            .map(|ids| scope.spawn(|| stamp(ids)))
+            .collect();
         workers
             .into_iter()
             .flat_map(|w| w.join().unwrap_or_default())
@@ -126,7 +129,7 @@ fn pass<C, T: Send>(
     per: impl Fn(&mut C, &Record) -> T + Sync,
 ) -> Pass<T> {
     let mut pass = Pass {
-        taken: HashMap::new(),
+        taken: HashMap::with_capacity(disk.len()),
         lines: 0,
         unreadable: false,
         too_large: false,
@@ -295,9 +298,22 @@ fn read_raw(root: &Path, id: &str, before: MetaStamp) -> Option<(SessionSummary,
     Some((summary, line))
 }
 
-/// The saved sessions of `root` matching `search`, best first (equal scores newest first), each
-/// with its meta; and how many sessions were searched.
-pub fn search(root: &Path, query: &str) -> (Vec<(SessionMeta, Hit)>, usize) {
+/// A session that matched: its hit, its time and id (the order), and where its meta is.
+struct Found {
+    hit: Hit,
+    updated_at: String,
+    id: String,
+    /// Read raw (else it is parsed from the index line at `offset`, `len` bytes, when its turn
+    /// comes: only one meta is held at a time).
+    meta: Option<Box<SessionMeta>>,
+    offset: u64,
+    len: usize,
+}
+
+/// Give the saved sessions of `root` matching `query` to `each`, best first (equal scores newest
+/// first), each with its meta, read when its turn comes (so no list of every match's meta is
+/// held); how many sessions were searched.
+pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) -> usize {
     let disk = scan(root);
     let pass = pass(
         root,
@@ -310,19 +326,19 @@ pub fn search(root: &Path, query: &str) -> (Vec<(SessionMeta, Hit)>, usize) {
         },
     );
     let file = open_regular(&path(root), MAX_INDEX_BYTES).ok();
-    let mut found: Vec<(Hit, String, String, Option<SessionMeta>, u64, usize)> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     let mut searched = 0;
     for (id, (offset, len, hit)) in &pass.taken {
         searched += 1;
         if let Some((hit, updated_at)) = hit {
-            found.push((
-                hit.clone(),
-                updated_at.clone(),
-                id.clone(),
-                None,
-                *offset,
-                *len,
-            ));
+            found.push(Found {
+                hit: hit.clone(),
+                updated_at: updated_at.clone(),
+                id: id.clone(),
+                meta: None,
+                offset: *offset,
+                len: *len,
+            });
         }
     }
     let mut new_lines = NewLines::after(&pass);
@@ -338,27 +354,36 @@ pub fn search(root: &Path, query: &str) -> (Vec<(SessionMeta, Hit)>, usize) {
         new_lines.push(root, line);
         if let Some(hit) = search.best(&summary) {
             let meta = summary.meta;
-            found.push((hit, meta.updated_at.clone(), id.clone(), Some(meta), 0, 0));
+            found.push(Found {
+                hit,
+                updated_at: meta.updated_at.clone(),
+                id: id.clone(),
+                meta: Some(Box::new(meta)),
+                offset: 0,
+                len: 0,
+            });
         }
     }
     new_lines.finish(root, &pass);
     drop(pass);
     found.sort_by(|a, b| {
-        (b.0.score.cmp(&a.0.score))
-            .then(b.1.cmp(&a.1))
-            .then(b.2.cmp(&a.2))
+        (b.hit.score.cmp(&a.hit.score))
+            .then(b.updated_at.cmp(&a.updated_at))
+            .then(b.id.cmp(&a.id))
     });
-    let hits = found
-        .into_iter()
-        .filter_map(|(hit, _, _, meta, offset, len)| {
-            let meta = match meta {
-                Some(meta) => meta,
-                None => Record::parse(&line_at(file.as_ref()?, offset, len)?)?.meta()?,
-            };
-            Some((meta, hit))
-        })
-        .collect();
-    (hits, searched)
+    for found in found {
+        let meta = match found.meta {
+            Some(meta) => Some(*meta),
+            None => file
+                .as_ref()
+                .and_then(|file| line_at(file, found.offset, found.len))
+                .and_then(|line| Record::parse(&line)?.meta()),
+        };
+        if let Some(meta) = meta {
+            each(meta, found.hit);
+        }
+    }
+    searched
 }
 
 /// One session as `sessions` lists it.
@@ -376,8 +401,8 @@ pub struct Row {
     /// The comparison this session is one agent of.
     pub comparison: Option<String>,
     /// The meta, when it has what a row alone does not say (the session it branched from, a
-    /// turn's stream its file left out).
-    pub noted: Option<SessionMeta>,
+    /// turn's stream its file left out); boxed, as few rows have one and 100,000 rows are held.
+    pub noted: Option<Box<SessionMeta>>,
 }
 
 /// Whether `meta` has what its row alone does not say.
@@ -397,7 +422,7 @@ impl Row {
             question: meta.first_question().to_owned(),
             json: json.then(|| serde_json::to_string(meta).unwrap_or_default()),
             comparison: meta.comparison.clone(),
-            noted: has_notes(meta).then(|| meta.clone()),
+            noted: has_notes(meta).then(|| Box::new(meta.clone())),
         }
     }
 
@@ -405,7 +430,7 @@ impl Row {
         // Only a meta naming one of these is parsed (they are left out of the JSON when unset).
         let extra = ["\"branched_from\"", "\"not_saved\"", "\"comparison\""]
             .iter()
-            .any(|key| record.meta_json.contains(key))
+            .any(|key| memchr::memmem::find(record.meta_json.as_bytes(), key.as_bytes()).is_some())
             .then(|| record.meta())
             .flatten();
         Row {
@@ -418,7 +443,7 @@ impl Row {
             question: record.question.clone().into_owned(),
             json: json.then(|| record.meta_json.to_owned()),
             comparison: extra.as_ref().and_then(|meta| meta.comparison.clone()),
-            noted: extra.filter(has_notes),
+            noted: extra.filter(has_notes).map(Box::new),
         }
     }
 }

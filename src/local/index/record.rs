@@ -91,7 +91,16 @@ impl<'a> Record<'a> {
         let mut fields = line.splitn(11, '\t');
         let mut next = || fields.next();
         let head: [&str; 10] = [
-            next()?, next()?, next()?, next()?, next()?, next()?, next()?, next()?, next()?, next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
         ];
         // The items and the meta: the meta is the last field.
         let rest = next()?;
@@ -139,7 +148,9 @@ impl<'a> Record<'a> {
     /// Whether the session still is as recorded: the meta's stamp is `disk`, every turn file has
     /// its size, and no turn streams (a live turn is read from its growing file).
     pub fn is_fresh(&self, dir: &Path, disk: MetaStamp) -> bool {
-        self.is_fresh_by(disk, |name| std::fs::metadata(dir.join(name)).ok().map(|m| m.len()))
+        self.is_fresh_by(disk, |name| {
+            std::fs::metadata(dir.join(name)).ok().map(|m| m.len())
+        })
     }
 
     /// [`Record::is_fresh`], with the size of a turn file (by name) from `size`.
