@@ -240,7 +240,8 @@ pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mu
     let end = loop {
         let next = next_message(&mut rx, &mut reader, last_message);
         last_message = std::time::Instant::now();
-        let (tee, more) = gather(&mut rx, next, &mut batch);
+        let room = BATCH_BYTES.min(reader.answer_room());
+        let (tee, more) = gather(&mut rx, next, &mut batch, room);
         if let Some(&first) = rx.first_chunk.get()
             && !first_timed
         {
@@ -313,16 +314,21 @@ fn next_message(
 /// How many bytes one batch gathers before it is written and decoded.
 const BATCH_BYTES: usize = 1 << 20;
 
-/// `first` and the chunks already waiting after it, up to [`BATCH_BYTES`], appended to `batch`:
-/// the message that ended the gathering (not a chunk), or `true` when the batch is full and more
-/// may follow.
-fn gather(rx: &mut TeeReceiver, first: Option<Tee>, batch: &mut Vec<u8>) -> (Option<Tee>, bool) {
+/// `first` and the chunks already waiting after it, until they reach `room` bytes, appended to
+/// `batch`: the message that ended the gathering (not a chunk), or `true` when the
+/// batch is full and more may follow.
+fn gather(
+    rx: &mut TeeReceiver,
+    first: Option<Tee>,
+    batch: &mut Vec<u8>,
+    room: usize,
+) -> (Option<Tee>, bool) {
     let mut next = first;
     loop {
         match next {
             Some(Tee::Chunk(chunk)) => {
                 batch.extend_from_slice(&chunk);
-                if batch.len() >= BATCH_BYTES {
+                if batch.len() >= room {
                     return (None, true);
                 }
             }
@@ -561,7 +567,7 @@ mod tests {
         assert!(!tx.send(Tee::End(Ok(()))));
         let mut batch = Vec::new();
         let first = rx.try_recv();
-        let (tee, more) = gather(&mut rx, first, &mut batch);
+        let (tee, more) = gather(&mut rx, first, &mut batch, BATCH_BYTES);
         assert_eq!(batch, b"data: 1\n\ndata: 2\n\n");
         assert!(matches!(tee, Some(Tee::End(Ok(())))) && !more);
     }
