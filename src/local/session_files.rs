@@ -270,7 +270,16 @@ fn replace(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> io::Result<()> {
     let written = file
         .write_all(bytes)
         .and_then(|()| if sync { file.sync_all() } else { Ok(()) })
-        .and_then(|()| std::fs::rename(&tmp, dir.join(name)));
+        .and_then(|()| std::fs::rename(&tmp, dir.join(name)))
+        // The rename itself made durable: a crash must not bring back an older file (the first
+        // meta, written unsynced, could even come back empty on some filesystems).
+        .and_then(|()| {
+            if sync {
+                File::open(dir)?.sync_all()
+            } else {
+                Ok(())
+            }
+        });
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
