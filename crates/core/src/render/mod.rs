@@ -9,6 +9,7 @@ pub mod markdown;
 pub mod sanitize;
 pub mod table_text;
 pub mod text;
+pub mod trace;
 
 use crate::model::citations::Attribution;
 use crate::model::session::Session;

@@ -1,0 +1,297 @@
+//! The exporter: a background task on the runtime that reads each ended turn from the store, turns
+//! it into spans and sends them with the SDK's OTLP/HTTP exporter, through our own HTTP client.
+//!
+//! It never slows or breaks a session: a turn is handed over with [`Exporter::turn`], which never
+//! waits (past [`QUEUE`] turns waiting, the newest is dropped and counted); turns waiting together
+//! go in one request; each request has [`REQUEST_TIMEOUT`]; a failure is one line in the
+//! diagnostic log with the counts, never one per span. At exit [`Exporter::finish`] waits for what
+//! is left at most its budget (`ask`: [`EXIT_BUDGET`]), so a collector that refuses or never
+//! answers costs a command at most that. To make the budget enough for a healthy collector far
+//! away, the connection is opened when the exporter starts (an empty export, which OTLP allows),
+//! while the agent is still answering.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use opentelemetry::InstrumentationScope;
+use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::trace::SpanExporter as _;
+use tokio::sync::{Notify, mpsc};
+
+use super::config::Config;
+use super::spans;
+use crate::wire::redact::Secret;
+
+/// Turns waiting to be sent, at most; more are dropped (and counted).
+pub const QUEUE: usize = 256;
+/// Turns sent in one request, at most.
+const BATCH: usize = 32;
+/// One request's limit (a live session's exporter; `sessions --export-otlp` too).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long `ask`, the app and the proxy wait at exit for traces still being sent.
+pub const EXIT_BUDGET: Duration = Duration::from_millis(80);
+
+/// A saved turn to send: its session's folder and its place in it, and the key its request
+/// carried (the proxy's clients bring their own), masked besides the exporter's.
+#[derive(Debug, Clone)]
+pub struct TurnRef {
+    pub dir: PathBuf,
+    pub index: usize,
+    pub key: Secret,
+}
+
+/// What was sent, and what was not.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub traces: usize,
+    pub spans: usize,
+    /// Traces the collector did not take (an error, a timeout), or dropped from a full queue, or
+    /// still waiting at exit.
+    pub failed: usize,
+    /// The last failure, for one line (no header value, no key: the SDK's own words).
+    pub error: Option<String>,
+}
+
+/// What the handles and the task share.
+struct Shared {
+    tally: Mutex<Tally>,
+    /// Turns handed over and not yet sent or failed.
+    pending: AtomicUsize,
+    /// Told each time the task is done with a batch.
+    progress: Notify,
+    endpoint: String,
+}
+
+impl Shared {
+    fn tally(&self, change: impl FnOnce(&mut Tally)) {
+        if let Ok(mut tally) = self.tally.lock() {
+            change(&mut tally);
+        }
+    }
+}
+
+/// A handle of the export task (clones share it: the proxy hands one to each recorder).
+#[derive(Clone)]
+pub struct Exporter {
+    tx: mpsc::Sender<TurnRef>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Exporter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Exporter({})", self.shared.endpoint)
+    }
+}
+
+impl Exporter {
+    /// Start exporting to `config`'s collector, `secret` masked in every span. Needs the runtime.
+    pub fn start(config: &Config, secret: Secret) -> Result<Exporter, String> {
+        // Failures go to the diagnostic log (the app has opened it already; `ask`, the proxy and
+        // `sessions` open it here).
+        let _ = crate::log::init(&crate::local::config::log_file());
+        let client = crate::agent::http::client_builder()
+            .timeout(REQUEST_TIMEOUT)
+            .connect_timeout(REQUEST_TIMEOUT)
+            .build()
+            .map_err(|e| format!("the OpenTelemetry exporter's HTTP client: {e}"))?;
+        let headers = config.headers.iter().cloned().collect();
+        let mut exporter = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_http_client(client.clone())
+            .with_protocol(Protocol::HttpBinary)
+            .with_endpoint(config.endpoint.clone())
+            .with_headers(headers)
+            .with_timeout(REQUEST_TIMEOUT)
+            .build()
+            .map_err(|e| format!("the OpenTelemetry exporter: {e}"))?;
+        let resource = Resource::builder_empty()
+            .with_service_name(config.service_name.clone())
+            .with_attribute(opentelemetry::KeyValue::new(
+                "service.version",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .build();
+        exporter.set_resource(&resource);
+        warm_up(client, config);
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let shared = Arc::new(Shared {
+            tally: Mutex::new(Tally::default()),
+            pending: AtomicUsize::new(0),
+            progress: Notify::new(),
+            endpoint: config.endpoint_label(),
+        });
+        let sender = Sender {
+            exporter,
+            content: config.content,
+            secret,
+            shared: shared.clone(),
+        };
+        tokio::spawn(sender.run(rx));
+        Ok(Exporter { tx, shared })
+    }
+
+    /// Send this saved turn's trace, soon; never waits. A full queue drops it, counted.
+    pub fn turn(&self, turn: TurnRef) {
+        self.shared.pending.fetch_add(1, Ordering::SeqCst);
+        if self.tx.try_send(turn).is_err() {
+            self.shared.pending.fetch_sub(1, Ordering::SeqCst);
+            let mut failed = 0;
+            self.shared.tally(|tally| {
+                tally.failed += 1;
+                failed = tally.failed;
+            });
+            crate::log::log(&format!(
+                "OpenTelemetry: {QUEUE} traces already wait for {}; a turn's trace was dropped \
+                 ({failed} not sent so far)",
+                self.shared.endpoint
+            ));
+        }
+    }
+
+    /// Send this saved turn's trace, waiting while the queue is full (a backfill).
+    pub async fn turn_waiting(&self, turn: TurnRef) {
+        self.shared.pending.fetch_add(1, Ordering::SeqCst);
+        if self.tx.send(turn).await.is_err() {
+            self.shared.pending.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// The collector's endpoint, credentials left out.
+    pub fn endpoint(&self) -> &str {
+        &self.shared.endpoint
+    }
+
+    /// Wait until every turn handed over is sent (or failed), for at most `budget` (`None`: until
+    /// done): what was sent, and what was not. Turns still waiting then are counted as not sent
+    /// and logged; the task goes on with them while the program does.
+    pub async fn finish(&self, budget: Option<Duration>) -> Tally {
+        let deadline = budget.map(|budget| tokio::time::Instant::now() + budget);
+        loop {
+            let progress = self.shared.progress.notified();
+            let pending = self.shared.pending.load(Ordering::SeqCst);
+            if pending == 0 {
+                break;
+            }
+            let waited = match deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline, progress).await.is_ok(),
+                None => {
+                    progress.await;
+                    true
+                }
+            };
+            if !waited {
+                crate::log::log(&format!(
+                    "OpenTelemetry: the collector at {} did not take the last traces in time; \
+                     {pending} not sent",
+                    self.shared.endpoint
+                ));
+                let mut tally = self.tally();
+                tally.failed += pending;
+                tally
+                    .error
+                    .get_or_insert_with(|| "the collector did not answer in time".into());
+                return tally;
+            }
+        }
+        self.tally()
+    }
+
+    fn tally(&self) -> Tally {
+        self.shared
+            .tally
+            .lock()
+            .map(|tally| tally.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// Open the connection to the collector now (an empty OTLP request), so the turn's export at the
+/// end costs one round trip. Its outcome does not matter.
+fn warm_up(client: reqwest::Client, config: &Config) {
+    let mut request = client
+        .post(&config.endpoint)
+        .header("content-type", "application/x-protobuf")
+        .body(Vec::new());
+    for (name, value) in &config.headers {
+        request = request.header(name, value);
+    }
+    tokio::spawn(async move {
+        let _ = request.send().await;
+    });
+}
+
+/// The task's side.
+struct Sender {
+    exporter: opentelemetry_otlp::SpanExporter,
+    content: bool,
+    secret: Secret,
+    shared: Arc<Shared>,
+}
+
+impl Sender {
+    async fn run(self, mut rx: mpsc::Receiver<TurnRef>) {
+        let scope = InstrumentationScope::builder("research-tui")
+            .with_version(env!("CARGO_PKG_VERSION"))
+            .build();
+        let mut turns = Vec::with_capacity(BATCH);
+        while rx.recv_many(&mut turns, BATCH).await > 0 {
+            let handed = turns.len();
+            let batch = std::mem::take(&mut turns);
+            self.send(batch, &scope).await;
+            self.shared.pending.fetch_sub(handed, Ordering::SeqCst);
+            self.shared.progress.notify_waiters();
+        }
+    }
+
+    /// Read `batch` from the store and send it in one request; the outcome in the tally.
+    async fn send(&self, batch: Vec<TurnRef>, scope: &InstrumentationScope) {
+        let (content, secret) = (self.content, self.secret.clone());
+        let read = tokio::task::spawn_blocking(move || {
+            batch
+                .iter()
+                .filter_map(|turn| {
+                    let saved = spans::load(&turn.dir)?;
+                    let secret = secret.clone().union(&turn.key);
+                    spans::saved_turn(&saved, turn.index, content, &secret)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap_or_default();
+        let traces = read.len();
+        let data: Vec<_> = read
+            .into_iter()
+            .flat_map(|specs| spans::to_span_data(specs, scope))
+            .collect();
+        if data.is_empty() {
+            return;
+        }
+        let count = data.len();
+        match tokio::time::timeout(REQUEST_TIMEOUT, self.exporter.export(data)).await {
+            Ok(Ok(())) => self.shared.tally(|tally| {
+                tally.traces += traces;
+                tally.spans += count;
+            }),
+            failed => {
+                let error = match failed {
+                    Ok(Err(e)) => self.secret.redact_message(&e.to_string()),
+                    _ => format!("no answer within {} s", REQUEST_TIMEOUT.as_secs()),
+                };
+                let mut so_far = 0;
+                self.shared.tally(|tally| {
+                    tally.failed += traces;
+                    so_far = tally.failed;
+                    tally.error = Some(error.clone());
+                });
+                crate::log::log(&format!(
+                    "OpenTelemetry export to {} failed: {error}; {traces} traces ({count} spans) \
+                     not sent, {so_far} so far",
+                    self.shared.endpoint
+                ));
+            }
+        }
+    }
+}
