@@ -51,7 +51,7 @@ pub fn run(ids: &[String], otlp: &OtlpArgs) -> ExitCode {
     };
     let secret = crate::local::summary::configured_keys();
     let tally = runtime.block_on(async {
-        let exporter = crate::otel::Exporter::start(&config, secret)?;
+        let exporter = crate::otel::Exporter::start_backfill(&config, secret)?;
         for turn in turns {
             exporter.turn_waiting(turn).await;
         }

@@ -183,7 +183,12 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
     }
 
     #[test]
@@ -204,7 +209,10 @@ mod tests {
             false,
             env(&[
                 ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h:4318"),
-                ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "https://x/api/public/otel/v1/traces"),
+                (
+                    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                    "https://x/api/public/otel/v1/traces",
+                ),
             ]),
         );
         assert_eq!(
@@ -247,7 +255,10 @@ mod tests {
             env(&[("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=secret\nvalue")]),
         )
         .unwrap_err();
-        assert!(bad.contains("Authorization") && !bad.contains("secret"), "{bad}");
+        assert!(
+            bad.contains("Authorization") && !bad.contains("secret"),
+            "{bad}"
+        );
     }
 
     #[test]

@@ -4,14 +4,17 @@
 //! It never slows or breaks a session: a turn is handed over with [`Exporter::turn`], which never
 //! waits (past [`QUEUE`] turns waiting, the newest is dropped and counted); turns waiting together
 //! go in one request; each request has [`REQUEST_TIMEOUT`]; a failure is one line in the
-//! diagnostic log with the counts, never one per span. At exit [`Exporter::finish`] waits for what
-//! is left at most its budget (`ask`: [`EXIT_BUDGET`]), so a collector that refuses or never
-//! answers costs a command at most that. To make the budget enough for a healthy collector far
-//! away, the connection is opened when the exporter starts (an empty export, which OTLP allows),
-//! while the agent is still answering.
+//! diagnostic log with the counts, never one per span.
+//!
+//! At exit [`Exporter::finish_at_exit`] waits for what is left. When the exporter starts it opens
+//! the connection with an empty export (which OTLP allows), while the agent is still answering: the
+//! turn's export at the end then costs one round trip, and the answer (or its absence) says
+//! whether the collector is there. One that answered gets up to [`ANSWERED_EXIT_BUDGET`]; one that
+//! has not answered, [`EXIT_BUDGET`]; one that refused, nothing: a dead collector costs a command
+//! no more.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -27,12 +30,23 @@ use crate::wire::redact::Secret;
 
 /// Turns waiting to be sent, at most; more are dropped (and counted).
 pub const QUEUE: usize = 256;
-/// Turns sent in one request, at most.
-const BATCH: usize = 32;
+/// Turns sent in one request, at most (with `--otlp-content` a turn carries its whole answer).
+const BATCH: usize = 8;
 /// One request's limit (a live session's exporter; `sessions --export-otlp` too).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long `ask`, the app and the proxy wait at exit for traces still being sent.
-pub const EXIT_BUDGET: Duration = Duration::from_millis(80);
+/// How long `ask`, the app and the proxy wait at exit for traces still being sent to a collector
+/// that has not shown it answers (it refused, or has not answered the opening request).
+pub const EXIT_BUDGET: Duration = Duration::from_millis(50);
+/// How long they wait for a collector that answered the opening request: it is alive, so the last
+/// turn's trace is worth a moment more (one far away, or slow to answer).
+pub const ANSWERED_EXIT_BUDGET: Duration = Duration::from_secs(2);
+
+/// The opening request: not answered yet.
+const WARM_PENDING: u8 = 0;
+/// The collector answered it (any HTTP status: it is there and answers).
+const WARM_ANSWERED: u8 = 1;
+/// No answer: refused, unreachable, TLS failed.
+const WARM_FAILED: u8 = 2;
 
 /// A saved turn to send: its session's folder and its place in it, and the key its request
 /// carried (the proxy's clients bring their own), masked besides the exporter's.
@@ -62,6 +76,8 @@ struct Shared {
     pending: AtomicUsize,
     /// Told each time the task is done with a batch.
     progress: Notify,
+    /// How the opening request went ([`WARM_PENDING`], …).
+    warm: AtomicU8,
     endpoint: String,
 }
 
@@ -89,6 +105,16 @@ impl std::fmt::Debug for Exporter {
 impl Exporter {
     /// Start exporting to `config`'s collector, `secret` masked in every span. Needs the runtime.
     pub fn start(config: &Config, secret: Secret) -> Result<Exporter, String> {
+        Exporter::start_with(config, secret, false)
+    }
+
+    /// [`Exporter::start`] for a backfill: once the collector has failed, the turns still waiting
+    /// are counted as not sent instead of each waiting for its own failure.
+    pub fn start_backfill(config: &Config, secret: Secret) -> Result<Exporter, String> {
+        Exporter::start_with(config, secret, true)
+    }
+
+    fn start_with(config: &Config, secret: Secret, give_up: bool) -> Result<Exporter, String> {
         // Failures go to the diagnostic log (the app has opened it already; `ask`, the proxy and
         // `sessions` open it here).
         let _ = crate::log::init(&crate::local::config::log_file());
@@ -115,12 +141,12 @@ impl Exporter {
             ))
             .build();
         exporter.set_resource(&resource);
-        warm_up(client, config);
         let (tx, rx) = mpsc::channel(QUEUE);
         let shared = Arc::new(Shared {
             tally: Mutex::new(Tally::default()),
             pending: AtomicUsize::new(0),
             progress: Notify::new(),
+            warm: AtomicU8::new(WARM_PENDING),
             endpoint: config.endpoint_label(),
         });
         let sender = Sender {
@@ -128,8 +154,10 @@ impl Exporter {
             content: config.content,
             secret,
             shared: shared.clone(),
+            give_up,
         };
         tokio::spawn(sender.run(rx));
+        warm_up(client, config, shared.clone());
         Ok(Exporter { tx, shared })
     }
 
@@ -162,6 +190,19 @@ impl Exporter {
     /// The collector's endpoint, credentials left out.
     pub fn endpoint(&self) -> &str {
         &self.shared.endpoint
+    }
+
+    /// At exit: [`Exporter::finish`] within [`ANSWERED_EXIT_BUDGET`] when the collector answered
+    /// the opening request, not at all when it could not be reached, else within [`EXIT_BUDGET`]
+    /// (a collector that never answers costs the program no more than that).
+    pub async fn finish_at_exit(&self) -> Tally {
+        let budget = match self.shared.warm.load(Ordering::SeqCst) {
+            WARM_ANSWERED => ANSWERED_EXIT_BUDGET,
+            // It refused (or could not be reached): no wait will change that.
+            WARM_FAILED => Duration::ZERO,
+            _ => EXIT_BUDGET,
+        };
+        self.finish(Some(budget)).await
     }
 
     /// Wait until every turn handed over is sent (or failed), for at most `budget` (`None`: until
@@ -209,8 +250,8 @@ impl Exporter {
 }
 
 /// Open the connection to the collector now (an empty OTLP request), so the turn's export at the
-/// end costs one round trip. Its outcome does not matter.
-fn warm_up(client: reqwest::Client, config: &Config) {
+/// end costs one round trip; whether it answers decides how long the exit waits for it.
+fn warm_up(client: reqwest::Client, config: &Config, shared: Arc<Shared>) {
     let mut request = client
         .post(&config.endpoint)
         .header("content-type", "application/x-protobuf")
@@ -219,7 +260,11 @@ fn warm_up(client: reqwest::Client, config: &Config) {
         request = request.header(name, value);
     }
     tokio::spawn(async move {
-        let _ = request.send().await;
+        let state = match request.send().await {
+            Ok(_) => WARM_ANSWERED,
+            Err(_) => WARM_FAILED,
+        };
+        shared.warm.store(state, Ordering::SeqCst);
     });
 }
 
@@ -229,6 +274,8 @@ struct Sender {
     content: bool,
     secret: Secret,
     shared: Arc<Shared>,
+    /// After a failure, send nothing more (a backfill).
+    give_up: bool,
 }
 
 impl Sender {
@@ -246,8 +293,19 @@ impl Sender {
         }
     }
 
+    fn tally_has_failed(&self) -> bool {
+        let mut failed = false;
+        self.shared.tally(|tally| failed = tally.error.is_some());
+        failed
+    }
+
     /// Read `batch` from the store and send it in one request; the outcome in the tally.
     async fn send(&self, batch: Vec<TurnRef>, scope: &InstrumentationScope) {
+        let failed_before = self.give_up && self.tally_has_failed();
+        if failed_before {
+            self.shared.tally(|tally| tally.failed += batch.len());
+            return;
+        }
         let (content, secret) = (self.content, self.secret.clone());
         let read = tokio::task::spawn_blocking(move || {
             batch

@@ -9,7 +9,7 @@ pub mod export;
 pub mod spans;
 
 pub use config::Config;
-pub use export::{EXIT_BUDGET, Exporter, Tally, TurnRef};
+pub use export::{ANSWERED_EXIT_BUDGET, EXIT_BUDGET, Exporter, Tally, TurnRef};
 
 /// The export's flags, shared by `ask`, the app and `proxy`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -46,9 +46,9 @@ impl OtlpArgs {
     }
 }
 
-/// Send the rest within the exit budget; what failed is already in the log.
+/// Send the rest within the exit budget ([`Exporter::finish_at_exit`]); what failed is in the log.
 pub async fn finish(exporter: Option<&Exporter>) {
     if let Some(exporter) = exporter {
-        exporter.finish(Some(EXIT_BUDGET)).await;
+        exporter.finish_at_exit().await;
     }
 }

@@ -29,8 +29,9 @@ pub fn saved_turn(
 ) -> Option<Vec<SpanSpec>> {
     let meta = saved.meta.turns.get(index)?;
     let path = saved.stream_path(meta)?;
-    let file = crate::local::session_files::open_regular(&path, crate::local::store::MAX_TURN_BYTES)
-        .ok()?;
+    let file =
+        crate::local::session_files::open_regular(&path, crate::local::store::MAX_TURN_BYTES)
+            .ok()?;
     // Older turns have no arrival times: the turn then spans from its start to its end as the
     // meta says (to the second), its steps at its start.
     let started = crate::local::timestamp::unix_seconds(&meta.started_at);

@@ -241,7 +241,8 @@ pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
         if let Some(key) = &opts.api_key {
             secret = secret.and(key.expose());
         }
-        conversation.exporter = Some(crate::otel::Exporter::start(config, secret).map_err(|e| eyre::eyre!(e))?);
+        conversation.exporter =
+            Some(crate::otel::Exporter::start(config, secret).map_err(|e| eyre::eyre!(e))?);
     }
 
     // Everything that can fail before the screen is taken over.

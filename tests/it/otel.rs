@@ -89,7 +89,10 @@ async fn receiver(hang: bool) -> (String, Got) {
                     std::future::pending::<()>().await;
                 }
                 sink.0.lock().unwrap().push((headers, body));
-                ([("content-type", "application/x-protobuf")], Vec::<u8>::new())
+                (
+                    [("content-type", "application/x-protobuf")],
+                    Vec::<u8>::new(),
+                )
             }
         }),
     );
@@ -111,7 +114,10 @@ fn attr(span: &Span, key: &str) -> Option<Any> {
     attr_in(&span.attributes, key)
 }
 
-fn attr_in(attributes: &[opentelemetry_proto::tonic::common::v1::KeyValue], key: &str) -> Option<Any> {
+fn attr_in(
+    attributes: &[opentelemetry_proto::tonic::common::v1::KeyValue],
+    key: &str,
+) -> Option<Any> {
     attributes
         .iter()
         .find(|kv| kv.key == key)
@@ -190,9 +196,18 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
     for provider in Provider::ALL {
         let home = tempfile::tempdir().unwrap();
         let before = got.roots().len();
-        let export = ["--base-url", base.as_str(), "--otlp-endpoint", endpoint.as_str()];
+        let export = [
+            "--base-url",
+            base.as_str(),
+            "--otlp-endpoint",
+            endpoint.as_str(),
+        ];
         let first = tokio::task::block_in_place(|| {
-            ask(home.path(), provider, &[&["Which battery makers lead?"][..], &export].concat())
+            ask(
+                home.path(),
+                provider,
+                &[&["Which battery makers lead?"][..], &export].concat(),
+            )
         });
         let doc: Value = serde_json::from_slice(&first.stdout).unwrap();
         // A follow-up in the same conversation.
@@ -204,7 +219,11 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
             .unwrap();
         let follow = match doc["chat_id"].as_str() {
             Some(chat) => vec!["Tell me more", "--chat-id", chat],
-            None => vec!["Tell me more", "--resume", doc["checkpoint_id"].as_str().unwrap()],
+            None => vec![
+                "Tell me more",
+                "--resume",
+                doc["checkpoint_id"].as_str().unwrap(),
+            ],
         };
         let second = tokio::task::block_in_place(|| {
             ask(home.path(), provider, &[&follow[..], &export].concat())
@@ -219,7 +238,11 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
         let times = saved_times(home.path());
         for (n, (root, doc)) in turns.iter().zip([&doc, &second]).enumerate() {
             let what = format!("{provider:?} turn {}", n + 1);
-            assert_eq!(text(root, "gen_ai.operation.name"), "invoke_agent", "{what}");
+            assert_eq!(
+                text(root, "gen_ai.operation.name"),
+                "invoke_agent",
+                "{what}"
+            );
             assert_eq!(
                 text(root, "gen_ai.provider.name"),
                 provider.spec().otel_name,
@@ -241,8 +264,15 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
                 })
                 .unwrap_or_else(|| panic!("{what}: starts when a saved request was sent"));
             let sent_ms = sent.sent_unix_ms.unwrap();
-            let marks: Vec<u64> = sent.marks.iter().map(|m| (sent_ms + m.ms) * 1_000_000).collect();
-            assert!(marks.contains(&root.end_time_unix_nano), "{what}: ends at an arrival");
+            let marks: Vec<u64> = sent
+                .marks
+                .iter()
+                .map(|m| (sent_ms + m.ms) * 1_000_000)
+                .collect();
+            assert!(
+                marks.contains(&root.end_time_unix_nano),
+                "{what}: ends at an arrival"
+            );
             let below = children(&spans, root);
             let timeline = &doc["timeline"]["phases"];
             for phase in timeline.as_array().unwrap() {
@@ -268,7 +298,10 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
                 .count();
             let tool_spans: Vec<_> = below
                 .iter()
-                .filter(|s| attr(s, "gen_ai.operation.name") == Some(Any::StringValue("execute_tool".into())))
+                .filter(|s| {
+                    attr(s, "gen_ai.operation.name")
+                        == Some(Any::StringValue("execute_tool".into()))
+                })
                 .collect();
             assert_eq!(tool_spans.len(), tools, "{what}");
             for tool in &tool_spans {
@@ -276,7 +309,11 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
             }
             // A citation event per cited span, with its source's URL and its span.
             let citations = doc["citations"].as_array().unwrap();
-            let events: Vec<_> = root.events.iter().filter(|e| e.name == "citation").collect();
+            let events: Vec<_> = root
+                .events
+                .iter()
+                .filter(|e| e.name == "citation")
+                .collect();
             assert_eq!(events.len(), citations.len(), "{what}");
             for (event, citation) in events.iter().zip(citations) {
                 assert_eq!(
@@ -290,9 +327,21 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
     }
     // Tool calls with their ids, queries and results, and citations with URLs, among them.
     let spans = got.spans();
-    assert!(spans.iter().any(|s| attr(s, "gen_ai.tool.call.id").is_some()));
-    assert!(spans.iter().any(|s| attr(s, "research_tui.tool.query").is_some()));
-    assert!(spans.iter().any(|s| attr(s, "research_tui.tool.result_count").is_some()));
+    assert!(
+        spans
+            .iter()
+            .any(|s| attr(s, "gen_ai.tool.call.id").is_some())
+    );
+    assert!(
+        spans
+            .iter()
+            .any(|s| attr(s, "research_tui.tool.query").is_some())
+    );
+    assert!(
+        spans
+            .iter()
+            .any(|s| attr(s, "research_tui.tool.result_count").is_some())
+    );
     assert!(
         spans
             .iter()
@@ -306,7 +355,11 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
         assert!(!format!("{headers:?}").contains(&KEY[..10]));
     }
     assert!(!contains(&raw, b"Which battery makers lead?"));
-    assert!(spans.iter().all(|s| attr(s, "gen_ai.output.messages").is_none()));
+    assert!(
+        spans
+            .iter()
+            .all(|s| attr(s, "gen_ai.output.messages").is_none())
+    );
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -325,7 +378,10 @@ async fn the_question_and_answer_go_along_only_with_otlp_content_and_headers_com
             .args(["--base-url", &base, "--otlp-content"])
             .env("BIGDATA_API_KEY", KEY)
             .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
-            .env("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Basic%20cGs6c2s=")
+            .env(
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "Authorization=Basic%20cGs6c2s=",
+            )
             .output()
             .unwrap()
     });
@@ -334,7 +390,10 @@ async fn the_question_and_answer_go_along_only_with_otlp_content_and_headers_com
     let roots = got.roots();
     assert_eq!(roots.len(), 1);
     let input: Value = serde_json::from_str(&text(&roots[0], "gen_ai.input.messages")).unwrap();
-    assert_eq!(input[0]["parts"][0]["content"], "Which battery makers lead?");
+    assert_eq!(
+        input[0]["parts"][0]["content"],
+        "Which battery makers lead?"
+    );
     let output_messages: Value =
         serde_json::from_str(&text(&roots[0], "gen_ai.output.messages")).unwrap();
     assert_eq!(output_messages[0]["parts"][0]["content"], doc["answer"]);
@@ -351,23 +410,17 @@ async fn the_question_and_answer_go_along_only_with_otlp_content_and_headers_com
     assert!(!log.contains("cGs6c2s"), "{log}");
 }
 
-/// How long `ask` took, median of `runs`.
-fn ask_time(home: &Path, base: &str, extra: &[&str], runs: usize) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            let output = support::cli(home)
-                .args(["ask", "Q?", "--format", "json", "--base-url", base])
-                .args(extra)
-                .env("BIGDATA_API_KEY", KEY)
-                .output()
-                .unwrap();
-            assert!(output.status.success(), "{output:?}");
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[runs / 2]
+/// How long one `ask` took.
+fn ask_time(home: &Path, base: &str, extra: &[&str]) -> Duration {
+    let start = Instant::now();
+    let output = support::cli(home)
+        .args(["ask", "Q?", "--format", "json", "--base-url", base])
+        .args(extra)
+        .env("BIGDATA_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    start.elapsed()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -376,21 +429,22 @@ async fn a_dead_collector_delays_ask_by_less_than_100_ms_and_its_failure_is_coun
     let (hanging, _) = receiver(true).await;
     let refused = refused();
     let home = tempfile::tempdir().unwrap();
+    // Interleaved, so a busy machine slows all three alike; the fastest of five runs of each, as
+    // the other tests of the suite load the machine unevenly (the delay measured is a fixed wait,
+    // not noise).
     let (plain, refusing, silent) = tokio::task::block_in_place(|| {
-        // Interleaved, so a busy machine slows all three alike.
-        let mut plain = Vec::new();
-        let mut refusing = Vec::new();
-        let mut silent = Vec::new();
-        for _ in 0..3 {
-            plain.push(ask_time(home.path(), &base, &[], 1));
-            refusing.push(ask_time(home.path(), &base, &["--otlp-endpoint", &refused], 1));
-            silent.push(ask_time(home.path(), &base, &["--otlp-endpoint", &hanging], 1));
+        let mut fastest = [Duration::MAX; 3];
+        for _ in 0..5 {
+            let runs: [&[&str]; 3] = [
+                &[],
+                &["--otlp-endpoint", &refused],
+                &["--otlp-endpoint", &hanging],
+            ];
+            for (i, extra) in runs.into_iter().enumerate() {
+                fastest[i] = fastest[i].min(ask_time(home.path(), &base, extra));
+            }
         }
-        let median = |mut v: Vec<Duration>| {
-            v.sort();
-            v[1]
-        };
-        (median(plain), median(refusing), median(silent))
+        (fastest[0], fastest[1], fastest[2])
     });
     for (what, took) in [("refusing", refusing), ("never answering", silent)] {
         assert!(
@@ -405,9 +459,12 @@ async fn a_dead_collector_delays_ask_by_less_than_100_ms_and_its_failure_is_coun
             .join("research-tui/research-tui.log"),
     )
     .unwrap();
-    let failures: Vec<&str> = log.lines().filter(|l| l.contains("OpenTelemetry")).collect();
+    let failures: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("OpenTelemetry"))
+        .collect();
     // One line per turn not sent, with the count; never one per span.
-    assert_eq!(failures.len(), 6, "{log}");
+    assert_eq!(failures.len(), 10, "{log}");
     assert!(failures.iter().any(|l| l.contains("not sent")), "{log}");
     assert!(!log.contains(KEY));
 }
@@ -417,8 +474,16 @@ async fn saved_sessions_are_sent_by_sessions_export_otlp_all_or_by_id() {
     let base = demo().await;
     let home = tempfile::tempdir().unwrap();
     tokio::task::block_in_place(|| {
-        ask(home.path(), Provider::Bigdata, &["First?", "--base-url", &base]);
-        ask(home.path(), Provider::Perplexity, &["Second?", "--base-url", &base]);
+        ask(
+            home.path(),
+            Provider::Bigdata,
+            &["First?", "--base-url", &base],
+        );
+        ask(
+            home.path(),
+            Provider::Perplexity,
+            &["Second?", "--base-url", &base],
+        );
     });
     let sessions: Vec<String> = std::fs::read_dir(support::Home::new(home.path()).sessions())
         .unwrap()
@@ -445,16 +510,28 @@ async fn saved_sessions_are_sent_by_sessions_export_otlp_all_or_by_id() {
     );
     let roots = got.roots();
     assert_eq!(roots.len(), 2);
-    let mut providers: Vec<String> = roots.iter().map(|r| text(r, "gen_ai.provider.name")).collect();
+    let mut providers: Vec<String> = roots
+        .iter()
+        .map(|r| text(r, "gen_ai.provider.name"))
+        .collect();
     providers.sort();
     assert_eq!(providers, ["bigdata", "perplexity"]);
     // One session by a prefix of its id.
-    let one = tokio::task::block_in_place(|| export(&[&sessions[0][..12]], &endpoint));
+    let common = sessions[0]
+        .bytes()
+        .zip(sessions[1].bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let prefix = &sessions[0][..common + 1];
+    let one = tokio::task::block_in_place(|| export(&[prefix], &endpoint));
     assert!(one.status.success(), "{one:?}");
     let roots = got.roots();
     assert_eq!(roots.len(), 3);
     assert_eq!(
-        roots.iter().filter(|r| text(r, "gen_ai.conversation.id") == sessions[0]).count(),
+        roots
+            .iter()
+            .filter(|r| text(r, "gen_ai.conversation.id") == sessions[0])
+            .count(),
         2
     );
     // A collector that refuses: one line, exit 1.
@@ -462,14 +539,23 @@ async fn saved_sessions_are_sent_by_sessions_export_otlp_all_or_by_id() {
     assert_eq!(failed.status.code(), Some(1), "{failed:?}");
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("failed") && stderr.contains("0 traces sent, 2 not"), "{stderr}");
+    assert!(
+        stderr.contains("failed") && stderr.contains("0 traces sent, 2 not"),
+        "{stderr}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unsupported_protocol_is_refused_in_one_line_before_anything_is_asked() {
     let output = tokio::task::block_in_place(|| {
         support::cli(support::scratch())
-            .args(["ask", "Q?", "--demo", "--otlp-endpoint", "http://127.0.0.1:9"])
+            .args([
+                "ask",
+                "Q?",
+                "--demo",
+                "--otlp-endpoint",
+                "http://127.0.0.1:9",
+            ])
             .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
             .output()
             .unwrap()
@@ -492,7 +578,11 @@ async fn the_proxy_sends_each_turn_it_records_as_a_trace_without_the_client_s_ke
     let home = tempfile::tempdir().unwrap();
     let through = format!("http://{}/bigdata", proxy.addr);
     tokio::task::block_in_place(|| {
-        ask(home.path(), Provider::Bigdata, &["Through the proxy?", "--base-url", &through])
+        ask(
+            home.path(),
+            Provider::Bigdata,
+            &["Through the proxy?", "--base-url", &through],
+        )
     });
     proxy.settled_sessions(1);
     support::wait_until("the proxy's trace arrives", WAIT, || got.roots().len() == 1);

@@ -209,7 +209,11 @@ fn tool_attributes(
     if let Some(id) = &phase.call_id {
         attributes.push(("gen_ai.tool.call.id", AttrValue::Str(clean(id))));
     }
-    if let Some(query) = phase.detail.as_deref().filter(|d| !d.starts_with("failed: ")) {
+    if let Some(query) = phase
+        .detail
+        .as_deref()
+        .filter(|d| !d.starts_with("failed: "))
+    {
         attributes.push(("research_tui.tool.query", AttrValue::Str(clean(query))));
     }
     if let Some(results) = phase.results {
@@ -226,7 +230,10 @@ fn root_span(facts: &TurnFacts<'_>, turn: &TimedTurn, end_unix_ns: u64) -> SpanS
         ("gen_ai.operation.name", str_value("invoke_agent")),
         ("gen_ai.provider.name", str_value(spec.otel_name)),
         ("gen_ai.agent.name", str_value(spec.label)),
-        ("gen_ai.conversation.id", AttrValue::Str(clean(facts.session_id))),
+        (
+            "gen_ai.conversation.id",
+            AttrValue::Str(clean(facts.session_id)),
+        ),
     ];
     if let Some(model) = facts.model {
         attributes.push(("gen_ai.request.model", AttrValue::Str(clean(model))));
@@ -246,7 +253,10 @@ fn root_span(facts: &TurnFacts<'_>, turn: &TimedTurn, end_unix_ns: u64) -> SpanS
     let timeline = &turn.timeline;
     let figures = [
         ("research_tui.time_to_first_byte_ms", timeline.first_byte_ms),
-        ("research_tui.time_to_first_answer_ms", timeline.first_answer_ms),
+        (
+            "research_tui.time_to_first_answer_ms",
+            timeline.first_answer_ms,
+        ),
         ("research_tui.answer_chars", Some(timeline.answer_chars)),
     ];
     for (name, value) in figures {
@@ -273,7 +283,10 @@ fn root_span(facts: &TurnFacts<'_>, turn: &TimedTurn, end_unix_ns: u64) -> SpanS
             "parts": [{"type": "text", "content": clean(session.answer.as_str())}],
             "finish_reason": if status == Status::Complete { "stop" } else { status.as_str() },
         }]);
-        attributes.push(("gen_ai.input.messages", AttrValue::Str(question.to_string())));
+        attributes.push((
+            "gen_ai.input.messages",
+            AttrValue::Str(question.to_string()),
+        ));
         attributes.push(("gen_ai.output.messages", AttrValue::Str(answer.to_string())));
     }
     SpanSpec {

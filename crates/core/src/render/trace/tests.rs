@@ -31,7 +31,10 @@ fn spans(bytes: &[u8], content: bool, secret: &Secret) -> Vec<SpanSpec> {
 }
 
 fn attr<'a>(span: &'a SpanSpec, name: &str) -> Option<&'a AttrValue> {
-    span.attributes.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    span.attributes
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v)
 }
 
 #[test]
@@ -43,13 +46,22 @@ fn a_turn_is_one_root_span_at_its_arrival_times_with_steps_and_tool_calls_below_
     assert_eq!(root.start_unix_ns, SENT * 1_000_000);
     let lines = RECORDING.split_inclusive(|&b| b == b'\n').count() as u64;
     // The last line arrived at 300 + 100 × (lines − 1) ms.
-    assert_eq!(root.end_unix_ns, (SENT + 300 + 100 * (lines - 1)) * 1_000_000);
+    assert_eq!(
+        root.end_unix_ns,
+        (SENT + 300 + 100 * (lines - 1)) * 1_000_000
+    );
     assert_eq!(
         attr(root, "gen_ai.operation.name"),
         Some(&str_value("invoke_agent"))
     );
-    assert_eq!(attr(root, "gen_ai.provider.name"), Some(&str_value("bigdata")));
-    assert_eq!(attr(root, "gen_ai.conversation.id"), Some(&str_value("s-1")));
+    assert_eq!(
+        attr(root, "gen_ai.provider.name"),
+        Some(&str_value("bigdata"))
+    );
+    assert_eq!(
+        attr(root, "gen_ai.conversation.id"),
+        Some(&str_value("s-1"))
+    );
     assert_eq!(attr(root, "research_tui.turn"), Some(&AttrValue::Int(2)));
     assert_eq!(root.status, SpanStatus::Ok);
     assert!(attr(root, "gen_ai.usage.input_tokens").is_some());
@@ -67,8 +79,10 @@ fn a_turn_is_one_root_span_at_its_arrival_times_with_steps_and_tool_calls_below_
             .any(|s| attr(s, "research_tui.phase") == Some(&str_value("plan_step")))
     );
     assert!(!root.events.is_empty(), "citations are events");
-    assert!(root.events.iter().all(|e| e.name == "citation"
-        && attr_of(&e.attributes, "research_tui.citation.end").is_some()));
+    assert!(
+        root.events.iter().all(|e| e.name == "citation"
+            && attr_of(&e.attributes, "research_tui.citation.end").is_some())
+    );
 }
 
 fn attr_of<'a>(attributes: &'a [Attr], name: &str) -> Option<&'a AttrValue> {
