@@ -65,16 +65,18 @@ pub fn run(ids: &[String], otlp: &OtlpArgs) -> ExitCode {
     match &tally.error {
         None => {
             println!(
-                "Sent {} traces ({} spans) to {endpoint}",
-                tally.traces, tally.spans
+                "Sent {} ({} spans) to {endpoint}",
+                crate::otel::export::traces(tally.traces),
+                tally.spans
             );
             ExitCode::SUCCESS
         }
         Some(error) => {
             eprintln!(
                 "research-tui: the OpenTelemetry collector at {endpoint} failed: {error} \
-                 ({} traces sent, {} not)",
-                tally.traces, tally.failed
+                 ({} sent, {} not)",
+                crate::otel::export::traces(tally.traces),
+                tally.failed
             );
             ExitCode::from(1)
         }

@@ -224,16 +224,20 @@ impl Exporter {
                 }
             };
             if !waited {
+                let why = match self.shared.warm.load(Ordering::SeqCst) {
+                    WARM_FAILED => "could not be reached",
+                    _ => "did not answer in time",
+                };
                 crate::log::log(&format!(
-                    "OpenTelemetry: the collector at {} did not take the last traces in time; \
-                     {pending} not sent",
-                    self.shared.endpoint
+                    "OpenTelemetry: the collector at {} {why}; {} not sent",
+                    self.shared.endpoint,
+                    traces(pending)
                 ));
                 let mut tally = self.tally();
                 tally.failed += pending;
                 tally
                     .error
-                    .get_or_insert_with(|| "the collector did not answer in time".into());
+                    .get_or_insert_with(|| format!("the collector {why}"));
                 return tally;
             }
         }
@@ -246,6 +250,15 @@ impl Exporter {
             .lock()
             .map(|tally| tally.clone())
             .unwrap_or_default()
+    }
+}
+
+/// `1 trace`, `3 traces`.
+pub fn traces(n: usize) -> String {
+    if n == 1 {
+        "1 trace".into()
+    } else {
+        format!("{n} traces")
     }
 }
 
@@ -345,9 +358,10 @@ impl Sender {
                     tally.error = Some(error.clone());
                 });
                 crate::log::log(&format!(
-                    "OpenTelemetry export to {} failed: {error}; {traces} traces ({count} spans) \
-                     not sent, {so_far} so far",
-                    self.shared.endpoint
+                    "OpenTelemetry export to {} failed: {error}; {} ({count} spans) not sent, \
+                     {so_far} so far",
+                    self.shared.endpoint,
+                    self::traces(traces)
                 ));
             }
         }
