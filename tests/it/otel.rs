@@ -18,6 +18,7 @@ use prost::Message;
 use research_tui::demo::{ServerConfig, spawn};
 use research_tui::wire::arrivals::Arrivals;
 use research_tui::wire::provider::Provider;
+use research_tui::wire::provider::spec::FollowUp;
 use serde_json::Value;
 
 use crate::support;
@@ -252,6 +253,13 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
             assert_eq!(int(root, "research_tui.turn"), n as i64 + 1, "{what}");
             if doc["consumption"].is_array() {
                 assert!(int(root, "gen_ai.usage.input_tokens") >= 0, "{what}");
+            }
+            if matches!(provider.spec().follow_up, FollowUp::PreviousResponse) {
+                assert_eq!(
+                    text(root, "gen_ai.response.id"),
+                    doc["chat_id"].as_str().unwrap(),
+                    "{what}"
+                );
             }
             assert_eq!(root.kind, 3, "{what}: a client span");
             assert_eq!(root.status.as_ref().unwrap().code, 1, "{what}: ok");

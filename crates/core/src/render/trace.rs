@@ -20,6 +20,7 @@ use crate::model::session::{Session, Status};
 use crate::model::timeline::{PhaseKind, Timeline};
 use crate::wire::arrivals::Arrivals;
 use crate::wire::input::read_timed;
+use crate::wire::provider::spec::FollowUp;
 use crate::wire::provider::{EventPipeline, Provider};
 use crate::wire::redact::Secret;
 
@@ -239,7 +240,16 @@ fn root_span(facts: &TurnFacts<'_>, turn: &TimedTurn, end_unix_ns: u64) -> SpanS
         attributes.push(("gen_ai.request.model", AttrValue::Str(clean(model))));
     }
     let ids = &session.ids;
-    if let Some(id) = ids.execution_id.as_ref().or(ids.request_id.as_ref()) {
+    // Where the conversation lives on the server (a chat, a session), its id names the
+    // conversation, not this response; elsewhere it is the response's own id.
+    let chat_is_response = !matches!(
+        spec.follow_up,
+        FollowUp::ChatOrCheckpoint | FollowUp::SessionWithHistory
+    );
+    let response_id = (ids.chat_id.as_ref().filter(|_| chat_is_response))
+        .or(ids.execution_id.as_ref())
+        .or(ids.request_id.as_ref());
+    if let Some(id) = response_id {
         attributes.push(("gen_ai.response.id", AttrValue::Str(clean(id))));
     }
     if let Some(completion) = &session.completion {
