@@ -625,3 +625,50 @@ async fn the_app_sends_its_turn_as_a_trace_before_it_exits() {
     assert_eq!(text(&roots[0], "gen_ai.operation.name"), "invoke_agent");
     assert!(!children(&got.spans(), &roots[0]).is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_the_agent_echoes_is_masked_in_the_trace_even_with_content() {
+    use axum::body::Body;
+    // An agent that quotes the key it was sent in its answer and a plan step.
+    let echo = format!(
+        "data: {{\"chat_id\":\"c1\",\"message\":{{\"type\":\"PLANNING\",\"plan\":{{\"title\":\"t\",\"steps\":[{{\"description\":\"check {KEY}\",\"status\":\"COMPLETED\"}}]}}}}}}\n\n\
+         data: {{\"chat_id\":\"c1\",\"message\":{{\"type\":\"ANSWER\",\"content\":\"Your key is {KEY}.\"}}}}\n\n\
+         data: {{\"chat_id\":\"c1\",\"message\":{{\"type\":\"COMPLETE\",\"checkpoint_id\":\"k1\"}}}}\n\n"
+    );
+    let app = axum::Router::new().fallback(axum::routing::post(move || {
+        let echo = echo.clone();
+        async move { ([("content-type", "text/event-stream")], Body::from(echo)) }
+    }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let agent = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let (endpoint, got) = receiver(false).await;
+    let home = tempfile::tempdir().unwrap();
+    let output = tokio::task::block_in_place(|| {
+        support::cli(home.path())
+            .args(["ask", "Echo?", "--format", "json", "--otlp-content"])
+            .args([
+                "--base-url",
+                &format!("http://{agent}"),
+                "--otlp-endpoint",
+                &endpoint,
+            ])
+            .env("BIGDATA_API_KEY", KEY)
+            .output()
+            .unwrap()
+    });
+    assert!(output.status.success(), "{output:?}");
+    let roots = got.roots();
+    assert_eq!(roots.len(), 1);
+    let answer = text(&roots[0], "gen_ai.output.messages");
+    assert!(answer.contains("Your key is ***"), "{answer}");
+    let raw = got.raw();
+    assert!(
+        !contains(&raw, &KEY.as_bytes()[..10]),
+        "the key left in a span"
+    );
+    assert!(
+        contains(&raw, b"check ***"),
+        "the plan step is there, masked"
+    );
+}
