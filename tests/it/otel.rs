@@ -6,15 +6,10 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
-use axum::http::HeaderMap;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use opentelemetry_proto::tonic::trace::v1::Span;
-use prost::Message;
 use research_tui::demo::{ServerConfig, spawn};
 use research_tui::wire::arrivals::Arrivals;
 use research_tui::wire::provider::Provider;
@@ -22,122 +17,11 @@ use research_tui::wire::provider::spec::FollowUp;
 use serde_json::Value;
 
 use crate::support;
+use crate::support::otlp::{attr, attr_in, children, contains, int, receiver, refused, text};
 
 /// A key no span, header or log line may carry.
 const KEY: &str = "sk-otel-DISTINCTIVE-7f3a9c2e51";
 const WAIT: Duration = Duration::from_secs(60);
-
-/// What the receiver got: each request's headers and decoded body.
-#[derive(Clone, Default)]
-struct Got(Arc<Mutex<Vec<(HeaderMap, Bytes)>>>);
-
-impl Got {
-    fn requests(&self) -> Vec<(HeaderMap, ExportTraceServiceRequest)> {
-        let got = self.0.lock().unwrap().clone();
-        got.into_iter()
-            .map(|(headers, body)| {
-                let request = ExportTraceServiceRequest::decode(body).expect("an OTLP request");
-                (headers, request)
-            })
-            .collect()
-    }
-
-    /// Every span received, with its resource's `service.name`.
-    fn spans(&self) -> Vec<Span> {
-        let mut spans = Vec::new();
-        for (_, request) in self.requests() {
-            for resource in request.resource_spans {
-                let service = resource
-                    .resource
-                    .as_ref()
-                    .and_then(|r| r.attributes.iter().find(|kv| kv.key == "service.name"))
-                    .and_then(|kv| kv.value.as_ref()?.value.clone());
-                assert_eq!(service, Some(Any::StringValue("research-tui".into())));
-                for scope in resource.scope_spans {
-                    spans.extend(scope.spans);
-                }
-            }
-        }
-        spans
-    }
-
-    fn roots(&self) -> Vec<Span> {
-        let mut roots: Vec<Span> = self
-            .spans()
-            .into_iter()
-            .filter(|s| s.parent_span_id.is_empty())
-            .collect();
-        roots.sort_by_key(|s| s.start_time_unix_nano);
-        roots
-    }
-
-    fn raw(&self) -> Vec<u8> {
-        let got = self.0.lock().unwrap();
-        got.iter().flat_map(|(_, body)| body.to_vec()).collect()
-    }
-}
-
-/// An OTLP/HTTP receiver on 127.0.0.1: `hang` accepts each request and never answers.
-async fn receiver(hang: bool) -> (String, Got) {
-    let got = Got::default();
-    let sink = got.clone();
-    let app = axum::Router::new().route(
-        "/v1/traces",
-        axum::routing::post(move |headers: HeaderMap, body: Bytes| {
-            let sink = sink.clone();
-            async move {
-                if hang {
-                    std::future::pending::<()>().await;
-                }
-                sink.0.lock().unwrap().push((headers, body));
-                (
-                    [("content-type", "application/x-protobuf")],
-                    Vec::<u8>::new(),
-                )
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{addr}"), got)
-}
-
-/// A port on 127.0.0.1 nothing listens on: connections are refused.
-fn refused() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    drop(listener);
-    format!("http://{addr}")
-}
-
-fn attr(span: &Span, key: &str) -> Option<Any> {
-    attr_in(&span.attributes, key)
-}
-
-fn attr_in(
-    attributes: &[opentelemetry_proto::tonic::common::v1::KeyValue],
-    key: &str,
-) -> Option<Any> {
-    attributes
-        .iter()
-        .find(|kv| kv.key == key)
-        .and_then(|kv| kv.value.as_ref()?.value.clone())
-}
-
-fn text(span: &Span, key: &str) -> String {
-    match attr(span, key) {
-        Some(Any::StringValue(s)) => s,
-        other => panic!("{key} of {:?} is {other:?}", span.name),
-    }
-}
-
-fn int(span: &Span, key: &str) -> i64 {
-    match attr(span, key) {
-        Some(Any::IntValue(n)) => n,
-        other => panic!("{key} of {:?} is {other:?}", span.name),
-    }
-}
 
 /// The demo agent on 127.0.0.1, fast.
 async fn demo() -> String {
@@ -182,12 +66,104 @@ fn saved_times(home: &Path) -> Vec<(PathBuf, Arrivals)> {
         .collect()
 }
 
-/// Each span of the turn whose root is `root`.
-fn children<'a>(spans: &'a [Span], root: &Span) -> Vec<&'a Span> {
-    spans
+/// One turn `ask` printed (`doc`, its JSON), to check its trace against.
+struct Turn<'a> {
+    what: String,
+    provider: Provider,
+    number: i64,
+    session: &'a str,
+    doc: &'a Value,
+}
+
+impl Turn<'_> {
+    /// The root span: the GenAI attributes, and its times the saved arrival times.
+    fn check_root(&self, root: &Span, times: &[(PathBuf, Arrivals)]) {
+        let (what, doc) = (&self.what, self.doc);
+        assert_eq!(
+            text(root, "gen_ai.operation.name"),
+            "invoke_agent",
+            "{what}"
+        );
+        let spec = self.provider.spec();
+        assert_eq!(text(root, "gen_ai.provider.name"), spec.otel_name, "{what}");
+        assert_eq!(text(root, "gen_ai.conversation.id"), self.session, "{what}");
+        assert_eq!(int(root, "research_tui.turn"), self.number, "{what}");
+        if doc["consumption"].is_array() {
+            assert!(int(root, "gen_ai.usage.input_tokens") >= 0, "{what}");
+        }
+        if matches!(spec.follow_up, FollowUp::PreviousResponse) {
+            let id = doc["chat_id"].as_str().unwrap();
+            assert_eq!(text(root, "gen_ai.response.id"), id, "{what}");
+        }
+        assert_eq!(root.kind, 3, "{what}: a client span");
+        assert_eq!(root.status.as_ref().unwrap().code, 1, "{what}: ok");
+        let (sent_ms, arrivals) = sent(root, times, what);
+        let marks: Vec<u64> = (arrivals.marks.iter())
+            .map(|m| (sent_ms + m.ms) * 1_000_000)
+            .collect();
+        assert!(
+            marks.contains(&root.end_time_unix_nano),
+            "{what}: ends at an arrival"
+        );
+        // A citation event per cited span, with its span.
+        let citations = doc["citations"].as_array().unwrap();
+        let events: Vec<_> = (root.events.iter())
+            .filter(|e| e.name == "citation")
+            .collect();
+        assert_eq!(events.len(), citations.len(), "{what}");
+        for (event, citation) in events.iter().zip(citations) {
+            let start = Some(Any::IntValue(citation["start"].as_i64().unwrap()));
+            assert_eq!(
+                attr_in(&event.attributes, "research_tui.citation.start"),
+                start
+            );
+            assert!(event.time_unix_nano >= root.start_time_unix_nano, "{what}");
+        }
+    }
+
+    /// A child span for each tool call and plan step of the printed timeline, at its times.
+    fn check_children(&self, root: &Span, spans: &[Span], times: &[(PathBuf, Arrivals)]) {
+        let what = &self.what;
+        let (sent_ms, _) = sent(root, times, what);
+        let below = children(spans, root);
+        let phases = self.doc["timeline"]["phases"].as_array().unwrap();
+        for phase in phases {
+            let kind = phase["kind"].as_str().unwrap();
+            if kind != "tool" && kind != "plan_step" {
+                continue;
+            }
+            let start = (sent_ms + phase["start_ms"].as_u64().unwrap()) * 1_000_000;
+            let end = (sent_ms + phase["end_ms"].as_u64().unwrap()) * 1_000_000;
+            assert!(
+                below
+                    .iter()
+                    .any(|s| s.start_time_unix_nano == start && s.end_time_unix_nano == end),
+                "{what}: a span for the {kind} {} at its saved times",
+                phase["label"]
+            );
+        }
+        let tools = phases.iter().filter(|p| p["kind"] == "tool").count();
+        let execute_tool = Some(Any::StringValue("execute_tool".into()));
+        let tool_spans: Vec<_> = (below.iter())
+            .filter(|s| attr(s, "gen_ai.operation.name") == execute_tool)
+            .collect();
+        assert_eq!(tool_spans.len(), tools, "{what}");
+        for tool in &tool_spans {
+            assert!(!text(tool, "gen_ai.tool.name").is_empty(), "{what}");
+        }
+    }
+}
+
+/// When the request of the turn whose root is `root` was sent (Unix ms), by the arrival times
+/// saved beside it: the root starts exactly then.
+fn sent<'a>(root: &Span, times: &'a [(PathBuf, Arrivals)], what: &str) -> (u64, &'a Arrivals) {
+    times
         .iter()
-        .filter(|s| s.trace_id == root.trace_id && s.parent_span_id == root.span_id)
-        .collect()
+        .find_map(|(_, a)| {
+            let sent = a.sent_unix_ms?;
+            (sent * 1_000_000 == root.start_time_unix_nano).then_some((sent, a))
+        })
+        .unwrap_or_else(|| panic!("{what}: starts when a saved request was sent"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -238,99 +214,15 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
         let spans = got.spans();
         let times = saved_times(home.path());
         for (n, (root, doc)) in turns.iter().zip([&doc, &second]).enumerate() {
-            let what = format!("{provider:?} turn {}", n + 1);
-            assert_eq!(
-                text(root, "gen_ai.operation.name"),
-                "invoke_agent",
-                "{what}"
-            );
-            assert_eq!(
-                text(root, "gen_ai.provider.name"),
-                provider.spec().otel_name,
-                "{what}"
-            );
-            assert_eq!(text(root, "gen_ai.conversation.id"), session, "{what}");
-            assert_eq!(int(root, "research_tui.turn"), n as i64 + 1, "{what}");
-            if doc["consumption"].is_array() {
-                assert!(int(root, "gen_ai.usage.input_tokens") >= 0, "{what}");
-            }
-            if matches!(provider.spec().follow_up, FollowUp::PreviousResponse) {
-                assert_eq!(
-                    text(root, "gen_ai.response.id"),
-                    doc["chat_id"].as_str().unwrap(),
-                    "{what}"
-                );
-            }
-            assert_eq!(root.kind, 3, "{what}: a client span");
-            assert_eq!(root.status.as_ref().unwrap().code, 1, "{what}: ok");
-            // Its times are the saved arrival times of that turn.
-            let sent = times
-                .iter()
-                .find_map(|(_, a)| {
-                    let sent = a.sent_unix_ms?;
-                    (sent * 1_000_000 == root.start_time_unix_nano).then_some(a)
-                })
-                .unwrap_or_else(|| panic!("{what}: starts when a saved request was sent"));
-            let sent_ms = sent.sent_unix_ms.unwrap();
-            let marks: Vec<u64> = sent
-                .marks
-                .iter()
-                .map(|m| (sent_ms + m.ms) * 1_000_000)
-                .collect();
-            assert!(
-                marks.contains(&root.end_time_unix_nano),
-                "{what}: ends at an arrival"
-            );
-            let below = children(&spans, root);
-            let timeline = &doc["timeline"]["phases"];
-            for phase in timeline.as_array().unwrap() {
-                let kind = phase["kind"].as_str().unwrap();
-                if kind != "tool" && kind != "plan_step" {
-                    continue;
-                }
-                let start = (sent_ms + phase["start_ms"].as_u64().unwrap()) * 1_000_000;
-                let end = (sent_ms + phase["end_ms"].as_u64().unwrap()) * 1_000_000;
-                assert!(
-                    below
-                        .iter()
-                        .any(|s| s.start_time_unix_nano == start && s.end_time_unix_nano == end),
-                    "{what}: a span for the {kind} {} at its saved times",
-                    phase["label"]
-                );
-            }
-            let tools = timeline
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|p| p["kind"] == "tool")
-                .count();
-            let tool_spans: Vec<_> = below
-                .iter()
-                .filter(|s| {
-                    attr(s, "gen_ai.operation.name")
-                        == Some(Any::StringValue("execute_tool".into()))
-                })
-                .collect();
-            assert_eq!(tool_spans.len(), tools, "{what}");
-            for tool in &tool_spans {
-                assert!(!text(tool, "gen_ai.tool.name").is_empty(), "{what}");
-            }
-            // A citation event per cited span, with its source's URL and its span.
-            let citations = doc["citations"].as_array().unwrap();
-            let events: Vec<_> = root
-                .events
-                .iter()
-                .filter(|e| e.name == "citation")
-                .collect();
-            assert_eq!(events.len(), citations.len(), "{what}");
-            for (event, citation) in events.iter().zip(citations) {
-                assert_eq!(
-                    attr_in(&event.attributes, "research_tui.citation.start"),
-                    Some(Any::IntValue(citation["start"].as_i64().unwrap())),
-                    "{what}"
-                );
-                assert!(event.time_unix_nano >= root.start_time_unix_nano, "{what}");
-            }
+            let turn = Turn {
+                what: format!("{provider:?} turn {}", n + 1),
+                provider,
+                number: n as i64 + 1,
+                session: &session,
+                doc,
+            };
+            turn.check_root(root, &times);
+            turn.check_children(root, &spans, &times);
         }
     }
     // Tool calls with their ids, queries and results, and citations with URLs, among them.
@@ -368,10 +260,6 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
             .iter()
             .all(|s| attr(s, "gen_ai.output.messages").is_none())
     );
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod live;
+pub mod otlp;
 pub mod tmux;
 
 use std::path::{Path, PathBuf};
