@@ -50,6 +50,7 @@ pub fn run(ids: &[String], otlp: &OtlpArgs) -> ExitCode {
         Err(exit) => return exit,
     };
     let secret = crate::local::summary::configured_keys();
+    crate::otel::open_log();
     let tally = runtime.block_on(async {
         let exporter = crate::otel::Exporter::start_backfill(&config, secret)?;
         for turn in turns {

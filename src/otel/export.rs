@@ -115,9 +115,6 @@ impl Exporter {
     }
 
     fn start_with(config: &Config, secret: Secret, give_up: bool) -> Result<Exporter, String> {
-        // Failures go to the diagnostic log (the app has opened it already; `ask`, the proxy and
-        // `sessions` open it here).
-        let _ = crate::log::init(&crate::local::config::log_file());
         let client = crate::agent::http::client_builder()
             .timeout(REQUEST_TIMEOUT)
             .connect_timeout(REQUEST_TIMEOUT)
@@ -365,5 +362,79 @@ impl Sender {
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A collector that accepts connections and never reads or answers.
+    async fn silent_collector() -> (Config, tokio::task::JoinHandle<()>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                held.push(socket);
+            }
+        });
+        let config = Config {
+            endpoint: format!("http://{addr}/v1/traces"),
+            headers: Vec::new(),
+            service_name: "test".into(),
+            content: false,
+        };
+        (config, task)
+    }
+
+    /// A saved session of one turn under `root`: its folder.
+    fn saved_turn(root: &std::path::Path) -> PathBuf {
+        use crate::agent::turn::TurnRecorder;
+        let store = crate::local::store::SessionStore::new(root);
+        let mut saved = store
+            .create("research", "bigdata", "http://127.0.0.1:9")
+            .unwrap();
+        let writer = saved.begin_turn("Q?", None).unwrap();
+        let (mut turn, _sink) = crate::local::store::SavedTurn::new(saved, writer);
+        let dir = turn.saved.dir().to_path_buf();
+        let file = &turn.saved.meta.turns[0].stream_file;
+        let event = "data: {\"message\":{\"type\":\"ANSWER\",\"content\":\"Hi.\"}}\n\n";
+        std::fs::write(dir.join(file), event).unwrap();
+        let session = crate::wire::input::read_session(event.as_bytes(), None)
+            .unwrap()
+            .0;
+        turn.end(&session, &crate::model::stream_end::StreamEnd::Closed)
+            .unwrap();
+        dir
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_flood_of_turns_to_a_silent_collector_never_waits_and_keeps_a_bounded_queue() {
+        let (config, _collector) = silent_collector().await;
+        let store_dir = tempfile::tempdir().unwrap();
+        let dir = saved_turn(store_dir.path());
+        let exporter = Exporter::start(&config, Secret::default()).unwrap();
+        let started = std::time::Instant::now();
+        let flood = 100_000;
+        for _ in 0..flood {
+            exporter.turn(TurnRef {
+                dir: dir.clone(),
+                index: 0,
+                key: Secret::default(),
+            });
+        }
+        // Handing over never waits for the collector, however many turns come.
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        // Past the queue they are dropped and counted, not kept.
+        let waiting = exporter.shared.pending.load(Ordering::SeqCst);
+        assert!(waiting <= QUEUE + BATCH, "{waiting} kept");
+        let tally = exporter.finish(Some(Duration::from_millis(50))).await;
+        assert_eq!(tally.traces, 0);
+        assert!(tally.failed >= flood - QUEUE - BATCH, "{tally:?}");
     }
 }

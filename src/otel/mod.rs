@@ -38,12 +38,19 @@ impl OtlpArgs {
         let Some(config) = self.config()? else {
             return Ok(None);
         };
+        open_log();
         let mut secret = crate::local::summary::configured_keys();
         if let Some(key) = key {
             secret = secret.and(key);
         }
         Exporter::start(&config, secret).map(Some)
     }
+}
+
+/// Export failures go to the diagnostic log: opened here for the commands that do not open it
+/// themselves (`ask`, `proxy`, `sessions`; the app has).
+pub fn open_log() {
+    let _ = crate::log::init(&crate::local::config::log_file());
 }
 
 /// Send the rest within the exit budget ([`Exporter::finish_at_exit`]); what failed is in the log.

@@ -187,6 +187,8 @@ async fn every_provider_s_turns_and_follow_ups_arrive_as_one_trace_each_at_their
             )
         });
         let doc: Value = serde_json::from_slice(&first.stdout).unwrap();
+        // Received by the time `ask` exited.
+        assert_eq!(got.roots().len(), before + 1, "{provider:?}");
         // A follow-up in the same conversation.
         let session = std::fs::read_dir(support::Home::new(home.path()).sessions())
             .unwrap()
