@@ -373,22 +373,7 @@ async fn ask(
         Ok(sinks) => sinks,
         Err(exit) => return exit,
     };
-    // What the user says now wins; a continued session supplies what they left out.
-    let saved_options = known
-        .as_ref()
-        .map(|s| s.meta.options.clone())
-        .unwrap_or_default();
-    let provider_options = ProviderOptions {
-        model: args
-            .model
-            .clone()
-            .filter(|_| args.provider != Provider::Bigdata)
-            .or(saved_options.model),
-        tenant: args.tenant.clone().or(saved_options.tenant),
-        agent: args.agent.clone().or(saved_options.agent),
-        charts: args.charts || saved_options.charts,
-        thinking: args.thinking.or(saved_options.thinking),
-    };
+    let provider_options = provider_options(&args, known.as_ref());
     let saved = match known {
         Some(saved) => Ok(saved),
         None => store.create(endpoint, args.provider.as_str(), &base_url),
@@ -448,6 +433,23 @@ async fn ask(
         return ExitCode::from(EXIT_OTHER);
     }
     ExitCode::from(code)
+}
+
+/// The provider's options for this turn: what the user says now wins; a continued session
+/// supplies what they left out.
+fn provider_options(args: &AskArgs, known: Option<&SavedSession>) -> ProviderOptions {
+    let saved_options = known.map(|s| s.meta.options.clone()).unwrap_or_default();
+    ProviderOptions {
+        model: args
+            .model
+            .clone()
+            .filter(|_| args.provider != Provider::Bigdata)
+            .or(saved_options.model),
+        tenant: args.tenant.clone().or(saved_options.tenant),
+        agent: args.agent.clone().or(saved_options.agent),
+        charts: args.charts || saved_options.charts,
+        thinking: args.thinking.or(saved_options.thinking),
+    }
 }
 
 /// Send the question `plan` holds to `base_url` with `api_key`, the stream saved by `recorder` and
