@@ -35,8 +35,9 @@ const BATCH: usize = 8;
 /// One request's limit (a live session's exporter; `sessions --export-otlp` too).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long `ask`, the app and the proxy wait at exit for traces still being sent to a collector
-/// that has not shown it answers (it refused, or has not answered the opening request).
-pub const EXIT_BUDGET: Duration = Duration::from_millis(50);
+/// that has not answered the opening request: it had the whole turn to answer an empty request, so
+/// a longer wait would rarely save the trace and would slow every exit while it is down.
+pub const EXIT_BUDGET: Duration = Duration::from_millis(25);
 /// How long they wait for a collector that answered the opening request: it is alive, so the last
 /// turn's trace is worth a moment more (one far away, or slow to answer).
 pub const ANSWERED_EXIT_BUDGET: Duration = Duration::from_secs(2);
