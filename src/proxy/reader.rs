@@ -147,7 +147,8 @@ impl Reader {
         if self.stopped {
             return;
         }
-        let bytes = self.redactor.feed(chunk).into_owned();
+        // Borrowed unless the key (or the start of one) had to be masked: no copy per chunk.
+        let bytes = self.redactor.feed(chunk);
         if behind && self.lag_from.is_none() && !self.undecodable {
             self.lag_from = self.file_len();
         }

@@ -242,19 +242,10 @@ pub fn record(
     }
     let mut batch = Vec::new();
     let mut first_timed = false;
+    let mut last_message = std::time::Instant::now();
     let end = loop {
-        let next = if reader.lagging() {
-            // Behind on decoding: what waits is taken first, else one block of the backlog.
-            match rx.try_recv() {
-                Some(tee) => Some(tee),
-                None => {
-                    reader.catch_up(true);
-                    continue;
-                }
-            }
-        } else {
-            rx.blocking_recv()
-        };
+        let next = next_message(&mut rx, &mut reader, last_message);
+        last_message = std::time::Instant::now();
         let (tee, more) = gather(&mut rx, next, &mut batch);
         if let Some(&first) = rx.first_chunk.get()
             && !first_timed
@@ -300,6 +291,31 @@ pub fn record(
     let saved_as = (saved_turn.saved.dir().to_path_buf(), saved_turn.index);
     finish(saved_turn, &reader, &end, name);
     Some(saved_as)
+}
+
+/// How long a lagging recorder waits for more of a stream before it decodes its backlog.
+const FLOOD_PAUSE: Duration = Duration::from_millis(1);
+
+/// The recorder's next message, waited for. While decoding lags behind, what waits is taken first,
+/// else one block of the backlog is decoded — once the stream pauses (nothing came for
+/// [`FLOOD_PAUSE`]), so decoding does not take the CPU from the response while a flood pours in:
+/// its bytes are saved as they come, and decoding them waits in the turn file.
+fn next_message(
+    rx: &mut TeeReceiver,
+    reader: &mut Reader,
+    last_message: std::time::Instant,
+) -> Option<Tee> {
+    while reader.lagging() {
+        if let Some(tee) = rx.try_recv() {
+            return Some(tee);
+        }
+        if last_message.elapsed() < FLOOD_PAUSE {
+            std::thread::sleep(FLOOD_PAUSE);
+        } else {
+            reader.catch_up(true);
+        }
+    }
+    rx.blocking_recv()
 }
 
 /// How many bytes one batch gathers before it is written and decoded.
