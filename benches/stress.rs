@@ -176,8 +176,13 @@ fn main() {
         return;
     }
     if let Some(path) = std::env::var_os("STRESS_WRITE") {
-        // For profiling: just write the groundings-first stream.
-        std::fs::write(&path, streams::benchmark_stream(true)).unwrap();
+        // For profiling: just write the groundings-first stream (the flood with STRESS_PART=flood).
+        if std::env::var("STRESS_PART").is_ok_and(|p| p == "flood") {
+            let mut out = BufWriter::new(std::fs::File::create(&path).unwrap());
+            streams::write_large_stream(&mut out, flood_mb() * 1_000_000).unwrap();
+        } else {
+            std::fs::write(&path, streams::benchmark_stream(true)).unwrap();
+        }
         return;
     }
     let has = |tool: &str, arg: &str| {
@@ -218,6 +223,14 @@ fn main() {
     }
 }
 
+/// The size of the large stream in MB (`STRESS_MB`, 100 by default).
+fn flood_mb() -> u64 {
+    std::env::var("STRESS_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100)
+}
+
 /// The 1-minute load average and the number of cores, to read the figures against.
 fn load() -> String {
     let avg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
@@ -231,10 +244,7 @@ fn load() -> String {
 /// The 100 MB answer flood (see the module docs): app CPU against `render` CPU, and a key during
 /// the flood against the same key idle, each as a ratio of medians within this run.
 fn flood(bench: &Bench) {
-    let target_mb: u64 = std::env::var("STRESS_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
+    let target_mb = flood_mb();
     let file = bench.path("flood.sse");
     let mut out = BufWriter::new(std::fs::File::create(&file).unwrap());
     let stream = streams::write_large_stream(&mut out, target_mb * 1_000_000).unwrap();
@@ -300,7 +310,7 @@ fn flood(bench: &Bench) {
 }
 
 /// `?` pressed (and closed again) while the answer streams, then as often once it is complete:
-/// the times until the help popup was on screen, during and after. Quits the app (`q`) at the end.
+/// the times until the help popup was on screen, during and after. Quits the app (`q`, Enter) at the end.
 fn keys_during_and_after(capture: &dyn Fn() -> String) -> (Vec<Duration>, Vec<Duration>) {
     let socket = format!("research-tui-stress-{}", std::process::id());
     let send = |key: &str| {
@@ -352,7 +362,9 @@ fn keys_during_and_after(capture: &dyn Fn() -> String) -> (Vec<Duration>, Vec<Du
             after.push(latency);
         }
     }
+    // `q` asks whether to quit, Enter says yes.
     send("q");
+    send("Enter");
     (during, after)
 }
 
@@ -391,10 +403,7 @@ fn cpu(bench: &Bench) {
 
 /// Peak RSS of the app and of `ask` on the large stream.
 fn memory(bench: &Bench) {
-    let target_mb: u64 = std::env::var("STRESS_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
+    let target_mb = flood_mb();
     let file = bench.path("large.sse");
     let mut out = BufWriter::new(std::fs::File::create(&file).unwrap());
     let stream = streams::write_large_stream(&mut out, target_mb * 1_000_000).unwrap();

@@ -251,8 +251,11 @@ impl<'a> BlockRenderer<'a> {
         if text.is_empty() {
             return;
         }
-        // Sanitise: unsafe characters become U+FFFD (3 bytes), tabs a space (1 byte).
-        let needs = text.chars().any(|c| is_unsafe(c) || c == '\t');
+        // Sanitise: unsafe characters become U+FFFD (3 bytes), tabs a space (1 byte). Printable
+        // ASCII, most of any answer, is neither.
+        let needs = text
+            .chars()
+            .any(|c| !(' '..='~').contains(&c) && (is_unsafe(c) || c == '\t'));
         let (text, exact) = if needs {
             let clean: String = text
                 .chars()

@@ -161,8 +161,10 @@ struct Token {
 
 /// The tokens of `pieces`, their fragments in one list: two allocations per call, not one per word.
 fn tokenize(pieces: &[Piece]) -> (Vec<Token>, Vec<Frag>) {
-    let mut tokens: Vec<Token> = Vec::new();
-    let mut frags: Vec<Frag> = Vec::new();
+    // About one word and one space per five bytes of text: sized once, not grown per word.
+    let total: usize = pieces.iter().map(|p| p.text.len()).sum();
+    let mut tokens: Vec<Token> = Vec::with_capacity(total / 3 + pieces.len());
+    let mut frags: Vec<Frag> = Vec::with_capacity(total / 3 + pieces.len());
     for (index, piece) in pieces.iter().enumerate() {
         if piece.kind == PieceKind::Break {
             frags.push(Frag {
@@ -179,11 +181,12 @@ fn tokenize(pieces: &[Piece]) -> (Vec<Token>, Vec<Frag>) {
             continue;
         }
         let text = &piece.text;
-        let mut flush = |space: bool, a: usize, b: usize| {
+        let mut flush = |space: bool, a: usize, b: usize, printable: bool| {
             if a >= b {
                 return;
             }
-            let width = text[a..b].width();
+            // Printable ASCII is one column a byte; anything else is measured as a string.
+            let width = if printable { b - a } else { text[a..b].width() };
             frags.push(Frag { index, a, b, width });
             match tokens.last_mut() {
                 // The last token's fragments are the last ones in the list.
@@ -203,12 +206,15 @@ fn tokenize(pieces: &[Piece]) -> (Vec<Token>, Vec<Frag>) {
         while run_start < bytes.len() {
             // ' ' is one byte and never inside a multi-byte character: runs split at byte level.
             let space = bytes[run_start] == b' ';
-            let run_end = bytes[run_start..]
-                .iter()
-                .position(|&c| (c == b' ') != space)
-                .map_or(bytes.len(), |n| run_start + n);
-            flush(space, run_start, run_end);
-            run_start = run_end;
+            let rest = &bytes[run_start..];
+            let run = if space {
+                rest.iter().position(|&c| c != b' ').unwrap_or(rest.len())
+            } else {
+                memchr::memchr(b' ', rest).unwrap_or(rest.len())
+            };
+            let printable = rest[..run].iter().all(|c| (b' '..=b'~').contains(c));
+            flush(space, run_start, run_start + run, printable);
+            run_start += run;
         }
     }
     (tokens, frags)
