@@ -23,38 +23,15 @@
 
 #[path = "support/streams.rs"]
 mod streams;
+#[path = "support/timed.rs"]
+mod timed;
 
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// What GNU time reported for one run.
-#[derive(Debug, Clone, Copy)]
-struct Usage {
-    peak_rss: u64,
-    cpu: Duration,
-    wall: Duration,
-}
-
-const TIME_FORMAT: &str = "%M %U %S %e";
-
-fn parse_usage(path: &Path) -> Option<Usage> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let line = text.lines().rev().find(|l| !l.trim().is_empty())?;
-    let fields: Vec<f64> = line
-        .split_whitespace()
-        .map(|f| f.parse().ok())
-        .collect::<Option<_>>()?;
-    let [kb, user, sys, wall] = fields[..] else {
-        return None;
-    };
-    Some(Usage {
-        peak_rss: kb as u64 * 1024,
-        cpu: Duration::from_secs_f64(user + sys),
-        wall: Duration::from_secs_f64(wall),
-    })
-}
+use timed::{TIME_FORMAT, Usage, parse_usage};
 
 fn binary() -> PathBuf {
     std::env::var_os("STRESS_BIN")

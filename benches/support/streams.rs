@@ -295,6 +295,32 @@ pub fn serve_event_stream(body: impl Fn(&mut TcpStream) + Send + 'static) -> Str
     format!("http://{addr}")
 }
 
+/// Like [`serve_event_stream`], each of `events` sent as one HTTP chunk (chunked transfer encoding,
+/// as streaming servers send them): a client reads each as a chunk of its own.
+pub fn serve_chunked_events(events: Vec<Vec<u8>>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            if read_request(&mut stream).is_none() {
+                continue;
+            }
+            let head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+            let mut out = io::BufWriter::with_capacity(64 * 1024, stream);
+            let _ = out.write_all(head);
+            for event in &events {
+                let _ = write!(out, "{:x}\r\n", event.len());
+                let _ = out.write_all(event);
+                let _ = out.write_all(b"\r\n");
+            }
+            let _ = out.write_all(b"0\r\n\r\n");
+            let _ = out.flush();
+        }
+    });
+    format!("http://{addr}")
+}
+
 /// Read a request: its head, then the body its Content-Length announces. `None` if the client left.
 fn read_request(stream: &mut TcpStream) -> Option<()> {
     let mut request = Vec::new();

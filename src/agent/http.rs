@@ -17,6 +17,20 @@ pub fn client_builder() -> reqwest::ClientBuilder {
     reqwest::Client::builder().tls_backend_rustls()
 }
 
+/// [`client_builder`] for a client that talks to `base_url` alone. One for plain `http://` on this
+/// machine (the demo agent) loads no certificate roots: it never makes a TLS connection (it follows
+/// no redirect), and reading the operating system's store — hundreds of files — was a large part of
+/// the demo's first frame. Every other client verifies against the OS roots, as before.
+pub fn client_builder_for(base_url: &str) -> reqwest::ClientBuilder {
+    let base_url = base_url.trim();
+    let plain_loopback = reqwest::Url::parse(base_url).is_ok_and(|url| url.scheme() == "http")
+        && crate::agent::client::is_loopback(base_url);
+    match plain_loopback {
+        true => client_builder().tls_certs_only([]),
+        false => client_builder(),
+    }
+}
+
 /// Install `ring` as rustls's process default, once. Another provider installed first (by an
 /// embedding program) is kept: `install_default` then fails harmlessly and that one serves.
 pub fn install_crypto_provider() {

@@ -238,6 +238,8 @@ pub(super) struct Player {
     batch_bytes: usize,
     /// The stream said it is over: a completion, an error or a cancel arrived.
     over: bool,
+    /// The arrival time last sent ([`Player::arrived`]).
+    arrived: Option<u64>,
 }
 
 impl Player {
@@ -255,6 +257,7 @@ impl Player {
             batch: Vec::new(),
             batch_bytes: 0,
             over: false,
+            arrived: None,
         })
     }
 
@@ -287,6 +290,16 @@ impl Player {
         });
         self.batch_bytes += bytes.len();
         (self.batch.len() < BATCH_EVENTS && self.batch_bytes < BATCH_BYTES) || self.flush().await
+    }
+
+    /// The bytes fed next arrived `ms` after the request: what is decoded goes first, then the
+    /// time, when it changed. `false` when no one listens any more.
+    pub(super) async fn arrived(&mut self, ms: u64) -> bool {
+        if self.arrived == Some(ms) {
+            return true;
+        }
+        self.arrived = Some(ms);
+        self.flush().await && self.tx.send(StreamUpdate::Arrived(Some(ms))).await.is_ok()
     }
 
     /// A completion, an error or a cancel was decoded: the stream has said all it will.

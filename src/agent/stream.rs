@@ -20,6 +20,9 @@ pub enum StreamUpdate {
     Connected,
     /// Events decoded from the bytes that arrived together.
     Events(Vec<AgentEvent>),
+    /// The events that follow arrived this many ms after the request, by the arrival times their
+    /// writer kept (a followed file, [`crate::agent::tail`]); `None`: by the reader's clock again.
+    Arrived(Option<u64>),
     /// The stream is over; no more updates follow.
     Ended(StreamEnd),
 }

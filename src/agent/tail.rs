@@ -24,6 +24,7 @@ use tokio::sync::Notify;
 use crate::agent::client::StreamHandle;
 use crate::agent::replay::{Player, Speed};
 use crate::model::stream_end::StreamEnd;
+use crate::wire::arrivals::ArrivalsReader;
 use crate::wire::provider::Provider;
 
 /// How often a followed file is looked at when no change was reported.
@@ -137,12 +138,14 @@ pub fn tail_file(
             })
         }),
     );
+    let mut times = Times::beside(path);
     Ok(StreamHandle::spawn(move |tx| async move {
         let mut file = tokio::fs::File::from_std(file);
         let Some(mut player) = Player::start(Speed::Max, provider, tx).await else {
             return;
         };
         let mut buffer = vec![0u8; 64 * 1024];
+        let mut at = 0u64;
         loop {
             // Asked before reading: whatever the writer wrote before it stopped is read below.
             let written = !writing();
@@ -150,9 +153,10 @@ pub fn tail_file(
                 match file.read(&mut buffer).await {
                     Ok(0) => break,
                     Ok(read) => {
-                        if !player.feed(&buffer[..read]).await {
+                        if !times.feed(&mut player, at, &buffer[..read]).await {
                             return;
                         }
+                        at += read as u64;
                     }
                     Err(e) => {
                         let reason = format!("the stream file could not be read: {e}");
@@ -172,6 +176,65 @@ pub fn tail_file(
         }
         player.finish().await;
     }))
+}
+
+/// The arrival times the writer keeps beside the followed file ([`crate::wire::arrivals`]), read
+/// as it appends to them: each part of the file goes to the reader with the time it arrived, so a
+/// turn followed from the middle is timed from its request, not from when following began.
+struct Times {
+    file: Option<std::fs::File>,
+    reader: ArrivalsReader,
+}
+
+impl Times {
+    fn beside(path: &Path) -> Times {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(crate::wire::arrivals::SUFFIX);
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path.with_file_name(name))
+            .ok()
+            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()));
+        Times {
+            file,
+            reader: ArrivalsReader::default(),
+        }
+    }
+
+    /// Feed `bytes`, read from `at` in the followed file, to `player`, each part after the time
+    /// it arrived (read now: the writer notes a chunk's time after writing it). Without times, as
+    /// they are. `false` when no one listens any more.
+    async fn feed(&mut self, player: &mut Player, at: u64, bytes: &[u8]) -> bool {
+        let Some(file) = &mut self.file else {
+            return player.feed(bytes).await;
+        };
+        let mut appended = [0u8; 16 * 1024];
+        while let Ok(n @ 1..) = std::io::Read::read(file, &mut appended) {
+            self.reader.feed(&appended[..n]);
+        }
+        let arrivals = self.reader.arrivals();
+        let mut offset = at;
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let part = arrivals
+                .next_change(offset)
+                .map_or(rest.len() as u64, |next| next - offset)
+                .min(rest.len() as u64) as usize;
+            if let Some(ms) = arrivals.at(offset)
+                && !player.arrived(ms).await
+            {
+                return false;
+            }
+            if !player.feed(&rest[..part]).await {
+                return false;
+            }
+            offset += part as u64;
+            rest = &rest[part..];
+        }
+        true
+    }
 }
 
 #[cfg(test)]

@@ -122,7 +122,7 @@ pub struct AskArgs {
     /// Resume (or branch) from this checkpoint id.
     #[arg(long, value_name = "CKPT")]
     pub resume: Option<String>,
-    /// Also write the raw stream to FILE.
+    /// Also write the raw stream to FILE (and when each part of it arrived to FILE.times).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Seconds without data before the stream counts as stalled.
@@ -495,8 +495,14 @@ fn record_sink(args: &AskArgs) -> Result<Vec<RawSink>, ExitCode> {
     let Some(path) = &args.record else {
         return Ok(Vec::new());
     };
-    match std::fs::File::create(path) {
-        Ok(file) => Ok(vec![Arc::new(Mutex::new(file)) as RawSink]),
+    // Its arrival times beside it, as a saved turn's are: `replay FILE` plays it at its pace.
+    let mut times = path.as_os_str().to_owned();
+    times.push(crate::wire::arrivals::SUFFIX);
+    let times = PathBuf::from(times);
+    match std::fs::File::create(path).and_then(|file| Ok((file, std::fs::File::create(&times)?))) {
+        Ok((file, times)) => Ok(vec![Arc::new(Mutex::new(
+            crate::local::session_files::TurnFile::recording(file, times),
+        )) as RawSink]),
         Err(e) => {
             eprintln!("research-tui: cannot write {}: {e}", path.display());
             Err(ExitCode::from(EXIT_OTHER))

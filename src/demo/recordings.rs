@@ -1,10 +1,11 @@
-//! The recordings the demo server plays, parsed once into frames whose JSON payloads can be rewritten
-//! per request (fresh chat, checkpoint, execution and request ids).
+//! The recordings the demo server plays, each parsed once — when first played — into frames whose
+//! JSON payloads can be rewritten per request (fresh chat, checkpoint, execution and request ids).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -209,16 +210,38 @@ pub struct PreparedFrame {
 
 pub type Recording = Arc<[PreparedFrame]>;
 
+/// A recording's bytes, prepared the first time it is played: the demo plays one of them at start,
+/// and preparing all of them first cost a third of the first frame's CPU.
+#[derive(Debug)]
+struct Lazy {
+    bytes: Cow<'static, [u8]>,
+    prepared: OnceLock<Recording>,
+}
+
+impl Lazy {
+    fn new(bytes: impl Into<Cow<'static, [u8]>>) -> Arc<Self> {
+        Arc::new(Self {
+            bytes: bytes.into(),
+            prepared: OnceLock::new(),
+        })
+    }
+
+    fn get(&self) -> Recording {
+        self.prepared.get_or_init(|| prepare(&self.bytes)).clone()
+    }
+}
+
+/// The recordings by file name. Clones share them, and what each has prepared.
 #[derive(Debug, Clone)]
 pub struct Recordings {
-    by_name: HashMap<String, Recording>,
+    by_name: HashMap<String, Arc<Lazy>>,
 }
 
 impl Recordings {
     pub fn builtin() -> Self {
         let by_name = BUILTIN
             .iter()
-            .map(|(name, text)| (name.to_string(), prepare(text.as_bytes())))
+            .map(|(name, text)| (name.to_string(), Lazy::new(text.as_bytes())))
             .collect();
         Self { by_name }
     }
@@ -235,7 +258,7 @@ impl Recordings {
                 continue;
             };
             let bytes = std::fs::read(&path)?;
-            by_name.insert(name.to_owned(), prepare(&bytes));
+            by_name.insert(name.to_owned(), Lazy::new(bytes));
         }
         let missing: Vec<&str> = REQUIRED
             .iter()
@@ -255,7 +278,7 @@ impl Recordings {
         }
         for (name, text) in BUILTIN {
             if OPTIONAL.contains(&name) && !by_name.contains_key(name) {
-                by_name.insert(name.to_owned(), prepare(text.as_bytes()));
+                by_name.insert(name.to_owned(), Lazy::new(text.as_bytes()));
             }
         }
         Ok(Self { by_name })
@@ -264,8 +287,7 @@ impl Recordings {
     pub fn get(&self, name: &str) -> Recording {
         self.by_name
             .get(name)
-            .cloned()
-            .unwrap_or_else(|| Arc::from(Vec::new()))
+            .map_or_else(|| Arc::from(Vec::new()), |lazy| lazy.get())
     }
 }
 

@@ -245,6 +245,18 @@ pub fn create_turn_file(dir: &Path, number: usize) -> io::Result<(String, File)>
 /// Replace `dir/name` with `bytes`: written and synced under a temp name no other writer uses, then
 /// renamed over the old file.
 pub fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
+    replace(dir, name, bytes, true)
+}
+
+/// [`replace_file`] without waiting for the disk (an fsync costs milliseconds, three of them delayed
+/// the app's first frame): for a file a crash may lose at no cost — a cache rebuilt from the raw
+/// files when unreadable, or a meta written again, synced, before anything depends on it. Readers
+/// still see the old file or the new one, never a part.
+pub fn replace_file_unsynced(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
+    replace(dir, name, bytes, false)
+}
+
+fn replace(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> io::Result<()> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let (tmp, mut file) = loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -257,7 +269,7 @@ pub fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
     };
     let written = file
         .write_all(bytes)
-        .and_then(|()| file.sync_all())
+        .and_then(|()| if sync { file.sync_all() } else { Ok(()) })
         .and_then(|()| std::fs::rename(&tmp, dir.join(name)));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -383,6 +395,16 @@ impl TurnFile {
                 arrived: None,
             }),
             ..TurnFile::new(file)
+        }
+    }
+
+    /// A `--record FILE` of `ask`: every byte kept as it came (no line or size limit: the file is
+    /// the user's, byte-exact), its arrival times written to `times` as a saved turn's are.
+    pub fn recording(file: File, times: File) -> TurnFile {
+        TurnFile {
+            line_limit: usize::MAX / 2,
+            cap: u64::MAX,
+            ..TurnFile::with_times(file, times, true, 0)
         }
     }
 

@@ -20,7 +20,9 @@ use std::time::SystemTime;
 
 use crate::agent::client::RawSink;
 use crate::agent::turn::TurnRecorder;
-use crate::local::meta::{SessionMeta, TurnMeta, newest_first, read_settled_meta, write_meta};
+use crate::local::meta::{
+    SessionMeta, TurnMeta, newest_first, read_settled_meta, write_first_meta, write_meta,
+};
 use crate::local::session_files::{
     SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, open_regular,
     open_times_file, writer_alive,
@@ -104,7 +106,7 @@ impl SessionStore {
             },
         };
         // Nobody else knows the new directory yet: no lock needed.
-        write_meta(&saved.dir, &saved.meta)?;
+        write_first_meta(&saved.dir, &saved.meta)?;
         Ok(saved)
     }
 
@@ -177,8 +179,12 @@ impl SavedSession {
     ) -> io::Result<R> {
         let _lock = SessionLock::acquire_promptly(&self.dir)?;
         let mut meta = read_settled_meta(&self.dir)?;
+        let had_turns = !meta.turns.is_empty();
         let out = change(&mut meta)?;
-        write_meta(&self.dir, &meta)?;
+        match had_turns {
+            true => write_meta(&self.dir, &meta)?,
+            false => write_first_meta(&self.dir, &meta)?,
+        }
         // The summary is a cache the next reader rebuilds when this fails: never the turn's error.
         let _ = summary::refresh(&self.dir, &meta, self.summarised.take());
         self.meta = meta;

@@ -23,7 +23,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::local::config::live_target;
 use crate::local::meta::{SessionMeta, newest_first, read_meta, settle};
-use crate::local::session_files::{SessionLock, is_plain_name, open_regular, replace_file};
+use crate::local::session_files::{
+    SessionLock, is_plain_name, open_regular, replace_file_unsynced,
+};
 use crate::local::store::MAX_TURN_BYTES;
 use crate::local::turn_status::TurnStatus;
 
@@ -193,7 +195,7 @@ impl TurnDigest {
 
 /// `text` with every API key this user has configured masked: the raw stream keeps what an agent
 /// echoed, but a summary is a file people and scripts read.
-fn without_keys(text: &str) -> String {
+pub(crate) fn without_keys(text: &str) -> String {
     static KEYS: OnceLock<Vec<Secret>> = OnceLock::new();
     let keys = KEYS.get_or_init(|| {
         <Provider as clap::ValueEnum>::value_variants()
@@ -320,7 +322,8 @@ pub(crate) fn refresh(
 
 fn write(dir: &Path, summary: &SessionSummary) -> io::Result<()> {
     let bytes = serde_json::to_vec(summary).map_err(io::Error::other)?;
-    replace_file(dir, SUMMARY, &bytes)
+    // A cache: one a crash cut short reads as unreadable and is rebuilt from the raw files.
+    replace_file_unsynced(dir, SUMMARY, &bytes)
 }
 
 /// The summary of the session in `dir`: the saved one when fresh, else rebuilt from the raw files

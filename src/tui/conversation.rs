@@ -237,10 +237,12 @@ impl Conversation {
             }
         };
         let saved_index = recorder.as_ref().map(|turn| turn.index);
+        let mut raw = None;
         if let Some(turn) = &recorder
             && let Some(meta) = turn.saved.meta.turns.get(turn.index)
         {
             self.follow.shown(&meta.stream_file);
+            raw = turn.saved.stream_path(meta);
         }
         let agent = self.agent.as_ref().expect("checked above");
         let driver = TurnDriver::start(sinks, recorder, |sink| {
@@ -249,6 +251,7 @@ impl Conversation {
         app.begin_turn_with(Some(question), cont);
         if let Some(turn) = app.turns.last_mut() {
             turn.saved_index = saved_index;
+            turn.raw = raw;
         }
         self.attach(app, driver);
         app.session_id = self.saved().map(|s| s.meta.id.clone());

@@ -272,6 +272,9 @@ fn start_replay(
     let handle = replay_file(&replay_opts.path, replay_opts.speed, replay_opts.provider)
         .wrap_err_with(cannot_read)?;
     conversation.play(app, handle);
+    if let Some(turn) = app.turns.last_mut() {
+        turn.raw = Some(replay_opts.path.clone());
+    }
     Ok(())
 }
 

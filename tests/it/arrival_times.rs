@@ -355,3 +355,59 @@ async fn ask_and_render_of_a_saved_turn_add_its_timeline_and_a_timing_line() {
     assert!(rendered.get("timeline").is_none());
     assert!(!render(home.path(), &bare, "text").contains("timing:"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_record_keeps_its_arrival_times_beside_the_file_and_a_replay_of_it_plays_the_gaps_again()
+ {
+    let upstream = gapped_server().await;
+    let home = tempfile::tempdir().unwrap();
+    let record = home.path().join("run.sse");
+    let output = tokio::task::spawn_blocking({
+        let home = home.path().to_owned();
+        let record = record.clone();
+        let base = format!("http://{upstream}");
+        move || {
+            support::cli(&home)
+                .args(["ask", "Gaps?", "--format", "text", "--base-url", &base])
+                .arg("--record")
+                .arg(&record)
+                .env("BIGDATA_API_KEY", KEY)
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let raw = std::fs::read(&record).unwrap();
+    assert_eq!(String::from_utf8_lossy(&raw), EVENTS.concat(), "byte-exact");
+    let times = std::fs::read_to_string(home.path().join("run.sse.times")).unwrap();
+    assert!(
+        times.starts_with("# research-tui arrival times 1\nsent "),
+        "{times}"
+    );
+    let arrivals = read_arrivals(&record).expect("times beside the record");
+    let recorded = event_times(&raw, &arrivals);
+    assert_gaps(&recorded, "ask --record");
+    // The same format as a saved turn's: the one in the store has the same gaps.
+    let saved = turn_file(&support::Home::new(home.path()).sessions());
+    assert_gaps(
+        &event_times(
+            &std::fs::read(&saved).unwrap(),
+            &read_arrivals(&saved).unwrap(),
+        ),
+        "the saved turn",
+    );
+    let played = replayed_gaps(&record, Speed::Factor(1.0)).await;
+    assert_eq!(played.len(), 3, "one batch per arrival: {played:?}");
+    for i in 1..3 {
+        let (want, got) = (
+            (recorded[i] - recorded[i - 1]) as f64,
+            (played[i] - played[i - 1]) as f64,
+        );
+        assert!(
+            (got - want).abs() <= want * 0.1,
+            "replayed gap {i}: {got} ms, recorded {want} ms ({played:?} vs {recorded:?})"
+        );
+    }
+}

@@ -40,7 +40,7 @@ fn play_timed(app: &mut Ui, path: &str, limit: Option<usize>) {
 fn timeline_open(app: &mut Ui) {
     browse(app);
     key(app, KeyCode::Char('T'));
-    assert!(matches!(app.popup, Some(Popup::Timeline { .. })));
+    assert!(matches!(app.popup, Some(Popup::Timeline(_))));
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 use super::errors::{detail, error_chain, http_message, read_error_body, redirect_message};
 use super::*;
+use futures::FutureExt;
 
 /// One streamed request and its retries.
 pub(super) struct Call {
@@ -218,8 +219,15 @@ impl Call {
             pause: Pause::default(),
             mid_line: false,
         };
+        // What the body had ready after a batch of chunks (its end, an error): taken next.
+        let mut carried = None;
         let end = loop {
-            match tokio::time::timeout_at(deadline, response.chunk()).await {
+            let next = match carried.take() {
+                Some(BodyEnd::Closed) => Ok(Ok(None)),
+                Some(BodyEnd::Failed(e)) => Ok(Err(e)),
+                None => tokio::time::timeout_at(deadline, response.chunk()).await,
+            };
+            match next {
                 Err(_) => {
                     if let Some(next) = self.resume(&mut reader, "stalled", tx).await {
                         response = next;
@@ -233,6 +241,13 @@ impl Call {
                         deadline = tokio::time::Instant::now() + idle;
                     }
                     self.take_in(&mut reader, &chunk);
+                    let mut fresh = false;
+                    carried = self.take_in_ready(&mut reader, &mut response, |chunk| {
+                        fresh |= keep_alive.carries_data(chunk);
+                    });
+                    if fresh {
+                        deadline = tokio::time::Instant::now() + idle;
+                    }
                     if !reader.flush(tx).await {
                         return Outcome::Gone;
                     }
@@ -281,6 +296,33 @@ impl Call {
             }
         };
         outcome_of(&reader, end)
+    }
+
+    /// The chunks the body already holds, taken in with the one just read, so they go to the
+    /// reader as one update (one wake-up of the app or `ask`, not one per chunk); never waits, so a
+    /// lone chunk goes at once. Stops at the stream's last event (nothing after it is read, as
+    /// before) and at [`BATCH_BYTES`]; what ended the body meanwhile is handed back for the loop.
+    fn take_in_ready(
+        &self,
+        reader: &mut BodyReader,
+        response: &mut reqwest::Response,
+        mut seen: impl FnMut(&[u8]),
+    ) -> Option<BodyEnd> {
+        let mut taken = 0;
+        let mut checked = 0;
+        while taken < BATCH_BYTES && !ends_stream(&reader.events[checked..]) {
+            checked = reader.events.len();
+            match response.chunk().now_or_never()? {
+                Ok(Some(chunk)) => {
+                    seen(&chunk);
+                    taken += chunk.len();
+                    self.take_in(reader, &chunk);
+                }
+                Ok(None) => return Some(BodyEnd::Closed),
+                Err(e) => return Some(BodyEnd::Failed(e)),
+            }
+        }
+        None
     }
 
     /// The provider paused the turn and closed the stream: ask it to go on (the turn's content so
@@ -385,6 +427,25 @@ fn outcome_of(reader: &BodyReader, end: StreamEnd) -> Outcome {
             end,
         }
     }
+}
+
+/// How the body ended while ready chunks were taken in ([`Call::take_in_ready`]).
+enum BodyEnd {
+    Closed,
+    Failed(reqwest::Error),
+}
+
+/// The most bytes read into one update beyond its first chunk.
+const BATCH_BYTES: usize = 256 * 1024;
+
+/// `events` hold the stream's last event: nothing is read after it.
+fn ends_stream(events: &[AgentEvent]) -> bool {
+    events.iter().any(|event| {
+        matches!(
+            event,
+            AgentEvent::Complete { .. } | AgentEvent::Error { .. }
+        )
+    })
 }
 
 struct BodyReader {

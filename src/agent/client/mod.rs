@@ -135,7 +135,7 @@ impl fmt::Debug for AgentClient {
 impl AgentClient {
     pub fn new(base_url: &str, api_key: Option<ApiKey>) -> Self {
         let base_url = base_url.trim().trim_end_matches('/').to_owned();
-        let mut builder = crate::agent::http::client_builder()
+        let mut builder = crate::agent::http::client_builder_for(&base_url)
             .connect_timeout(Duration::from_secs(15))
             // An agent API does not redirect: following one would send the key to another origin.
             .redirect(reqwest::redirect::Policy::none())

@@ -60,7 +60,7 @@ pub(super) async fn follow_turn(
         session.answer.stop_keeping_text();
     }
     loop {
-        let update = tokio::select! {
+        let first = tokio::select! {
             update = driver.next_update() => update,
             _ = interrupt.pressed() => {
                 line.hide();
@@ -69,31 +69,28 @@ pub(super) async fn follow_turn(
                 return (session, StreamEnd::Cancelled);
             }
         };
-        match &update {
-            StreamUpdate::Connecting { attempt } if *attempt > 1 && progress => {
-                line.hide();
-                eprintln!("research-tui: connecting (try {attempt})…");
-            }
-            StreamUpdate::Retrying {
-                attempt,
-                wait_ms,
-                reason,
-            } => {
-                line.hide();
-                eprintln!(
-                    "research-tui: {reason}; retrying in {:.1} s (try {attempt})",
-                    *wait_ms as f64 / 1000.0
-                );
-            }
-            StreamUpdate::Events(events) if progress => line.update(events),
-            _ => {}
+        // The updates already waiting behind it are taken too, and the answer printed once for all
+        // of them: a flood costs one wake-up and one write per batch, a lone chunk prints at once.
+        let mut batch = vec![first];
+        while batch.len() < BATCH
+            && let Some(next) = driver.try_next_update()
+        {
+            batch.push(next);
         }
-        let chunks = if streaming_text {
-            answer_chunks(&update)
-        } else {
-            Vec::new()
-        };
-        let saved = driver.apply(update, &mut session);
+        let mut chunks = Vec::new();
+        let mut ended = None;
+        for update in batch {
+            show_progress(&update, progress, &mut line);
+            if streaming_text {
+                chunks.extend(answer_chunks(&update));
+            }
+            let saved = driver.apply(update, &mut session);
+            if let Some(end) = driver.ended() {
+                ended = Some((end.clone(), saved));
+                break;
+            }
+            saving.report(saved);
+        }
         if streaming_text {
             if shares_terminal {
                 line.hide();
@@ -103,13 +100,40 @@ pub(super) async fn follow_turn(
                 line.show();
             }
         }
-        if let Some(end) = driver.ended() {
+        if let Some((end, saved)) = ended {
             line.hide();
             saving.report(saved);
             say_not_saved(&driver);
-            return (session, end.clone());
+            return (session, end);
         }
-        saving.report(saved);
+    }
+}
+
+/// The most updates printed together (the stream task runs at most [`BACKLOG`] ahead anyway).
+///
+/// [`BACKLOG`]: crate::agent::stream::BACKLOG
+const BATCH: usize = crate::agent::stream::BACKLOG;
+
+/// Retries (and, with `progress`, the live line) for one update.
+fn show_progress(update: &StreamUpdate, progress: bool, line: &mut ProgressLine) {
+    match update {
+        StreamUpdate::Connecting { attempt } if *attempt > 1 && progress => {
+            line.hide();
+            eprintln!("research-tui: connecting (try {attempt})…");
+        }
+        StreamUpdate::Retrying {
+            attempt,
+            wait_ms,
+            reason,
+        } => {
+            line.hide();
+            eprintln!(
+                "research-tui: {reason}; retrying in {:.1} s (try {attempt})",
+                *wait_ms as f64 / 1000.0
+            );
+        }
+        StreamUpdate::Events(events) if progress => line.update(events),
+        _ => {}
     }
 }
 

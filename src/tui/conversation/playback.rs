@@ -74,9 +74,10 @@ impl Conversation {
             let Some(meta) = saved.meta.turns.get(index) else {
                 continue;
             };
-            let handle = saved
-                .stream_path(meta)
-                .and_then(|path| replay_file(&path, speed, saved.provider()).ok());
+            let path = saved.stream_path(meta);
+            let handle = path
+                .as_ref()
+                .and_then(|path| replay_file(path, speed, saved.provider()).ok());
             let Some(handle) = handle else {
                 // Its file cannot be read: rebuilt (as far as it goes) like `open` does.
                 let turn = restore_turn(saved, meta, &app.turns);
@@ -87,6 +88,7 @@ impl Conversation {
             app.begin_turn_with(Some(meta.question.clone()), request);
             if let Some(turn) = app.turns.last_mut() {
                 turn.saved_index = Some(index);
+                turn.raw = path;
             }
             self.attach(app, TurnDriver::start(Vec::new(), None, |_| handle));
             return true;

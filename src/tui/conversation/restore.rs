@@ -34,9 +34,11 @@ pub(super) fn restore_turn(saved: &SavedSession, meta: &TurnMeta, earlier: &[Tur
     let mut turn = Turn::restored(meta.question.clone(), session, conn, elapsed, request);
     turn.saved_index = Some(earlier.len());
     // When its arrival times were kept beside it, how the turn unfolded.
-    turn.timeline = saved
-        .stream_path(meta)
-        .and_then(|path| crate::agent::replay::saved_timeline(&path, Some(saved.provider())));
+    turn.raw = saved.stream_path(meta);
+    turn.timeline = turn
+        .raw
+        .as_ref()
+        .and_then(|path| crate::agent::replay::saved_timeline(path, Some(saved.provider())));
     turn
 }
 

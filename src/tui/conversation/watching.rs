@@ -298,7 +298,12 @@ impl Conversation {
         app.begin_turn_with(Some(turn.question.clone()), request);
         if let Some(shown) = app.turns.last_mut() {
             shown.saved_index = saved.meta.turns.iter().position(|t| t == turn);
-            shown.started = started_at(turn);
+            // From the request as its writer noted it (to the millisecond), else as the session
+            // says (to the second).
+            shown.started = crate::agent::replay::read_arrivals(&path)
+                .and_then(|arrivals| arrivals.sent_unix_ms)
+                .map_or_else(|| started_at(turn), instant_of_unix_ms);
+            shown.raw = Some(path.clone());
         }
         self.attach(app, TurnDriver::start(Vec::new(), None, |_| stream));
         self.follow.tailing = Some(turn.stream_file.clone());
@@ -406,6 +411,16 @@ fn session_of(root: &Path, path: &Path) -> Option<String> {
 }
 
 /// When `turn` started, on this process's clock (now, when its time cannot be read).
+/// The instant of this process's clock that was `unix_ms` on the wall clock.
+fn instant_of_unix_ms(unix_ms: u64) -> std::time::Instant {
+    let now = std::time::Instant::now();
+    let since_epoch = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    let age = since_epoch.saturating_sub(Duration::from_millis(unix_ms));
+    now.checked_sub(age).unwrap_or(now)
+}
+
 fn started_at(turn: &TurnMeta) -> std::time::Instant {
     let now = std::time::Instant::now();
     let since_epoch = SystemTime::now()

@@ -73,6 +73,7 @@ pub fn areas(app: &App, prompt: &PromptPane, area: Rect) -> Areas {
             Focus::Plan if app.shows_plan() => Pane::Plan,
             Focus::Activity => Pane::Activity,
             Focus::Sources => Pane::Sources,
+            Focus::Timeline => Pane::Timeline,
             _ => Pane::Answer,
         };
         (Some(tabs), vec![(shown, pane)])
@@ -187,10 +188,16 @@ fn prompt_height(pane: &PromptPane, area: Rect) -> u16 {
 
 /// The tabs of the one-pane layout: the panes there are (the Plan once there is one).
 pub fn tab_panes(app: &App) -> Vec<Focus> {
-    [Focus::Answer, Focus::Plan, Focus::Activity, Focus::Sources]
-        .into_iter()
-        .filter(|f| *f != Focus::Plan || app.shows_plan())
-        .collect()
+    [
+        Focus::Answer,
+        Focus::Plan,
+        Focus::Activity,
+        Focus::Sources,
+        Focus::Timeline,
+    ]
+    .into_iter()
+    .filter(|f| *f != Focus::Plan || app.shows_plan())
+    .collect()
 }
 
 /// A tab's count: plan steps done, activity items, numbered sources.
@@ -265,6 +272,7 @@ fn tab_label(app: &App, focus: Focus, style: TabStyle) -> String {
         (true, Focus::Answer) => "Ans",
         (true, Focus::Activity) => "Act",
         (true, Focus::Sources) => "Src",
+        (true, Focus::Timeline) => "Time",
         _ => focus.title(),
     };
     if style.other_counts || focus == app.tab {

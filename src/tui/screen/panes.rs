@@ -28,6 +28,8 @@ pub struct Panes {
     pub activity: ActivityPane,
     pub plan: PlanPane,
     pub prompt: PromptPane,
+    /// The Timeline tab's view (below 100 columns; wide, the `T` popup holds its own).
+    pub timeline: crate::tui::state::TimelineView,
     /// The Sources, Activity and Plan panes scroll to keep their selection in view; the mouse
     /// wheel turns that off until a key moves something again.
     pub reveal_selection: bool,
@@ -72,6 +74,7 @@ impl Panes {
             activity: ActivityPane::default(),
             plan: PlanPane::default(),
             prompt: PromptPane::new(can_ask, theme),
+            timeline: Default::default(),
             reveal_selection: true,
             frame: Prepared::default(),
         }
@@ -145,7 +148,10 @@ pub fn prepare(app: &App, panes: &mut Panes, area: Rect) {
                 Pane::Timeline => {
                     let inner = super::pane_inner(rect);
                     let size = (inner.width as usize, inner.height as usize);
-                    PaneFrame::Timeline(popup::timeline::pane_rows(app, size))
+                    PaneFrame::Timeline(match areas.narrow {
+                        true => tab_rows(app, &panes.timeline, size),
+                        false => popup::timeline::pane_rows(app, size),
+                    })
                 }
             };
             (rect, prepared)
@@ -182,9 +188,15 @@ pub fn draw(frame: &mut Frame, app: &App, panes: &Panes) -> FrameFacts {
             }
             PaneFrame::Timeline(rows) => {
                 let theme = &app.theme;
+                let tab = areas.narrow;
+                let focused = tab && app.focus == crate::tui::state::Focus::Timeline;
+                let hint = match tab {
+                    true => popup::timeline::footer(app, &panes.timeline, true),
+                    false => "T details",
+                };
                 let block = super::pane_block(
-                    super::title("Timeline", Some("T details".into()), false, theme),
-                    false,
+                    super::title("Timeline", Some(hint.into()), focused, theme),
+                    focused,
                     theme,
                 );
                 let lines = super::plain_lines(rows);
@@ -199,5 +211,32 @@ pub fn draw(frame: &mut Frame, app: &App, panes: &Panes) -> FrameFacts {
         narrow: areas.narrow,
         chart_in_view,
         popup_scroll: prepared.popup.as_ref().and_then(PopupFrame::scroll),
+    }
+}
+
+/// The Timeline tab's rows: the view of the turn the panes show, or why there is none.
+fn tab_rows(
+    app: &App,
+    view: &crate::tui::state::TimelineView,
+    size: (usize, usize),
+) -> Vec<crate::styled::text::RLine> {
+    let turn = app.current_index();
+    match app.turns.get(turn).map(|t| t.timeline.is_some()) {
+        Some(true) => {
+            let view = crate::tui::state::TimelineView {
+                turn,
+                ..view.clone()
+            };
+            popup::timeline::timeline_rows(app, &view, size, &app.theme)
+        }
+        Some(false) => vec![crate::styled::text::RLine {
+            pieces: vec![super::piece(
+                "no timeline: this turn was saved without its arrival times",
+                app.theme.muted(),
+            )],
+        }],
+        None => vec![crate::styled::text::RLine {
+            pieces: vec![super::piece("no turn yet", app.theme.muted())],
+        }],
     }
 }

@@ -178,12 +178,9 @@ pub enum Popup {
         turn: usize,
         scroll: usize,
     },
-    /// The timeline of turn `turn`: one row per phase on a time axis, `selected` detailed below
-    /// (`y` copies it as JSON).
-    Timeline {
-        turn: usize,
-        selected: usize,
-    },
+    /// The timeline of a turn: one row per phase on a time axis, the selected one detailed below
+    /// (`y` copies it as JSON), Enter: the raw events behind it.
+    Timeline(super::timeline::TimelineView),
     /// Saved sessions: live ones first, then newest first (or filtered, best first).
     Sessions {
         picker: Box<Picker>,
@@ -198,7 +195,7 @@ impl Popup {
             | Popup::Source { scroll, .. }
             | Popup::Ids { scroll }
             | Popup::Json { scroll, .. } => *scroll = top,
-            Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Timeline { .. } => {}
+            Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Timeline(_) => {}
         }
     }
 }

@@ -8,6 +8,8 @@ pub enum Focus {
     Answer,
     Sources,
     Prompt,
+    /// The Timeline tab of the narrow layout (wide, the timeline is the `T` popup).
+    Timeline,
 }
 
 impl Focus {
@@ -20,11 +22,12 @@ impl Focus {
     ];
 
     /// The narrow layout's order: its tabs, then the prompt.
-    pub const NARROW_CYCLE: [Focus; 5] = [
+    pub const NARROW_CYCLE: [Focus; 6] = [
         Focus::Answer,
         Focus::Plan,
         Focus::Activity,
         Focus::Sources,
+        Focus::Timeline,
         Focus::Prompt,
     ];
 
@@ -54,6 +57,7 @@ impl Focus {
             Focus::Answer => "Answer",
             Focus::Sources => "Sources",
             Focus::Prompt => "Prompt",
+            Focus::Timeline => "Timeline",
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod picker;
 pub mod scroll;
 pub mod search;
 pub mod sizes;
+pub mod timeline;
 pub mod turn;
 
 pub use action::{Action, Armed, ComparisonKey, Effect, Popup, Severity, Spot};
@@ -21,4 +22,5 @@ pub use focus::Focus;
 pub use picker::Picker;
 pub use scroll::Scroll;
 pub use search::{Hit, Search};
+pub use timeline::{EventsView, TimelineView};
 pub use turn::{ConnState, Continuation, SidebarItem, Turn, sidebar_of};

@@ -46,7 +46,7 @@ impl App {
                 sizes.sources = step(sizes.sources, STEP_PCT);
                 "Sources"
             }
-            Focus::Answer | Focus::Prompt => {
+            Focus::Answer | Focus::Prompt | Focus::Timeline => {
                 // The answer grows into the Sources column and may take longer lines.
                 sizes.answer_max = step(sizes.answer_max, STEP_COLS);
                 sizes.sources = if grow {

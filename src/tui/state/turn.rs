@@ -108,6 +108,13 @@ pub struct Turn {
     /// When each phase happened, from the times events reached the app (`None`: a saved turn
     /// whose arrival times were not kept).
     pub timeline: Option<Timeline>,
+    /// Where the turn's raw bytes are (a saved turn's file, a replayed recording): the timeline's
+    /// raw events are read from it.
+    pub raw: Option<std::path::PathBuf>,
+    /// When the events that come next arrived, when their writer said ([`StreamUpdate::Arrived`]):
+    /// a turn followed in another process's file is timed from its request, not from when the
+    /// following began.
+    arrival_ms: Option<u64>,
     /// Keeps `attribution` up to date as events arrive, with work only for what changed.
     resolver: LiveResolver,
     /// Unique among the turns of this run: caches on the screen's side know a turn by it (an index
@@ -137,6 +144,8 @@ impl Turn {
             retry_at: None,
             retry_of: None,
             timeline: Some(Timeline::new()),
+            raw: None,
+            arrival_ms: None,
             resolver: LiveResolver::new(),
             id: NEXT_TURN_ID.fetch_add(1, Ordering::Relaxed),
         }
@@ -194,7 +203,7 @@ impl Turn {
 
     /// Apply events and bring the attribution up to date.
     pub fn apply_events(&mut self, events: Vec<AgentEvent>) {
-        let ms = self.ms_now();
+        let ms = self.arrival_ms.unwrap_or_else(|| self.ms_now());
         self.apply_events_at(events, ms);
     }
 
@@ -313,7 +322,7 @@ impl Turn {
         };
         if self.ended.is_none() {
             self.ended = Some(Instant::now());
-            let ms = self.ms_now();
+            let ms = self.arrival_ms.unwrap_or_else(|| self.ms_now());
             if let Some(timeline) = &mut self.timeline {
                 // Never before the last arrival it knows (events given their own times).
                 timeline.finish(ms.max(timeline.last_ms.unwrap_or(0)));
@@ -343,6 +352,7 @@ impl Turn {
                 }
             }
             StreamUpdate::Events(events) => self.apply_events(events),
+            StreamUpdate::Arrived(ms) => self.arrival_ms = ms,
             StreamUpdate::Ended(end) => self.end(end),
         }
     }

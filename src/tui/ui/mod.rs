@@ -14,6 +14,7 @@ mod navigate;
 mod search;
 #[cfg(test)]
 mod tests;
+mod timeline;
 mod update;
 
 use std::ops::{Deref, DerefMut};

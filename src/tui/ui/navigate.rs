@@ -13,7 +13,7 @@ impl Ui {
             Focus::Plan => &mut panes.plan.scroll,
             Focus::Activity => &mut panes.activity.scroll,
             Focus::Sources => &mut panes.sources.scroll,
-            Focus::Answer | Focus::Prompt => &mut panes.answer.scroll,
+            Focus::Answer | Focus::Prompt | Focus::Timeline => &mut panes.answer.scroll,
         }
     }
 
@@ -23,9 +23,7 @@ impl Ui {
             | Some(Popup::Source { scroll, .. })
             | Some(Popup::Ids { scroll })
             | Some(Popup::Json { scroll, .. }) => Some(scroll),
-            Some(Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Timeline { .. }) | None => {
-                None
-            }
+            Some(Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Timeline(_)) | None => None,
         }
     }
 
@@ -85,7 +83,7 @@ impl Ui {
     }
 
     pub(super) fn page(&mut self, direction: isize) {
-        if self.move_picker(direction * 5, None) || self.move_timeline_row(direction * 10) {
+        if self.move_picker(direction * 5, None) || self.timeline_page(direction) {
             return;
         }
         if let Some(Popup::Chart { .. }) = self.app.popup {
@@ -171,6 +169,9 @@ impl Ui {
     }
 
     pub(super) fn enter(&mut self) -> Option<Effect> {
+        if self.timeline_enter() {
+            return None;
+        }
         match &self.app.popup {
             Some(Popup::Sessions { .. }) => return self.open_picked_session(),
             Some(Popup::Source { item, span, .. }) => {
@@ -186,7 +187,7 @@ impl Ui {
                 | Popup::Ids { .. }
                 | Popup::Chart { .. }
                 | Popup::Json { .. }
-                | Popup::Timeline { .. },
+                | Popup::Timeline(_),
             ) => {
                 self.app.popup = None;
                 return None;
@@ -242,37 +243,6 @@ impl Ui {
                 .app
                 .set_message("no structured output in this turn", Severity::Info),
         }
-    }
-
-    /// `T`: the timeline of the turn the panes show.
-    pub(super) fn open_timeline(&mut self) {
-        let turn = self.current_index();
-        match self.turns.get(turn).map(|t| t.timeline.is_some()) {
-            Some(true) => self.app.popup = Some(Popup::Timeline { turn, selected: 0 }),
-            Some(false) => self.app.set_message(
-                "no timeline: this turn was saved without its arrival times",
-                Severity::Info,
-            ),
-            None => self.app.set_message("no turn yet", Severity::Info),
-        }
-    }
-
-    /// j/k in the timeline: select the next or previous row; `false` when it is not open.
-    fn move_timeline_row(&mut self, delta: isize) -> bool {
-        let Some(Popup::Timeline { turn, .. }) = &self.app.popup else {
-            return false;
-        };
-        let rows = self
-            .turns
-            .get(*turn)
-            .and_then(|t| t.timeline.as_ref())
-            .map_or(0, crate::tui::screen::popup::timeline::row_count);
-        if let Some(Popup::Timeline { selected, .. }) = &mut self.app.popup {
-            *selected = selected
-                .saturating_add_signed(delta)
-                .min(rows.saturating_sub(1));
-        }
-        true
     }
 
     /// Enter on the answer: the structured output of the turn the panes show, unfolded or folded.

@@ -71,7 +71,12 @@ impl Ui {
             Action::PrevSpan => self.jump_span(false),
             Action::OpenUrl | Action::CopyUrl => return self.source_url(action == Action::OpenUrl),
             Action::Export => return Some(Effect::Export),
-            Action::Turn(forward) => self.view_turn(forward),
+            // In a popup, only the timeline's turn changes.
+            Action::Turn(_) if self.popup.is_some() && self.timeline_view().is_none() => {}
+            Action::Turn(forward) => {
+                self.view_turn(forward);
+                self.timeline_step_turn();
+            }
             Action::Sessions => return self.sessions(),
             Action::Filter => {
                 if let Some(picker) = self.picker_mut() {
@@ -210,6 +215,9 @@ impl Ui {
     /// close the popup, else drop the focused span, else (in
     /// Sources) the selection.
     fn escape(&mut self) {
+        if self.timeline_back() {
+            return;
+        }
         if self.popup.is_none() && self.search.is_some() {
             return self.search_escape();
         }
@@ -236,10 +244,8 @@ impl Ui {
         ) {
             return None;
         }
-        if let Some(Popup::Timeline { turn, selected, .. }) = self.popup {
-            let timeline = self.turns.get(turn)?.timeline.as_ref()?;
-            let row = crate::tui::screen::popup::timeline::row_json(timeline, selected)?;
-            return (!open).then_some(Effect::CopyText(row));
+        if let Some(copied) = self.timeline_copy() {
+            return copied.filter(|_| !open).map(Effect::CopyText);
         }
         if let Some(Popup::Json { turn, .. }) = self.popup {
             let output = self.turns.get(turn)?.session.structured_output.as_ref()?;

@@ -137,6 +137,9 @@ struct Open {
     answer: Option<usize>,
     /// The last answer event.
     last_answer_ms: Option<u64>,
+    /// Noting which phases the event being pushed touches ([`Timeline::push_noting`]).
+    noting: bool,
+    touched: Vec<usize>,
 }
 
 impl Default for Timeline {
@@ -214,6 +217,23 @@ impl Timeline {
         }
     }
 
+    /// [`Timeline::push`], also saying which phases `event` opened, went on with or ended (their
+    /// indices in [`Timeline::phases`]), appended to `touched`: the raw events behind a row are the
+    /// ones that touched it.
+    pub fn push_noting(&mut self, ms: u64, event: &AgentEvent, touched: &mut Vec<usize>) {
+        self.state.noting = true;
+        self.push(ms, event);
+        self.state.noting = false;
+        touched.append(&mut self.state.touched);
+        touched.dedup();
+    }
+
+    fn touch(&mut self, index: usize) {
+        if self.state.noting {
+            self.state.touched.push(index);
+        }
+    }
+
     /// Something arrived at `ms`: a silence before it longer than [`GAP_MS`] is a gap.
     fn arrived(&mut self, ms: u64) {
         let since = self.last_ms.or(self.first_byte_ms).unwrap_or(0);
@@ -243,6 +263,7 @@ impl Timeline {
             cut_to(detail, TEXT_CHARS);
         }
         self.phases.push(phase);
+        self.touch(self.phases.len() - 1);
         Some(self.phases.len() - 1)
     }
 
@@ -286,6 +307,7 @@ impl Timeline {
                     }
                 }
                 (status, Some(index)) if status.is_settled() => {
+                    self.touch(index);
                     self.close(index, ms);
                     if let Some(phase) = self.phases.get_mut(index) {
                         phase.detail = Some(status.as_wire().to_ascii_lowercase());
@@ -301,6 +323,9 @@ impl Timeline {
     fn thinking(&mut self, ms: u64, text: &str) {
         if self.state.thinking.is_none() {
             self.state.thinking = self.add(Phase::new(PhaseKind::Thinking, "thinking", ms));
+        }
+        if let Some(index) = self.state.thinking {
+            self.touch(index);
         }
         let Some(phase) = self.state.thinking.and_then(|i| self.phases.get_mut(i)) else {
             return;
@@ -341,6 +366,7 @@ impl Timeline {
             }
         };
         if let Some(index) = index {
+            self.touch(index);
             self.close(index, ms);
             if let Some(phase) = self.phases.get_mut(index) {
                 phase.results = results.or(phase.results);
@@ -360,6 +386,7 @@ impl Timeline {
         match at {
             Some(at) => {
                 let index = self.state.tools.remove(at);
+                self.touch(index);
                 self.close(index, ms);
                 if let Some(phase) = self.phases.get_mut(index) {
                     phase.detail = Some(format!("failed: {error}"));
@@ -381,6 +408,8 @@ impl Timeline {
         if self.state.answer.is_none() {
             self.first_answer_ms.get_or_insert(ms);
             self.state.answer = self.add(Phase::new(PhaseKind::Answer, "answer", ms));
+        } else if let Some(index) = self.state.answer {
+            self.touch(index);
         }
         let chars = chars as u64;
         self.answer_chars = if replace {
@@ -504,12 +533,8 @@ fn is_content(event: &AgentEvent) -> bool {
 }
 
 /// The query a tool call's arguments name, if any: `query`, `q`, `queries`, `search_query`, `url`.
+/// (A provider that sends them as a JSON string has them read by its dialect.)
 fn query_of(arguments: &Value) -> Option<String> {
-    let arguments = match arguments {
-        // Some providers send the arguments as a JSON string.
-        Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-        other => other.clone(),
-    };
     ["query", "q", "queries", "search_query", "url", "input"]
         .iter()
         .find_map(|key| match arguments.get(key)? {

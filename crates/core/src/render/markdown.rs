@@ -6,41 +6,53 @@
 //! the structured output follows the answer as a table and its JSON.
 
 use std::fmt::Write;
+use std::io;
 
 use crate::model::citations::Attribution;
 use crate::model::event::Chart;
 use crate::model::session::Session;
 use crate::model::structured::table_of;
+use crate::render::out::{Out, to_string};
 use crate::render::sanitize::{sanitize, sanitize_line};
 use crate::render::table_text;
 
-/// The `[^n]: [label](url)` line of every numbered source, after a blank line.
-fn footnotes(out: &mut String, attribution: &Attribution) {
+/// The `[^n]: [label](url)` line of every numbered source, after a blank line (the last without
+/// its newline).
+fn footnotes<W: io::Write>(out: &mut Out<W>, attribution: &Attribution) {
     let mut sources = attribution.numbered().peekable();
     if sources.peek().is_none() {
         return;
     }
-    blank_line_after(out);
-    for source in sources {
-        let label = escape_label(&sanitize_line(&source.label));
-        match &source.url {
-            Some(url) => {
-                let _ = writeln!(
-                    out,
-                    "[^{}]: [{label}]({})",
-                    source.n,
-                    escape_url(&sanitize_line(url))
-                );
-            }
-            None => {
-                let _ = writeln!(out, "[^{}]: {label}", source.n);
-            }
+    out.blank_line_after();
+    for (i, source) in sources.enumerate() {
+        if i > 0 {
+            out.push('\n');
         }
+        let label = escape_label(&sanitize_line(&source.label));
+        let _ = match &source.url {
+            Some(url) => write!(
+                out,
+                "[^{}]: [{label}]({})",
+                source.n,
+                escape_url(&sanitize_line(url))
+            ),
+            None => write!(out, "[^{}]: {label}", source.n),
+        };
     }
-    out.pop();
 }
 
 pub fn render(session: &Session, attribution: &Attribution) -> String {
+    to_string(|out| render_into(out, session, attribution))
+}
+
+/// [`render`] written to `out` as it is rendered (the document is never held whole).
+pub fn write(session: &Session, attribution: &Attribution, out: impl io::Write) -> io::Result<()> {
+    let mut out = Out::new(out);
+    render_into(&mut out, session, attribution);
+    out.finish().map(drop)
+}
+
+fn render_into<W: io::Write>(out: &mut Out<W>, session: &Session, attribution: &Attribution) {
     let (inline, after): (Vec<_>, Vec<_>) = session
         .charts
         .iter()
@@ -49,13 +61,16 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
     let mut inserts: Vec<(usize, String)> = inline
         .into_iter()
         .filter_map(|(at, chart)| {
-            let mut block = String::from("\n");
-            chart_block(&mut block, chart);
+            let block = to_string(|block| {
+                block.push('\n');
+                chart_block(block, chart);
+            });
             Some((at?, block))
         })
         .collect();
     inserts.sort_by_key(|(at, _)| *at);
-    let mut out = super::annotate_with(
+    super::annotate_with(
+        out,
         session.answer.as_str(),
         attribution,
         sanitize,
@@ -66,7 +81,7 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
     );
     let mut unplaced = attribution.unplaced().peekable();
     if unplaced.peek().is_some() {
-        blank_line_after(&mut out);
+        out.blank_line_after();
         out.push_str("*Cited without a position:*");
         for source in unplaced {
             let _ = write!(out, " [^{}]", source.n);
@@ -74,36 +89,39 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
         out.push('\n');
     }
     for (_, chart) in after {
-        blank_line_after(&mut out);
-        chart_block(&mut out, chart);
+        out.blank_line_after();
+        chart_block(out, chart);
     }
     if let Some(structured) = &session.structured_output {
-        blank_line_after(&mut out);
+        out.blank_line_after();
         out.push_str("**Structured output**\n\n");
         out.push_str(&table_text::markdown(&table_of(&structured.content)));
         out.push('\n');
         let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
-        fenced(&mut out, "json", &pretty);
+        fenced(out, "json", &pretty);
     }
-    footnotes(&mut out, attribution);
-    let mut tools = attribution.tool_citations().peekable();
-    if tools.peek().is_some() {
-        blank_line_after(&mut out);
-        out.push_str("**Tool-level citations**\n\n");
-        for citation in tools {
-            let text = sanitize_line(citation.text(session.answer.as_str()));
-            // A backtick would end the code span early.
-            let tool =
-                sanitize_line(citation.tool_name.as_deref().unwrap_or("tool")).replace('`', "'");
-            let _ = match &citation.audit_id {
-                Some(audit) => writeln!(out, "- `{tool}` ({}): “{text}”", sanitize_line(audit)),
-                None => writeln!(out, "- `{tool}`: “{text}”"),
-            };
-        }
-        out.pop();
-    }
+    footnotes(out, attribution);
+    tool_citations(out, session, attribution);
     out.push('\n');
-    out
+}
+
+/// The tool-level citations, after a blank line (the last without its newline).
+fn tool_citations<W: io::Write>(out: &mut Out<W>, session: &Session, attribution: &Attribution) {
+    let mut tools = attribution.tool_citations().peekable();
+    if tools.peek().is_none() {
+        return;
+    }
+    out.blank_line_after();
+    out.push_str("**Tool-level citations**\n");
+    for citation in tools {
+        let text = sanitize_line(citation.text(session.answer.as_str()));
+        // A backtick would end the code span early.
+        let tool = sanitize_line(citation.tool_name.as_deref().unwrap_or("tool")).replace('`', "'");
+        let _ = match &citation.audit_id {
+            Some(audit) => write!(out, "\n- `{tool}` ({}): “{text}”", sanitize_line(audit)),
+            None => write!(out, "\n- `{tool}`: “{text}”"),
+        };
+    }
 }
 
 /// Where a chart goes inside the answer: after the paragraph its span ends in (at the first blank
@@ -133,7 +151,7 @@ fn chart_anchor(answer: &str, chart: &Chart) -> Option<usize> {
 
 /// `**Title**`, the caption in italics, then the spec in a `vega-lite` fence (the data points in a
 /// `json` one when there is no spec).
-fn chart_block(out: &mut String, chart: &Chart) {
+fn chart_block<W: io::Write>(out: &mut Out<W>, chart: &Chart) {
     let title = chart.title.as_deref().unwrap_or("Chart");
     let _ = writeln!(out, "**{}**\n", escape_inline(&sanitize_line(title)));
     if let Some(caption) = chart.caption.as_deref().filter(|c| !c.trim().is_empty()) {
@@ -148,11 +166,9 @@ fn chart_block(out: &mut String, chart: &Chart) {
 }
 
 /// `body` in a code fence longer than any run of backticks inside it.
-fn fenced(out: &mut String, lang: &str, body: &str) {
+fn fenced<W: io::Write>(out: &mut Out<W>, lang: &str, body: &str) {
     let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
-    // A spec of megabytes: room for it at once, rather than doubling past it.
-    out.reserve(body.len() + lang.len() + 2 * fence.len() + 4);
     let _ = writeln!(out, "{fence}{lang}\n{}\n{fence}", sanitize(body));
 }
 
@@ -166,14 +182,6 @@ pub(crate) fn escape_inline(text: &str) -> String {
         out.push(c);
     }
     out
-}
-
-/// End `out` with exactly one blank line without touching the answer's own trailing newlines.
-fn blank_line_after(out: &mut String) {
-    let trailing = out.bytes().rev().take_while(|&b| b == b'\n').count();
-    for _ in trailing..2 {
-        out.push('\n');
-    }
 }
 
 /// A label inside `[…]` must not close the link early.

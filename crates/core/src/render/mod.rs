@@ -6,12 +6,14 @@ pub mod chart_text;
 pub mod compare;
 pub mod json;
 pub mod markdown;
+mod out;
 pub mod sanitize;
 pub mod table_text;
 pub mod text;
 
 use crate::model::citations::Attribution;
 use crate::model::session::Session;
+use out::Out;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -37,44 +39,47 @@ pub fn render_sized(session: &Session, format: Format, width: usize) -> String {
     }
 }
 
-/// [`render_sized`] written to `out`: JSON as it is serialised (a session holding megabytes of
-/// charts is not copied into one string first).
+/// [`render_sized`] written to `out` as it is rendered: the document is never held whole (a session
+/// holding megabytes of answer or charts is not copied into one string first).
 pub fn write_sized(
     session: &Session,
     format: Format,
     width: usize,
-    mut out: impl std::io::Write,
+    out: impl std::io::Write,
 ) -> std::io::Result<()> {
+    let attribution = Attribution::resolve(session, true);
     match format {
-        Format::Json => json::write(session, &Attribution::resolve(session, true), None, out),
-        _ => out.write_all(render_sized(session, format, width).as_bytes()),
+        Format::Json => json::write(session, &attribution, None, out),
+        Format::Markdown => markdown::write(session, &attribution, out),
+        Format::Text => text::write_sized(session, &attribution, width, out),
     }
 }
 
-/// The answer with `marker(n)` inserted after each cited span's end, each piece passed through `clean`.
-/// Provider-written markers ([`Attribution::marker_spans`], e.g. xAI's `[[1]](url)`) are left out:
-/// the `marker(n)` at their end replaces them.
-pub(crate) fn annotate(
+/// The answer with `marker(n)` written after each cited span's end, each piece passed through
+/// `clean`. Provider-written markers ([`Attribution::marker_spans`], e.g. xAI's `[[1]](url)`) are
+/// left out: the `marker(n)` at their end replaces them.
+pub(crate) fn annotate<W: std::io::Write>(
+    out: &mut Out<W>,
     answer: &str,
     attribution: &Attribution,
     clean: impl Fn(&str) -> std::borrow::Cow<'_, str>,
-    marker: impl Fn(usize, &mut String),
-) -> String {
-    annotate_with(answer, attribution, clean, marker, &[])
+    marker: impl Fn(usize, &mut Out<W>),
+) {
+    annotate_with(out, answer, attribution, clean, marker, &[]);
 }
 
 /// [`annotate`], with each `(byte, text)` of `inserts` (sorted by byte) written at that byte of the
 /// answer, after any markers due there.
-pub(crate) fn annotate_with(
+pub(crate) fn annotate_with<W: std::io::Write>(
+    out: &mut Out<W>,
     answer: &str,
     attribution: &Attribution,
     clean: impl Fn(&str) -> std::borrow::Cow<'_, str>,
-    marker: impl Fn(usize, &mut String),
+    marker: impl Fn(usize, &mut Out<W>),
     inserts: &[(usize, String)],
-) -> String {
+) {
     let hidden = attribution.marker_spans();
-    let mut out = String::with_capacity(answer.len() + attribution.citations.len() * 6);
-    let visible = |out: &mut String, from: usize, to: usize| {
+    let visible = |out: &mut Out<W>, from: usize, to: usize| {
         let mut cur = from;
         let first = hidden.partition_point(|r| r.end <= from);
         for r in &hidden[first..] {
@@ -97,22 +102,21 @@ pub(crate) fn annotate_with(
     let mut pending = inserts.iter().peekable();
     for (byte, numbers) in attribution.markers() {
         while let Some((at, text)) = pending.next_if(|(at, _)| *at < byte) {
-            visible(&mut out, pos, *at);
+            visible(out, pos, *at);
             out.push_str(text);
             pos = pos.max(*at);
         }
-        visible(&mut out, pos, byte);
+        visible(out, pos, byte);
         for n in numbers {
-            marker(n, &mut out);
+            marker(n, out);
         }
         pos = pos.max(byte);
     }
     for (at, text) in pending {
         let at = (*at).min(answer.len());
-        visible(&mut out, pos, at);
+        visible(out, pos, at);
         out.push_str(text);
         pos = pos.max(at);
     }
-    visible(&mut out, pos, answer.len());
-    out
+    visible(out, pos, answer.len());
 }

@@ -32,7 +32,7 @@ pub fn is_unsafe(c: char) -> bool {
 /// assert_eq!(sanitize("a\x1b[2Jb\u{202E}c\n"), "a\u{FFFD}[2Jb\u{FFFD}c\n");
 /// ```
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe) {
+    if !any_unsafe(text) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(
@@ -40,6 +40,31 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
             .map(|c| if is_unsafe(c) { REPLACEMENT } else { c })
             .collect(),
     )
+}
+
+/// `text.chars().any(is_unsafe)`, reading bytes: every answer `render` prints passes through here,
+/// and only the characters whose UTF-8 form starts with one of five lead bytes can be unsafe.
+fn any_unsafe(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\n' | b'\t' => i += 1,
+            0..0x20 | 0x7F => return true,
+            // C1 controls (C2), U+061C (D8), the U+20xx marks (E2), U+FEFF (EF), tags (F3).
+            0xC2 | 0xD8 | 0xE2 | 0xEF | 0xF3 => {
+                let Some(c) = text[i..].chars().next() else {
+                    return false;
+                };
+                if is_unsafe(c) {
+                    return true;
+                }
+                i += c.len_utf8();
+            }
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 /// For one-line places (labels, tool names, status bar): newlines and tabs become spaces too.
@@ -73,6 +98,14 @@ mod tests {
         );
         assert_eq!(clean.chars().count(), hostile.chars().count());
         assert_eq!(clean.matches(REPLACEMENT).count(), 6);
+    }
+
+    #[test]
+    fn the_byte_scan_finds_exactly_the_unsafe_characters() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let text = format!("a€{c}b");
+            assert_eq!(any_unsafe(&text), is_unsafe(c), "U+{:04X}", c as u32);
+        }
     }
 
     #[test]

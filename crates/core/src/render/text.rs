@@ -4,11 +4,13 @@
 //! [`DEFAULT_WIDTH`].
 
 use std::fmt::Write;
+use std::io;
 
 use crate::model::citations::Attribution;
 use crate::model::session::Session;
 use crate::model::structured::table_of;
 use crate::render::chart_text::chart_lines;
+use crate::render::out::{Out, to_string};
 use crate::render::sanitize::{sanitize, sanitize_line};
 use crate::render::table_text::aligned;
 
@@ -21,14 +23,40 @@ pub fn render(session: &Session, attribution: &Attribution) -> String {
 
 /// [`render`] with charts and tables fitting `width` columns.
 pub fn render_sized(session: &Session, attribution: &Attribution, width: usize) -> String {
-    let mut out = super::annotate(session.answer.as_str(), attribution, sanitize, |n, out| {
-        let _ = write!(out, "[{n}]");
-    });
-    if !out.ends_with('\n') {
+    to_string(|out| render_into(out, session, attribution, width))
+}
+
+/// [`render_sized`] written to `out` as it is rendered (the document is never held whole).
+pub fn write_sized(
+    session: &Session,
+    attribution: &Attribution,
+    width: usize,
+    out: impl io::Write,
+) -> io::Result<()> {
+    let mut out = Out::new(out);
+    render_into(&mut out, session, attribution, width);
+    out.finish().map(drop)
+}
+
+fn render_into<W: io::Write>(
+    out: &mut Out<W>,
+    session: &Session,
+    attribution: &Attribution,
+    width: usize,
+) {
+    super::annotate(
+        out,
+        session.answer.as_str(),
+        attribution,
+        sanitize,
+        |n, out| {
+            let _ = write!(out, "[{n}]");
+        },
+    );
+    if out.trailing_newlines() == 0 {
         out.push('\n');
     }
     out.push_str(&trailer_sized(session, attribution, width));
-    out
 }
 
 /// Everything after the answer: charts, sources, tool data, structured output, errors, checkpoint.

@@ -47,37 +47,11 @@ pub struct Arrivals {
 impl Arrivals {
     /// Read a sidecar; a line it cannot read (a torn last line, an edit) is skipped.
     pub fn parse(text: &[u8]) -> Arrivals {
-        let mut arrivals = Arrivals::default();
-        // A continuation's marks count from its own `sent`: moved onto the first one's clock.
-        let mut shift = 0u64;
+        let mut reader = ArrivalsReader::default();
         for line in text.split(|&b| b == b'\n') {
-            let Ok(line) = std::str::from_utf8(line) else {
-                continue;
-            };
-            let mut words = line.split_ascii_whitespace();
-            match (words.next(), words.next(), words.next()) {
-                (Some("sent"), Some(unix), None) => {
-                    let Ok(unix) = unix.parse::<u64>() else {
-                        continue;
-                    };
-                    match arrivals.sent_unix_ms {
-                        None => arrivals.sent_unix_ms = Some(unix),
-                        Some(first) => shift = unix.saturating_sub(first),
-                    }
-                }
-                (Some(offset), Some(ms), None) => {
-                    let (Ok(offset), Ok(ms)) = (offset.parse::<u64>(), ms.parse::<u64>()) else {
-                        continue;
-                    };
-                    arrivals.push(Mark {
-                        offset,
-                        ms: ms.saturating_add(shift),
-                    });
-                }
-                _ => {}
-            }
+            reader.line(line);
         }
-        arrivals
+        reader.arrivals
     }
 
     fn push(&mut self, mark: Mark) {
@@ -126,6 +100,68 @@ impl Arrivals {
     }
 }
 
+/// Reads a sidecar while its writer still appends to it: fed what was appended, it reads the
+/// complete lines (a line without its end waits for it).
+#[derive(Debug, Default)]
+pub struct ArrivalsReader {
+    arrivals: Arrivals,
+    /// A continuation's marks count from its own `sent`: moved onto the first one's clock.
+    shift: u64,
+    partial: Vec<u8>,
+}
+
+impl ArrivalsReader {
+    /// What was appended to the sidecar since the last call.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let mut rest = bytes;
+        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            let mut line = std::mem::take(&mut self.partial);
+            line.extend_from_slice(&rest[..end]);
+            self.line(&line);
+            rest = &rest[end + 1..];
+        }
+        // A line longer than any the writer writes is not one of its lines.
+        if self.partial.len() + rest.len() <= 64 {
+            self.partial.extend_from_slice(rest);
+        } else {
+            self.partial.clear();
+        }
+    }
+
+    /// The times read so far.
+    pub fn arrivals(&self) -> &Arrivals {
+        &self.arrivals
+    }
+
+    fn line(&mut self, line: &[u8]) {
+        let Ok(line) = std::str::from_utf8(line) else {
+            return;
+        };
+        let mut words = line.split_ascii_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            (Some("sent"), Some(unix), None) => {
+                let Ok(unix) = unix.parse::<u64>() else {
+                    return;
+                };
+                match self.arrivals.sent_unix_ms {
+                    None => self.arrivals.sent_unix_ms = Some(unix),
+                    Some(first) => self.shift = unix.saturating_sub(first),
+                }
+            }
+            (Some(offset), Some(ms), None) => {
+                let (Ok(offset), Ok(ms)) = (offset.parse::<u64>(), ms.parse::<u64>()) else {
+                    return;
+                };
+                self.arrivals.push(Mark {
+                    offset,
+                    ms: ms.saturating_add(self.shift),
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Decides what a writer appends to a sidecar as bytes arrive (pure: the writer owns the clock
 /// and the file).
 #[derive(Debug, Default)]
@@ -164,6 +200,29 @@ impl ArrivalLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sidecar_read_as_it_grows_reads_as_the_whole_file_does() {
+        let text =
+            b"# research-tui arrival times 1\nsent 1000\n0 412\n1024 415\nsent 3000\n2048 7\n";
+        for size in [1, 2, 5, text.len()] {
+            let mut reader = ArrivalsReader::default();
+            for chunk in text.chunks(size) {
+                reader.feed(chunk);
+            }
+            assert_eq!(
+                reader.arrivals(),
+                &Arrivals::parse(text),
+                "chunks of {size}"
+            );
+        }
+        // A line without its end yet is not read.
+        let mut reader = ArrivalsReader::default();
+        reader.feed(b"sent 1\n0 41");
+        assert!(reader.arrivals().is_empty());
+        reader.feed(b"2\n");
+        assert_eq!(reader.arrivals().first_byte_ms(), Some(412));
+    }
 
     #[test]
     fn a_sidecar_reads_back_its_marks_and_the_time_of_any_byte() {

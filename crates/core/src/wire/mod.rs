@@ -4,6 +4,7 @@
 pub mod arrivals;
 pub mod input;
 pub mod provider;
+pub mod raw_events;
 pub mod recording;
 pub mod redact;
 pub mod sse;

@@ -10,6 +10,7 @@
 //! often without the blank line a strict parser waits for.
 
 use std::fmt;
+use std::ops::Range;
 
 /// Most capacity the line buffer keeps between lines.
 const KEPT_LINE_CAPACITY: usize = 64 * 1024;
@@ -80,6 +81,15 @@ pub struct SseDecoder {
     event_type: String,
     last_id: String,
     retry: Option<u64>,
+    /// Where the next byte given to `feed_body` lies in the stream.
+    base: u64,
+    /// Where the line being read starts, and where the line just ended ends (after its ending).
+    line_start: u64,
+    line_end: u64,
+    /// Where the pending event's first line starts.
+    event_start: Option<u64>,
+    /// Each dispatched event's place in the stream, when asked for ([`SseDecoder::track_offsets`]).
+    offsets: Option<Vec<Range<u64>>>,
 }
 
 impl Default for SseDecoder {
@@ -108,7 +118,37 @@ impl SseDecoder {
             event_type: String::new(),
             last_id: String::new(),
             retry: None,
+            base: 0,
+            line_start: 0,
+            line_end: 0,
+            event_start: None,
+            offsets: None,
         }
+    }
+
+    /// Also note where each dispatched event lay in the stream: byte offsets from the stream's first
+    /// byte (a BOM counted), from the start of its first line to the end of the line that
+    /// dispatched it (a CRLF cut between two chunks: to its CR). Taken with
+    /// [`SseDecoder::take_offsets`], one range per event, in order.
+    pub fn track_offsets(mut self) -> Self {
+        self.offsets = Some(Vec::new());
+        self
+    }
+
+    /// The ranges noted since the last call ([`SseDecoder::track_offsets`]), appended to `into`.
+    pub fn take_offsets(&mut self, into: &mut Vec<Range<u64>>) {
+        if let Some(offsets) = &mut self.offsets {
+            into.append(offsets);
+        }
+    }
+
+    /// `event` is dispatched: out it goes, its range noted.
+    fn emit(&mut self, out: &mut Vec<SseEvent>, event: SseEvent) {
+        let start = self.event_start.take().unwrap_or(self.line_start);
+        if let Some(offsets) = &mut self.offsets {
+            offsets.push(start..self.line_end.max(start));
+        }
+        out.push(event);
     }
 
     /// The reconnection time last set by a valid `retry:` field, in milliseconds.
@@ -134,7 +174,10 @@ impl SseDecoder {
             }
             self.bom_done = true;
             let prefix = std::mem::take(&mut self.bom_prefix);
-            if prefix != BOM {
+            if prefix == BOM {
+                self.base = BOM.len() as u64;
+                self.line_start = self.base;
+            } else {
                 let mut first_err = self.feed_body(&prefix, out).err();
                 if let Err(e) = self.feed_body(chunk, out) {
                     first_err.get_or_insert(e);
@@ -147,10 +190,13 @@ impl SseDecoder {
 
     fn feed_body(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         let mut error = None;
+        let (origin, whole) = (self.base, chunk.len());
+        self.base += whole as u64;
         if self.after_cr && !chunk.is_empty() {
             self.after_cr = false;
             if chunk[0] == b'\n' {
                 chunk = &chunk[1..];
+                self.line_start += 1;
             }
         }
         while !chunk.is_empty() {
@@ -158,6 +204,11 @@ impl SseDecoder {
                 Some(pos) => {
                     let terminator = chunk[pos];
                     let whole_line_here = self.line.is_empty() && !self.skipping_line;
+                    let mut rest = &chunk[pos + 1..];
+                    if terminator == b'\r' && rest.first() == Some(&b'\n') {
+                        rest = &rest[1..];
+                    }
+                    self.line_end = origin + (whole - rest.len()) as u64;
                     if whole_line_here {
                         if pos > self.limit {
                             error.get_or_insert(SseError::TooLong { limit: self.limit });
@@ -167,17 +218,13 @@ impl SseDecoder {
                     } else if let Err(e) = self.append_to_line(&chunk[..pos]) {
                         error.get_or_insert(e);
                     }
-                    let mut rest = &chunk[pos + 1..];
-                    if terminator == b'\r' {
-                        match rest.first() {
-                            Some(b'\n') => rest = &rest[1..],
-                            None => self.after_cr = true,
-                            Some(_) => {}
-                        }
+                    if terminator == b'\r' && pos + 1 == chunk.len() {
+                        self.after_cr = true;
                     }
                     if !whole_line_here && let Err(e) = self.end_line(out) {
                         error.get_or_insert(e);
                     }
+                    self.line_start = self.line_end;
                     chunk = rest;
                 }
                 None => {
@@ -246,16 +293,18 @@ impl SseDecoder {
         };
         text.drain(..start);
         if self.framing == Framing::JsonLines && is_complete_json(&text) {
-            out.push(SseEvent {
+            let event = SseEvent {
                 event: std::mem::take(&mut self.event_type),
                 data: text,
                 id: self.last_id.clone(),
-            });
+            };
+            self.emit(out, event);
             return Ok(());
         }
         text.push('\n');
         self.data = text;
         self.data_pending = true;
+        self.event_start.get_or_insert(self.line_start);
         Ok(())
     }
 
@@ -270,9 +319,11 @@ impl SseDecoder {
         if line.is_empty() {
             if std::mem::take(&mut self.skipping_event) {
                 self.event_type.clear();
+                self.event_start = None;
                 return Ok(());
             }
             self.dispatch(out);
+            self.event_start = None;
             return Ok(());
         }
         if self.skipping_event {
@@ -281,7 +332,8 @@ impl SseDecoder {
         if line.starts_with(':') {
             return Ok(());
         }
-        let (field_len, value_start) = match line.find(':') {
+        self.event_start.get_or_insert(self.line_start);
+        let (field_len, value_start) = match memchr::memchr(b':', line.as_bytes()) {
             Some(colon) => {
                 let after = colon + 1;
                 let skip_space = line.as_bytes().get(after) == Some(&b' ');
@@ -295,11 +347,12 @@ impl SseDecoder {
                     && !self.data_pending
                     && is_complete_json(&line[value_start..])
                 {
-                    out.push(SseEvent {
+                    let event = SseEvent {
                         event: std::mem::take(&mut self.event_type),
                         data: line[value_start..].to_owned(),
                         id: self.last_id.clone(),
-                    });
+                    };
+                    self.emit(out, event);
                     return Ok(());
                 }
                 let value = &line[value_start..];
@@ -342,11 +395,12 @@ impl SseDecoder {
         self.data_pending = false;
         let mut data = std::mem::take(&mut self.data);
         data.pop();
-        out.push(SseEvent {
+        let event = SseEvent {
             event: event_type,
             data,
             id: self.last_id.clone(),
-        });
+        };
+        self.emit(out, event);
     }
 
     /// End of stream: a last line without a line ending is still processed. Returns the event that
@@ -362,6 +416,7 @@ impl SseDecoder {
             }
         }
         self.after_cr = false;
+        self.line_end = self.base;
         if (!self.line.is_empty() || self.skipping_line)
             && let Err(e) = self.end_line(out)
         {
@@ -369,6 +424,12 @@ impl SseDecoder {
         }
         self.skipping_event = false;
         let event = std::mem::take(&mut self.event_type);
+        let pending_start = self.event_start.take().unwrap_or(self.line_start);
+        if self.data_pending
+            && let Some(offsets) = &mut self.offsets
+        {
+            offsets.push(pending_start..self.base);
+        }
         let pending = self.data_pending.then(|| {
             self.data_pending = false;
             let mut data = std::mem::take(&mut self.data);
@@ -438,125 +499,4 @@ pub fn is_complete_json(text: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn decode_all(framing: Framing, chunks: &[&[u8]]) -> (Vec<SseEvent>, Option<SseEvent>) {
-        let mut decoder = SseDecoder::new(framing);
-        let mut out = Vec::new();
-        for chunk in chunks {
-            decoder.feed(chunk, &mut out).unwrap();
-        }
-        let end = decoder.finish(&mut out);
-        assert_eq!(end.error, None);
-        (out, end.pending)
-    }
-
-    #[test]
-    fn a_json_line_without_a_blank_line_is_dispatched_at_once() {
-        let mut decoder = SseDecoder::default();
-        let mut out = Vec::new();
-        decoder.feed(b"data: {\"a\":1}\n", &mut out).unwrap();
-        assert_eq!(out.len(), 1);
-        assert_eq!(out[0].data, "{\"a\":1}");
-    }
-
-    #[test]
-    fn pretty_printed_json_waits_for_its_blank_line() {
-        let (events, _) = decode_all(
-            Framing::JsonLines,
-            &[b"data: {\ndata:   \"a\": {\"b\": 1}\ndata: }\n\n"],
-        );
-        assert_eq!(events.len(), 1);
-        assert_eq!(events[0].data, "{\n  \"a\": {\"b\": 1}\n}");
-    }
-
-    #[test]
-    fn an_event_type_line_before_a_json_line_is_kept_and_reset() {
-        let (events, _) = decode_all(
-            Framing::JsonLines,
-            &[b"event: response.created\ndata: {\"x\":1}\n\ndata: {\"y\":2}\n"],
-        );
-        assert_eq!(events[0].event, "response.created");
-        assert_eq!(events[1].event, "");
-    }
-
-    #[test]
-    fn a_last_line_without_ending_is_processed_at_end_of_stream() {
-        let (events, pending) = decode_all(Framing::JsonLines, &[b"data: {\"a\":1}"]);
-        assert_eq!(events.len(), 1);
-        assert!(pending.is_none());
-        let (events, pending) = decode_all(Framing::Standard, &[b"data: {\"a\":1}"]);
-        assert!(events.is_empty());
-        assert_eq!(pending.unwrap().data, "{\"a\":1}");
-    }
-
-    #[test]
-    fn an_overlong_line_is_an_error_and_the_stream_goes_on() {
-        let mut decoder = SseDecoder::with_limit(Framing::Standard, 8);
-        let mut out = Vec::new();
-        assert!(decoder.feed(b"data: 0123456789", &mut out).is_err());
-        decoder.feed(b"abc\n\ndata: ok\n\n", &mut out).unwrap();
-        assert_eq!(out.len(), 1);
-        assert_eq!(out[0].data, "ok");
-    }
-
-    #[test]
-    fn an_overlong_event_is_an_error() {
-        let mut decoder = SseDecoder::with_limit(Framing::Standard, 11);
-        let mut out = Vec::new();
-        decoder.feed(b"data: 12345\n", &mut out).unwrap();
-        assert!(decoder.feed(b"data: 12345\n", &mut out).is_err());
-    }
-
-    #[test]
-    fn the_tail_of_an_overlong_event_is_not_dispatched_as_an_event_of_its_own() {
-        let mut decoder = SseDecoder::with_limit(Framing::Standard, 11);
-        let mut out = Vec::new();
-        assert!(
-            decoder
-                .feed(
-                    b"data: 12345\ndata: 12345\ndata: ab\n\ndata: ok\n\n",
-                    &mut out
-                )
-                .is_err()
-        );
-        assert_eq!(out.len(), 1);
-        assert_eq!(out[0].data, "ok");
-    }
-
-    #[test]
-    fn an_overlong_last_line_does_not_lose_the_pending_event_or_its_type() {
-        let mut decoder = SseDecoder::with_limit(Framing::Standard, 32);
-        let mut out = Vec::new();
-        decoder
-            .feed(b"event: new_message\ndata: {\"a\":\ndata: 1}\n", &mut out)
-            .ok();
-        assert!(decoder.feed(&[b'x'; 40], &mut out).is_err());
-        let end = decoder.finish(&mut out);
-        let pending = end.pending.unwrap();
-        assert_eq!(pending.data, "{\"a\":\n1}");
-        assert_eq!(pending.event, "new_message");
-    }
-
-    #[test]
-    fn a_retry_value_too_large_keeps_the_previous_one() {
-        let mut decoder = SseDecoder::new(Framing::Standard);
-        let mut out = Vec::new();
-        decoder
-            .feed(b"retry: 1000\nretry: 99999999999999999999999\n", &mut out)
-            .unwrap();
-        assert_eq!(decoder.retry(), Some(1000));
-    }
-
-    #[test]
-    fn complete_json_detection_respects_strings_and_nesting() {
-        assert!(is_complete_json("{\"a\":\"}\"}"));
-        assert!(is_complete_json("  [1,{\"b\":[2]}] "));
-        assert!(!is_complete_json("{"));
-        assert!(!is_complete_json("{}{}"));
-        assert!(!is_complete_json("[DONE]x"));
-        assert!(!is_complete_json("{\"a\":\"\\\"}"));
-        assert!(!is_complete_json("42"));
-    }
-}
+mod tests;

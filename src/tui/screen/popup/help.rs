@@ -43,6 +43,7 @@ impl Group {
             Focus::Sources => Group::Sources,
             Focus::Prompt => Group::Prompt,
             Focus::Plan | Focus::Activity => Group::Everywhere,
+            Focus::Timeline => Group::Popups,
         }
     }
 }

@@ -6,6 +6,8 @@ pub mod ids;
 pub mod sessions;
 pub mod source;
 pub mod timeline;
+mod timeline_events;
+pub mod timeline_turns;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -103,7 +105,7 @@ pub fn prepare(app: &App, area: Rect) -> Option<PopupFrame> {
             Some((*scroll).min(max_scroll))
         }
         // The timeline keeps its selected row in view itself.
-        Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Timeline { .. } => None,
+        Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Timeline(_) => None,
     };
     Some(PopupFrame {
         rect: content.rect,
@@ -189,7 +191,7 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             Content::plain("Structured output (JSON)".to_owned(), footer, rows, rect)
         }
         Popup::Source { item, span, .. } => source_content(app, *item, *span, area, narrow),
-        Popup::Timeline { turn, selected, .. } => {
+        Popup::Timeline(view) => {
             let w = if narrow {
                 area.width
             } else {
@@ -200,15 +202,11 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
                 .max(8.min(area.height))
                 .saturating_sub(2);
             let size = (width, most as usize);
-            let rows = timeline::timeline_rows(app, *turn, *selected, size, theme);
+            let rows = timeline::timeline_rows(app, view, size, theme);
             let rect = fitted(area, w, rows.len());
-            let title = match app.turns.len() {
-                0 | 1 => "Timeline".to_owned(),
-                _ => format!("Timeline · turn {} of {}", turn + 1, app.turns.len()),
-            };
             Content {
-                title,
-                footer: "j/k select · y copy row · Esc close",
+                title: timeline::title(app, view),
+                footer: timeline::footer(app, view, false),
                 rows,
                 rect,
                 picked: None,

@@ -2,7 +2,9 @@
 //! a row each, its bar from start to end, its duration — with silences over
 //! [`crate::model::timeline::GAP_MS`] marked between them and, while the turn streams, a silence
 //! still going on at the bottom (a stall shows before the idle timeout). The selected row's detail
-//! follows the rows; `y` copies it as JSON ([`row_json`]).
+//! follows the rows; `y` copies it as JSON ([`row_json`]). Above it, with several turns, every
+//! turn's figures ([`super::timeline_turns`]); Enter on a row puts the raw events behind it in the
+//! waterfall's place ([`super::timeline_events`]).
 
 use ratatui::style::Style;
 
@@ -10,7 +12,8 @@ use super::super::{clean, piece, truncate, wrap_text};
 use crate::model::timeline::{Gap, Phase, PhaseKind, Timeline, seconds};
 use crate::styled::text::RLine;
 use crate::styled::theme::Theme;
-use crate::tui::state::{App, Turn};
+use crate::tui::state::{App, TimelineView, Turn};
+use crate::wire::raw_events::RowTarget;
 
 /// One row of the waterfall.
 enum Row<'a> {
@@ -53,6 +56,36 @@ pub fn row_json(timeline: &Timeline, selected: usize) -> Option<String> {
     serde_json::to_string_pretty(&value).ok()
 }
 
+/// Row `selected` in words (`⚙ web_search`, `silence 2.0 s → 9.0 s`) and which raw events it
+/// stands for.
+pub fn row_target(timeline: &Timeline, selected: usize) -> Option<(String, RowTarget)> {
+    Some(match rows(timeline).get(selected)? {
+        Row::Phase(phase) => {
+            let index = timeline
+                .phases
+                .iter()
+                .position(|p| std::ptr::eq(p, *phase))?;
+            let label = match phase.kind {
+                PhaseKind::Tool => format!("⚙ {}", phase.label),
+                PhaseKind::PlanStep => format!("▸ {}", phase.label),
+                _ => phase.label.clone(),
+            };
+            (label, RowTarget::Phase(index))
+        }
+        Row::Gap(gap) => (
+            format!(
+                "the silence {} → {}",
+                seconds(gap.start_ms),
+                seconds(gap.end_ms)
+            ),
+            RowTarget::Between {
+                start_ms: gap.start_ms,
+                end_ms: gap.end_ms,
+            },
+        ),
+    })
+}
+
 /// Milliseconds since turn `turn` started, as the timeline counts them: its end once it ended,
 /// the app's fixed clock in tests.
 fn now_ms(app: &App, turn: &Turn, timeline: &Timeline) -> u64 {
@@ -73,16 +106,22 @@ fn now_ms(app: &App, turn: &Turn, timeline: &Timeline) -> u64 {
     now.max(latest)
 }
 
-/// The popup's rows at `width` columns, at most `height` of them: the figures, the axis, a window
-/// of the waterfall around the selected row, and the selected row's detail (always in view).
-pub(super) fn timeline_rows(
+/// The view's rows at `width` columns, at most `height` of them: every turn's figures (with
+/// several), then the figures, the axis, a window of the waterfall around the selected row and
+/// the selected row's detail (always in view) — or the raw events behind that row.
+pub fn timeline_rows(
     app: &App,
-    turn: usize,
-    selected: usize,
-    size: (usize, usize),
+    view: &TimelineView,
+    (width, height): (usize, usize),
     theme: &Theme,
 ) -> Vec<RLine> {
-    rows_of(app, turn, Some(selected), size, theme)
+    let mut out = super::timeline_turns::turn_rows(app, view.turn, width, height / 4, theme);
+    let room = (width, height.saturating_sub(out.len()));
+    match &view.events {
+        Some(events) => out.extend(super::timeline_events::event_rows(events, room, theme)),
+        None => out.extend(rows_of(app, view.turn, Some(view.selected), room, theme)),
+    }
+    out
 }
 
 /// The waterfall of the turn the panes show, for the pane that stands in for the answer while
@@ -351,4 +390,23 @@ fn pad(text: &str, width: usize) -> String {
     let cut = truncate(text, width);
     let w = unicode_width::UnicodeWidthStr::width(cut.as_str());
     format!("{cut}{}", " ".repeat(width.saturating_sub(w)))
+}
+
+/// The view's title: which turn of how many.
+pub fn title(app: &App, view: &TimelineView) -> String {
+    match app.turns.len() {
+        0 | 1 => "Timeline".to_owned(),
+        n => format!("Timeline · turn {} of {n}", view.turn + 1),
+    }
+}
+
+/// The keys the view takes now (in the popup, or in the tab, which Esc does not close).
+pub fn footer(app: &App, view: &TimelineView, tab: bool) -> &'static str {
+    match (&view.events, app.turns.len() > 1, tab) {
+        (Some(_), _, _) => "j/k select · y copy event JSON · Esc back",
+        (None, true, false) => "j/k select · Enter raw events · [ ] turn · y copy row · Esc close",
+        (None, false, false) => "j/k select · Enter raw events · y copy row · Esc close",
+        (None, true, true) => "j/k select · Enter raw events · [ ] turn · y copy row",
+        (None, false, true) => "j/k select · Enter raw events · y copy row",
+    }
 }

@@ -290,6 +290,7 @@ pub fn action_name(context: Context, action: &Action) -> Option<&'static str> {
         Action::Focus(Focus::Plan) => "focus_plan",
         Action::Focus(Focus::Activity) => "focus_activity",
         Action::Focus(Focus::Prompt) => "focus_prompt",
+        Action::Focus(Focus::Timeline) => "focus_timeline",
         Action::Quit => "quit",
         Action::Interrupt => "interrupt",
         Action::Suspend => "suspend",

@@ -15,7 +15,7 @@ use KeyCode::{BackTab, Down, End, Enter, Esc, F, Home, Left, PageDown, PageUp, R
 pub static KEYMAP: &[KeyHelp] = &[
     KeyHelp {
         keys: "Tab / Shift-Tab",
-        help: "cycle focus through the panes and the prompt (narrow: the tabs)",
+        help: "cycle focus through the panes and the prompt (narrow: the tabs, Timeline among them)",
         readme: None,
         bindings: &[
             bind(Panes, &[any(Tab)], Action::FocusNext),
@@ -85,9 +85,9 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Enter",
-        help: "Sources: open the detail (j/k pick a span, Enter jumps to it) · Activity: expand the item (a chart: full screen) · Answer: the chart in view full screen, else open the structured output",
+        help: "Sources: open the detail (j/k pick a span, Enter jumps to it) · Activity: expand the item (a chart: full screen) · Answer: the chart in view full screen, else open the structured output · Timeline: the raw events behind the row",
         readme: Some(
-            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports; `j`/`k` pick a span, Enter jumps to it in the answer) · Activity: expand the item (a chart's line opens the chart full screen) · Answer: the chart in view full screen (a click on a chart too), else unfold the structured output into a table",
+            "Sources: detail popup (headline, publisher, date, URL, search query, extracts, every span it supports; `j`/`k` pick a span, Enter jumps to it in the answer) · Activity: expand the item (a chart's line opens the chart full screen) · Answer: the chart in view full screen (a click on a chart too), else unfold the structured output into a table · Timeline: the raw SSE events behind the selected row",
         ),
         bindings: &[
             bind(Panes, &[any(Enter)], Action::Enter),
@@ -209,13 +209,15 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "[ ]",
-        help: "select an earlier / later turn: the answer scrolls to it, plan, activity and sources follow; a question asked then branches from its checkpoint",
+        help: "select an earlier / later turn: the answer scrolls to it, plan, activity, sources and the timeline follow; a question asked then branches from its checkpoint",
         readme: Some(
-            "select an earlier / later turn: the answer scrolls to it (its rule is marked), the plan, activity and sources follow it, and a question asked then branches from its checkpoint (`↳ from turn 2 · ckpt-…` in the prompt's title)",
+            "select an earlier / later turn: the answer scrolls to it (its rule is marked), the plan, activity, sources and the timeline follow it, and a question asked then branches from its checkpoint (`↳ from turn 2 · ckpt-…` in the prompt's title)",
         ),
         bindings: &[
             bind(Panes, &[plain('[')], Action::Turn(false)),
             bind(Panes, &[plain(']')], Action::Turn(true)),
+            bind(InPopup, &[any_char('[')], Action::Turn(false)),
+            bind(InPopup, &[any_char(']')], Action::Turn(true)),
         ],
     },
     KeyHelp {
@@ -242,9 +244,9 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "T",
-        help: "timeline: the turn's phases on a time axis, live (j/k select, y copies the row as JSON)",
+        help: "timeline: the turn's phases on a time axis, live, every turn's figures above (j/k select, Enter the raw events behind a row, y copies the row or event as JSON, [ ] another turn; narrow: its tab)",
         readme: Some(
-            "timeline of the turn shown, live while it streams: request to first byte, each plan step, thinking phase and tool call (query, results), the answer, charts, the end, as a waterfall with durations and silences over 5 s marked; `j`/`k` select a row (its detail below), `y` copies it as JSON",
+            "timeline of the turn shown, live while it streams: request to first byte, each plan step, thinking phase and tool call (query, results), the answer, charts, the end, as a waterfall with durations and silences over 5 s marked, and with several turns every turn's figures above it (first byte, first text, total, tool calls, longest gap, chars/s; `[` `]` show another turn's waterfall); `j`/`k` select a row (its detail below), Enter lists the raw SSE events behind it (byte offset in the turn file, type, size, arrival time, the selected one's JSON pretty-printed; Esc goes back), `y` copies the row or the event as JSON; below 100 columns it is the Timeline tab",
         ),
         bindings: &[bind(Panes, &[plain('T')], Action::Timeline)],
     },

@@ -155,7 +155,7 @@ fn while_a_turn_streams_its_open_phases_have_no_end_and_a_silence_shows_before_a
     let search = AgentEvent::ToolCall {
         role: None,
         tool_name: "web_search".into(),
-        arguments: json!(r#"{"queries": ["a", "b"]}"#),
+        arguments: json!({"queries": ["a", "b"]}),
     };
     arrive(&mut t, 1000, search);
     let tool = &t.phases[1];

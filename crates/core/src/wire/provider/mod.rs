@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::model::event::AgentEvent;
 use crate::wire::sse::SseEvent;
-pub use pipeline::{AutoDialect, DETECT_LIMIT, EventPipeline};
+pub use pipeline::{AutoDialect, DETECT_LIMIT, EventPipeline, TracedEvent};
 pub use request::{Ask, ProviderOptions, WireRequest};
 use spec::{SPECS, Shape};
 
@@ -236,6 +236,19 @@ pub(crate) fn string(object: &serde_json::Map<String, Value>, key: &str) -> Opti
         .map(str::to_owned)
 }
 
+/// A tool call's arguments as the neutral event carries them: an agent that sends them as a JSON
+/// string (`"{\"query\": \"…\"}"`, as OpenAI-style function calls do) has them read into
+/// the object they spell; a string that is not one is kept as it came.
+pub(crate) fn tool_arguments(arguments: Value) -> Value {
+    match &arguments {
+        Value::String(text) => match serde_json::from_str::<Value>(text) {
+            Ok(parsed @ Value::Object(_)) => parsed,
+            _ => arguments,
+        },
+        _ => arguments,
+    }
+}
+
 /// A payload's JSON object. Empty data and `[DONE]` are nothing (`None`, silently); anything that
 /// is not a JSON object is reported as [`AgentEvent::Malformed`] (`None`). Shared by the dialects
 /// whose every payload is one JSON object.
@@ -266,6 +279,23 @@ mod tests {
             Some("HTTPS://Example.com/a")
         );
         assert_eq!(open_url(Some(Provider::Zeta), "custom://doc-1", None), None);
+    }
+
+    #[test]
+    fn tool_arguments_sent_as_a_json_string_are_read_by_the_dialect() {
+        let mut pipeline = EventPipeline::new(Provider::Bigdata);
+        let mut out = Vec::new();
+        let action = r#"data: {"message":{"type":"ACTION","tool_name":"web_search","tool_arguments":"{\"query\": \"NVIDIA\"}"}}"#;
+        pipeline
+            .feed(format!("{action}\n\n").as_bytes(), &mut out)
+            .unwrap();
+        let arguments = out.iter().find_map(|e| match e {
+            AgentEvent::ToolCall { arguments, .. } => Some(arguments.clone()),
+            _ => None,
+        });
+        assert_eq!(arguments, Some(serde_json::json!({"query": "NVIDIA"})));
+        // A string that spells no object stays as it came.
+        assert_eq!(tool_arguments(Value::from("NVDA")), Value::from("NVDA"));
     }
 
     fn event(name: &str, data: &str) -> SseEvent {

@@ -6,6 +6,8 @@
 //! event whose data is not empty or `[DONE]`, and for every line too long to read, however many
 //! events (or none) the dialect makes of it.
 
+use std::ops::Range;
+
 use super::{Dialect, Provider};
 use crate::model::event::AgentEvent;
 use crate::wire::redact::{Secret, StreamRedactor};
@@ -64,6 +66,17 @@ impl Dialect for AutoDialect {
     }
 }
 
+/// One SSE event as the pipeline read it: the wire's facts — where it lay in the stream (byte
+/// offsets), its `event:` type, its data's size — and the neutral events its dialect made of it
+/// (a detecting pipeline's held-back events come out with the event that decided the provider).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TracedEvent {
+    pub range: Range<u64>,
+    pub event_type: String,
+    pub data_bytes: usize,
+    pub events: Vec<AgentEvent>,
+}
+
 /// Bytes in, neutral events out.
 pub struct EventPipeline {
     /// Masks the API key before anything is decoded (a no-op without one).
@@ -71,6 +84,7 @@ pub struct EventPipeline {
     sse: SseDecoder,
     dialect: Box<dyn Dialect>,
     scratch: Vec<SseEvent>,
+    ranges: Vec<Range<u64>>,
 }
 
 impl EventPipeline {
@@ -85,7 +99,14 @@ impl EventPipeline {
             sse: SseDecoder::new(Framing::JsonLines),
             dialect,
             scratch: Vec::new(),
+            ranges: Vec::new(),
         }
+    }
+
+    /// A pipeline whose decoder notes where each event lay ([`EventPipeline::feed_traced`]).
+    pub fn traced(mut self) -> Self {
+        self.sse = SseDecoder::new(Framing::JsonLines).track_offsets();
+        self
     }
 
     /// Mask `secret` (the API key) in everything this pipeline decodes: a server that echoes the key
@@ -115,6 +136,78 @@ impl EventPipeline {
         }
         note_error(&result, out);
         result
+    }
+
+    /// [`EventPipeline::feed`], each SSE event with its place in the stream and the neutral events
+    /// made of it (a pipeline made [`EventPipeline::traced`]). An overlong line's events come as an
+    /// event of no size at the place it was met.
+    pub fn feed_traced(
+        &mut self,
+        chunk: &[u8],
+        out: &mut Vec<TracedEvent>,
+    ) -> Result<(), SseError> {
+        let chunk = self.redactor.feed(chunk);
+        let result = self.sse.feed(&chunk, &mut self.scratch);
+        self.traced_out(out);
+        let mut events = Vec::new();
+        note_error(&result, &mut events);
+        if !events.is_empty() {
+            let at = out.last().map_or(0, |e| e.range.end);
+            out.push(TracedEvent {
+                range: at..at,
+                event_type: String::new(),
+                data_bytes: 0,
+                events,
+            });
+        }
+        result
+    }
+
+    /// End of stream for [`EventPipeline::feed_traced`]: the last unterminated event, and what the
+    /// dialect held back (with the last event).
+    pub fn finish_traced(&mut self, out: &mut Vec<TracedEvent>) {
+        let held = self.redactor.finish();
+        let _ = self.sse.feed(&held, &mut self.scratch);
+        let end = self.sse.finish(&mut self.scratch);
+        let pending = end.pending.filter(|event| is_complete_json(&event.data));
+        if let Some(event) = pending {
+            self.scratch.push(event);
+        } else {
+            // The range noted for an unterminated event that is not read.
+            self.sse.take_offsets(&mut self.ranges);
+            if self.ranges.len() > self.scratch.len() {
+                self.ranges.pop();
+            }
+        }
+        self.traced_out(out);
+        let mut events = Vec::new();
+        self.dialect.finish(true, &mut events);
+        match out.last_mut() {
+            Some(last) => last.events.append(&mut events),
+            None if !events.is_empty() => out.push(TracedEvent {
+                range: 0..0,
+                event_type: String::new(),
+                data_bytes: 0,
+                events,
+            }),
+            None => {}
+        }
+    }
+
+    fn traced_out(&mut self, out: &mut Vec<TracedEvent>) {
+        self.sse.take_offsets(&mut self.ranges);
+        let ranges = std::mem::take(&mut self.ranges);
+        for (event, range) in self.scratch.drain(..).zip(ranges) {
+            let (event_type, data_bytes) = (event.event.clone(), event.data.len());
+            let mut events = Vec::new();
+            decode(self.dialect.as_mut(), event, &mut events);
+            out.push(TracedEvent {
+                range,
+                event_type,
+                data_bytes,
+                events,
+            });
+        }
     }
 
     /// End of stream: processes a last unterminated line, and an unterminated event whose data is a

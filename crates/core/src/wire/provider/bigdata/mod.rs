@@ -106,19 +106,20 @@ impl BigdataDialect {
 
     /// Ids absent from an envelope keep their earlier value; a change is reported once.
     fn note_ids(&mut self, seen: ConversationIds, out: &mut Vec<AgentEvent>) {
-        let mut ids = self.ids.clone();
+        // Every chunk carries its ids: compared in place, copied only when one changes.
+        let mut changed = false;
         for (value, slot) in [
-            (seen.chat_id, &mut ids.chat_id),
-            (seen.execution_id, &mut ids.execution_id),
-            (seen.request_id, &mut ids.request_id),
+            (seen.chat_id, &mut self.ids.chat_id),
+            (seen.execution_id, &mut self.ids.execution_id),
+            (seen.request_id, &mut self.ids.request_id),
         ] {
-            if value.is_some() {
+            if value.is_some() && value != *slot {
                 *slot = value;
+                changed = true;
             }
         }
-        if ids != self.ids {
-            self.ids = ids.clone();
-            out.push(AgentEvent::Conversation(ids));
+        if changed {
+            out.push(AgentEvent::Conversation(self.ids.clone()));
         }
     }
 }
@@ -159,10 +160,11 @@ fn decode_message(mut msg: Map<String, Value>, out: &mut Vec<AgentEvent>) {
         "ACTION" => AgentEvent::ToolCall {
             role,
             tool_name: take_string(&mut msg, &["tool_name", "toolName"]).unwrap_or_default(),
-            arguments: msg
-                .remove("tool_arguments")
-                .or_else(|| msg.remove("toolArguments"))
-                .unwrap_or(Value::Null),
+            arguments: super::tool_arguments(
+                msg.remove("tool_arguments")
+                    .or_else(|| msg.remove("toolArguments"))
+                    .unwrap_or(Value::Null),
+            ),
         },
         "AUDIT" => {
             let traces = match msg

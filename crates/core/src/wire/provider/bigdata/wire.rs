@@ -9,13 +9,70 @@ use serde_json::Value;
 use super::{decode_audit, decode_consumption, decode_plan, first_text, text_of};
 use crate::model::event::{AgentEvent, ConversationIds, Reference, SourceChunk, SourceDoc};
 
-/// A string field that may arrive as a number (ids) or be empty/null (treated as absent).
+/// A string field that may arrive as a number (ids) or be empty/null (treated as absent). Read
+/// without building a `Value` (the ids come with every chunk): the same result as taking a `Value`
+/// and keeping a non-empty string or a number's text.
 fn loose<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::String(s) if !s.is_empty() => Some(s),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    })
+    deserializer.deserialize_any(Loose)
+}
+
+struct Loose;
+
+impl<'de> serde::de::Visitor<'de> for Loose {
+    type Value = Option<String>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+        Ok((!s.is_empty()).then(|| s.to_owned()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
+        Ok((!s.is_empty()).then_some(s))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
+        Ok(Some(n.to_string()))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(Some(n.to_string()))
+    }
+
+    fn visit_f64<E>(self, n: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(n).map(|n| n.to_string()))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(Loose)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(None)
+    }
 }
 
 #[derive(Deserialize)]
@@ -26,8 +83,10 @@ pub(super) struct Envelope {
     execution_id: Option<String>,
     #[serde(default, deserialize_with = "loose")]
     request_id: Option<String>,
-    message: Option<Message>,
-    delta: Option<Message>,
+    // Boxed: a `Message` is large, and moving it by value through the decoder was a tenth of
+    // `render`'s time on a stream of small chunks.
+    message: Option<Box<Message>>,
+    delta: Option<Box<Message>>,
 }
 
 #[derive(Deserialize)]
@@ -140,7 +199,7 @@ impl Envelope {
     }
 }
 
-pub(super) struct MessageBody(Message);
+pub(super) struct MessageBody(Box<Message>);
 
 impl MessageBody {
     /// A CHART: read by [`super::chart`], which keeps its spec as text.
@@ -149,7 +208,7 @@ impl MessageBody {
     }
 
     pub(super) fn into_event(self) -> Option<AgentEvent> {
-        let m = self.0;
+        let m = *self.0;
         let kind = m.kind?;
         let role = m.role.filter(|role| role != "assistant");
         let message_id = m.message_id.or(m.message_id_camel);
@@ -173,10 +232,11 @@ impl MessageBody {
             "ACTION" => AgentEvent::ToolCall {
                 role,
                 tool_name: m.tool_name.or(m.tool_name_camel).unwrap_or_default(),
-                arguments: m
-                    .tool_arguments
-                    .or(m.tool_arguments_camel)
-                    .unwrap_or(Value::Null),
+                arguments: super::super::tool_arguments(
+                    m.tool_arguments
+                        .or(m.tool_arguments_camel)
+                        .unwrap_or(Value::Null),
+                ),
             },
             "AUDIT" => AgentEvent::Audit {
                 role,

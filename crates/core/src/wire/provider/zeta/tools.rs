@@ -32,6 +32,7 @@ impl ZetaDialect {
                 let arguments = ["params", "arguments", "input", "parameters"]
                     .iter()
                     .find_map(|key| tool.get(*key).filter(|v| !v.is_null()).cloned())
+                    .map(super::super::tool_arguments)
                     .unwrap_or_else(|| match &display {
                         Some(text) => json!({ "text": text }),
                         None => json!({}),
