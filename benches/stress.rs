@@ -26,7 +26,7 @@ mod streams;
 #[path = "support/timed.rs"]
 mod timed;
 
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -155,8 +155,7 @@ fn main() {
     if let Some(path) = std::env::var_os("STRESS_WRITE") {
         // For profiling: just write the groundings-first stream (the flood with STRESS_PART=flood).
         if std::env::var("STRESS_PART").is_ok_and(|p| p == "flood") {
-            let mut out = BufWriter::new(std::fs::File::create(&path).unwrap());
-            streams::write_large_stream(&mut out, flood_mb() * 1_000_000).unwrap();
+            write_large(Path::new(&path));
         } else {
             std::fs::write(&path, streams::benchmark_stream(true)).unwrap();
         }
@@ -200,12 +199,16 @@ fn main() {
     }
 }
 
-/// The size of the large stream in MB (`STRESS_MB`, 100 by default).
-fn flood_mb() -> u64 {
-    std::env::var("STRESS_MB")
+/// Write the large stream, `STRESS_MB` (100 by default) MB of it, to `path`.
+fn write_large(path: &Path) -> streams::LargeStream {
+    let target_mb: u64 = std::env::var("STRESS_MB")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(100)
+        .unwrap_or(100);
+    let mut out = BufWriter::new(std::fs::File::create(path).unwrap());
+    let stream = streams::write_large_stream(&mut out, target_mb * 1_000_000).unwrap();
+    out.flush().unwrap();
+    stream
 }
 
 /// The 1-minute load average and the number of cores, to read the figures against.
@@ -221,11 +224,8 @@ fn load() -> String {
 /// The 100 MB answer flood (see the module docs): app CPU against `render` CPU, and a key during
 /// the flood against the same key idle, each as a ratio of medians within this run.
 fn flood(bench: &Bench) {
-    let target_mb = flood_mb();
     let file = bench.path("flood.sse");
-    let mut out = BufWriter::new(std::fs::File::create(&file).unwrap());
-    let stream = streams::write_large_stream(&mut out, target_mb * 1_000_000).unwrap();
-    drop(out);
+    let stream = write_large(&file);
     let path = file.display().to_string();
     println!(
         "flood: {:.1} MB stream ({:.1} MB of answer in {} chunks); {} at the start",
@@ -380,11 +380,8 @@ fn cpu(bench: &Bench) {
 
 /// Peak RSS of the app and of `ask` on the large stream.
 fn memory(bench: &Bench) {
-    let target_mb = flood_mb();
     let file = bench.path("large.sse");
-    let mut out = BufWriter::new(std::fs::File::create(&file).unwrap());
-    let stream = streams::write_large_stream(&mut out, target_mb * 1_000_000).unwrap();
-    drop(out);
+    let stream = write_large(&file);
     let size = stream.bytes;
     println!(
         "large stream: {:.1} MB ({:.1} MB of answer in {} chunks, {} references sent first)",
