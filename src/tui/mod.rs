@@ -2,9 +2,7 @@
 //! key presses, stream updates and a render tick.
 //!
 //! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
-//! [`FRAME`], except that what a key (or the mouse) changed is drawn at once, so a key is answered
-//! as fast during a flood of text as when idle. The spinner tick runs only while a stream is in
-//! progress, so an idle app does not wake up.
+//! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
 
 pub mod compare;
 pub mod conversation;
@@ -415,8 +413,6 @@ async fn event_loop(
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut dirty = true;
-    // A key or the mouse changed the screen: draw without waiting for the frame's time.
-    let mut input = false;
     let mut last_draw = Instant::now() - FRAME;
     let mut quit_at: Option<tokio::time::Instant> = None;
     // Answer bytes taken in since the last frame.
@@ -426,7 +422,7 @@ async fn event_loop(
         if app.quit {
             break;
         }
-        if dirty && (input || last_draw.elapsed() >= FRAME) {
+        if dirty && last_draw.elapsed() >= FRAME {
             match terminal.draw(|frame| app.draw(frame)) {
                 Ok(_) => {}
                 // The terminal was closed (its SIGHUP may not have been read yet): an end, not a
@@ -441,7 +437,6 @@ async fn event_loop(
             }
             last_draw = Instant::now();
             dirty = false;
-            input = false;
             text_since_draw = 0;
         }
         let draw_at = tokio::time::Instant::from_std(last_draw + FRAME);
@@ -455,9 +450,7 @@ async fn event_loop(
             _ = sighup.recv() => break,
             event = events.next() => match event {
                 Some(Ok(event)) => {
-                    let changed = effects::handle_event(event, app, conversation, terminal, &note_tx).await;
-                    dirty |= changed;
-                    input |= changed;
+                    dirty |= effects::handle_event(event, app, conversation, terminal, &note_tx).await;
                 }
                 Some(Err(e)) if terminal_gone(&e) => break,
                 Some(Err(e)) => return Err(e).wrap_err("cannot read the terminal's input"),
