@@ -363,12 +363,8 @@ pub fn replay(
     // A file without events research-tui reads (an empty file, a README) fails here as `render`
     // does, before the screen is taken over (a missing one is reported by the app's start-up).
     let name = replay.path.to_string_lossy().into_owned();
-    // Activity is never taken back: once there is some, the whole file is readable too, so the
-    // check stops there rather than decoding a long recording once more before the replay does.
     if let Ok(file) = std::fs::File::open(&replay.path)
-        && let Ok(session) = crate::wire::input::read_session_until(file, replay.provider, |s| {
-            !s.activity.is_empty()
-        })
+        && let Ok((session, _)) = crate::wire::input::read_session(file, replay.provider)
         && let Some(line) = super::render::unreadable(&session, &name, replay.provider)
     {
         eprintln!("{line}");

@@ -16,7 +16,7 @@ pub fn read_session(
     reader: impl Read,
     provider: impl Into<Option<Provider>>,
 ) -> std::io::Result<(Session, Vec<SseError>)> {
-    read_into(reader, provider, Session::new(), |_| {}, |_| false).map(|(s, e, _)| (s, e))
+    read_into(reader, provider, Session::new(), |_| {}, usize::MAX).map(|(s, e, _)| (s, e))
 }
 
 /// Like [`read_session`], but reading stops once the answer is longer than `max_answer` bytes:
@@ -26,23 +26,7 @@ pub fn read_session_limited(
     provider: impl Into<Option<Provider>>,
     max_answer: usize,
 ) -> std::io::Result<(Session, Vec<SseError>, bool)> {
-    read_into(
-        reader,
-        provider,
-        Session::new(),
-        |_| {},
-        |s| s.answer.len() > max_answer,
-    )
-}
-
-/// Like [`read_session`], but reading stops as soon as `enough` holds for the session read so far:
-/// for a check that the first events can settle (the session as far as it got).
-pub fn read_session_until(
-    reader: impl Read,
-    provider: impl Into<Option<Provider>>,
-    enough: impl Fn(&Session) -> bool,
-) -> std::io::Result<Session> {
-    read_into(reader, provider, Session::new(), |_| {}, enough).map(|(s, _, _)| s)
+    read_into(reader, provider, Session::new(), |_| {}, max_answer)
 }
 
 /// Like [`read_session`], but the session only counts the answer it appends (a stream of any size
@@ -54,7 +38,7 @@ pub fn read_session_counting(
 ) -> std::io::Result<(Session, Vec<SseError>)> {
     let mut session = Session::new();
     session.answer.stop_keeping_text();
-    read_into(reader, provider, session, observe, |_| false).map(|(s, e, _)| (s, e))
+    read_into(reader, provider, session, observe, usize::MAX).map(|(s, e, _)| (s, e))
 }
 
 fn read_into(
@@ -62,7 +46,7 @@ fn read_into(
     provider: impl Into<Option<Provider>>,
     mut session: Session,
     mut observe: impl FnMut(&AgentEvent),
-    stop: impl Fn(&Session) -> bool,
+    max_answer: usize,
 ) -> std::io::Result<(Session, Vec<SseError>, bool)> {
     let mut pipeline = EventPipeline::new(provider);
     let mut events: Vec<AgentEvent> = Vec::new();
@@ -80,7 +64,7 @@ fn read_into(
         }
         events.iter().for_each(&mut observe);
         session.apply_all(events.drain(..));
-        if stop(&session) {
+        if session.answer.len() > max_answer {
             return Ok((session, errors, true));
         }
     }
