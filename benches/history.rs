@@ -1,23 +1,27 @@
-//! The saved-sessions history at scale: generates 10,000 sessions in a temp dir (each a `meta.json`,
-//! a raw turn file — one of the demo recordings, hard-linked so it takes no space — and a fresh
-//! `summary.json`; every fifth has a follow-up turn), then times what a user waits for:
+//! The saved-sessions history at scale: generates 10,000 sessions (`HISTORY_SESSIONS=100000` for
+//! 100,000) in a temp dir (each a `meta.json`, a raw turn file — one of the demo recordings,
+//! hard-linked so it takes no space — and a fresh `summary.json`; every fifth has a follow-up turn;
+//! no sessions index yet), then measures what a user waits for:
 //!
-//! - `research-tui sessions`, `sessions --json` and `sessions --search TEXT` (the real binary),
-//! - the picker opening (`s`: every meta read, the list shown),
-//! - the picker's filter getting the answers and sources (every summary read, in the background),
-//! - each keystroke of a filter typed in the picker (all 10,000 sessions matched again),
-//! - rebuilding 1,000 summaries that went missing (the raw streams parsed again).
+//! - the first `sessions --search`, which finds no index, reads every summary and writes it;
+//! - `fzf --filter` over every question (the anchor), `research-tui sessions`, `sessions --json`
+//!   and `sessions --search TEXT` (the real binary), alternating, 7 runs each: the median wall time,
+//!   its ratio to fzf's in the same run, and each one's peak RSS (from `wait4`);
+//! - in process: the picker opening (`s`), its filter getting answers and sources, each keystroke
+//!   of a filter typed in it, and 1,000 sessions changed behind the index's back (read
+//!   again from the raw streams and recorded).
 //!
-//! Run with `cargo bench --bench history` (`HISTORY_SESSIONS=N` for another count). The generated
-//! data is deleted at the end.
+//! The load average is printed at the start and the end. Run with `cargo bench --bench history`
+//! (needs `fzf`). The generated data is deleted at the end.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use research_tui::local::store::SessionStore;
 
+use research_tui::local::index;
 use research_tui::local::meta::SessionMeta;
 use research_tui::local::summary::{self, SessionSummary, TurnSummary};
 use research_tui::tui::state::Picker;
@@ -74,8 +78,14 @@ const TOPICS: &[&str] = &[
     "analyst estimate revisions this month",
 ];
 
-fn meta(i: usize, provider: &str, turns: usize) -> SessionMeta {
-    let minute = 10_000 - i;
+/// The id of generated session `i`.
+fn id(i: usize) -> String {
+    format!("20260101-000000-{i:06}")
+}
+
+/// The meta of generated session `i` of `count` (session 0 the newest), with `turns` turns.
+fn meta(i: usize, count: usize, provider: &str, turns: usize) -> SessionMeta {
+    let minute = count - i;
     let stamp = format!(
         "2026-{:02}-{:02}T{:02}:{:02}:00Z",
         1 + minute / 40_000,
@@ -91,21 +101,23 @@ fn meta(i: usize, provider: &str, turns: usize) -> SessionMeta {
     let turn = |n: usize, q: &str| {
         serde_json::json!({
             "question": q, "started_at": stamp, "ended_at": stamp,
-            "from_checkpoint_id": null, "checkpoint_id": format!("ckpt-{i:05}-{n}"),
+            "from_checkpoint_id": null, "checkpoint_id": format!("ckpt-{i:06}-{n}"),
             "status": "complete", "stream_file": format!("turn-{n:03}.sse"),
         })
     };
     let mut list = vec![turn(1, &question)];
     if turns > 1 {
-        list.push(turn(2, "And how does that compare with last year?"));
+        list.push(turn(2, FOLLOW_UP_QUESTION));
     }
     serde_json::from_value(serde_json::json!({
-        "id": format!("20260101-000000-{i:05}"), "created_at": stamp, "updated_at": stamp,
+        "id": id(i), "created_at": stamp, "updated_at": stamp,
         "endpoint": "research-agent", "provider": provider, "base_url": "https://api.example",
-        "chat_id": format!("chat-{i:05}"), "execution_id": null, "turns": list,
+        "chat_id": format!("chat-{i:06}"), "execution_id": null, "turns": list,
     }))
     .unwrap()
 }
+
+const FOLLOW_UP_QUESTION: &str = "And how does that compare with last year?";
 
 /// Link `from` to `to` (a copy where links are not allowed).
 fn link(from: &Path, to: &Path) {
@@ -121,7 +133,7 @@ fn turn_summary(scratch: &Path, provider: &str, recording: &Path) -> TurnSummary
         recording.display().to_string().len()
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut meta = meta(0, provider, 1);
+    let mut meta = meta(0, 1, provider, 1);
     meta.id = dir.file_name().unwrap().to_string_lossy().into_owned();
     std::fs::write(dir.join("meta.json"), serde_json::to_vec(&meta).unwrap()).unwrap();
     link(recording, &dir.join("turn-001.sse"));
@@ -130,7 +142,9 @@ fn turn_summary(scratch: &Path, provider: &str, recording: &Path) -> TurnSummary
     built.turns.into_iter().next().unwrap()
 }
 
-fn generate(root: &Path, count: usize) {
+/// Generate `count` sessions in `root`; their questions, one a line.
+fn generate(root: &Path, count: usize) -> String {
+    let mut questions = String::new();
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let scratch = root.with_file_name("scratch");
     let follow_up = turn_summary(&scratch, "bigdata", &manifest.join(FOLLOW_UP));
@@ -143,7 +157,7 @@ fn generate(root: &Path, count: usize) {
         let k = i % RECORDINGS.len();
         let (provider, path) = RECORDINGS[k];
         let two = i % 5 == 0;
-        let meta = meta(i, provider, if two { 2 } else { 1 });
+        let meta = meta(i, count, provider, if two { 2 } else { 1 });
         let dir = root.join(&meta.id);
         std::fs::create_dir(&dir).unwrap();
         link(&manifest.join(path), &dir.join("turn-001.sse"));
@@ -155,6 +169,10 @@ fn generate(root: &Path, count: usize) {
             summary_turns.push(second);
         }
         std::fs::write(dir.join("meta.json"), serde_json::to_vec(&meta).unwrap()).unwrap();
+        for turn in &meta.turns {
+            questions.push_str(&turn.question);
+            questions.push('\n');
+        }
         let summary = SessionSummary {
             version: summary::VERSION,
             meta,
@@ -166,6 +184,7 @@ fn generate(root: &Path, count: usize) {
         )
         .unwrap();
     }
+    questions
 }
 
 /// The median of `runs` timings of `f`.
@@ -181,19 +200,105 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
     times[runs / 2]
 }
 
-fn binary(data: &Path, args: &[&str]) -> Duration {
-    median(5, || {
-        let out = Command::new(env!("CARGO_BIN_EXE_research-tui"))
-            .args(args)
-            .env("XDG_DATA_HOME", data)
-            .output()
-            .unwrap();
-        assert!(out.status.success() && !out.stdout.is_empty());
-    })
+/// One run of `command`, its output thrown away: the wall time, the CPU time (user + sys) and the
+/// peak RSS (KiB) of the process, from `wait4`.
+// The child is reaped by `wait4`, which also gives its resource usage.
+#[allow(clippy::zombie_processes)]
+fn run(command: &mut Command) -> (Duration, Duration, u64) {
+    let start = Instant::now();
+    let child = command.stdout(Stdio::null()).spawn().unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting for our own child, with pointers to live locals.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let took = start.elapsed();
+    // fzf --filter exits 1 when nothing matches.
+    let fine = if command.get_program() == "fzf" { 1 } else { 0 };
+    assert!(
+        waited == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) <= fine,
+        "{command:?} failed"
+    );
+    let cpu =
+        |t: libc::timeval| Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64);
+    (
+        took,
+        cpu(usage.ru_utime) + cpu(usage.ru_stime),
+        usage.ru_maxrss as u64,
+    )
+}
+
+fn research_tui(data: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_research-tui"));
+    command.args(args).env("XDG_DATA_HOME", data);
+    command
+}
+
+fn fzf(questions: &Path, query: &str) -> Command {
+    let mut command = Command::new("fzf");
+    command
+        .args(["--filter", query])
+        .stdin(Stdio::from(std::fs::File::open(questions).unwrap()));
+    command
 }
 
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// What the binary prints for `args` (checked once before the timed runs).
+fn printed(data: &Path, args: &[&str]) -> String {
+    let out = research_tui(data, args).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const RUNS: usize = 7;
+
+/// The commands compared: a name and how to start it.
+type Row<'a> = (String, Box<dyn Fn() -> Command + 'a>);
+
+/// Run every command of `rows` [`RUNS`] times, alternating, and print each one's median wall
+/// time, its ratio to the first row's (the anchor) and its peak RSS.
+fn compare(count: usize, rows: &[Row]) {
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); rows.len()];
+    let mut cpus: Vec<Vec<Duration>> = vec![Vec::new(); rows.len()];
+    let mut rss = vec![0u64; rows.len()];
+    for _ in 0..RUNS {
+        for (k, (_, command)) in rows.iter().enumerate() {
+            let (took, cpu, peak) = run(&mut command());
+            times[k].push(took);
+            cpus[k].push(cpu);
+            rss[k] = rss[k].max(peak);
+        }
+    }
+    let median = |t: &mut Vec<Duration>| {
+        t.sort();
+        t[t.len() / 2]
+    };
+    let walls: Vec<Duration> = times.iter_mut().map(median).collect();
+    let cpus: Vec<Duration> = cpus.iter_mut().map(median).collect();
+    println!(
+        "\n| {count} saved sessions, {RUNS} alternating runs, medians | wall | × fzf | CPU (user+sys) | × fzf | peak RSS |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (k, (what, _)) in rows.iter().enumerate() {
+        println!(
+            "| {what} | {} | {:.1}× | {} | {:.1}× | {:.1} MB |",
+            ms(walls[k]),
+            walls[k].as_secs_f64() / walls[0].as_secs_f64(),
+            ms(cpus[k]),
+            cpus[k].as_secs_f64() / cpus[0].as_secs_f64().max(0.001),
+            rss[k] as f64 / 1024.0
+        );
+    }
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 fn main() {
@@ -204,38 +309,80 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(10_000);
-    let tmp = tempfile::tempdir().unwrap();
+    // HISTORY_DIR: generate there and keep it (to profile a command on it afterwards).
+    let tmp = match std::env::var_os("HISTORY_DIR") {
+        Some(dir) => tempfile::Builder::new()
+            .disable_cleanup(true)
+            .tempdir_in(dir)
+            .unwrap(),
+        None => tempfile::tempdir().unwrap(),
+    };
     let data = tmp.path().join("data");
     let root = data.join("research-tui").join("sessions");
     let started = Instant::now();
-    generate(&root, count);
+    let questions = tmp.path().join("questions.txt");
+    std::fs::write(&questions, generate(&root, count)).unwrap();
     println!("generated {count} sessions in {}", ms(started.elapsed()));
-    let store = SessionStore::new(&root);
+    println!("load average at the start: {}", load());
 
-    let rows = [
-        ("research-tui sessions", binary(&data, &["sessions"])),
-        (
-            "research-tui sessions --json",
-            binary(&data, &["sessions", "--json"]),
+    // The first reader finds no index: it reads every summary and writes the index.
+    let (first, _, first_rss) = run(&mut research_tui(&data, &["sessions", "--search", "cowos"]));
+    println!(
+        "first `sessions --search` (no index yet: every summary read, the index written): {}, {:.1} MB peak RSS",
+        ms(first),
+        first_rss as f64 / 1024.0
+    );
+    let listed = printed(&data, &["sessions"]);
+    assert_eq!(listed.lines().count(), count + 1, "every session listed");
+    let found = printed(&data, &["sessions", "--search", "cowos packaging"]);
+    assert!(found.contains("↳ answer"), "{found}");
+
+    let queries = ["cowos packaging", "nvidia margins"];
+    let (data, questions) = (data.as_path(), questions.as_path());
+    let mut rows: Vec<Row> = vec![(
+        format!(
+            "`fzf --filter \"{}\"` over the {} questions",
+            queries[0],
+            questions_count(questions)
         ),
-        (
-            "research-tui sessions --search \"cowos packaging\"",
-            binary(&data, &["sessions", "--search", "cowos packaging"]),
-        ),
-        (
-            "picker opens (s: every meta read)",
-            median(5, || {
-                let list = store.list();
-                assert_eq!(list.len(), count);
-            }),
-        ),
-        (
-            "picker filter ready (every summary read)",
-            median(3, || assert_eq!(summary::list(&root).len(), count)),
-        ),
-    ];
+        Box::new(|| fzf(questions, queries[0])),
+    )];
+    rows.push((
+        "`research-tui sessions`".into(),
+        Box::new(|| research_tui(data, &["sessions"])),
+    ));
+    rows.push((
+        "`research-tui sessions --json`".into(),
+        Box::new(|| research_tui(data, &["sessions", "--json"])),
+    ));
+    for query in queries {
+        rows.push((
+            format!("`research-tui sessions --search \"{query}\"`"),
+            Box::new(move || research_tui(data, &["sessions", "--search", query])),
+        ));
+    }
+    rows.push((
+        format!("`fzf --filter \"{}\"` over the questions", queries[1]),
+        Box::new(|| fzf(questions, queries[1])),
+    ));
+    compare(count, &rows);
+    in_process(&root, count);
+    println!("load average at the end: {}", load());
+    drop(tmp);
+}
+
+fn questions_count(questions: &Path) -> usize {
+    std::fs::read_to_string(questions).unwrap().lines().count()
+}
+
+/// What the app does in process: the picker opening and filtering, and sessions changed behind
+/// the index's back read again.
+fn in_process(root: &Path, count: usize) {
+    let store = SessionStore::new(root);
+    let opens = median(5, || assert_eq!(store.list().len(), count));
+    let ready = median(3, || assert_eq!(index::summaries(root).len(), count));
     let entries: Vec<Arc<SessionSummary>> =
-        summary::list(&root).into_iter().map(Arc::new).collect();
+        index::summaries(root).into_iter().map(Arc::new).collect();
     let mut picker = Picker::new(entries, None);
     picker.start_filter();
     let mut keystrokes = Vec::new();
@@ -250,26 +397,39 @@ fn main() {
     let worst = keystrokes.iter().max().copied().unwrap_or_default();
     let mean = keystrokes.iter().sum::<Duration>() / keystrokes.len() as u32;
     let matched = picker.shown.len();
+    drop(picker);
 
-    // 1,000 summaries go missing: the next read rebuilds them from the raw streams.
-    for i in (0..count).step_by(10) {
-        let _ = std::fs::remove_file(root.join(format!("20260101-000000-{i:05}/summary.json")));
+    // 1,000 sessions change behind the index's back (meta.json rewritten, summary.json gone): the
+    // next reader reads those from the raw streams and records them again.
+    let changed = 1000.min(count);
+    for i in (0..count).step_by(count / changed) {
+        let dir = root.join(id(i));
+        let meta = std::fs::read(dir.join("meta.json")).unwrap();
+        std::fs::remove_file(dir.join("meta.json")).unwrap();
+        std::fs::write(dir.join("meta.json"), meta).unwrap();
+        let _ = std::fs::remove_file(dir.join("summary.json"));
     }
-    let rebuild = median(1, || assert_eq!(summary::list(&root).len(), count));
+    let rebuild = median(1, || assert_eq!(index::summaries(root).len(), count));
+    let after = median(3, || assert_eq!(index::summaries(root).len(), count));
 
-    println!("\n| {count} saved sessions | time |\n|---|---:|");
-    for (what, time) in rows {
-        println!("| {what} | {} |", ms(time));
-    }
+    println!("\n| {count} saved sessions, in process | time |\n|---|---:|");
+    println!(
+        "| the picker opens (`s`: every meta, from the index) | {} |",
+        ms(opens)
+    );
+    println!(
+        "| the picker's filter gets answers and sources (from the index, in the background) | {} |",
+        ms(ready)
+    );
     println!(
         "| picker filter, per keystroke (\"nvidia margins\", {matched} matches) | {} mean, {} worst |",
         ms(mean),
         ms(worst)
     );
     println!(
-        "| every summary read, {} of them rebuilt from the raw streams | {} |",
-        count.div_ceil(10),
+        "| {} sessions changed behind the index's back: read from the raw streams, recorded | {} |",
+        changed,
         ms(rebuild)
     );
-    drop(tmp);
+    println!("| the same read again, from the index | {} |", ms(after));
 }

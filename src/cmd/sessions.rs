@@ -3,29 +3,32 @@
 
 use std::io::{self, Write};
 
+use crate::local::index::{self, Row};
 use crate::local::meta::SessionMeta;
-use crate::local::search::{Hit, Search};
+use crate::local::search::Hit;
 use crate::local::store::SessionStore;
-use crate::local::summary;
 use crate::render::sanitize::sanitize_line;
 
 /// `research-tui sessions [--search TEXT] [--json]`.
 pub fn run_cli(json: bool, search: Option<&str>) -> std::process::ExitCode {
     let store = SessionStore::default();
-    let mut out = io::stdout().lock();
+    // Written in blocks, not a `write` a line: 100,000 rows are 100,000 system calls otherwise.
+    let mut out = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
     match search {
         None => list(&mut out, &store, json),
         Some(query) => search_sessions(&mut out, &store, query, json),
     };
+    let _ = out.flush();
     std::process::ExitCode::SUCCESS
 }
 
-/// Every session, newest first (from `meta.json` alone: no raw stream is read).
+/// Every session, newest first (from the sessions index, and `meta.json` where it is not fresh:
+/// no raw stream is read).
 fn list(out: &mut impl Write, store: &SessionStore, json: bool) {
-    let sessions = store.list();
+    let sessions = index::rows(store.root(), json);
     if json {
-        for meta in &sessions {
-            let _ = writeln!(out, "{}", serde_json::to_string(meta).unwrap_or_default());
+        for row in &sessions {
+            let _ = writeln!(out, "{}", row.json.as_deref().unwrap_or_default());
         }
         return;
     }
@@ -34,43 +37,45 @@ fn list(out: &mut impl Write, store: &SessionStore, json: bool) {
         return;
     }
     header(out);
-    for meta in &sessions {
-        row(out, meta);
-        notes(out, meta);
+    for listed in &sessions {
+        row(out, listed);
+        if let Some(meta) = &listed.noted {
+            notes(out, meta);
+        }
     }
 }
 
 /// The sessions that match `query`, best first: the table with the matched line under each row,
-/// or each session's JSON object with `score`, `field` and the matched `text` added.
+/// or each session's JSON object with `score`, `field` and the matched `text` added. Each is
+/// written as it comes (no list of every match's meta is held).
 fn search_sessions(out: &mut impl Write, store: &SessionStore, query: &str, json: bool) {
-    let summaries = summary::list(store.root());
-    let hits = Search::new(query).rank(&summaries, |s| s);
-    if json {
-        for (i, hit) in &hits {
-            let _ = writeln!(out, "{}", hit_json(&summaries[*i].meta, hit));
+    let mut any = false;
+    let searched = index::search(store.root(), query, |meta, hit| {
+        if json {
+            let _ = writeln!(out, "{}", hit_json(&meta, &hit));
+            return;
         }
-        return;
-    }
-    if hits.is_empty() {
-        let _ = writeln!(
-            out,
-            "No saved session matches \"{}\" ({} searched in {})",
-            sanitize_line(query),
-            summaries.len(),
-            store.root().display()
-        );
-        return;
-    }
-    header(out);
-    for (i, hit) in &hits {
-        row(out, &summaries[*i].meta);
-        notes(out, &summaries[*i].meta);
+        if !any {
+            header(out);
+        }
+        any = true;
+        row(out, &Row::of(&meta, false));
+        notes(out, &meta);
         let _ = writeln!(
             out,
             "{:<28} ↳ {}: {}",
             "",
             hit.field.as_str(),
             snippet(&hit.text, hit.indices.first().copied().unwrap_or(0), 100)
+        );
+    });
+    if !json && !any {
+        let _ = writeln!(
+            out,
+            "No saved session matches \"{}\" ({} searched in {})",
+            sanitize_line(query),
+            searched,
+            store.root().display()
         );
     }
 }
@@ -103,11 +108,11 @@ pub fn snippet(text: &str, at: u32, width: usize) -> String {
 }
 
 /// The agent a session talked to (sessions saved before providers were recorded were Bigdata.com's).
-fn provider_name(meta: &SessionMeta) -> &str {
-    if meta.provider.is_empty() {
+fn provider_name(provider: &str) -> &str {
+    if provider.is_empty() {
         "bigdata"
     } else {
-        &meta.provider
+        provider
     }
 }
 
@@ -137,16 +142,13 @@ fn notes(out: &mut impl Write, meta: &SessionMeta) {
     }
 }
 
-fn row(out: &mut impl Write, meta: &SessionMeta) {
+fn row(out: &mut impl Write, meta: &Row) {
     let date = meta
         .updated_at
         .get(..16)
         .unwrap_or(&meta.updated_at)
         .replace('T', " ");
-    let question: String = sanitize_line(meta.first_question())
-        .chars()
-        .take(60)
-        .collect();
+    let question: String = sanitize_line(&meta.question).chars().take(60).collect();
     // One agent of a comparison: the id its sibling sessions share, after the question.
     let question = match &meta.comparison {
         Some(id) => format!("{question}  [comparison {}]", sanitize_line(id)),
@@ -157,10 +159,10 @@ fn row(out: &mut impl Write, meta: &SessionMeta) {
         "{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} {}",
         sanitize_line(&meta.id),
         sanitize_line(&date),
-        sanitize_line(provider_name(meta)),
-        meta.turns.len(),
-        sanitize_line(meta.status()),
-        sanitize_line(meta.last_checkpoint_id().unwrap_or("-")),
+        sanitize_line(provider_name(&meta.provider)),
+        meta.turns,
+        sanitize_line(&meta.status),
+        sanitize_line(meta.checkpoint.as_deref().unwrap_or("-")),
         question
     );
 }

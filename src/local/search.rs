@@ -11,6 +11,8 @@
 //! of the score the query gets against itself; in questions, which people remember and abbreviate,
 //! [`QUESTION_SHARE`] percent.
 
+use std::borrow::Cow;
+
 use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use serde::Serialize;
@@ -72,6 +74,8 @@ pub struct Search {
     /// The score the query gets against itself: a field that scores as much is as good a match as
     /// there will be, so the session's other fields are not scored.
     own: u32,
+    /// Each word's letters, for the test a field must pass before it is scored ([`Letters`]).
+    letters: Letters,
 }
 
 impl std::fmt::Debug for Search {
@@ -105,7 +109,9 @@ impl Search {
             prose_floor: 0,
             question_floor: 0,
             own: 0,
+            letters: Letters::default(),
         };
+        search.letters = Letters::of(&search.pattern);
         search.own = search.score(query).unwrap_or(0);
         search.prose_floor = search.own * PROSE_SHARE / 100;
         search.question_floor = search.own * QUESTION_SHARE / 100;
@@ -118,21 +124,33 @@ impl Search {
     }
 
     fn score(&mut self, text: &str) -> Option<u32> {
+        if !self.letters.may_match(text) {
+            return None;
+        }
         let hay = haystack(text, &mut self.chars);
         self.pattern.score(hay, &mut self.matcher)
     }
 
     /// How `summary` matches the query, if it does: its best field.
     pub fn best(&mut self, summary: &SessionSummary) -> Option<Hit> {
-        let mut best: Option<(u32, Field, &str)> = None;
-        for (field, text) in fields(summary) {
+        self.best_of(fields(summary).map(|(field, text)| (field, Cow::Borrowed(text))))
+    }
+
+    /// How a session whose searchable fields are `fields` (in the order [`fields`] gives a
+    /// summary's, empty ones left out) matches the query, if it does: its best field.
+    pub fn best_of<'t>(
+        &mut self,
+        fields: impl Iterator<Item = (Field, Cow<'t, str>)>,
+    ) -> Option<Hit> {
+        let mut best: Option<(u32, Field, Cow<'t, str>)> = None;
+        for (field, text) in fields {
             let floor = match field {
                 Field::Question => self.question_floor,
                 _ => self.prose_floor,
             };
-            if let Some(score) = self.score(text)
+            if let Some(score) = self.score(&text)
                 && score >= floor
-                && best.is_none_or(|(top, _, _)| score > top)
+                && best.as_ref().is_none_or(|(top, _, _)| score > *top)
             {
                 best = Some((score, field, text));
                 if score >= self.own {
@@ -142,14 +160,14 @@ impl Search {
         }
         let (score, field, text) = best?;
         let mut indices = Vec::new();
-        let hay = haystack(text, &mut self.chars);
+        let hay = haystack(&text, &mut self.chars);
         self.pattern.indices(hay, &mut self.matcher, &mut indices);
         indices.sort_unstable();
         indices.dedup();
         Some(Hit {
             score,
             field,
-            text: text.to_owned(),
+            text: text.into_owned(),
             indices,
         })
     }
@@ -203,6 +221,78 @@ impl Search {
         hits.sort_by(|(a, hit_a), (b, hit_b)| hit_b.score.cmp(&hit_a.score).then(a.cmp(b)));
         hits
     }
+}
+
+/// The test a field passes before the matcher scores it, which no field the matcher would match
+/// fails, so it changes no result: every word's characters must occur in the field in order.
+///
+/// `nucleo`'s fuzzy match needs each character of a word matched, in order, by a character of the
+/// field that is equal to it after normalisation and case folding (each as the word asks). An
+/// ASCII character of the field stays ASCII, equal to the word's character ignoring ASCII case, so
+/// an ASCII field is searched (with `memchr`) for each character in either case; any other
+/// character of a field counts for every ASCII letter it, normalised or folded, might become
+/// (`é` for `e`, the Kelvin sign for `k`; a dash or a CJK character for none). A word with a
+/// character beyond ASCII is not tested. The matcher skips most fields on a test like this
+/// itself, but a word at a time (a field whose first word passes is scored for that word before
+/// its second word fails), and only after copying a field with characters beyond ASCII to one
+/// `char` each.
+#[derive(Debug, Default, Clone)]
+struct Letters {
+    /// Each testable word's characters, ASCII lower case.
+    words: Vec<Vec<u8>>,
+}
+
+impl Letters {
+    fn of(pattern: &Pattern) -> Letters {
+        let words = pattern
+            .atoms
+            .iter()
+            .filter_map(|atom| match atom.needle_text() {
+                Utf32Str::Ascii(word) => Some(word.to_ascii_lowercase()),
+                Utf32Str::Unicode(_) => None,
+            })
+            .collect();
+        Letters { words }
+    }
+
+    /// Whether the matcher might match every word in `text` (false: it matches none).
+    fn may_match(&self, text: &str) -> bool {
+        if text.is_ascii() {
+            let text = text.as_bytes();
+            return self.words.iter().all(|word| {
+                let mut rest = text;
+                word.iter().all(|&c| {
+                    let upper = c.to_ascii_uppercase();
+                    let at = if upper == c {
+                        memchr::memchr(c, rest)
+                    } else {
+                        memchr::memchr2(c, upper, rest)
+                    };
+                    at.map(|at| rest = &rest[at + 1..]).is_some()
+                })
+            });
+        }
+        self.words.iter().all(|word| {
+            let mut rest = text.chars();
+            word.iter().all(|&c| rest.by_ref().any(|h| could_be(h, c)))
+        })
+    }
+}
+
+/// Whether field character `h` might match word character `c` (ASCII lower case), normalised or
+/// case folded as the matcher may.
+fn could_be(h: char, c: u8) -> bool {
+    if h.is_ascii() {
+        return h.to_ascii_lowercase() == c as char;
+    }
+    let normal = nucleo_matcher::chars::normalize(h);
+    [
+        normal,
+        nucleo_matcher::chars::to_lower_case(h),
+        nucleo_matcher::chars::to_lower_case(normal),
+    ]
+    .into_iter()
+    .any(|v| v.is_ascii() && v.to_ascii_lowercase() == c as char)
 }
 
 /// Every searchable piece of text of a session, each one line: questions first, then titles,
@@ -325,5 +415,68 @@ mod tests {
         let chars: Vec<char> = hit.text.chars().collect();
         let matched: String = hit.indices.iter().map(|&k| chars[k as usize]).collect();
         assert_eq!(matched, "RückErg");
+    }
+
+    /// Pieces of text that fold, normalise or compare in awkward ways: both cases, accents that
+    /// normalise to ASCII, the long s and the Kelvin sign (which fold to ASCII letters), a
+    /// backslash and spaces (which a word can hold escaped).
+    const PIECES: &[&str] = &[
+        "a", "A", "k", "K", "s", "S", "n", "N", "ia", "Nv", "é", "É", "ſ", "\u{212a}", "ß", "ö",
+        " ", "-", "1", "\\", "mar", "gin", "cowos", "ü", "\u{2014}", ".",
+    ];
+
+    fn text(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(PIECES), 0..max)
+            .prop_map(|pieces| pieces.concat())
+    }
+
+    /// A query of ASCII words, the ones the test applies to (a word beyond ASCII is left to the
+    /// matcher, whose debug build trips its own assertion on some, such as `sß` against `ſß`).
+    fn query() -> impl proptest::strategy::Strategy<Value = String> {
+        let ascii: Vec<&str> = PIECES.iter().copied().filter(|p| p.is_ascii()).collect();
+        proptest::collection::vec(proptest::sample::select(ascii), 0..5)
+            .prop_map(|pieces| pieces.concat())
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The test before scoring rejects only fields the matcher does not match, and a search
+        /// with it finds the same best field, score and characters as the matcher alone.
+        #[test]
+        fn the_test_before_scoring_never_turns_a_match_away(
+            query in query(),
+            fields in proptest::collection::vec(text(24), 1..6),
+        ) {
+            let mut fast = Search::new(&query);
+            let mut plain = Search::new(&query);
+            plain.letters = Letters::default();
+            let mut chars = Vec::new();
+            for field in &fields {
+                if !fast.letters.may_match(field) {
+                    let hay = haystack(field, &mut chars);
+                    prop_assert_eq!(plain.pattern.score(hay, &mut plain.matcher), None);
+                }
+            }
+            let mut one = summary(&fields[0], &fields[1..].join("\n"), &[]);
+            one.turns[0].title = fields.last().cloned();
+            prop_assert_eq!(fast.best(&one), plain.best(&one));
+        }
+    }
+
+    #[test]
+    fn a_field_missing_a_letter_of_any_word_is_not_scored_but_accents_and_case_still_match() {
+        let letters = Letters::of(&Search::new("cowos packaging").pattern);
+        assert!(letters.may_match("TSMC: CoWoS advanced packaging"));
+        assert!(!letters.may_match("CoWoS capacity doubles"));
+        // An accent might normalise to the letter sought; an ASCII letter only is itself.
+        assert!(letters.may_match("cöwos packagíng"));
+        assert!(
+            Search::new("cowos packaging")
+                .best(&summary("cöwos pâckaging", "", &[]))
+                .is_some()
+        );
     }
 }

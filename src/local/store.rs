@@ -20,9 +20,7 @@ use std::time::SystemTime;
 
 use crate::agent::client::RawSink;
 use crate::agent::turn::TurnRecorder;
-use crate::local::meta::{
-    SessionMeta, TurnMeta, newest_first, read_settled_meta, write_first_meta, write_meta,
-};
+use crate::local::meta::{SessionMeta, TurnMeta, read_settled_meta, write_first_meta, write_meta};
 use crate::local::session_files::{
     SessionLock, TurnFile, TurnLock, create_turn_file, is_plain_name, open_regular,
     open_times_file, writer_alive,
@@ -110,16 +108,10 @@ impl SessionStore {
         Ok(saved)
     }
 
-    /// Every readable session, newest first.
+    /// Every readable session, newest first: from the sessions index where it is fresh, else
+    /// from `meta.json` ([`crate::local::index`]).
     pub fn list(&self) -> Vec<SessionMeta> {
-        let Ok(entries) = std::fs::read_dir(&self.root) else {
-            return Vec::new();
-        };
-        let mut sessions: Vec<SessionMeta> = entries
-            .filter_map(|entry| read_settled_meta(&entry.ok()?.path()).ok())
-            .collect();
-        sessions.sort_by(newest_first);
-        sessions
+        crate::local::index::metas(&self.root)
     }
 
     pub fn load(&self, id: &str) -> io::Result<SavedSession> {

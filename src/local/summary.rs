@@ -300,7 +300,7 @@ fn build(dir: &Path, meta: &SessionMeta, previous: Option<SessionSummary>) -> Se
 }
 
 /// Bring the summary of `dir` up to date with `meta`, just written by a writer holding the session
-/// lock. Only turns that changed are read again.
+/// lock, and record it in the sessions index. Only turns that changed are read again.
 /// `fresh`: a turn its writer summarised as it decoded it (taken when its file still has that
 /// size), so its file is not decoded again.
 pub(crate) fn refresh(
@@ -317,6 +317,7 @@ pub(crate) fn refresh(
         previous.turns.push(fresh);
     }
     let summary = build(dir, meta, previous);
+    crate::local::index::record(dir, &summary);
     write(dir, &summary)
 }
 

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use notify::event::{AccessKind, AccessMode};
 use notify::{Event, EventKind, RecursiveMode, Watcher};
 
+use crate::local::index;
 use crate::local::store::TurnStatus;
 use crate::local::summary::{self, SUMMARY, SessionSummary};
 
@@ -95,7 +96,9 @@ fn matters(event: &Event) -> bool {
 /// The session a path under `root` belongs to.
 fn session_of(root: &Path, path: &Path) -> Option<String> {
     let first = path.strip_prefix(root).ok()?.components().next()?;
-    Some(first.as_os_str().to_string_lossy().into_owned())
+    let id = first.as_os_str().to_string_lossy();
+    // Hidden names are no sessions (the index, its temp files).
+    (!id.starts_with('.')).then(|| id.into_owned())
 }
 
 fn run(
@@ -121,7 +124,7 @@ fn run(
     if let Err(e) = &watcher {
         crate::log::log(&format!("cannot watch {}: {e}", root.display()));
     }
-    let mut sessions: HashMap<String, Arc<SessionSummary>> = summary::list(&root)
+    let mut sessions: HashMap<String, Arc<SessionSummary>> = index::summaries(&root)
         .into_iter()
         .map(|s| (s.meta.id.clone(), Arc::new(s)))
         .collect();
@@ -150,7 +153,7 @@ fn run(
         changed.sort();
         changed.dedup();
         for id in changed {
-            match summary::load(&root.join(&id)) {
+            match summary::load(&root.join(&id)).map(index::with_answer_heads) {
                 Ok(summary) => sessions.insert(id, Arc::new(summary)),
                 Err(_) => sessions.remove(&id),
             };

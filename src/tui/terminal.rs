@@ -2,6 +2,7 @@
 //! back on every exit path (guard, panic, Ctrl-Z) exactly once.
 
 use std::io;
+use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
@@ -60,12 +61,42 @@ fn install_panic_hook() {
     }));
 }
 
-pub(crate) type Term = Terminal<CrosstermBackend<io::Stdout>>;
+/// The app's terminal. Dropping it shows the cursor if it can and otherwise lets it go quietly:
+/// ratatui's own `Drop` reports a failure to show the cursor with `eprintln!`, which panics when
+/// the terminal has hung up (stderr gives EIO), turning a closed window into a panic report and a
+/// slow exit.
+pub(crate) struct Term(Option<Terminal<CrosstermBackend<io::Stdout>>>);
+
+const PRESENT: &str = "the terminal is present until dropped";
+
+impl Deref for Term {
+    type Target = Terminal<CrosstermBackend<io::Stdout>>;
+    fn deref(&self) -> &Self::Target {
+        self.0.as_ref().expect(PRESENT)
+    }
+}
+
+impl DerefMut for Term {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0.as_mut().expect(PRESENT)
+    }
+}
+
+impl Drop for Term {
+    fn drop(&mut self) {
+        if let Some(mut terminal) = self.0.take()
+            && terminal.show_cursor().is_err()
+        {
+            // The terminal is gone: its buffers are left to the process's end.
+            std::mem::forget(terminal);
+        }
+    }
+}
 
 pub(crate) fn setup_terminal() -> io::Result<Term> {
     install_panic_hook();
     take_terminal(true)?;
-    Terminal::new(CrosstermBackend::new(io::stdout()))
+    Terminal::new(CrosstermBackend::new(io::stdout())).map(|t| Term(Some(t)))
 }
 
 /// Raw mode, the alternate screen, bracketed paste, and the mouse when the app has it.

@@ -199,6 +199,11 @@ impl App {
         None
     }
 
+    /// The app's XDG home (its log file is here).
+    pub(crate) fn home(&self) -> &Path {
+        self._dir.path()
+    }
+
     pub(crate) fn pid(&self) -> u32 {
         stdout(&self.tmux(&["list-panes", "-t", "app", "-F", "#{pane_pid}"]))
             .trim()
@@ -242,6 +247,14 @@ fn keys_and_a_hangup_are_answered_while_a_replay_with_references_first_floods_in
         start.elapsed() < Duration::from_secs(3),
         "the app took {:?} to end after the hangup",
         start.elapsed()
+    );
+    // A hung-up terminal is an end, not a crash: nothing panicked on the way out (ratatui's own
+    // drop once reported the cursor it could not show on the closed stderr, which panics).
+    let log_file = app.home().join("research-tui").join("research-tui.log");
+    let log = std::fs::read_to_string(&log_file).expect("the app keeps its log");
+    assert!(
+        !log.contains("panicked"),
+        "the app panicked after the hangup:\n{log}"
     );
 }
 

@@ -20,6 +20,7 @@ mod demo_timeouts;
 mod docs;
 mod gemini;
 mod history;
+mod history_index;
 mod invisible_text;
 mod key_safety;
 pub(crate) mod large_streams;

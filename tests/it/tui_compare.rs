@@ -185,9 +185,12 @@ fn three_agents_side_by_side_at_200_by_50() {
 
     // Alt-J: BNEF (cited by OpenAI and Perplexity, not Bigdata.com) lights up in their columns.
     t.send(&["M-j"]);
-    let screen = t.wait_for("the spans of the selected source", WAIT, |s| {
+    t.wait_for("the spans of the selected source", WAIT, |s| {
         s.contains("span 1/")
     });
+    // The first Alt-J's frame can show before the second is taken (a loaded machine): read the
+    // screen once it has settled on the second.
+    let screen = t.wait_still("the second selection", WAIT);
     let rows = colored(&t);
     let bg = highlight_of(&rows, "about.bnef.com");
     let body = 2..sources_top(&screen);
@@ -221,9 +224,12 @@ fn three_agents_side_by_side_at_140_by_42() {
     insta::assert_snapshot!("compare_140x42", masked(&screen));
     t.send(&["M-j", "M-j"]);
     // CATL: cited by Bigdata.com and OpenAI.
-    let screen = t.wait_for("the spans of the selected source", WAIT, |s| {
+    t.wait_for("the spans of the selected source", WAIT, |s| {
         s.contains("span 1/")
     });
+    // The first Alt-J's frame can show before the second is taken (a loaded machine): read the
+    // screen once it has settled on the second.
+    let screen = t.wait_still("the second selection", WAIT);
     let rows = colored(&t);
     let bg = highlight_of(&rows, "catl.com");
     let header = screen.lines().next().unwrap();

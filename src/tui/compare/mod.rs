@@ -359,7 +359,10 @@ fn live_key(opts: &TuiOptions, provider: Provider) -> Option<(String, ApiKey)> {
 }
 
 /// Run the comparison until the user quits.
-pub async fn event_loop(terminal: &mut Term, screen: &mut CompareScreen) -> eyre::Result<()> {
+pub(crate) async fn event_loop(
+    terminal: &mut Term,
+    screen: &mut CompareScreen,
+) -> eyre::Result<()> {
     let mut events = EventStream::new();
     let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
     let mut poll = tokio::time::interval(POLL);

@@ -1,0 +1,511 @@
+//! The sessions index, `sessions.index` beside the sessions folder: one file holding what `sessions`, `sessions --search`
+//! and the picker need of every session (ids, times, provider, status, questions, plan and source
+//! titles, the head of each answer — [`record`] gives the layout), so they read one file instead
+//! of every session's `meta.json` and `summary.json`.
+//!
+//! It is a cache, never the truth. Each line records a session's state with the stamp of its
+//! `meta.json` (inode, size, modification time) and its turn files' sizes; a reader takes a line
+//! only while the session on disk still has that stamp (one `stat` of the meta, one per turn
+//! file), the last such line of a session winning, and reads every session it has no fresh line
+//! for from the raw files, as before, appending a line for it. So a missing, corrupt, truncated,
+//! foreign or stale index only costs time, and no writer ever waits on it:
+//!
+//! - Writers append a line each time they change a session's meta, under the session lock, in one
+//!   `write` to a file opened for appending (the kernel keeps concurrent appends whole; a torn line
+//!   from a crash is skipped and its session read raw).
+//! - A session with a turn streaming is always read raw (its file grows); its line says so.
+//! - When more than half the lines are superseded, or the file is over [`MAX_INDEX_BYTES`], a
+//!   reader rewrites it with the lines it took (a temp file renamed over it). A line appended by a
+//!   writer meanwhile is lost with the old file: its session is read raw once and recorded again.
+//! - The file is read as the store reads every file: a regular file only, never through a link,
+//!   bounded in size, lines over [`MAX_LINE`] skipped.
+
+mod at;
+mod record;
+mod write;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+pub use record::{ANSWER_HEAD, MetaStamp, Record, with_answer_heads};
+
+use crate::local::meta::{SessionMeta, newest_first, read_settled_meta};
+use crate::local::search::{Hit, MOST_THREADS, Search};
+use crate::local::session_files::open_regular;
+use crate::local::summary::{self, SessionSummary};
+
+/// The index of the sessions folder `root`: beside it, `sessions.index` for `sessions` (not in
+/// it: the folder holds sessions only).
+pub fn path(root: &Path) -> PathBuf {
+    let name = root
+        .file_name()
+        .map_or("sessions".into(), |n| n.to_string_lossy());
+    root.with_file_name(format!("{name}.index"))
+}
+
+/// The longest line read or written (a session with a meta this large is read raw).
+pub(crate) const MAX_LINE: usize = 1 << 20;
+
+/// The largest index read: a larger one is rewritten from what is on disk.
+pub const MAX_INDEX_BYTES: u64 = 1 << 30;
+
+/// How much of the index is read (and matched, between threads) at a time.
+const BLOCK: usize = 4 << 20;
+
+/// Record the session in `dir` as `summary` (just built from `meta.json` as written by a writer
+/// holding the session lock) in the index of its sessions folder.
+pub(crate) fn record(dir: &Path, summary: &SessionSummary) {
+    let (Some(root), Ok(stat)) = (
+        dir.parent(),
+        std::fs::symlink_metadata(dir.join("meta.json")),
+    ) else {
+        return;
+    };
+    if let Some(line) = record::line(summary, MetaStamp::of(&stat)) {
+        let _ = write::append(root, &[line]);
+    }
+}
+
+/// Every session folder of `root` (a real folder, not hidden) whose `meta.json` is a regular
+/// file, with that file's stamp (the `stat`s shared between threads).
+fn scan(root: &Path) -> HashMap<String, MetaStamp> {
+    let (Ok(entries), Some(folder)) = (std::fs::read_dir(root), at::Folder::open(root)) else {
+        return HashMap::new();
+    };
+    let ids: Vec<String> = entries
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            if !entry.file_type().ok()?.is_dir() {
+                return None;
+            }
+            let id = entry.file_name().into_string().ok()?;
+            (!id.starts_with('.')).then_some(id)
+        })
+        .collect();
+    let stamp = |ids: &[String]| -> Vec<(String, MetaStamp)> {
+        ids.iter()
+            .filter_map(|id| Some((id.clone(), folder.meta_stamp(id)?)))
+            .collect()
+    };
+    let share = ids.len().div_ceil(threads()).max(1024);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = ids
+            .chunks(share)
+            .map(|ids| scope.spawn(|| stamp(ids)))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// How many threads read the index (and `stat` what it names).
+fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MOST_THREADS)
+}
+
+/// What one pass over the index found: per session, its last fresh line (offset, length) and what
+/// was made of it; and how many lines there were.
+struct Pass<T> {
+    taken: HashMap<String, (u64, usize, T)>,
+    lines: usize,
+    /// The index could not be read (missing, not a regular file, too large).
+    unreadable: bool,
+    too_large: bool,
+}
+
+/// Read the index of `root`, making `per` of each fresh line (between threads, each with a
+/// context from `context`).
+fn pass<C, T: Send>(
+    root: &Path,
+    disk: &HashMap<String, MetaStamp>,
+    context: impl Fn() -> C + Sync,
+    per: impl Fn(&mut C, &Record) -> T + Sync,
+) -> Pass<T> {
+    let mut pass = Pass {
+        taken: HashMap::with_capacity(disk.len()),
+        lines: 0,
+        unreadable: false,
+        too_large: false,
+    };
+    let mut file = match open_regular(&path(root), MAX_INDEX_BYTES) {
+        Ok(file) => file,
+        Err(e) => {
+            pass.unreadable = true;
+            pass.too_large = e.kind() == io::ErrorKind::InvalidData
+                && std::fs::symlink_metadata(path(root)).is_ok_and(|m| m.is_file());
+            return pass;
+        }
+    };
+    let threads = threads();
+    let Some(folder) = at::Folder::open(root) else {
+        return pass;
+    };
+    let fresh = |context: &mut C, line: &[u8]| -> Option<(String, T)> {
+        let record = Record::parse(std::str::from_utf8(line).ok()?)?;
+        let stamp = *disk.get(record.id)?;
+        record
+            .is_fresh_by(stamp, |name| folder.size(record.id, name))
+            .then(|| (record.id.to_owned(), per(context, &record)))
+    };
+    let _ = for_each_block(&mut file, |block| {
+        pass.lines += block.len();
+        let share = block.len().div_ceil(threads).max(64);
+        let results: Vec<Vec<Option<(String, T)>>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = block
+                .chunks(share)
+                .map(|lines| {
+                    scope.spawn(|| {
+                        let mut context = context();
+                        lines
+                            .iter()
+                            .map(|(_, line)| fresh(&mut context, line))
+                            .collect()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
+        for ((offset, line), result) in block.iter().zip(results.into_iter().flatten()) {
+            if let Some((id, made)) = result {
+                pass.taken.insert(id, (*offset, line.len(), made));
+            }
+        }
+    });
+    pass
+}
+
+/// Call `each` with the complete lines of `file`, a block at a time, each with its offset; lines
+/// longer than [`MAX_LINE`] are skipped whole.
+fn for_each_block(file: &mut File, mut each: impl FnMut(&[(u64, &[u8])])) -> io::Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + MAX_LINE);
+    let mut base = 0u64;
+    let mut skipping = false;
+    loop {
+        let len = buf.len();
+        buf.resize(len + BLOCK, 0);
+        let n = file.read(&mut buf[len..])?;
+        buf.truncate(len + n);
+        let eof = n == 0;
+        let end = if eof {
+            buf.len()
+        } else {
+            memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)
+        };
+        if end == 0 && buf.len() > MAX_LINE {
+            // One line longer than any record: drop what there is of it.
+            base += buf.len() as u64;
+            buf.clear();
+            skipping = true;
+            continue;
+        }
+        let mut lines = Vec::new();
+        let mut at = 0;
+        while at < end {
+            let stop = memchr::memchr(b'\n', &buf[at..end]).map_or(end, |i| at + i);
+            if skipping {
+                skipping = false;
+            } else if stop > at && stop - at <= MAX_LINE {
+                lines.push((base + at as u64, &buf[at..stop]));
+            }
+            at = stop + 1;
+        }
+        each(&lines);
+        buf.drain(..end.min(buf.len()));
+        base += end as u64;
+        if eof {
+            return Ok(());
+        }
+    }
+}
+
+/// The line at `offset` of the index of `root`, `len` bytes long.
+fn line_at(file: &File, offset: u64, len: usize) -> Option<String> {
+    let mut bytes = vec![0; len];
+    file.read_exact_at(&mut bytes, offset).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// The lines of sessions read raw, on their way into the index: appended a few MiB at a time, so
+/// a reader that finds no index does not hold one in memory; kept for the rewrite when the index
+/// is due one.
+struct NewLines {
+    lines: Vec<String>,
+    bytes: usize,
+    rewrite: bool,
+}
+
+/// How much of the new lines is held before they are appended.
+const HELD: usize = 4 << 20;
+
+impl NewLines {
+    fn after<T>(pass: &Pass<T>) -> NewLines {
+        let superseded = pass.lines.saturating_sub(pass.taken.len());
+        NewLines {
+            lines: Vec::new(),
+            bytes: 0,
+            rewrite: pass.too_large || superseded > pass.taken.len().max(1024),
+        }
+    }
+
+    fn push(&mut self, root: &Path, line: Option<String>) {
+        let Some(line) = line else { return };
+        self.bytes += line.len();
+        self.lines.push(line);
+        if !self.rewrite && self.bytes > HELD {
+            let _ = write::append(root, &self.lines);
+            self.lines.clear();
+            self.bytes = 0;
+        }
+    }
+
+    /// Append what is left, or rewrite the index with the lines `pass` took and these.
+    fn finish<T>(self, root: &Path, pass: &Pass<T>) {
+        if self.rewrite {
+            let mut kept: Vec<(u64, usize)> =
+                pass.taken.values().map(|(o, l, _)| (*o, *l)).collect();
+            kept.sort_unstable();
+            let _ = write::rewrite(root, &kept, &self.lines);
+        } else if !self.lines.is_empty() {
+            let _ = write::append(root, &self.lines);
+        }
+    }
+}
+
+/// A session read from its raw files, with the index line it earns when it was settled and
+/// unchanged while it was read.
+fn read_raw(root: &Path, id: &str, before: MetaStamp) -> Option<(SessionSummary, Option<String>)> {
+    let dir = root.join(id);
+    let summary = with_answer_heads(summary::load(&dir).ok()?);
+    let after = std::fs::symlink_metadata(dir.join("meta.json")).ok();
+    let line = after
+        .filter(|after| MetaStamp::of(after) == before)
+        .and_then(|_| record::line(&summary, before))
+        .and_then(|line| {
+            // Only a line that reads back as fresh is worth writing.
+            let record = Record::parse(line.trim_end_matches('\n'))?;
+            record.is_fresh(&dir, before).then_some(line)
+        });
+    Some((summary, line))
+}
+
+/// A session that matched: its hit, its time and id (the order), and where its meta is.
+struct Found {
+    hit: Hit,
+    updated_at: String,
+    id: String,
+    /// Read raw (else it is parsed from the index line at `offset`, `len` bytes, when its turn
+    /// comes: only one meta is held at a time).
+    meta: Option<Box<SessionMeta>>,
+    offset: u64,
+    len: usize,
+}
+
+/// Give the saved sessions of `root` matching `query` to `each`, best first (equal scores newest
+/// first), each with its meta, read when its turn comes (so no list of every match's meta is
+/// held); how many sessions were searched.
+pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) -> usize {
+    let disk = scan(root);
+    let pass = pass(
+        root,
+        &disk,
+        || Search::new(query),
+        |search, record| {
+            search
+                .best_of(record.fields())
+                .map(|hit| (hit, record.updated_at.clone().into_owned()))
+        },
+    );
+    let file = open_regular(&path(root), MAX_INDEX_BYTES).ok();
+    let mut found: Vec<Found> = Vec::new();
+    let mut searched = 0;
+    for (id, (offset, len, hit)) in &pass.taken {
+        searched += 1;
+        if let Some((hit, updated_at)) = hit {
+            found.push(Found {
+                hit: hit.clone(),
+                updated_at: updated_at.clone(),
+                id: id.clone(),
+                meta: None,
+                offset: *offset,
+                len: *len,
+            });
+        }
+    }
+    let mut new_lines = NewLines::after(&pass);
+    let mut search = Search::new(query);
+    for (id, stamp) in &disk {
+        if pass.taken.contains_key(id) {
+            continue;
+        }
+        let Some((summary, line)) = read_raw(root, id, *stamp) else {
+            continue;
+        };
+        searched += 1;
+        new_lines.push(root, line);
+        if let Some(hit) = search.best(&summary) {
+            let meta = summary.meta;
+            found.push(Found {
+                hit,
+                updated_at: meta.updated_at.clone(),
+                id: id.clone(),
+                meta: Some(Box::new(meta)),
+                offset: 0,
+                len: 0,
+            });
+        }
+    }
+    new_lines.finish(root, &pass);
+    drop(pass);
+    found.sort_by(|a, b| {
+        (b.hit.score.cmp(&a.hit.score))
+            .then(b.updated_at.cmp(&a.updated_at))
+            .then(b.id.cmp(&a.id))
+    });
+    for found in found {
+        let meta = match found.meta {
+            Some(meta) => Some(*meta),
+            None => file
+                .as_ref()
+                .and_then(|file| line_at(file, found.offset, found.len))
+                .and_then(|line| Record::parse(&line)?.meta()),
+        };
+        if let Some(meta) = meta {
+            each(meta, found.hit);
+        }
+    }
+    searched
+}
+
+/// One session as `sessions` lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub id: String,
+    pub updated_at: String,
+    pub provider: String,
+    pub turns: usize,
+    pub status: String,
+    pub checkpoint: Option<String>,
+    pub question: String,
+    /// `meta.json` as compact JSON, when asked for.
+    pub json: Option<String>,
+    /// The comparison this session is one agent of.
+    pub comparison: Option<String>,
+    /// The meta, when it has what a row alone does not say (the session it branched from, a
+    /// turn's stream its file left out); boxed, as few rows have one and 100,000 rows are held.
+    pub noted: Option<Box<SessionMeta>>,
+}
+
+/// Whether `meta` has what its row alone does not say.
+fn has_notes(meta: &SessionMeta) -> bool {
+    meta.branched_from.is_some() || meta.turns.iter().any(|t| t.not_saved.is_some())
+}
+
+impl Row {
+    pub fn of(meta: &SessionMeta, json: bool) -> Row {
+        Row {
+            id: meta.id.clone(),
+            updated_at: meta.updated_at.clone(),
+            provider: meta.provider.clone(),
+            turns: meta.turns.len(),
+            status: meta.status().to_owned(),
+            checkpoint: meta.last_checkpoint_id().map(str::to_owned),
+            question: meta.first_question().to_owned(),
+            json: json.then(|| serde_json::to_string(meta).unwrap_or_default()),
+            comparison: meta.comparison.clone(),
+            noted: has_notes(meta).then(|| Box::new(meta.clone())),
+        }
+    }
+
+    fn from_record(record: &Record, json: bool) -> Row {
+        // Only a meta naming one of these is parsed (they are left out of the JSON when unset).
+        let extra = ["\"branched_from\"", "\"not_saved\"", "\"comparison\""]
+            .iter()
+            .any(|key| memchr::memmem::find(record.meta_json.as_bytes(), key.as_bytes()).is_some())
+            .then(|| record.meta())
+            .flatten();
+        Row {
+            id: record.id.to_owned(),
+            updated_at: record.updated_at.clone().into_owned(),
+            provider: record.provider.clone().into_owned(),
+            turns: record.turn_count,
+            status: record.status.clone().into_owned(),
+            checkpoint: record.checkpoint.clone().map(|c| c.into_owned()),
+            question: record.question.clone().into_owned(),
+            json: json.then(|| record.meta_json.to_owned()),
+            comparison: extra.as_ref().and_then(|meta| meta.comparison.clone()),
+            noted: extra.filter(has_notes).map(Box::new),
+        }
+    }
+}
+
+/// Every session of `root` as `sessions` lists it, newest first (from the index, and `meta.json`
+/// for sessions it has no fresh line for); with `json`, each with its meta as JSON.
+pub fn rows(root: &Path, json: bool) -> Vec<Row> {
+    let disk = scan(root);
+    let mut pass = pass(
+        root,
+        &disk,
+        || (),
+        |_, record| Row::from_record(record, json),
+    );
+    let mut rows: Vec<Row> = Vec::with_capacity(disk.len());
+    for id in disk.keys() {
+        match pass.taken.remove(id) {
+            Some((_, _, row)) => rows.push(row),
+            None => rows.extend(
+                read_settled_meta(&root.join(id))
+                    .ok()
+                    .map(|m| Row::of(&m, json)),
+            ),
+        }
+    }
+    rows.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
+    rows
+}
+
+/// Every readable session's meta, newest first (the order and content of reading every
+/// `meta.json`).
+pub fn metas(root: &Path) -> Vec<SessionMeta> {
+    let disk = scan(root);
+    let mut pass = pass(root, &disk, || (), |_, record| record.meta());
+    let mut metas: Vec<SessionMeta> = disk
+        .keys()
+        .filter_map(|id| match pass.taken.remove(id) {
+            Some((_, _, Some(meta))) => Some(meta),
+            _ => read_settled_meta(&root.join(id)).ok(),
+        })
+        .collect();
+    metas.sort_by(newest_first);
+    metas
+}
+
+/// Every readable session's summary as the index keeps it (answers cut to their heads), newest
+/// first; sessions without a fresh line are read raw and recorded.
+pub fn summaries(root: &Path) -> Vec<SessionSummary> {
+    let disk = scan(root);
+    let mut pass = pass(root, &disk, || (), |_, record| record.summary());
+    let mut new_lines = NewLines::after(&pass);
+    let mut summaries: Vec<SessionSummary> = Vec::with_capacity(disk.len());
+    for (id, stamp) in &disk {
+        if let Some((_, _, Some(summary))) = pass.taken.get_mut(id).map(|t| (t.0, t.1, t.2.take()))
+        {
+            summaries.push(summary);
+        } else if let Some((summary, line)) = read_raw(root, id, *stamp) {
+            new_lines.push(root, line);
+            summaries.push(summary);
+        }
+    }
+    new_lines.finish(root, &pass);
+    summaries.sort_by(|a, b| newest_first(&a.meta, &b.meta));
+    summaries
+}

@@ -1,0 +1,438 @@
+//! One line of the sessions index: a session's state on disk (the stamp its freshness is checked
+//! with) and what listing and searching it need, as tab-separated text with tabs, newlines and
+//! backslashes escaped, so a line is read without a JSON parse:
+//!
+//! `rt1 ID INO.SIZE.MTIME TURN:SIZE,… UPDATED PROVIDER TURNS STATUS CHECKPOINT QUESTION ITEM… META LENGTH`
+//!
+//! where CHECKPOINT is `-` (none) or `=` and the id, each ITEM is a searchable field as the search
+//! takes it (`q` a question line, `tN:` turn N's plan title, `sN:` a source title, `aN:` an answer
+//! line of the first [`ANSWER_HEAD`] bytes), META is `meta.json` as compact JSON and LENGTH the
+//! byte length of the line before it, so a line cut short, or glued to the next, is not taken.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use crate::local::meta::SessionMeta;
+use crate::local::search::Field;
+use crate::local::session_files::is_plain_name;
+use crate::local::summary::{SessionSummary, TurnSummary};
+use crate::local::turn_status::TurnStatus;
+
+/// The first field of every line of this layout (a line of another layout is not read).
+const TAG: &str = "rt1";
+
+/// Before the turn files of a session with a turn streaming: its record is never taken as fresh
+/// (a live turn is read from its growing file), but it is written, so an older record cannot pass
+/// for the session's state.
+const LIVE: &str = "!";
+
+/// How much of each turn's answer the index keeps for search (bytes, cut at a character): the
+/// opening of an answer, where its findings are stated, without a 100,000-session history costing
+/// gigabytes to read per query.
+pub const ANSWER_HEAD: usize = 4 * 1024;
+
+/// The state of a session's `meta.json` as one `stat` tells it: every writer replaces the file
+/// (a new inode) and a hand edit changes its size or time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetaStamp {
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: i128,
+}
+
+impl MetaStamp {
+    pub fn of(metadata: &std::fs::Metadata) -> MetaStamp {
+        use std::os::unix::fs::MetadataExt;
+        MetaStamp {
+            ino: metadata.ino(),
+            size: metadata.size(),
+            mtime_ns: i128::from(metadata.mtime()) * 1_000_000_000
+                + i128::from(metadata.mtime_nsec()),
+        }
+    }
+
+    fn parse(text: &str) -> Option<MetaStamp> {
+        let mut parts = text.split('.');
+        let stamp = MetaStamp {
+            ino: parts.next()?.parse().ok()?,
+            size: parts.next()?.parse().ok()?,
+            mtime_ns: parts.next()?.parse().ok()?,
+        };
+        parts.next().is_none().then_some(stamp)
+    }
+}
+
+/// A line of the index, read: borrowed from the line except where unescaping was needed.
+#[derive(Debug)]
+pub struct Record<'a> {
+    pub id: &'a str,
+    pub stamp: MetaStamp,
+    turns: &'a str,
+    pub updated_at: Cow<'a, str>,
+    pub provider: Cow<'a, str>,
+    pub turn_count: usize,
+    pub status: Cow<'a, str>,
+    pub checkpoint: Option<Cow<'a, str>>,
+    pub question: Cow<'a, str>,
+    /// The items, tab-separated (`None`: there are none).
+    items: Option<&'a str>,
+    pub meta_json: &'a str,
+}
+
+impl<'a> Record<'a> {
+    /// The line's record, if it is one of this layout; its searchable items
+    /// are split only when they are asked for.
+    pub fn parse(line: &'a str) -> Option<Record<'a>> {
+        // A line cut short (a torn write, a truncated file) does not end in its own length.
+        let (line, length) = line.rsplit_once('\t')?;
+        if length.parse::<usize>().ok()? != line.len() {
+            return None;
+        }
+        let mut fields = line.splitn(11, '\t');
+        let mut next = || fields.next();
+        let head: [&str; 10] = [
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+        ];
+        // The items and the meta: the meta is the last field.
+        let rest = next()?;
+        let (items, meta_json) = match rest.rsplit_once('\t') {
+            Some((items, meta)) => (Some(items), meta),
+            None => (None, rest),
+        };
+        if head[0] != TAG {
+            return None;
+        }
+        let checkpoint = match head[8].split_at_checked(1)? {
+            ("-", "") => None,
+            ("=", id) => Some(unescape(id)),
+            _ => return None,
+        };
+        Some(Record {
+            id: head[1],
+            stamp: MetaStamp::parse(head[2])?,
+            turns: head[3],
+            updated_at: unescape(head[4]),
+            provider: unescape(head[5]),
+            turn_count: head[6].parse().ok()?,
+            status: unescape(head[7]),
+            checkpoint,
+            question: unescape(head[9]),
+            items,
+            meta_json,
+        })
+    }
+
+    /// The searchable items, as written.
+    fn items(&self) -> impl Iterator<Item = &'a str> + 'a {
+        self.items.into_iter().flat_map(|items| items.split('\t'))
+    }
+
+    /// The turn files and their sizes when the record was made.
+    pub fn turn_files(&self) -> impl Iterator<Item = Option<(&'a str, u64)>> + 'a {
+        let turns = self.turns.strip_prefix(LIVE).unwrap_or(self.turns);
+        turns.split(',').filter(|t| !t.is_empty()).map(|turn| {
+            let (name, size) = turn.rsplit_once(':')?;
+            Some((name, size.parse().ok()?))
+        })
+    }
+
+    /// Whether the session still is as recorded: the meta's stamp is `disk`, every turn file has
+    /// its size, and no turn streams (a live turn is read from its growing file).
+    pub fn is_fresh(&self, dir: &Path, disk: MetaStamp) -> bool {
+        self.is_fresh_by(disk, |name| {
+            std::fs::metadata(dir.join(name)).ok().map(|m| m.len())
+        })
+    }
+
+    /// [`Record::is_fresh`], with the size of a turn file (by name) from `size`.
+    pub fn is_fresh_by(&self, disk: MetaStamp, mut size: impl FnMut(&str) -> Option<u64>) -> bool {
+        self.stamp == disk
+            && !self.turns.starts_with(LIVE)
+            && self.turn_files().all(|turn| {
+                turn.is_some_and(|(name, recorded)| {
+                    is_plain_name(name) && size(name) == Some(recorded)
+                })
+            })
+    }
+
+    /// The searchable fields, in the order the search takes a summary's.
+    pub fn fields(&self) -> impl Iterator<Item = (Field, Cow<'a, str>)> + '_ {
+        self.items().filter_map(|item| {
+            let (kind, rest) = item.split_at_checked(1)?;
+            let (field, text) = match kind {
+                "q" => (Field::Question, rest),
+                "t" => (Field::Title, rest.split_once(':')?.1),
+                "s" => (Field::Source, rest.split_once(':')?.1),
+                "a" => (Field::Answer, rest.split_once(':')?.1),
+                _ => return None,
+            };
+            Some((field, unescape(text))).filter(|(_, text)| !text.trim().is_empty())
+        })
+    }
+
+    /// The session's meta.
+    pub fn meta(&self) -> Option<SessionMeta> {
+        serde_json::from_str(self.meta_json).ok()
+    }
+
+    /// The session's summary as the index keeps it (answers cut to their heads).
+    pub fn summary(&self) -> Option<SessionSummary> {
+        let meta = self.meta()?;
+        let sizes: Vec<Option<(&str, u64)>> = self.turn_files().collect();
+        let mut turns: Vec<TurnSummary> = meta
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(n, turn)| TurnSummary {
+                stream_file: turn.stream_file.clone(),
+                bytes: sizes.get(n).copied().flatten().map_or(0, |(_, size)| size),
+                ..TurnSummary::default()
+            })
+            .collect();
+        for item in self.items() {
+            let (kind, rest) = item.split_at_checked(1)?;
+            if kind == "q" {
+                continue;
+            }
+            let (n, text) = rest.split_once(':')?;
+            let turn = turns.get_mut(n.parse::<usize>().ok()?)?;
+            let text = unescape(text).into_owned();
+            match kind {
+                "t" => turn.title = Some(text),
+                "s" => turn.sources.push(text),
+                "a" if turn.answer.is_empty() => turn.answer = text,
+                "a" => {
+                    turn.answer.push('\n');
+                    turn.answer.push_str(&text);
+                }
+                _ => return None,
+            }
+        }
+        Some(SessionSummary {
+            version: crate::local::summary::VERSION,
+            meta,
+            turns,
+        })
+    }
+}
+
+/// The index line of `summary`, whose `meta.json` had `stamp` when it was built; `None` for a
+/// session a line cannot name (an id or turn file name with separators in it) or whose meta is
+/// over [`super::MAX_LINE`] as JSON.
+pub fn line(summary: &SessionSummary, stamp: MetaStamp) -> Option<String> {
+    let meta = &summary.meta;
+    let plain = |name: &str| !name.contains(['\t', '\n', '\r', '\\', ',', ':']);
+    if !plain(&meta.id) || !meta.turns.iter().all(|t| plain(&t.stream_file)) {
+        return None;
+    }
+    let json = serde_json::to_string(meta).ok()?;
+    let mut out = format!(
+        "{TAG}\t{}\t{}.{}.{}\t",
+        meta.id, stamp.ino, stamp.size, stamp.mtime_ns
+    );
+    if meta.turns.iter().any(|t| t.status == TurnStatus::Streaming) {
+        out.push_str(LIVE);
+    }
+    for (n, turn) in meta.turns.iter().enumerate() {
+        let size = summary.turns.get(n).map_or(0, |t| t.bytes);
+        out.push_str(&format!(
+            "{}{}:{size}",
+            if n > 0 { "," } else { "" },
+            turn.stream_file
+        ));
+    }
+    let checkpoint = meta
+        .last_checkpoint_id()
+        .map_or("-".to_owned(), |id| format!("={}", escape(id)));
+    out.push_str(&format!(
+        "\t{}\t{}\t{}\t{}\t{checkpoint}\t{}",
+        escape(&meta.updated_at),
+        escape(&meta.provider),
+        meta.turns.len(),
+        escape(meta.status()),
+        escape(meta.first_question()),
+    ));
+    let mut item = |kind: &str, text: &str| {
+        out.push('\t');
+        out.push_str(kind);
+        out.push_str(&escape(text));
+    };
+    for line in meta.turns.iter().flat_map(|t| t.question.lines()) {
+        if !line.trim().is_empty() {
+            item("q", line);
+        }
+    }
+    for (n, turn) in summary.turns.iter().enumerate() {
+        if let Some(title) = &turn.title {
+            item(&format!("t{n}:"), title);
+        }
+    }
+    for (n, turn) in summary.turns.iter().enumerate() {
+        for source in &turn.sources {
+            item(&format!("s{n}:"), source);
+        }
+    }
+    for (n, turn) in summary.turns.iter().enumerate() {
+        let head = &turn.answer[..turn.answer.floor_char_boundary(ANSWER_HEAD)];
+        for line in head.lines().filter(|l| !l.trim().is_empty()) {
+            item(&format!("a{n}:"), line);
+        }
+    }
+    out.push('\t');
+    out.push_str(&json);
+    let length = out.len();
+    out.push_str(&format!("\t{length}\n"));
+    (out.len() <= super::MAX_LINE).then_some(out)
+}
+
+/// `summary` with each answer cut to what the index keeps of it, so a session read from its raw
+/// files is searched exactly as one read from the index.
+pub fn with_answer_heads(mut summary: SessionSummary) -> SessionSummary {
+    for turn in &mut summary.turns {
+        let head = turn.answer.floor_char_boundary(ANSWER_HEAD);
+        turn.answer.truncate(head);
+    }
+    summary
+}
+
+fn escape(text: &str) -> Cow<'_, str> {
+    if !text.contains(['\t', '\n', '\r', '\\']) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn unescape(text: &str) -> Cow<'_, str> {
+    if !text.contains('\\') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::local::search::Search;
+
+    /// A settled two-turn session with awkward text: tabs, newlines, backslashes, accents, an
+    /// answer longer than the head with a character across the cut.
+    fn awkward() -> SessionSummary {
+        let turn = |question: &str, file: &str| {
+            serde_json::json!({"question": question, "started_at": "t", "ended_at": "t",
+                "from_checkpoint_id": null, "checkpoint_id": "ck\\1", "status": "complete",
+                "stream_file": file})
+        };
+        let meta: SessionMeta = serde_json::from_value(serde_json::json!({
+            "id": "20260101-000000-0001", "created_at": "a", "updated_at": "b",
+            "endpoint": "research-agent", "provider": "xai", "base_url": "u", "chat_id": null,
+            "execution_id": null,
+            "turns": [turn("First\tquestion\nsecond line", "turn-001.sse"), turn("Zweite Frage: Größe?", "turn-002.sse")],
+        }))
+        .unwrap();
+        let long = format!("{}é and the rest", "x".repeat(ANSWER_HEAD - 1));
+        SessionSummary {
+            version: crate::local::summary::VERSION,
+            meta,
+            turns: vec![
+                TurnSummary {
+                    stream_file: "turn-001.sse".into(),
+                    bytes: 10,
+                    title: Some("Plan\\title\t".into()),
+                    answer: "Line one\n\n  \nLine\ttwo \\ back".into(),
+                    answer_cut: false,
+                    sources: vec!["Reuters: chips".into(), "".into()],
+                },
+                TurnSummary {
+                    stream_file: "turn-002.sse".into(),
+                    bytes: 20,
+                    title: None,
+                    answer: long,
+                    answer_cut: false,
+                    sources: vec![],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_line_reads_back_as_the_summary_it_was_made_of_answers_cut_to_their_heads() {
+        let summary = awkward();
+        let stamp = MetaStamp {
+            ino: 7,
+            size: 8,
+            mtime_ns: -9,
+        };
+        let text = line(&summary, stamp).unwrap();
+        assert_eq!(text.matches('\n').count(), 1);
+        let record = Record::parse(text.trim_end()).unwrap();
+        assert_eq!(record.stamp, stamp);
+        assert_eq!(record.meta().unwrap(), summary.meta);
+        let headed = with_answer_heads(summary.clone());
+        assert_eq!(headed.turns[1].answer.len(), ANSWER_HEAD - 1);
+        let read = record.summary().unwrap();
+        assert_eq!(read.meta, headed.meta);
+        assert_eq!(read.turns[0].title, headed.turns[0].title);
+        assert_eq!(read.turns[1].answer, headed.turns[1].answer);
+        // Searched alike: the same best field for every query.
+        for query in [
+            "line two",
+            "plan title",
+            "reuters",
+            "größe",
+            "second line",
+            "xxxx",
+            "rest",
+        ] {
+            let mut search = Search::new(query);
+            assert_eq!(
+                search.best_of(record.fields()),
+                search.best(&headed),
+                "{query}"
+            );
+            assert_eq!(search.best(&read), search.best(&headed), "{query}");
+        }
+        assert_eq!(record.checkpoint.as_deref(), Some("ck\\1"));
+        assert_eq!(record.question, "First\tquestion\nsecond line");
+    }
+
+    #[test]
+    fn escaped_text_reads_back_as_it_was() {
+        for text in ["plain", "tab\there", "a\\b\nc\r", "\\t is not a tab", "é\t"] {
+            assert_eq!(unescape(&escape(text)), text);
+        }
+    }
+}
