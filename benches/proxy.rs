@@ -13,67 +13,25 @@
 //! Target: within 5 %, and no added delay per chunk. `cargo bench --bench proxy`
 //! (`PROXY_BENCH_ROUNDS=N` for more rounds).
 
+#[path = "support/timing.rs"]
+mod timing;
+
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::{Body, Bytes};
 use axum::serve::ListenerExt;
-use research_tui::agent::live::{self, LiveConfig};
+use research_tui::agent::live;
 use research_tui::demo::{self, ServerConfig};
 use research_tui::local::store::SessionStore;
 use research_tui::proxy::{self, ProxyConfig};
-use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::Provider;
+use timing::{median, percentile};
 
 /// Events the stamping upstream sends, and the time between them.
 const STAMPED_EVENTS: u32 = 200;
 const STAMP_GAP: Duration = Duration::from_millis(5);
-
-/// POST one provider's demo request to `base`: seconds to the first byte, and to the end.
-async fn timed(
-    client: &reqwest::Client,
-    base: &str,
-    provider: Provider,
-    demo: SocketAddr,
-) -> (f64, f64) {
-    let request = live::request(
-        &LiveConfig::demo(provider, demo),
-        &Ask::new(live::demo_question(provider)),
-    );
-    let auth = provider.spec().auth;
-    let start = Instant::now();
-    let mut response = client
-        .post(format!("{base}{}", request.path))
-        .header(auth.name(), auth.value("sk-bench-key"))
-        .header("content-type", "application/json")
-        .body(request.body_bytes())
-        .send()
-        .await
-        .expect("the request is answered");
-    assert!(response.status().is_success());
-    let mut first_byte = None;
-    while response
-        .chunk()
-        .await
-        .expect("the stream is whole")
-        .is_some()
-    {
-        first_byte.get_or_insert_with(|| start.elapsed().as_secs_f64());
-    }
-    (first_byte.unwrap_or(0.0), start.elapsed().as_secs_f64())
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(0.0)
-}
-
-fn percentile(mut values: Vec<f64>, p: f64) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let at = ((values.len() as f64 - 1.0) * p).round() as usize;
-    values.get(at).copied().unwrap_or(0.0)
-}
 
 /// The proxy, recording into `store`, with every provider sent to `upstream`.
 async fn start_proxy(upstream: SocketAddr, store: &Path) -> SocketAddr {
@@ -138,7 +96,18 @@ async fn against_the_demo_agent(speed: f64, rounds: usize, store: &Path) -> Stri
         let proxied = format!("http://{proxy}/{}", provider.as_str());
         let pairs = interleaved(rounds, |through_proxy| {
             let base = if through_proxy { &proxied } else { &direct };
-            timed(&client, base, provider, demo)
+            let request = timing::research_request(
+                &client,
+                base,
+                provider,
+                demo,
+                live::demo_question(provider),
+            );
+            let timed = timing::timed(&client, request);
+            async move {
+                let timed = timed.await;
+                (timed.first_byte, timed.total)
+            }
         })
         .await;
         let ms = |side: fn(&(f64, f64)) -> f64, proxied: bool| {

@@ -8,6 +8,8 @@
 //!   while the answer streams in.
 //! - [`write_large_stream`]: a stream of about `target` bytes, mostly answer text in 1 KB chunks of
 //!   Markdown, with 2,000 references sent before the answer: for peak-memory measurements.
+//!   [`write_stream_in_chunks`]: the same with answer chunks of another size (small ones, for a
+//!   stream of many small events).
 //!
 //! [`serve_event_stream`] answers every HTTP request on 127.0.0.1 with such a stream.
 
@@ -168,10 +170,9 @@ fn large_answer_block(i: usize) -> String {
     }
 }
 
-/// The large stream's answer cut into chunks of about `CHUNK` bytes (at character boundaries),
+/// The large stream's answer cut into chunks of about `chunk` bytes (at character boundaries),
 /// `target` bytes of answer in all.
-fn large_answer_chunks(target: usize) -> impl Iterator<Item = String> {
-    const CHUNK: usize = 1024;
+fn large_answer_chunks(target: usize, chunk: usize) -> impl Iterator<Item = String> {
     let mut block = 0usize;
     let mut buffer = String::new();
     let mut produced = 0usize;
@@ -179,11 +180,11 @@ fn large_answer_chunks(target: usize) -> impl Iterator<Item = String> {
         if produced >= target {
             return None;
         }
-        while buffer.len() < CHUNK {
+        while buffer.len() < chunk {
             buffer.push_str(&large_answer_block(block));
             block += 1;
         }
-        let mut cut = CHUNK;
+        let mut cut = chunk;
         while !buffer.is_char_boundary(cut) {
             cut += 1;
         }
@@ -206,6 +207,15 @@ pub struct LargeStream {
 /// references spread over the whole answer (all sent first, so they are pending while it streams),
 /// the answer in 1 KB chunks, COMPLETE.
 pub fn write_large_stream(out: &mut impl Write, target: u64) -> io::Result<LargeStream> {
+    write_stream_in_chunks(out, target, 1024)
+}
+
+/// [`write_large_stream`] with answer chunks of about `chunk` bytes.
+pub fn write_stream_in_chunks(
+    out: &mut impl Write,
+    target: u64,
+    chunk: usize,
+) -> io::Result<LargeStream> {
     const CHAT: &str = "chat-large";
     const SOURCES: usize = 1_000;
     const REFERENCES: usize = 2_000;
@@ -214,9 +224,9 @@ pub fn write_large_stream(out: &mut impl Write, target: u64) -> io::Result<Large
         bytes: 0,
     };
     // Per chunk the event adds about 100 bytes of JSON around the text.
-    let answer_target = (target as usize / 1124) * 1024;
+    let answer_target = (target as usize / (chunk + 100)) * chunk;
     // First pass: where each chunk ends, in code points (reference offsets).
-    let ends: Vec<usize> = large_answer_chunks(answer_target)
+    let ends: Vec<usize> = large_answer_chunks(answer_target, chunk)
         .scan(0usize, |total, chunk| {
             *total += chunk.chars().count();
             Some(*total)
@@ -239,7 +249,7 @@ pub fn write_large_stream(out: &mut impl Write, target: u64) -> io::Result<Large
         )?;
     }
     let mut answer_bytes = 0u64;
-    for chunk in large_answer_chunks(answer_target) {
+    for chunk in large_answer_chunks(answer_target, chunk) {
         answer_bytes += chunk.len() as u64;
         event(
             &mut counted,

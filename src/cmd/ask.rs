@@ -495,19 +495,37 @@ fn record_sink(args: &AskArgs) -> Result<Vec<RawSink>, ExitCode> {
     let Some(path) = &args.record else {
         return Ok(Vec::new());
     };
-    // Its arrival times beside it, as a saved turn's are: `replay FILE` plays it at its pace.
+    let file = match std::fs::File::create(path) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("research-tui: cannot write {}: {e}", path.display());
+            return Err(ExitCode::from(EXIT_OTHER));
+        }
+    };
+    let times = record_times(path, &file);
+    Ok(vec![Arc::new(Mutex::new(
+        crate::local::session_files::TurnFile::recording(file, times),
+    )) as RawSink])
+}
+
+/// `FILE.times` beside a `--record FILE`, as a saved turn's are (`replay FILE` plays it at its
+/// pace): only beside a regular file (`/dev/stdout` or a pipe has no "beside"), and only if it can
+/// be written; without it the recording goes on, timeless, saying so.
+fn record_times(path: &std::path::Path, file: &std::fs::File) -> Option<std::fs::File> {
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return None;
+    }
     let mut times = path.as_os_str().to_owned();
     times.push(crate::wire::arrivals::SUFFIX);
     let times = PathBuf::from(times);
-    match std::fs::File::create(path).and_then(|file| Ok((file, std::fs::File::create(&times)?))) {
-        Ok((file, times)) => Ok(vec![Arc::new(Mutex::new(
-            crate::local::session_files::TurnFile::recording(file, times),
-        )) as RawSink]),
-        Err(e) => {
-            eprintln!("research-tui: cannot write {}: {e}", path.display());
-            Err(ExitCode::from(EXIT_OTHER))
-        }
-    }
+    std::fs::File::create(&times)
+        .inspect_err(|e| {
+            eprintln!(
+                "research-tui: recording without arrival times: cannot write {}: {e}",
+                sanitize_line(&times.display().to_string())
+            );
+        })
+        .ok()
 }
 
 /// A new turn in `saved` for this question, and the sink its raw bytes go to; an error on stderr and

@@ -399,12 +399,17 @@ impl TurnFile {
     }
 
     /// A `--record FILE` of `ask`: every byte kept as it came (no line or size limit: the file is
-    /// the user's, byte-exact), its arrival times written to `times` as a saved turn's are.
-    pub fn recording(file: File, times: File) -> TurnFile {
+    /// the user's, byte-exact), its arrival times written to `times` as a saved turn's are (when
+    /// there is one: a pipe or a device has none).
+    pub fn recording(file: File, times: Option<File>) -> TurnFile {
+        let turn = match times {
+            Some(times) => TurnFile::with_times(file, times, true, 0),
+            None => TurnFile::new(file),
+        };
         TurnFile {
             line_limit: usize::MAX / 2,
             cap: u64::MAX,
-            ..TurnFile::with_times(file, times, true, 0)
+            ..turn
         }
     }
 

@@ -119,6 +119,17 @@ impl Reader {
         self.note_failure(why);
     }
 
+    /// Raw bytes that can be saved before the answer could pass `--max-answer-mib`: a JSON string
+    /// is never shorter than the text it carries, so a batch this long cannot take the answer past
+    /// the limit unnoticed (the recorder's batches shrink to one chunk near it).
+    /// Once saving stopped, there is no limit left to watch.
+    pub(super) fn answer_room(&self) -> usize {
+        if self.stopped {
+            return usize::MAX;
+        }
+        self.max_answer.saturating_sub(self.session.answer.len())
+    }
+
     pub(super) fn note_failure(&mut self, why: String) {
         self.failure.get_or_insert(why);
     }
@@ -147,7 +158,8 @@ impl Reader {
         if self.stopped {
             return;
         }
-        let bytes = self.redactor.feed(chunk).into_owned();
+        // Borrowed unless the key (or the start of one) had to be masked: no copy per chunk.
+        let bytes = self.redactor.feed(chunk);
         if behind && self.lag_from.is_none() && !self.undecodable {
             self.lag_from = self.file_len();
         }

@@ -236,20 +236,12 @@ pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mu
     }
     let mut batch = Vec::new();
     let mut first_timed = false;
+    let mut last_message = std::time::Instant::now();
     let end = loop {
-        let next = if reader.lagging() {
-            // Behind on decoding: what waits is taken first, else one block of the backlog.
-            match rx.try_recv() {
-                Some(tee) => Some(tee),
-                None => {
-                    reader.catch_up(true);
-                    continue;
-                }
-            }
-        } else {
-            rx.blocking_recv()
-        };
-        let (tee, more) = gather(&mut rx, next, &mut batch);
+        let next = next_message(&mut rx, &mut reader, last_message);
+        last_message = std::time::Instant::now();
+        let room = BATCH_BYTES.min(reader.answer_room());
+        let (tee, more) = gather(&mut rx, next, &mut batch, room);
         if let Some(&first) = rx.first_chunk.get()
             && !first_timed
         {
@@ -294,19 +286,49 @@ pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mu
     finish(saved_turn, &reader, &end, name);
 }
 
+/// How long a lagging recorder waits for more of a stream before it decodes its backlog.
+const FLOOD_PAUSE: Duration = Duration::from_millis(1);
+
+/// The recorder's next message, waited for. While decoding lags behind, what waits is taken first,
+/// else one block of the backlog is decoded — once the stream pauses (nothing came for
+/// [`FLOOD_PAUSE`]), so decoding does not take the CPU from the response while a flood pours in:
+/// its bytes are saved as they come, and decoding them waits in the turn file.
+fn next_message(
+    rx: &mut TeeReceiver,
+    reader: &mut Reader,
+    last_message: std::time::Instant,
+) -> Option<Tee> {
+    while reader.lagging() {
+        if let Some(tee) = rx.try_recv() {
+            return Some(tee);
+        }
+        if last_message.elapsed() < FLOOD_PAUSE {
+            std::thread::sleep(FLOOD_PAUSE);
+        } else {
+            reader.catch_up(true);
+        }
+    }
+    rx.blocking_recv()
+}
+
 /// How many bytes one batch gathers before it is written and decoded.
 const BATCH_BYTES: usize = 1 << 20;
 
-/// `first` and the chunks already waiting after it, up to [`BATCH_BYTES`], appended to `batch`:
-/// the message that ended the gathering (not a chunk), or `true` when the batch is full and more
-/// may follow.
-fn gather(rx: &mut TeeReceiver, first: Option<Tee>, batch: &mut Vec<u8>) -> (Option<Tee>, bool) {
+/// `first` and the chunks already waiting after it, until they reach `room` bytes, appended to
+/// `batch`: the message that ended the gathering (not a chunk), or `true` when the
+/// batch is full and more may follow.
+fn gather(
+    rx: &mut TeeReceiver,
+    first: Option<Tee>,
+    batch: &mut Vec<u8>,
+    room: usize,
+) -> (Option<Tee>, bool) {
     let mut next = first;
     loop {
         match next {
             Some(Tee::Chunk(chunk)) => {
                 batch.extend_from_slice(&chunk);
-                if batch.len() >= BATCH_BYTES {
+                if batch.len() >= room {
                     return (None, true);
                 }
             }
@@ -545,7 +567,7 @@ mod tests {
         assert!(!tx.send(Tee::End(Ok(()))));
         let mut batch = Vec::new();
         let first = rx.try_recv();
-        let (tee, more) = gather(&mut rx, first, &mut batch);
+        let (tee, more) = gather(&mut rx, first, &mut batch, BATCH_BYTES);
         assert_eq!(batch, b"data: 1\n\ndata: 2\n\n");
         assert!(matches!(tee, Some(Tee::End(Ok(())))) && !more);
     }
