@@ -2,6 +2,10 @@
 //! `render` of the same file, and how fast a key is answered while the stream floods in. Every number
 //! is measured in this run, on files generated into a temporary directory that is deleted at the end.
 //!
+//! - Flood (issue 20): the 100 MB answer flood below, `replay --speed max` in the app against
+//!   `render` of the same file, alternating, CPU (user+sys) medians: target ≤ 2×. And `?` pressed
+//!   while it floods in against the same key once the answer is complete (idle, same app, same
+//!   answer), medians: target ≤ 1.5×. Both ratios are printed with the machine's load.
 //! - Memory: a 100 MB Bigdata.com stream (1 KB answer chunks, 2,000 references sent before the
 //!   answer) replayed at max speed in the app (tmux, 140×42) and answered by `ask` (`--format json`
 //!   and `text`) from a local server. Targets: app ≤ 3×, `ask --format json` ≤ 2×, `ask --format
@@ -22,7 +26,7 @@ mod streams;
 #[path = "support/timed.rs"]
 mod timed;
 
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -149,8 +153,12 @@ fn main() {
         return;
     }
     if let Some(path) = std::env::var_os("STRESS_WRITE") {
-        // For profiling: just write the groundings-first stream.
-        std::fs::write(&path, streams::benchmark_stream(true)).unwrap();
+        // For profiling: just write the groundings-first stream (the flood with STRESS_PART=flood).
+        if std::env::var("STRESS_PART").is_ok_and(|p| p == "flood") {
+            write_large(Path::new(&path));
+        } else {
+            std::fs::write(&path, streams::benchmark_stream(true)).unwrap();
+        }
         return;
     }
     let has = |tool: &str, arg: &str| {
@@ -178,8 +186,163 @@ fn main() {
         runs: 5,
     };
     println!("binary: {}", bench.bin.display());
-    cpu(&bench);
-    memory(&bench);
+    // `STRESS_PART=flood` runs only the flood ratios (the issue 20 rows).
+    let part = std::env::var("STRESS_PART").unwrap_or_default();
+    if part.is_empty() || part == "flood" {
+        flood(&bench);
+    }
+    if part.is_empty() || part == "cpu" {
+        cpu(&bench);
+    }
+    if part.is_empty() || part == "memory" {
+        memory(&bench);
+    }
+}
+
+/// Write the large stream, `STRESS_MB` (100 by default) MB of it, to `path`.
+fn write_large(path: &Path) -> streams::LargeStream {
+    let target_mb: u64 = std::env::var("STRESS_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let mut out = BufWriter::new(std::fs::File::create(path).unwrap());
+    let stream = streams::write_large_stream(&mut out, target_mb * 1_000_000).unwrap();
+    out.flush().unwrap();
+    stream
+}
+
+/// The 1-minute load average and the number of cores, to read the figures against.
+fn load() -> String {
+    let avg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    format!(
+        "load average {} on {cores} cores",
+        avg.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    )
+}
+
+/// The 100 MB answer flood (see the module docs): app CPU against `render` CPU, and a key during
+/// the flood against the same key idle, each as a ratio of medians within this run.
+fn flood(bench: &Bench) {
+    let file = bench.path("flood.sse");
+    let stream = write_large(&file);
+    let path = file.display().to_string();
+    println!(
+        "flood: {:.1} MB stream ({:.1} MB of answer in {} chunks); {} at the start",
+        mb(stream.bytes),
+        mb(stream.answer_bytes),
+        stream.chunks,
+        load()
+    );
+    let (mut render, mut app) = (Vec::new(), Vec::new());
+    let (mut busy, mut idle) = (Vec::new(), Vec::new());
+    let runs = bench.runs.min(3);
+    for _ in 0..runs {
+        render.push(
+            bench
+                .run(&["render", &path, "--format", "markdown"], &[])
+                .cpu,
+        );
+        // No --exit-when-done: the idle key is pressed once the answer is complete, then `q`.
+        let args = bench.args(&["replay", &path, "--speed", "max"]);
+        app.push(
+            bench
+                .run_app(&args, |capture| {
+                    let (during, after) = keys_during_and_after(capture);
+                    busy.extend(during);
+                    idle.extend(after);
+                })
+                .cpu,
+        );
+    }
+    let (render, app) = (median(render), median(app));
+    println!(
+        "flood: app replay --speed max {:.2} s CPU ({:.1} ms/MB), render {:.2} s CPU ({:.1} ms/MB), \
+         medians of {runs} alternating: {:.2}× (target ≤ 2×)",
+        app.as_secs_f64(),
+        app.as_secs_f64() * 1e3 / mb(stream.bytes),
+        render.as_secs_f64(),
+        render.as_secs_f64() * 1e3 / mb(stream.bytes),
+        app.as_secs_f64() / render.as_secs_f64()
+    );
+    if busy.is_empty() || idle.is_empty() {
+        println!(
+            "flood: a key was answered {} times during the flood and {} times idle: no ratio",
+            busy.len(),
+            idle.len()
+        );
+    } else {
+        let (n_busy, n_idle) = (busy.len(), idle.len());
+        let (busy, idle) = (median(busy), median(idle));
+        println!(
+            "flood: `?` on screen {:.1} ms after the key during the flood ({n_busy} presses), {:.1} ms \
+             idle ({n_idle}), medians, tmux capture included: {:.2}× (target ≤ 1.5×)",
+            busy.as_secs_f64() * 1e3,
+            idle.as_secs_f64() * 1e3,
+            busy.as_secs_f64() / idle.as_secs_f64()
+        );
+    }
+    println!("flood: {} at the end", load());
+    std::fs::remove_file(&file).unwrap();
+}
+
+/// `?` pressed (and closed again) while the answer streams, then as often once it is complete:
+/// the times until the help popup was on screen, during and after. Quits the app (`q`, Enter) at the end.
+fn keys_during_and_after(capture: &dyn Fn() -> String) -> (Vec<Duration>, Vec<Duration>) {
+    let socket = format!("research-tui-stress-{}", std::process::id());
+    let send = |key: &str| {
+        let _ = Command::new("tmux")
+            .args(["-L", &socket, "send-keys", "-t", "stress", key])
+            .output();
+    };
+    // The time until the popup shows, and whether the answer was still streaming then.
+    let press = || -> Option<(Duration, bool)> {
+        let pressed = Instant::now();
+        send("?");
+        while pressed.elapsed() < Duration::from_secs(10) {
+            let screen = capture();
+            if screen.contains("Esc close") {
+                let latency = pressed.elapsed();
+                send("Escape");
+                let closed = Instant::now();
+                while capture().contains("Esc close") && closed.elapsed() < Duration::from_secs(10)
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                return Some((latency, screen.contains("streaming")));
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        None
+    };
+    let (mut during, mut after) = (Vec::new(), Vec::new());
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while !capture().contains("Section") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    loop {
+        std::thread::sleep(Duration::from_millis(150));
+        let screen = capture();
+        if !screen.contains("streaming") || Instant::now() > deadline {
+            break;
+        }
+        if let Some((latency, true)) = press() {
+            during.push(latency);
+        }
+    }
+    while !capture().contains("complete") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for _ in 0..during.len().clamp(5, 15) {
+        std::thread::sleep(Duration::from_millis(150));
+        if let Some((latency, false)) = press() {
+            after.push(latency);
+        }
+    }
+    // `q` asks whether to quit, Enter says yes.
+    send("q");
+    send("Enter");
+    (during, after)
 }
 
 /// TUI replay at max speed against `render` of the same groundings-first file.
@@ -217,14 +380,8 @@ fn cpu(bench: &Bench) {
 
 /// Peak RSS of the app and of `ask` on the large stream.
 fn memory(bench: &Bench) {
-    let target_mb: u64 = std::env::var("STRESS_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
     let file = bench.path("large.sse");
-    let mut out = BufWriter::new(std::fs::File::create(&file).unwrap());
-    let stream = streams::write_large_stream(&mut out, target_mb * 1_000_000).unwrap();
-    drop(out);
+    let stream = write_large(&file);
     let size = stream.bytes;
     println!(
         "large stream: {:.1} MB ({:.1} MB of answer in {} chunks, {} references sent first)",

@@ -7,14 +7,17 @@
 //!
 //! Rows are kept only around the window last shown ([`AnswerView::show`]) and at the bottom, where
 //! a streaming answer is followed: a block scrolled back to is wrapped again. So memory is the answer
-//! itself plus a few numbers per block, however long the answer grows.
+//! itself plus a few numbers per block, however long the answer grows. A block completed where its
+//! rows would not be kept is only measured ([`block_height`]: the same walk without building the
+//! rows), so a flood of text costs one parse and one count per block, and rows only for what is seen.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use super::annotations::Annotations;
 use super::line::RLine;
-use super::markdown::render_block;
+use super::markdown::{block_height, render_block};
 use crate::styled::theme::Theme;
 
 /// The longest block rendered as one: an answer without blank lines (or one endless line) is cut
@@ -75,6 +78,9 @@ pub struct AnswerView {
     rows_of: BTreeMap<usize, Vec<RLine>>,
     /// The open last block and its rows.
     tail: Option<(Segment, Vec<RLine>)>,
+    /// Blocks around the window last shown (whose rows are kept); `None` until one is shown, when
+    /// every block's rows are kept.
+    keep: Option<Range<usize>>,
     scan: ScanState,
     /// Blocks rendered since creation (for tests and the benchmark: caching works).
     pub renders: usize,
@@ -149,10 +155,13 @@ impl AnswerView {
         let width = width.max(1);
         if width != self.width || generation != self.generation || text.len() < self.known_len {
             let renders = self.renders;
+            // The blocks are cut the same at any width: the window shown is still where it was.
+            let keep = self.keep.take();
             *self = AnswerView {
                 width,
                 generation,
                 renders,
+                keep,
                 markers_version: markers_version.wrapping_sub(1),
                 ..AnswerView::default()
             };
@@ -195,9 +204,15 @@ impl AnswerView {
         for i in first..=last.min(self.segments.len() - 1) {
             self.ensure_rows(text, i, theme);
         }
-        let keep = first.saturating_sub(KEEP_AROUND)..last + KEEP_AROUND + 1;
-        let bottom = self.segments.len().saturating_sub(KEEP_AROUND);
-        self.rows_of.retain(|i, _| keep.contains(i) || *i >= bottom);
+        self.keep = Some(first.saturating_sub(KEEP_AROUND)..last + KEEP_AROUND + 1);
+        let len = self.segments.len();
+        self.rows_of
+            .retain(|i, _| Self::kept(self.keep.as_ref(), *i, len));
+    }
+
+    /// Are the rows of block `i` of `len` kept, with `keep` around the window last shown?
+    fn kept(keep: Option<&Range<usize>>, i: usize, len: usize) -> bool {
+        keep.is_none_or(|keep| keep.contains(&i)) || i + KEEP_AROUND >= len
     }
 
     /// The segment holding row `row` (`segments.len()` for the open tail).
@@ -222,10 +237,8 @@ impl AnswerView {
         for i in first..self.segments.len() {
             let sig = self.ann.signature(&self.segments[i].range);
             if sig != self.segments[i].marker_sig {
-                let rows = self.render(text, &self.segments[i].clone(), i, theme);
-                self.segments[i].height = rows.len();
                 self.segments[i].marker_sig = sig;
-                self.rows_of.insert(i, rows);
+                self.lay_out(text, i, theme);
                 changed = true;
             }
         }
@@ -256,45 +269,79 @@ impl AnswerView {
         }
     }
 
-    /// The rows of `segment`, which is block `index`.
-    fn render(&mut self, text: &str, segment: &Segment, index: usize, theme: &Theme) -> Vec<RLine> {
-        self.renders += 1;
+    /// The Markdown source of `segment` and the raw byte it starts at.
+    fn source<'t>(text: &'t str, segment: &Segment) -> (Cow<'t, str>, usize) {
         let range = &segment.range;
-        let markers = self.ann.markers_in(range);
-        let hidden = self.ann.hidden_in(range);
-        let mut lines = match segment.start {
+        match segment.start {
             Start::InFence(c, n) => {
                 // The fence line maps to bytes before the block, which it does not show.
                 let opener = String::from_utf8(vec![c; n]).unwrap_or_default() + "\n";
-                let source = opener.clone() + &text[range.clone()];
                 let base = range.start.saturating_sub(opener.len());
-                render_block(&source, base, markers, hidden, self.width, theme)
+                (Cow::Owned(opener + &text[range.clone()]), base)
             }
-            _ => render_block(
-                &text[range.clone()],
-                range.start,
-                markers,
-                hidden,
-                self.width,
-                theme,
-            ),
-        };
-        if segment.start == Start::Block && index > 0 && !lines.is_empty() {
+            _ => (Cow::Borrowed(&text[range.clone()]), range.start),
+        }
+    }
+
+    /// Does block `index` begin with a blank row (when it has any rows)?
+    fn blank_before(segment: &Segment, index: usize) -> bool {
+        segment.start == Start::Block && index > 0
+    }
+
+    /// The rows of `segment`, which is block `index`.
+    fn render(&mut self, text: &str, segment: &Segment, index: usize, theme: &Theme) -> Vec<RLine> {
+        self.renders += 1;
+        let (source, base) = Self::source(text, segment);
+        let markers = self.ann.markers_in(&segment.range);
+        let hidden = self.ann.hidden_in(&segment.range);
+        let mut lines = render_block(&source, base, markers, hidden, self.width, theme);
+        if Self::blank_before(segment, index) && !lines.is_empty() {
             lines.insert(0, RLine::blank());
         }
         lines
     }
 
-    /// Cache the block `range`, which is complete.
-    fn complete_block(&mut self, text: &str, range: Range<usize>, start: Start, theme: &Theme) {
-        let index = self.segments.len();
-        let mut segment = self.segment(range, start);
-        let rows = self.render(text, &segment, index, theme);
-        segment.height = rows.len();
-        let start_row = self.completed_height();
+    /// How many rows [`AnswerView::render`] makes of `segment`, without making them.
+    fn measure(&mut self, text: &str, segment: &Segment, index: usize, theme: &Theme) -> usize {
+        self.renders += 1;
+        let (source, base) = Self::source(text, segment);
+        let markers = self.ann.markers_in(&segment.range);
+        let hidden = self.ann.hidden_in(&segment.range);
+        let height = block_height(&source, base, markers, hidden, self.width, theme);
+        height + usize::from(Self::blank_before(segment, index) && height > 0)
+    }
+
+    /// Set the height of completed block `i`: rows built and kept where [`AnswerView::show`] would
+    /// keep them, only counted elsewhere.
+    fn lay_out(&mut self, text: &str, i: usize, theme: &Theme) {
+        let segment = self.segments[i].clone();
+        if Self::kept(self.keep.as_ref(), i, self.segments.len()) {
+            let rows = self.render(text, &segment, i, theme);
+            self.segments[i].height = rows.len();
+            self.rows_of.insert(i, rows);
+        } else {
+            self.segments[i].height = self.measure(text, &segment, i, theme);
+            self.rows_of.remove(&i);
+        }
+    }
+
+    /// Cache the block `range`, which is complete (its height is set once the blocks completed with
+    /// it are known: [`AnswerView::lay_out_completed`]).
+    fn complete_block(&mut self, range: Range<usize>, start: Start) {
+        let segment = self.segment(range, start);
         self.segments.push(segment);
-        self.prefix.push(start_row);
-        self.rows_of.insert(index, rows);
+    }
+
+    /// Lay out the blocks completed since the last call and add them to the prefix sums.
+    fn lay_out_completed(&mut self, text: &str, theme: &Theme) {
+        for i in self.prefix.len()..self.segments.len() {
+            self.lay_out(text, i, theme);
+            let start_row = match i {
+                0 => 0,
+                _ => self.prefix[i - 1] + self.segments[i - 1].height,
+            };
+            self.prefix.push(start_row);
+        }
     }
 
     /// Find blocks completed since the last call and cache them.
@@ -308,7 +355,7 @@ impl AnswerView {
             // blocks are the same however the text arrived.
             if nl.is_none() && rest.len() > MAX_BLOCK {
                 let cut = cut_in_line(text, scan.pos);
-                self.cut_block(text, &mut scan, cut, theme);
+                self.cut_block(&mut scan, cut);
                 continue;
             }
             let Some(nl) = nl else { break };
@@ -333,7 +380,7 @@ impl AnswerView {
             } else {
                 let indented = line.starts_with([' ', '\t']);
                 if scan.saw_blank && !indented && line_start > scan.block_start {
-                    self.complete_block(text, scan.block_start..line_start, scan.block_kind, theme);
+                    self.complete_block(scan.block_start..line_start, scan.block_kind);
                     scan.block_start = line_start;
                     scan.block_kind = Start::Block;
                 }
@@ -344,7 +391,7 @@ impl AnswerView {
             }
             if scan.pos - scan.block_start > MAX_BLOCK {
                 let cut = scan.pos;
-                self.cut_block(text, &mut scan, cut, theme);
+                self.cut_block(&mut scan, cut);
             }
         }
         // A partial line that starts a new block at column 0 after a blank line closes the block
@@ -357,17 +404,18 @@ impl AnswerView {
                 .next()
                 .is_some_and(|c| !c.is_whitespace())
         {
-            self.complete_block(text, scan.block_start..scan.pos, scan.block_kind, theme);
+            self.complete_block(scan.block_start..scan.pos, scan.block_kind);
             scan.block_start = scan.pos;
             scan.block_kind = Start::Block;
             scan.saw_blank = false;
         }
         self.scan = scan;
+        self.lay_out_completed(text, theme);
     }
 
     /// Complete the open block at byte `cut` (it grew past [`MAX_BLOCK`]); the rest continues it.
-    fn cut_block(&mut self, text: &str, scan: &mut ScanState, cut: usize, theme: &Theme) {
-        self.complete_block(text, scan.block_start..cut, scan.block_kind, theme);
+    fn cut_block(&mut self, scan: &mut ScanState, cut: usize) {
+        self.complete_block(scan.block_start..cut, scan.block_kind);
         scan.block_start = cut;
         scan.pos = scan.pos.max(cut);
         scan.block_kind = match scan.fence {

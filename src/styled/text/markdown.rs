@@ -10,7 +10,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::line::{Piece, PieceKind, RLine};
 use super::table::{TableState, layout_table};
-use super::wrap::{wrap, wrap_chars};
+use super::wrap::{wrap, wrap_chars, wrap_chars_height, wrap_height};
 use crate::render::sanitize::is_unsafe;
 use crate::styled::theme::Theme;
 
@@ -29,7 +29,11 @@ struct BlockRenderer<'a> {
     markers: &'a [(usize, Vec<usize>)],
     mi: usize,
     hidden: &'a [Range<usize>],
+    /// The rows, when they are built (not when only the height is wanted).
     out: Vec<RLine>,
+    /// How many rows there are so far (built or not).
+    rows: usize,
+    build: bool,
     inline: Vec<Piece>,
     styles: Vec<Style>,
     containers: Vec<Container>,
@@ -85,8 +89,22 @@ impl<'a> BlockRenderer<'a> {
     /// A new top-level block starts: separate it from the one before.
     fn begin_block(&mut self) {
         self.flush_inline();
-        if self.top_level() && !self.out.is_empty() {
-            self.out.push(RLine::blank());
+        if self.top_level() && self.rows > 0 {
+            self.add_row(RLine::blank());
+        }
+    }
+
+    fn add_row(&mut self, line: RLine) {
+        self.rows += 1;
+        if self.build {
+            self.out.push(line);
+        }
+    }
+
+    fn add_rows(&mut self, lines: Vec<RLine>) {
+        self.rows += lines.len();
+        if self.build {
+            self.out.extend(lines);
         }
     }
 
@@ -126,17 +144,19 @@ impl<'a> BlockRenderer<'a> {
         }
         let pieces = std::mem::take(&mut self.inline);
         let (first, cont) = self.prefixes();
-        let lines = if self.in_code {
+        let (mut first, mut cont) = (first, cont);
+        if self.in_code {
             let bar = Piece::deco("  ", self.theme.code());
-            let mut first = first;
             first.push(bar.clone());
-            let mut cont = cont;
             cont.push(bar);
-            wrap_chars(&pieces, self.width, &first, &cont)
-        } else {
-            wrap(&pieces, self.width, &first, &cont)
-        };
-        self.out.extend(lines);
+        }
+        // The same walk either way: only the building of the rows differs.
+        match (self.build, self.in_code) {
+            (true, true) => self.add_rows(wrap_chars(&pieces, self.width, &first, &cont)),
+            (true, false) => self.add_rows(wrap(&pieces, self.width, &first, &cont)),
+            (false, true) => self.rows += wrap_chars_height(&pieces, self.width, &first, &cont),
+            (false, false) => self.rows += wrap_height(&pieces, self.width, &first, &cont),
+        }
     }
 
     fn emit_text(&mut self, text: &str, range: Range<usize>, style: Style) {
@@ -231,8 +251,11 @@ impl<'a> BlockRenderer<'a> {
         if text.is_empty() {
             return;
         }
-        // Sanitise: unsafe characters become U+FFFD (3 bytes), tabs a space (1 byte).
-        let needs = text.chars().any(|c| is_unsafe(c) || c == '\t');
+        // Sanitise: unsafe characters become U+FFFD (3 bytes), tabs a space (1 byte). Printable
+        // ASCII, most of any answer, is neither.
+        let needs = text
+            .chars()
+            .any(|c| !(' '..='~').contains(&c) && (is_unsafe(c) || c == '\t'));
         let (text, exact) = if needs {
             let clean: String = text
                 .chars()
@@ -256,7 +279,8 @@ impl<'a> BlockRenderer<'a> {
         });
     }
 
-    fn run(mut self) -> Vec<RLine> {
+    /// The rows (none unless built) and how many there are.
+    fn run(mut self) -> (Vec<RLine>, usize) {
         let mut options = Options::empty();
         options.insert(Options::ENABLE_TABLES);
         options.insert(Options::ENABLE_STRIKETHROUGH);
@@ -276,16 +300,17 @@ impl<'a> BlockRenderer<'a> {
                 self.mi += 1;
             }
             if !tail.is_empty() {
-                match self.out.last_mut() {
-                    Some(line) => line.pieces.extend(tail),
-                    None => self.out.push(RLine { pieces: tail }),
+                if self.rows == 0 {
+                    self.add_row(RLine { pieces: tail });
+                } else if let Some(line) = self.out.last_mut() {
+                    line.pieces.extend(tail);
                 }
             }
         } else {
             self.flush_markers(end);
         }
         self.flush_inline();
-        self.out
+        (self.out, self.rows)
     }
 
     fn event(&mut self, event: Event<'_>, range: Range<usize>) {
@@ -453,7 +478,7 @@ impl<'a> BlockRenderer<'a> {
                 self.flush_markers(end);
                 if let Some(table) = self.table.take() {
                     let lines = layout_table(table, self.width, self.theme);
-                    self.out.extend(lines);
+                    self.add_rows(lines);
                 }
                 self.inline.clear();
             }
@@ -505,7 +530,7 @@ impl<'a> BlockRenderer<'a> {
             Event::Rule => {
                 self.begin_block();
                 let width = self.width.clamp(1, 80);
-                self.out.push(RLine {
+                self.add_row(RLine {
                     pieces: vec![Piece::deco("─".repeat(width), theme.muted())],
                 });
             }
@@ -533,22 +558,54 @@ pub fn render_block(
     width: usize,
     theme: &Theme,
 ) -> Vec<RLine> {
-    BlockRenderer {
-        theme,
-        width: width.max(1),
-        src: text,
-        base,
-        markers,
-        mi: 0,
-        hidden,
-        out: Vec::new(),
-        inline: Vec::new(),
-        styles: Vec::new(),
-        containers: Vec::new(),
-        in_code: false,
-        table: None,
+    BlockRenderer::new(text, base, markers, hidden, width, theme, true)
+        .run()
+        .0
+}
+
+/// How many rows [`render_block`] makes of the same arguments, without making them (a block out of
+/// view only needs its height). The same walk with the building switched off.
+pub fn block_height(
+    text: &str,
+    base: usize,
+    markers: &[(usize, Vec<usize>)],
+    hidden: &[Range<usize>],
+    width: usize,
+    theme: &Theme,
+) -> usize {
+    BlockRenderer::new(text, base, markers, hidden, width, theme, false)
+        .run()
+        .1
+}
+
+impl<'a> BlockRenderer<'a> {
+    fn new(
+        src: &'a str,
+        base: usize,
+        markers: &'a [(usize, Vec<usize>)],
+        hidden: &'a [Range<usize>],
+        width: usize,
+        theme: &'a Theme,
+        build: bool,
+    ) -> Self {
+        BlockRenderer {
+            theme,
+            width: width.max(1),
+            src,
+            base,
+            markers,
+            mi: 0,
+            hidden,
+            out: Vec::new(),
+            rows: 0,
+            build,
+            inline: Vec::new(),
+            styles: Vec::new(),
+            containers: Vec::new(),
+            in_code: false,
+            table: None,
+        }
     }
-    .run()
 }
 
 /// The words of an inline piece of Markdown, for quoting it as text: emphasis, code and link marks

@@ -35,4 +35,58 @@ pub(crate) mod test_support {
     pub fn theme() -> Theme {
         Theme::default()
     }
+
+    /// Pieces of Markdown the property tests build answers from: wide characters, emoji (a ZWJ family,
+    /// a variation selector), combining marks, words longer than a row, markup of every kind, control
+    /// characters, tabs, blank lines, code fences and tables.
+    pub const FRAGMENTS: [&str; 40] = [
+        "revenue ",
+        "margin",
+        " ",
+        "  ",
+        "東京",
+        "ｗｉｄｅ ",
+        "📈",
+        "👨‍👩‍👧 ",
+        "❤️",
+        "e\u{301}t\u{301}é ",
+        "supercalifragilisticexpialidocious",
+        "data-center ",
+        "€2.1bn, ",
+        "**bold** ",
+        "*it*",
+        "`code` ",
+        "[link](https://x.y) ",
+        "\n",
+        "\n\n",
+        "  \n",
+        "# ",
+        "## ",
+        "- ",
+        "1. ",
+        "> ",
+        "```\n",
+        "\n```\n",
+        "| A | B |\n|---|--:|\n| x 東京 | 10 |\n\n",
+        "\t",
+        "\u{7}",
+        "\u{1b}[31m",
+        "---\n",
+        "<b>x</b>",
+        "~~gone~~ ",
+        "- [x] ",
+        "[1]",
+        "\u{200b}",
+        "    indented\n",
+        "\r\n",
+        "a\u{300}\u{300}\u{300}",
+    ];
+
+    /// An answer made of `picks` (indices into [`FRAGMENTS`]).
+    pub fn answer_of(picks: &[usize]) -> String {
+        picks
+            .iter()
+            .map(|&i| FRAGMENTS[i % FRAGMENTS.len()])
+            .collect()
+    }
 }

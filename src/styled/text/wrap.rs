@@ -1,58 +1,116 @@
 //! Word wrapping of styled pieces to a width: [`wrap`] breaks at spaces (and inside words longer than a
 //! row), [`wrap_chars`] keeps every space and breaks only where a row is full (code). Both keep each
-//! piece's mapping to raw answer bytes exact across the breaks.
+//! piece's mapping to raw answer bytes exact across the breaks. [`wrap_height`] and
+//! [`wrap_chars_height`] count the rows the same walk makes without building them (a block out of
+//! view only needs its height): one walk, with the building switched off, so the count cannot differ.
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::line::{Piece, PieceKind, RLine};
 
-struct Wrapper<'a> {
-    width: usize,
+/// The rows being built (absent when only counting them).
+struct Build<'a> {
     cont: &'a [Piece],
-    cont_width: usize,
     lines: Vec<RLine>,
     cur: RLine,
-    cur_w: usize,
-    has_content: bool,
     /// (input piece index, end byte in that piece) of the last fragment pushed, for merging.
     last: Option<(usize, usize)>,
 }
 
+struct Wrapper<'a> {
+    width: usize,
+    cont_width: usize,
+    cur_w: usize,
+    has_content: bool,
+    /// Rows finished so far.
+    rows: usize,
+    build: Option<Build<'a>>,
+}
+
 impl<'a> Wrapper<'a> {
-    fn new(width: usize, first: &[Piece], cont: &'a [Piece]) -> Self {
+    fn new(width: usize, first: &[Piece], cont: &'a [Piece], build: bool) -> Self {
         let first_w = first.iter().map(Piece::width).sum();
         Wrapper {
             width: width.max(1),
-            cont,
             cont_width: cont.iter().map(Piece::width).sum(),
-            lines: Vec::new(),
-            cur: RLine {
-                pieces: first.to_vec(),
-            },
             cur_w: first_w,
             has_content: false,
-            last: None,
+            rows: 0,
+            build: build.then(|| Build {
+                cont,
+                lines: Vec::new(),
+                cur: RLine {
+                    pieces: first.to_vec(),
+                },
+                last: None,
+            }),
         }
     }
 
     fn newline(&mut self) {
-        let next = RLine {
-            pieces: self.cont.to_vec(),
-        };
-        self.lines.push(std::mem::replace(&mut self.cur, next));
+        self.rows += 1;
         self.cur_w = self.cont_width;
         self.has_content = false;
-        self.last = None;
+        if let Some(build) = &mut self.build {
+            let next = RLine {
+                pieces: build.cont.to_vec(),
+            };
+            build.lines.push(std::mem::replace(&mut build.cur, next));
+            build.last = None;
+        }
     }
 
-    fn push(&mut self, pieces: &[Piece], index: usize, a: usize, b: usize) {
+    /// Put `pieces[index].text[a..b]`, `width` columns wide, on the current row.
+    fn push(&mut self, pieces: &[Piece], index: usize, a: usize, b: usize, width: usize) {
         if a >= b {
             return;
         }
+        self.cur_w += width;
+        self.has_content = true;
+        if let Some(build) = &mut self.build {
+            build.push(pieces, index, a, b);
+        }
+    }
+
+    /// Push a fragment character by character, breaking lines where it overflows.
+    fn push_chars(&mut self, pieces: &[Piece], index: usize, a: usize, b: usize) {
+        let text = &pieces[index].text;
+        let mut start = a;
+        let mut run_w = 0;
+        for (offset, c) in text[a..b].char_indices() {
+            let at = a + offset;
+            let w = c.width().unwrap_or(0);
+            if w > 0 && self.cur_w + run_w + w > self.width && (self.has_content || at > start) {
+                self.push(pieces, index, start, at, text[start..at].width());
+                self.newline();
+                start = at;
+                run_w = 0;
+            }
+            run_w += w;
+        }
+        self.push(pieces, index, start, b, text[start..b].width());
+    }
+
+    /// The rows (empty when only counting) and how many there are.
+    fn finish(self) -> (Vec<RLine>, usize) {
+        let last = self.has_content || self.rows == 0;
+        let rows = self.rows + usize::from(last);
+        match self.build {
+            Some(mut build) => {
+                if last {
+                    build.lines.push(build.cur);
+                }
+                (build.lines, rows)
+            }
+            None => (Vec::new(), rows),
+        }
+    }
+}
+
+impl Build<'_> {
+    fn push(&mut self, pieces: &[Piece], index: usize, a: usize, b: usize) {
         let piece = &pieces[index];
         let text = &piece.text[a..b];
-        self.cur_w += text.width();
-        self.has_content = true;
         if self.last == Some((index, a))
             && let Some(prev) = self.cur.pieces.last_mut()
         {
@@ -81,96 +139,101 @@ impl<'a> Wrapper<'a> {
         });
         self.last = Some((index, b));
     }
-
-    /// Push a fragment character by character, breaking lines where it overflows.
-    fn push_chars(&mut self, pieces: &[Piece], index: usize, a: usize, b: usize) {
-        let text = &pieces[index].text;
-        let mut start = a;
-        let mut run_w = 0;
-        for (offset, c) in text[a..b].char_indices() {
-            let at = a + offset;
-            let w = c.width().unwrap_or(0);
-            if w > 0 && self.cur_w + run_w + w > self.width && (self.has_content || at > start) {
-                self.push(pieces, index, start, at);
-                self.newline();
-                start = at;
-                run_w = 0;
-            }
-            run_w += w;
-        }
-        self.push(pieces, index, start, b);
-    }
-
-    fn finish(mut self) -> Vec<RLine> {
-        if self.has_content || self.lines.is_empty() {
-            self.lines.push(self.cur);
-        }
-        self.lines
-    }
 }
 
-/// A word or a whitespace run: fragments `(piece index, start, end)`.
-struct Token {
-    space: bool,
-    frags: Vec<(usize, usize, usize)>,
+/// Part of a token inside one piece: `pieces[index].text[a..b]`, `width` columns.
+#[derive(Clone, Copy)]
+struct Frag {
+    index: usize,
+    a: usize,
+    b: usize,
     width: usize,
 }
 
-fn tokenize(pieces: &[Piece]) -> Vec<Token> {
-    let mut tokens: Vec<Token> = Vec::new();
+/// A word or a whitespace run (or a forced break, `width == usize::MAX`): its fragments are
+/// `frags[frags.start..frags.end]` of the list [`tokenize`] fills.
+#[derive(Clone)]
+struct Token {
+    space: bool,
+    frags: std::ops::Range<usize>,
+    width: usize,
+}
+
+/// The tokens of `pieces`, their fragments in one list: two allocations per call, not one per word.
+fn tokenize(pieces: &[Piece]) -> (Vec<Token>, Vec<Frag>) {
+    // About one word and one space per five bytes of text: sized once, not grown per word.
+    let total: usize = pieces.iter().map(|p| p.text.len()).sum();
+    let mut tokens: Vec<Token> = Vec::with_capacity(total / 3 + pieces.len());
+    let mut frags: Vec<Frag> = Vec::with_capacity(total / 3 + pieces.len());
     for (index, piece) in pieces.iter().enumerate() {
         if piece.kind == PieceKind::Break {
+            frags.push(Frag {
+                index,
+                a: 0,
+                b: 0,
+                width: 0,
+            });
             tokens.push(Token {
                 space: false,
-                frags: vec![(index, 0, 0)],
+                frags: frags.len() - 1..frags.len(),
                 width: usize::MAX,
             });
             continue;
         }
         let text = &piece.text;
-        let mut run_start = 0;
-        let mut run_space: Option<bool> = None;
-        let flush = |tokens: &mut Vec<Token>, space: bool, a: usize, b: usize| {
+        let mut flush = |space: bool, a: usize, b: usize, printable: bool| {
             if a >= b {
                 return;
             }
-            let width = text[a..b].width();
+            // Printable ASCII is one column a byte; anything else is measured as a string.
+            let width = if printable { b - a } else { text[a..b].width() };
+            frags.push(Frag { index, a, b, width });
             match tokens.last_mut() {
+                // The last token's fragments are the last ones in the list.
                 Some(last) if last.space == space && last.width != usize::MAX => {
-                    last.frags.push((index, a, b));
+                    last.frags.end = frags.len();
                     last.width += width;
                 }
                 _ => tokens.push(Token {
                     space,
-                    frags: vec![(index, a, b)],
+                    frags: frags.len() - 1..frags.len(),
                     width,
                 }),
             }
         };
-        for (i, c) in text.char_indices() {
-            let space = c == ' ';
-            match run_space {
-                Some(s) if s == space => {}
-                Some(s) => {
-                    flush(&mut tokens, s, run_start, i);
-                    run_start = i;
-                    run_space = Some(space);
-                }
-                None => run_space = Some(space),
-            }
-        }
-        if let Some(s) = run_space {
-            flush(&mut tokens, s, run_start, text.len());
+        let bytes = text.as_bytes();
+        let mut run_start = 0;
+        while run_start < bytes.len() {
+            // ' ' is one byte and never inside a multi-byte character: runs split at byte level.
+            let space = bytes[run_start] == b' ';
+            let rest = &bytes[run_start..];
+            let run = if space {
+                rest.iter().position(|&c| c != b' ').unwrap_or(rest.len())
+            } else {
+                memchr::memchr(b' ', rest).unwrap_or(rest.len())
+            };
+            let printable = rest[..run].iter().all(|c| (b' '..=b'~').contains(c));
+            flush(space, run_start, run_start + run, printable);
+            run_start += run;
         }
     }
-    tokens
+    (tokens, frags)
 }
 
 /// Word-wrap styled pieces to `width` columns; `first` prefixes the first row, `cont` the others.
 pub fn wrap(pieces: &[Piece], width: usize, first: &[Piece], cont: &[Piece]) -> Vec<RLine> {
-    let mut w = Wrapper::new(width, first, cont);
-    let mut pending: Option<Token> = None;
-    for token in tokenize(pieces) {
+    wrap_words(Wrapper::new(width, first, cont, true), pieces).0
+}
+
+/// The number of rows [`wrap`] makes of the same arguments, without making them.
+pub fn wrap_height(pieces: &[Piece], width: usize, first: &[Piece], cont: &[Piece]) -> usize {
+    wrap_words(Wrapper::new(width, first, cont, false), pieces).1
+}
+
+fn wrap_words(mut w: Wrapper<'_>, pieces: &[Piece]) -> (Vec<RLine>, usize) {
+    let (tokens, frags) = tokenize(pieces);
+    let mut pending: Option<&Token> = None;
+    for token in &tokens {
         if token.width == usize::MAX {
             w.newline();
             pending = None;
@@ -181,33 +244,34 @@ pub fn wrap(pieces: &[Piece], width: usize, first: &[Piece], cont: &[Piece]) -> 
             continue;
         }
         let space_w = if w.has_content {
-            pending.as_ref().map_or(0, |t| t.width)
+            pending.map_or(0, |t| t.width)
         } else {
             0
         };
+        let word = &frags[token.frags.clone()];
         if w.cur_w + space_w + token.width <= w.width {
             if w.has_content
                 && let Some(space) = pending.take()
             {
-                for (i, a, b) in space.frags {
-                    w.push(pieces, i, a, b);
+                for f in &frags[space.frags.clone()] {
+                    w.push(pieces, f.index, f.a, f.b, f.width);
                 }
             }
-            for &(i, a, b) in &token.frags {
-                w.push(pieces, i, a, b);
+            for f in word {
+                w.push(pieces, f.index, f.a, f.b, f.width);
             }
         } else if w.has_content && w.cont_width + token.width <= w.width {
             w.newline();
-            for &(i, a, b) in &token.frags {
-                w.push(pieces, i, a, b);
+            for f in word {
+                w.push(pieces, f.index, f.a, f.b, f.width);
             }
         } else {
             // Longer than a row: start it on a fresh row, then break it anywhere.
             if w.has_content {
                 w.newline();
             }
-            for &(i, a, b) in &token.frags {
-                w.push_chars(pieces, i, a, b);
+            for f in word {
+                w.push_chars(pieces, f.index, f.a, f.b);
             }
         }
         pending = None;
@@ -217,7 +281,15 @@ pub fn wrap(pieces: &[Piece], width: usize, first: &[Piece], cont: &[Piece]) -> 
 
 /// Wrap keeping every space (code): break only where a row is full, and at `Break` pieces.
 pub fn wrap_chars(pieces: &[Piece], width: usize, first: &[Piece], cont: &[Piece]) -> Vec<RLine> {
-    let mut w = Wrapper::new(width, first, cont);
+    wrap_chars_with(Wrapper::new(width, first, cont, true), pieces).0
+}
+
+/// The number of rows [`wrap_chars`] makes of the same arguments, without making them.
+pub fn wrap_chars_height(pieces: &[Piece], width: usize, first: &[Piece], cont: &[Piece]) -> usize {
+    wrap_chars_with(Wrapper::new(width, first, cont, false), pieces).1
+}
+
+fn wrap_chars_with(mut w: Wrapper<'_>, pieces: &[Piece]) -> (Vec<RLine>, usize) {
     for (index, piece) in pieces.iter().enumerate() {
         if piece.kind == PieceKind::Break {
             w.newline();

@@ -2,7 +2,7 @@
 //! around the window shown, the same rows however the text arrives.
 
 use super::*;
-use crate::styled::text::test_support::theme;
+use crate::styled::text::test_support::{FRAGMENTS, answer_of, theme};
 
 #[test]
 fn lists_tables_headings_and_code_render() {
@@ -179,4 +179,38 @@ fn an_answer_without_blank_lines_is_cut_into_blocks_the_same_however_it_arrives(
         rows.iter()
             .any(|r| r.contains("line 3999 of one paragraph"))
     );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+    /// An answer streaming in below the window shown has its blocks out of view only measured;
+    /// read back a window at a time, every row is the one a view that built every row shows.
+    #[test]
+    fn blocks_measured_out_of_view_show_the_same_rows_when_scrolled_to(
+        picks in proptest::collection::vec(0usize..FRAGMENTS.len(), 0..160),
+        width in 1usize..60,
+        step in 1usize..400,
+        height in 1usize..12,
+    ) {
+        let theme = theme();
+        let ann = Annotations::default();
+        let text = answer_of(&picks).repeat(3);
+        let mut built = AnswerView::new();
+        built.sync(&text, &ann, 0, 0, width, &theme);
+        let expected = all_rows(&built);
+        // Scrolled to the top while the rest streams in below.
+        let mut view = AnswerView::new();
+        let mut end = 0;
+        while end < text.len() {
+            end = (end + step).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            view.sync(&text[..end], &ann, 0, 0, width, &theme);
+            view.show(&text[..end], 0, height, &theme);
+        }
+        proptest::prop_assert_eq!(view.height(), built.height());
+        proptest::prop_assert_eq!(rows_through_windows(&mut view, &text, height), expected);
+    }
 }

@@ -2,7 +2,7 @@
 //! provider-written markers replaced, control characters never in a row.
 
 use super::*;
-use crate::styled::text::test_support::{plain, theme};
+use crate::styled::text::test_support::{FRAGMENTS, answer_of, plain, theme};
 
 #[test]
 fn inline_text_drops_the_markup_and_keeps_the_words() {
@@ -48,4 +48,46 @@ fn control_characters_never_reach_rows() {
     let all: String = lines.iter().map(RLine::text).collect();
     assert!(!all.chars().any(|c| c.is_control()));
     assert!(all.contains('\u{FFFD}'));
+}
+
+/// The character boundary at or before `per_mille` of `text`.
+fn boundary(text: &str, per_mille: usize) -> usize {
+    text.floor_char_boundary(text.len() * per_mille.min(1000) / 1000)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// A block out of view is only measured: the count is the number of rows the block would
+    /// show, for any Markdown, width, citation markers and hidden provider markers.
+    #[test]
+    fn the_height_of_a_block_is_the_number_of_its_rows(
+        picks in proptest::collection::vec(0usize..FRAGMENTS.len(), 0..48),
+        width in 1usize..100,
+        base in 0usize..5000,
+        marks in proptest::collection::vec((0usize..=1000, proptest::collection::vec(1usize..40, 1..3)), 0..6),
+        hides in proptest::collection::vec((0usize..=1000, 0usize..=1000), 0..3),
+    ) {
+        let text = answer_of(&picks);
+        let mut markers: Vec<(usize, Vec<usize>)> = marks
+            .into_iter()
+            .map(|(at, ns)| (base + boundary(&text, at), ns))
+            .collect();
+        markers.sort_by_key(|(p, _)| *p);
+        let hidden = crate::styled::text::merge_ranges(
+            hides
+                .into_iter()
+                .map(|(a, b)| base + boundary(&text, a.min(b))..base + boundary(&text, a.max(b)))
+                .collect(),
+        );
+        let theme = theme();
+        let rows = render_block(&text, base, &markers, &hidden, width, &theme);
+        proptest::prop_assert_eq!(
+            block_height(&text, base, &markers, &hidden, width, &theme),
+            rows.len(),
+            "{:?} at width {}",
+            text,
+            width
+        );
+    }
 }
