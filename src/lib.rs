@@ -15,6 +15,7 @@ pub mod cmd;
 pub mod demo;
 pub mod local;
 pub mod log;
+pub mod otel;
 pub mod proxy;
 pub mod report;
 pub mod server;

@@ -69,6 +69,15 @@ enum Command {
         /// Only sessions whose questions, answers or source titles match TEXT (fuzzy), best first.
         #[arg(long, value_name = "TEXT")]
         search: Option<String>,
+        /// Send saved sessions (all, or the IDs given) to the OpenTelemetry collector, one trace
+        /// per turn (OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint; docs/opentelemetry.md).
+        #[arg(long, conflicts_with_all = ["json", "search"])]
+        export_otlp: bool,
+        /// With --export-otlp: these sessions only (whole ids or unique prefixes).
+        #[arg(value_name = "ID", requires = "export_otlp")]
+        ids: Vec<String>,
+        #[command(flatten)]
+        otlp: research_tui::otel::OtlpArgs,
     },
     /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
     ///
@@ -102,7 +111,13 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => research_tui::cmd::serve::run_cli(args),
         Some(Command::Proxy(args)) => research_tui::cmd::proxy::run_cli(args),
         Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args),
-        Some(Command::Sessions { json, search }) => {
+        Some(Command::Sessions {
+            export_otlp: true,
+            ids,
+            otlp,
+            ..
+        }) => research_tui::cmd::sessions_export::run(&ids, &otlp),
+        Some(Command::Sessions { json, search, .. }) => {
             research_tui::cmd::sessions::run_cli(json, search.as_deref())
         }
         Some(Command::Replay {

@@ -141,7 +141,7 @@ pub fn replay_file(
 
 /// The largest sidecar of arrival times read back: the writer keeps ten million chunks under
 /// 4 MiB, so a bigger file is not one it wrote, and only its first 8 MiB are read.
-const MAX_TIMES_BYTES: u64 = 8 << 20;
+pub(crate) const MAX_TIMES_BYTES: u64 = 8 << 20;
 
 /// The arrival times kept beside the raw stream file at `path` ([`crate::wire::arrivals`]), if
 /// any: a regular file, not a link.

@@ -22,7 +22,7 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::Notify;
 
 use crate::agent::client::StreamHandle;
-use crate::agent::replay::{Player, Speed};
+use crate::agent::replay::{MAX_TIMES_BYTES, Player, Speed};
 use crate::model::stream_end::StreamEnd;
 use crate::wire::arrivals::ArrivalsReader;
 use crate::wire::provider::Provider;
@@ -184,6 +184,8 @@ pub fn tail_file(
 struct Times {
     file: Option<std::fs::File>,
     reader: ArrivalsReader,
+    /// Bytes of the times file read so far: at most [`MAX_TIMES_BYTES`], as a replay reads.
+    read: u64,
 }
 
 impl Times {
@@ -200,6 +202,7 @@ impl Times {
         Times {
             file,
             reader: ArrivalsReader::default(),
+            read: 0,
         }
     }
 
@@ -211,7 +214,12 @@ impl Times {
             return player.feed(bytes).await;
         };
         let mut appended = [0u8; 16 * 1024];
-        while let Ok(n @ 1..) = std::io::Read::read(file, &mut appended) {
+        // A times file past the bound is not one a writer of ours made: the rest is not read.
+        while self.read < MAX_TIMES_BYTES
+            && let Ok(n @ 1..) = std::io::Read::read(file, &mut appended)
+        {
+            let n = n.min((MAX_TIMES_BYTES - self.read) as usize);
+            self.read += n as u64;
             self.reader.feed(&appended[..n]);
         }
         let arrivals = self.reader.arrivals();

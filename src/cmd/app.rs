@@ -84,6 +84,8 @@ pub struct TuiArgs {
     /// Quit a moment after the first answer ends (for tests).
     #[arg(long, hide = true)]
     pub exit_when_done: bool,
+    #[command(flatten)]
+    pub otlp: crate::otel::OtlpArgs,
     /// Cut an answer that grows past this many MiB, saying so (every command that streams).
     #[arg(
         long,
@@ -114,6 +116,8 @@ pub struct OpenArgs {
     /// Quit a moment after the last turn has played (for tests).
     #[arg(long, hide = true)]
     pub exit_when_done: bool,
+    #[command(flatten)]
+    pub otlp: crate::otel::OtlpArgs,
 }
 
 /// `research-tui watch [--follow]`.
@@ -185,6 +189,10 @@ pub fn run(args: TuiArgs) -> ExitCode {
         return compare(args);
     }
     let requested = args.providers.first().copied();
+    let otlp = match args.otlp.config() {
+        Ok(otlp) => otlp,
+        Err(message) => return fail(2, message),
+    };
     let store = SessionStore::default();
     let checkpoint_id = match args.resume.as_deref().filter(|c| !c.trim().is_empty()) {
         Some(typed) => match store.checkpoint_id(typed) {
@@ -264,6 +272,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
         debug: args.debug,
         watch: None,
         keys: Default::default(),
+        otlp,
     })
 }
 
@@ -303,8 +312,13 @@ pub fn open(args: OpenArgs, theme: Option<String>, debug: bool) -> ExitCode {
             crate::tui::compare::Start::Open(sessions),
         );
     }
+    let otlp = match args.otlp.config() {
+        Ok(otlp) => otlp,
+        Err(message) => return fail(2, message),
+    };
     crate::tui::run_blocking(TuiOptions {
         provider: saved_provider(&saved),
+        otlp,
         demo_speed: args.demo_speed,
         theme,
         idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),

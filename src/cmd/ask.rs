@@ -137,6 +137,8 @@ pub struct AskArgs {
     /// Demo playback speed (for tests).
     #[arg(long, hide = true, default_value_t = 1.0)]
     pub demo_speed: f64,
+    #[command(flatten)]
+    pub otlp: crate::otel::OtlpArgs,
 }
 
 /// What to send, decided before any I/O.
@@ -160,6 +162,9 @@ pub fn run_cli(mut args: AskArgs) -> ExitCode {
         return compare::run_cli(args);
     }
     args.provider = args.providers.first().copied().unwrap_or(Provider::Bigdata);
+    if let Err(message) = args.otlp.config() {
+        return usage(message);
+    }
     let store = SessionStore::default();
     // A unique prefix of a saved checkpoint is that checkpoint, sent whole.
     if let Some(typed) = args.resume.take() {
@@ -354,6 +359,11 @@ async fn ask(
         Err(exit) => return exit,
     };
 
+    // Started now, so its connection opens while the agent answers (see `otel::export`).
+    let exporter = match args.otlp.start(api_key.as_ref().map(|key| key.expose())) {
+        Ok(exporter) => exporter,
+        Err(message) => return usage(message),
+    };
     let endpoint = match plan {
         Plan::Workflow(_) => WORKFLOW.name,
         Plan::Research(_) | Plan::Other(_) => args.provider.spec().endpoint().name,
@@ -363,22 +373,7 @@ async fn ask(
         Ok(sinks) => sinks,
         Err(exit) => return exit,
     };
-    // What the user says now wins; a continued session supplies what they left out.
-    let saved_options = known
-        .as_ref()
-        .map(|s| s.meta.options.clone())
-        .unwrap_or_default();
-    let provider_options = ProviderOptions {
-        model: args
-            .model
-            .clone()
-            .filter(|_| args.provider != Provider::Bigdata)
-            .or(saved_options.model),
-        tenant: args.tenant.clone().or(saved_options.tenant),
-        agent: args.agent.clone().or(saved_options.agent),
-        charts: args.charts || saved_options.charts,
-        thinking: args.thinking.or(saved_options.thinking),
-    };
+    let provider_options = provider_options(&args, known.as_ref());
     let saved = match known {
         Some(saved) => Ok(saved),
         None => store.create(endpoint, args.provider.as_str(), &base_url),
@@ -406,6 +401,11 @@ async fn ask(
         let meta = turn.saved.meta.turns.get(turn.index)?;
         turn.saved.stream_path(meta)
     });
+    let saved_turn = driver.recorder().map(|turn| crate::otel::TurnRef {
+        dir: turn.saved.dir().to_path_buf(),
+        index: turn.index,
+        key: Default::default(),
+    });
     let mut printer = TextPrinter::for_stdout();
     let (session, end) = follow_turn(
         driver,
@@ -418,7 +418,12 @@ async fn ask(
     .await;
     let timeline = saved_stream
         .and_then(|path| crate::agent::replay::saved_timeline(&path, Some(args.provider)));
+    // Sent while the result prints; what is left is waited for at the end, briefly.
+    if let (Some(exporter), Some(turn)) = (&exporter, saved_turn) {
+        exporter.turn(turn);
+    }
     let code = print_result(args.format, &mut printer, session, &end, timeline.as_ref());
+    crate::otel::finish(exporter.as_ref()).await;
     // Named on a terminal once the answer is printed, not between its last lines.
     if let Some(id) = saved_as.filter(|_| !saving.failed) {
         eprintln!("research-tui: saved as session {id}");
@@ -428,6 +433,23 @@ async fn ask(
         return ExitCode::from(EXIT_OTHER);
     }
     ExitCode::from(code)
+}
+
+/// The provider's options for this turn: what the user says now wins; a continued session
+/// supplies what they left out.
+fn provider_options(args: &AskArgs, known: Option<&SavedSession>) -> ProviderOptions {
+    let saved_options = known.map(|s| s.meta.options.clone()).unwrap_or_default();
+    ProviderOptions {
+        model: args
+            .model
+            .clone()
+            .filter(|_| args.provider != Provider::Bigdata)
+            .or(saved_options.model),
+        tenant: args.tenant.clone().or(saved_options.tenant),
+        agent: args.agent.clone().or(saved_options.agent),
+        charts: args.charts || saved_options.charts,
+        thinking: args.thinking.or(saved_options.thinking),
+    }
 }
 
 /// Send the question `plan` holds to `base_url` with `api_key`, the stream saved by `recorder` and
@@ -495,19 +517,37 @@ fn record_sink(args: &AskArgs) -> Result<Vec<RawSink>, ExitCode> {
     let Some(path) = &args.record else {
         return Ok(Vec::new());
     };
-    // Its arrival times beside it, as a saved turn's are: `replay FILE` plays it at its pace.
+    let file = match std::fs::File::create(path) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("research-tui: cannot write {}: {e}", path.display());
+            return Err(ExitCode::from(EXIT_OTHER));
+        }
+    };
+    let times = record_times(path, &file);
+    Ok(vec![Arc::new(Mutex::new(
+        crate::local::session_files::TurnFile::recording(file, times),
+    )) as RawSink])
+}
+
+/// `FILE.times` beside a `--record FILE`, as a saved turn's are (`replay FILE` plays it at its
+/// pace): only beside a regular file (`/dev/stdout` or a pipe has no "beside"), and only if it can
+/// be written; without it the recording goes on, timeless, saying so.
+fn record_times(path: &std::path::Path, file: &std::fs::File) -> Option<std::fs::File> {
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return None;
+    }
     let mut times = path.as_os_str().to_owned();
     times.push(crate::wire::arrivals::SUFFIX);
     let times = PathBuf::from(times);
-    match std::fs::File::create(path).and_then(|file| Ok((file, std::fs::File::create(&times)?))) {
-        Ok((file, times)) => Ok(vec![Arc::new(Mutex::new(
-            crate::local::session_files::TurnFile::recording(file, times),
-        )) as RawSink]),
-        Err(e) => {
-            eprintln!("research-tui: cannot write {}: {e}", path.display());
-            Err(ExitCode::from(EXIT_OTHER))
-        }
-    }
+    std::fs::File::create(&times)
+        .inspect_err(|e| {
+            eprintln!(
+                "research-tui: recording without arrival times: cannot write {}: {e}",
+                sanitize_line(&times.display().to_string())
+            );
+        })
+        .ok()
 }
 
 /// A new turn in `saved` for this question, and the sink its raw bytes go to; an error on stderr and

@@ -11,3 +11,4 @@ pub mod proxy;
 pub mod render;
 pub mod serve;
 pub mod sessions;
+pub mod sessions_export;

@@ -28,6 +28,8 @@ pub struct ProxyArgs {
     /// Requests carrying any other `Origin` header are refused: a page could spend your key.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
+    #[command(flatten)]
+    pub otlp: crate::otel::OtlpArgs,
 }
 
 /// `NAME=URL`: a provider's name and an http(s) base URL.
@@ -68,6 +70,10 @@ fn without_credentials(url: &str) -> String {
 
 /// `research-tui proxy`: run the recording proxy until Ctrl-C.
 pub fn run_cli(args: ProxyArgs) -> ExitCode {
+    if let Err(message) = args.otlp.config() {
+        eprintln!("research-tui: {message}");
+        return ExitCode::from(2);
+    }
     let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
@@ -83,6 +89,14 @@ pub fn run_cli(args: ProxyArgs) -> ExitCode {
     let mut config = config;
     config.allowed_origins = args.allow_origin.clone();
     let exit = runtime.block_on(async move {
+        // Each client's own key is masked in its turns' traces besides the configured ones.
+        config.exporter = match args.otlp.start(None) {
+            Ok(exporter) => exporter,
+            Err(message) => {
+                eprintln!("research-tui: {message}");
+                return ExitCode::from(2);
+            }
+        };
         let wanted = SocketAddr::new(args.bind, args.port);
         let (addr, task) = match spawn(config.clone(), wanted).await {
             Ok(bound) => bound,
@@ -106,10 +120,15 @@ pub fn run_cli(args: ProxyArgs) -> ExitCode {
             );
         }
         eprintln!("sessions are saved in {}", root.display());
-        tokio::select! {
+        if let Some(exporter) = &config.exporter {
+            eprintln!("each turn is sent as a trace to {}", exporter.endpoint());
+        }
+        let exit = tokio::select! {
             _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
             _ = task => ExitCode::from(1),
-        }
+        };
+        crate::otel::finish(config.exporter.as_ref()).await;
+        exit
     });
     // Recorders still saving a turn get a moment to write down how it ended.
     runtime.shutdown_timeout(Duration::from_secs(2));

@@ -168,11 +168,19 @@ pub(crate) fn write_first_meta(dir: &Path, meta: &SessionMeta) -> io::Result<()>
     let bytes = serde_json::to_vec_pretty(meta).map_err(io::Error::other)?;
     replace_file_unsynced(dir, META, &bytes)?;
     let path = dir.join(META);
-    std::thread::spawn(move || {
+    let sync = |path: &Path| {
         if let Ok(file) = std::fs::File::open(path) {
             let _ = file.sync_all();
         }
-    });
+    };
+    let background = path.clone();
+    // No thread to be had (EAGAIN): synced here instead, as before.
+    if std::thread::Builder::new()
+        .spawn(move || sync(&background))
+        .is_err()
+    {
+        sync(&path);
+    }
     Ok(())
 }
 

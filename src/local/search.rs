@@ -214,7 +214,10 @@ impl Search {
                     .collect();
                 workers
                     .into_iter()
-                    .flat_map(|w| w.join().unwrap_or_default())
+                    .flat_map(|w| {
+                        w.join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    })
                     .collect()
             })
         };

@@ -270,7 +270,16 @@ fn replace(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> io::Result<()> {
     let written = file
         .write_all(bytes)
         .and_then(|()| if sync { file.sync_all() } else { Ok(()) })
-        .and_then(|()| std::fs::rename(&tmp, dir.join(name)));
+        .and_then(|()| std::fs::rename(&tmp, dir.join(name)))
+        // The rename itself made durable: a crash must not bring back an older file (the first
+        // meta, written unsynced, could even come back empty on some filesystems).
+        .and_then(|()| {
+            if sync {
+                File::open(dir)?.sync_all()
+            } else {
+                Ok(())
+            }
+        });
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -399,12 +408,17 @@ impl TurnFile {
     }
 
     /// A `--record FILE` of `ask`: every byte kept as it came (no line or size limit: the file is
-    /// the user's, byte-exact), its arrival times written to `times` as a saved turn's are.
-    pub fn recording(file: File, times: File) -> TurnFile {
+    /// the user's, byte-exact), its arrival times written to `times` as a saved turn's are (when
+    /// there is one: a pipe or a device has none).
+    pub fn recording(file: File, times: Option<File>) -> TurnFile {
+        let turn = match times {
+            Some(times) => TurnFile::with_times(file, times, true, 0),
+            None => TurnFile::new(file),
+        };
         TurnFile {
             line_limit: usize::MAX / 2,
             cap: u64::MAX,
-            ..TurnFile::with_times(file, times, true, 0)
+            ..turn
         }
     }
 

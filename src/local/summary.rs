@@ -196,17 +196,17 @@ impl TurnDigest {
 /// `text` with every API key this user has configured masked: the raw stream keeps what an agent
 /// echoed, but a summary is a file people and scripts read.
 pub(crate) fn without_keys(text: &str) -> String {
-    static KEYS: OnceLock<Vec<Secret>> = OnceLock::new();
-    let keys = KEYS.get_or_init(|| {
-        <Provider as clap::ValueEnum>::value_variants()
-            .iter()
-            .filter_map(|provider| live_target(*provider, None).ok()?.api_key)
-            .map(|key| Secret::new(key.expose()))
-            .filter(|secret| !secret.is_empty())
-            .collect()
-    });
-    keys.iter()
-        .fold(text.to_owned(), |text, key| key.redact(&text).into_owned())
+    static KEYS: OnceLock<Secret> = OnceLock::new();
+    KEYS.get_or_init(configured_keys).redact(text).into_owned()
+}
+
+/// Every API key this user has configured (each provider's variable, the config file), for the
+/// redactor: what leaves for a file or a collector is masked of all of them.
+pub fn configured_keys() -> Secret {
+    <Provider as clap::ValueEnum>::value_variants()
+        .iter()
+        .filter_map(|provider| live_target(*provider, None).ok()?.api_key)
+        .fold(Secret::default(), |secret, key| secret.and(key.expose()))
 }
 
 /// At most `limit` bytes of `text`, ending at a character boundary.

@@ -54,6 +54,8 @@ pub struct ProxyConfig {
     pub header_read_timeout: Duration,
     /// Web origins whose requests are served (`--allow-origin`); any other `Origin` is refused.
     pub allowed_origins: Vec<String>,
+    /// Where each saved turn is sent as a trace (`--otlp-endpoint`).
+    pub exporter: Option<crate::otel::Exporter>,
 }
 
 impl ProxyConfig {
@@ -68,6 +70,7 @@ impl ProxyConfig {
             store,
             header_read_timeout: crate::server::HEADER_READ_TIMEOUT,
             allowed_origins: Vec::new(),
+            exporter: None,
         }
     }
 
@@ -287,7 +290,12 @@ where
     let (tx, rx) = recorder::tee_channel(recorder::MAX_QUEUED_BYTES);
     let proxy = proxy.clone();
     tokio::task::spawn_blocking(move || {
-        recorder::record(&proxy.config.store, &proxy.in_flight, turn, rx);
+        let key = turn.key.clone();
+        let saved = recorder::record(&proxy.config.store, &proxy.in_flight, turn, rx);
+        // Its trace, once it is saved (`--otlp-endpoint`).
+        if let (Some(exporter), Some((dir, index))) = (&proxy.config.exporter, saved) {
+            exporter.turn(crate::otel::TurnRef { dir, index, key });
+        }
     });
     Teed::new(stream, tx)
 }

@@ -210,15 +210,21 @@ pub struct TurnToRecord {
 const FOLLOW_UP_WAIT: Duration = Duration::from_secs(3);
 
 /// Save one proxied turn from the chunks `rx` brings, reporting any failure on stderr. Blocking:
-/// run it where file I/O may wait (`spawn_blocking`).
-pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mut rx: TeeReceiver) {
+/// run it where file I/O may wait (`spawn_blocking`). Where it was saved: its session's folder and
+/// its place there.
+pub fn record(
+    store: &SessionStore,
+    in_flight: &InFlight,
+    turn: TurnToRecord,
+    mut rx: TeeReceiver,
+) -> Option<(std::path::PathBuf, usize)> {
     let _in_flight = in_flight.enter();
     let name = turn.provider.as_str();
     let (mut saved_turn, sink) = match begin(store, in_flight, &turn) {
         Ok(begun) => begun,
         Err(e) => {
             report(format_args!("not recording this {name} request: {e}"));
-            return;
+            return None;
         }
     };
     let path = (saved_turn.saved.meta.turns.get(saved_turn.index))
@@ -283,7 +289,9 @@ pub fn record(store: &SessionStore, in_flight: &InFlight, turn: TurnToRecord, mu
     if let Some(summary) = reader.summary(&saved_turn) {
         saved_turn.summarised(summary);
     }
+    let saved_as = (saved_turn.saved.dir().to_path_buf(), saved_turn.index);
     finish(saved_turn, &reader, &end, name);
+    Some(saved_as)
 }
 
 /// How long a lagging recorder waits for more of a stream before it decodes its backlog.

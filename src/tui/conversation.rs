@@ -145,6 +145,8 @@ pub struct Conversation {
     playback: playback::Queue,
     /// The comparison this conversation is one agent of: its saved session is marked with it.
     pub comparison: Option<String>,
+    /// Where each ended turn is sent as a trace (`--otlp-endpoint`).
+    pub exporter: Option<crate::otel::Exporter>,
 }
 
 impl Conversation {
@@ -159,6 +161,7 @@ impl Conversation {
             follow: Default::default(),
             playback: Default::default(),
             comparison: None,
+            exporter: None,
         }
     }
 
@@ -270,6 +273,20 @@ impl Conversation {
         app.stream_running = true;
     }
 
+    /// The running turn ended: its trace goes to the collector, if one is configured.
+    fn export_ended(&self) {
+        let (Some(exporter), Some(turn)) = (&self.exporter, &self.turn) else {
+            return;
+        };
+        if let Some(saved) = turn.recorder() {
+            exporter.turn(crate::otel::TurnRef {
+                dir: saved.saved.dir().to_path_buf(),
+                index: saved.index,
+                key: Default::default(),
+            });
+        }
+    }
+
     /// Drop the running turn, if any (stopping its stream), and take back the saved session it held.
     fn reclaim_saved(&mut self) {
         if let Some(saved) = self.turn.take().and_then(TurnDriver::into_recorder) {
@@ -354,6 +371,7 @@ impl Conversation {
             if let Some(note) = not_saved {
                 app.set_message(note, Severity::Warning);
             }
+            self.export_ended();
             self.reclaim_saved();
             self.tailed_turn_ended(app);
             self.play_next(app);
@@ -373,6 +391,7 @@ impl Conversation {
         if let Some(run) = turn.take_cancelled_run() {
             cancel_on_server(app, run);
         }
+        self.export_ended();
         self.reclaim_saved();
         self.play_rest_at_once(app);
         // A followed turn goes on in its own process: only this app stopped following it.

@@ -94,6 +94,8 @@ pub struct TuiOptions {
     pub watch: Option<bool>,
     /// The key map in force (the config file's `[keys]` applied: [`load_keys`]).
     pub keys: state::keymap::Keymap,
+    /// Where each turn is sent as a trace (`--otlp-endpoint`, the OTEL_ variables).
+    pub otlp: Option<crate::otel::Config>,
 }
 
 impl Default for TuiOptions {
@@ -118,6 +120,7 @@ impl Default for TuiOptions {
             debug: false,
             watch: None,
             keys: state::keymap::Keymap::default(),
+            otlp: None,
         }
     }
 }
@@ -233,6 +236,14 @@ pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
     app.pane_sizes = crate::local::config::read_pane_sizes(&crate::local::config::layout_file());
     let mut conversation =
         Conversation::new(if replaying { None } else { opts.store.clone() }, settings);
+    if let Some(config) = opts.otlp.as_ref().filter(|_| !replaying) {
+        let mut secret = crate::local::summary::configured_keys();
+        if let Some(key) = &opts.api_key {
+            secret = secret.and(key.expose());
+        }
+        conversation.exporter =
+            Some(crate::otel::Exporter::start(config, secret).map_err(|e| eyre::eyre!(e))?);
+    }
 
     // Everything that can fail before the screen is taken over.
     if let Some(replay_opts) = &opts.replay {
@@ -253,6 +264,7 @@ pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
     let result = event_loop(&mut terminal, &mut app, &mut conversation, &opts).await;
     conversation.finish(&mut app);
     drop(_guard);
+    crate::otel::finish(conversation.exporter.as_ref()).await;
     result
 }
 

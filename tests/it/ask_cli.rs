@@ -147,6 +147,37 @@ async fn json_output_is_the_core_document_and_the_raw_stream_can_be_recorded() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recording_goes_on_without_arrival_times_where_they_cannot_be_kept() {
+    let env = server(None).await;
+    // A device has nothing beside it: no `/dev/null.times` is made, and the run succeeds.
+    let output = tokio::task::block_in_place(|| {
+        env.ask(&["What did NVIDIA report?", "--record", "/dev/null"])
+    });
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!std::path::Path::new("/dev/null.times").exists());
+    // A times file that cannot be written (a folder of that name) costs the times, not the run.
+    let record = env.dir.path().join("run.sse");
+    std::fs::create_dir(env.dir.path().join("run.sse.times")).unwrap();
+    let output = tokio::task::block_in_place(|| {
+        env.ask(&[
+            "What did NVIDIA report?",
+            "--record",
+            record.to_str().unwrap(),
+        ])
+    });
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("recording without arrival times: cannot write"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        !std::fs::read(&record).unwrap().is_empty(),
+        "the stream is recorded"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resumed_checkpoint_sends_the_saved_chat_id_and_adds_a_turn() {
     let env = server(None).await;
     let first =

@@ -25,6 +25,7 @@ mod invisible_text;
 mod key_safety;
 pub(crate) mod large_streams;
 mod manual;
+mod otel;
 mod pipeline_props;
 mod provider_dialects;
 mod provider_http;

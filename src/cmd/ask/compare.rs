@@ -106,6 +106,11 @@ async fn compare(args: AskArgs, targets: Vec<(AskArgs, Target)>) -> ExitCode {
         None
     };
     let store = SessionStore::default();
+    // Each agent's turn as a trace, once all have ended (keys of every provider masked).
+    let exporter = match args.otlp.start(None) {
+        Ok(exporter) => exporter,
+        Err(message) => return usage(message),
+    };
     let comparison_id = crate::agent::rng::id("cmp");
     let (cancel, cancelled) = watch::channel(false);
     let mut runs = Vec::new();
@@ -132,7 +137,18 @@ async fn compare(args: AskArgs, targets: Vec<(AskArgs, Target)>) -> ExitCode {
             all.await
         }
     };
-    report(&args, &comparison_id, finished)
+    if let Some(exporter) = &exporter {
+        for id in finished.iter().filter_map(|f| f.session_id.as_ref()) {
+            exporter.turn(crate::otel::TurnRef {
+                dir: store.root().join(id),
+                index: 0,
+                key: Default::default(),
+            });
+        }
+    }
+    let code = report(&args, &comparison_id, finished);
+    crate::otel::finish(exporter.as_ref()).await;
+    code
 }
 
 /// Save a session for `agent` in the comparison and start its turn.

@@ -80,6 +80,13 @@ pub(super) async fn follow_turn(
         let mut chunks = Vec::new();
         let mut ended = None;
         for update in batch {
+            // A retry's note is said after the text that came before it, as it happened.
+            let says = matches!(update, StreamUpdate::Retrying { .. })
+                || matches!(update, StreamUpdate::Connecting { attempt } if attempt > 1 && progress);
+            if says && streaming_text && !chunks.is_empty() {
+                line.hide();
+                printer.print(&session, &std::mem::take(&mut chunks));
+            }
             show_progress(&update, progress, &mut line);
             if streaming_text {
                 chunks.extend(answer_chunks(&update));

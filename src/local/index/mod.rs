@@ -98,7 +98,10 @@ fn scan(root: &Path) -> HashMap<String, MetaStamp> {
             .collect();
         workers
             .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
             .collect()
     })
 }
@@ -172,7 +175,10 @@ fn pass<C, T: Send>(
                 .collect();
             workers
                 .into_iter()
-                .map(|w| w.join().unwrap_or_default())
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
                 .collect()
         });
         for ((offset, line), result) in block.iter().zip(results.into_iter().flatten()) {
@@ -384,10 +390,16 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
     for found in found {
         let meta = match found.meta {
             Some(meta) => Some(*meta),
+            // The line read again, and only if it is still this session's: another process may
+            // have rewritten the index since the pass (then the meta is read from its file).
             None => file
                 .as_ref()
                 .and_then(|file| line_at(file, found.offset, found.len))
-                .and_then(|line| Record::parse(&line)?.meta()),
+                .and_then(|line| {
+                    let record = Record::parse(&line)?;
+                    (record.id == found.id).then(|| record.meta())?
+                })
+                .or_else(|| summary::load(&root.join(&found.id)).ok().map(|s| s.meta)),
         };
         if let Some(meta) = meta {
             each(meta, found.hit);

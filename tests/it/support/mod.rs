@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod live;
+pub mod otlp;
 pub mod tmux;
 
 use std::path::{Path, PathBuf};
@@ -78,6 +79,12 @@ fn foreign_variables() -> impl Iterator<Item = &'static str> {
         "NO_COLOR",
         "BROWSER",
         "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+        "OTEL_SERVICE_NAME",
     ])
 }
 

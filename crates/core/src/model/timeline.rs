@@ -74,6 +74,9 @@ pub struct Phase {
     /// Results a tool call returned, when the agent said.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub results: Option<usize>,
+    /// A tool call's id, when its results named it (what a trace's `gen_ai.tool.call.id` is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
     pub start_ms: u64,
     /// `None` while it goes on.
     pub end_ms: Option<u64>,
@@ -86,6 +89,7 @@ impl Phase {
             label: label.into(),
             detail: None,
             results: None,
+            call_id: None,
             start_ms,
             end_ms: None,
         }
@@ -355,6 +359,10 @@ impl Timeline {
             .filter_map(|t| t.result_count)
             .reduce(|a, b| a + b);
         let query = traces.iter().find_map(|t| t.query.clone());
+        let call_id = traces.iter().find_map(|t| t.tool_id.clone()).map(|mut id| {
+            cut_to(&mut id, TEXT_CHARS);
+            id
+        });
         let index = match self.state.tools.first() {
             Some(_) => Some(self.state.tools.remove(0)),
             None => {
@@ -370,6 +378,7 @@ impl Timeline {
             self.close(index, ms);
             if let Some(phase) = self.phases.get_mut(index) {
                 phase.results = results.or(phase.results);
+                phase.call_id = call_id.or(phase.call_id.take());
                 if phase.detail.is_none() {
                     phase.detail = query;
                 }

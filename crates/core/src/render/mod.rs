@@ -10,6 +10,7 @@ mod out;
 pub mod sanitize;
 pub mod table_text;
 pub mod text;
+pub mod trace;
 
 use crate::model::citations::Attribution;
 use crate::model::session::Session;

@@ -79,15 +79,30 @@ fn read_into(
 /// The timeline of a saved turn: its raw stream read from `reader`, each event at the time the
 /// bytes that completed it arrived ([`Arrivals`]).
 pub fn read_timeline(
-    mut reader: impl Read,
+    reader: impl Read,
     provider: impl Into<Option<Provider>>,
     arrivals: &Arrivals,
 ) -> std::io::Result<Timeline> {
-    let mut pipeline = EventPipeline::new(provider);
     let mut timeline = Timeline::new();
     if let Some(ms) = arrivals.first_byte_ms() {
         timeline.first_byte(ms);
     }
+    let pipeline = EventPipeline::new(provider);
+    let ms = read_timed(reader, pipeline, arrivals, |ms, event| {
+        timeline.push(ms, event)
+    })?;
+    timeline.finish(ms);
+    Ok(timeline)
+}
+
+/// Feed a saved turn's raw stream through `pipeline`, handing `observe` each event with the time
+/// (ms after the request) the bytes that completed it arrived. Returns the last time.
+pub fn read_timed(
+    mut reader: impl Read,
+    mut pipeline: EventPipeline,
+    arrivals: &Arrivals,
+    mut observe: impl FnMut(u64, &AgentEvent),
+) -> std::io::Result<u64> {
     let mut events: Vec<AgentEvent> = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut offset = 0u64;
@@ -108,7 +123,7 @@ pub fn read_timeline(
                 .min(bytes.len() as u64) as usize;
             let _ = pipeline.feed(&bytes[..part], &mut events);
             for event in events.drain(..) {
-                timeline.push(ms, &event);
+                observe(ms, &event);
             }
             offset += part as u64;
             bytes = &bytes[part..];
@@ -116,8 +131,7 @@ pub fn read_timeline(
     }
     let _ = pipeline.finish(&mut events);
     for event in events.drain(..) {
-        timeline.push(ms, &event);
+        observe(ms, &event);
     }
-    timeline.finish(ms);
-    Ok(timeline)
+    Ok(ms)
 }

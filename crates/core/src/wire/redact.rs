@@ -37,6 +37,16 @@ impl Secret {
         self
     }
 
+    /// These keys and `other`'s too.
+    pub fn union(mut self, other: &Secret) -> Secret {
+        for key in &other.0 {
+            if !self.0.contains(key) {
+                self.0.push(key.clone());
+            }
+        }
+        self
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

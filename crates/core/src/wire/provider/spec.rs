@@ -21,6 +21,10 @@ pub struct ProviderSpec {
     pub name: &'static str,
     /// For people: `Bigdata.com`, `xAI`, `Zeta Alpha`.
     pub label: &'static str,
+    /// Its `gen_ai.provider.name` in OpenTelemetry traces: the GenAI conventions' well-known value
+    /// where there is one (`openai`, `anthropic`, `gcp.gemini`, `perplexity`, `x_ai`), else our
+    /// own lower-case name.
+    pub otel_name: &'static str,
     /// The production API base.
     pub base_url: &'static str,
     /// The environment variable that holds the API key.
@@ -58,6 +62,7 @@ pub static SPECS: [ProviderSpec; 7] = [
         provider: Provider::Bigdata,
         name: "bigdata",
         label: "Bigdata.com",
+        otel_name: "bigdata",
         base_url: bigdata::DEFAULT_BASE_URL,
         api_key_env: "BIGDATA_API_KEY",
         shared_config: true,
@@ -83,6 +88,7 @@ pub static SPECS: [ProviderSpec; 7] = [
         provider: Provider::Xai,
         name: "xai",
         label: "xAI",
+        otel_name: "x_ai",
         base_url: xai::DEFAULT_BASE_URL,
         api_key_env: "XAI_API_KEY",
         shared_config: false,
@@ -109,6 +115,7 @@ pub static SPECS: [ProviderSpec; 7] = [
         provider: Provider::Zeta,
         name: "zeta",
         label: "Zeta Alpha",
+        otel_name: "zeta_alpha",
         base_url: zeta::DEFAULT_BASE_URL,
         api_key_env: "ZETA_ALPHA_API_KEY",
         shared_config: false,
@@ -135,6 +142,7 @@ pub static SPECS: [ProviderSpec; 7] = [
         provider: Provider::OpenAI,
         name: "openai",
         label: "OpenAI",
+        otel_name: "openai",
         base_url: openai::DEFAULT_BASE_URL,
         api_key_env: "OPENAI_API_KEY",
         shared_config: false,
@@ -165,6 +173,7 @@ pub static SPECS: [ProviderSpec; 7] = [
         provider: Provider::Perplexity,
         name: "perplexity",
         label: "Perplexity",
+        otel_name: "perplexity",
         base_url: perplexity::DEFAULT_BASE_URL,
         api_key_env: "PERPLEXITY_API_KEY",
         shared_config: false,
@@ -190,6 +199,7 @@ pub static SPECS: [ProviderSpec; 7] = [
         provider: Provider::Gemini,
         name: "gemini",
         label: "Google Gemini",
+        otel_name: "gcp.gemini",
         base_url: gemini::DEFAULT_BASE_URL,
         api_key_env: "GEMINI_API_KEY",
         shared_config: false,
@@ -222,6 +232,7 @@ pub static SPECS: [ProviderSpec; 7] = [
         provider: Provider::Anthropic,
         name: "anthropic",
         label: "Anthropic",
+        otel_name: "anthropic",
         base_url: anthropic::DEFAULT_BASE_URL,
         api_key_env: "ANTHROPIC_API_KEY",
         shared_config: false,
