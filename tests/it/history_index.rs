@@ -353,7 +353,7 @@ async fn ask_processes_writing_at_once_leave_a_whole_fresh_line_for_every_sessio
     assert!(
         index.lines().all(|line| {
             let (rest, length) = line.rsplit_once('\t').unwrap();
-            line.starts_with("rt1\t") && rest.len().to_string() == length
+            line.starts_with("rt1.") && rest.len().to_string() == length
         }),
         "every line whole:\n{index}"
     );

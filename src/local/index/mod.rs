@@ -241,46 +241,56 @@ fn line_at(file: &File, offset: u64, len: usize) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// The lines of sessions read raw, on their way into the index: appended a few MiB at a time, so
-/// a reader that finds no index does not hold one in memory; kept for the rewrite when the index
-/// is due one.
+/// The lines of sessions read raw, on their way into the index: appended a few MiB at a time, or,
+/// when the index is due a rewrite, streamed into the rewrite's temp file as they come, so a
+/// reader holds at most a few MiB of them however many sessions are read raw (e.g. every one,
+/// after the sessions folder was copied and each line went stale).
 struct NewLines {
     lines: Vec<String>,
     bytes: usize,
-    rewrite: bool,
+    rewrite: Option<write::Rewrite>,
 }
 
 /// How much of the new lines is held before they are appended.
 const HELD: usize = 4 << 20;
 
 impl NewLines {
-    fn after<T>(pass: &Pass<T>) -> NewLines {
+    fn after<T>(root: &Path, pass: &Pass<T>) -> NewLines {
         let superseded = pass.lines.saturating_sub(pass.taken.len());
+        let rewrite = (pass.too_large || superseded > pass.taken.len().max(1024))
+            .then(|| {
+                let mut kept: Vec<(u64, usize)> =
+                    pass.taken.values().map(|(o, l, _)| (*o, *l)).collect();
+                kept.sort_unstable();
+                write::Rewrite::begin(root, &kept).ok()
+            })
+            .flatten();
         NewLines {
             lines: Vec::new(),
             bytes: 0,
-            rewrite: pass.too_large || superseded > pass.taken.len().max(1024),
+            rewrite,
         }
     }
 
     fn push(&mut self, root: &Path, line: Option<String>) {
         let Some(line) = line else { return };
+        if let Some(rewrite) = &mut self.rewrite {
+            rewrite.push(&line);
+            return;
+        }
         self.bytes += line.len();
         self.lines.push(line);
-        if !self.rewrite && self.bytes > HELD {
+        if self.bytes > HELD {
             let _ = write::append(root, &self.lines);
             self.lines.clear();
             self.bytes = 0;
         }
     }
 
-    /// Append what is left, or rewrite the index with the lines `pass` took and these.
-    fn finish<T>(self, root: &Path, pass: &Pass<T>) {
-        if self.rewrite {
-            let mut kept: Vec<(u64, usize)> =
-                pass.taken.values().map(|(o, l, _)| (*o, *l)).collect();
-            kept.sort_unstable();
-            let _ = write::rewrite(root, &kept, &self.lines);
+    /// Append what is left, or put the rewritten index in place.
+    fn finish(self, root: &Path) {
+        if let Some(rewrite) = self.rewrite {
+            let _ = rewrite.finish(root);
         } else if !self.lines.is_empty() {
             let _ = write::append(root, &self.lines);
         }
@@ -347,7 +357,7 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
             });
         }
     }
-    let mut new_lines = NewLines::after(&pass);
+    let mut new_lines = NewLines::after(root, &pass);
     let mut search = Search::new(query);
     for (id, stamp) in &disk {
         if pass.taken.contains_key(id) {
@@ -370,7 +380,7 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
             });
         }
     }
-    new_lines.finish(root, &pass);
+    new_lines.finish(root);
     drop(pass);
     found.sort_by(|a, b| {
         (b.hit.score.cmp(&a.hit.score))
@@ -506,7 +516,7 @@ pub fn metas(root: &Path) -> Vec<SessionMeta> {
 pub fn summaries(root: &Path) -> Vec<SessionSummary> {
     let disk = scan(root);
     let mut pass = pass(root, &disk, || (), |_, record| record.summary());
-    let mut new_lines = NewLines::after(&pass);
+    let mut new_lines = NewLines::after(root, &pass);
     let mut summaries: Vec<SessionSummary> = Vec::with_capacity(disk.len());
     for (id, stamp) in &disk {
         if let Some((_, _, Some(summary))) = pass.taken.get_mut(id).map(|t| (t.0, t.1, t.2.take()))
@@ -517,7 +527,7 @@ pub fn summaries(root: &Path) -> Vec<SessionSummary> {
             summaries.push(summary);
         }
     }
-    new_lines.finish(root, &pass);
+    new_lines.finish(root);
     summaries.sort_by(|a, b| newest_first(&a.meta, &b.meta));
     summaries
 }

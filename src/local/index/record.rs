@@ -2,9 +2,10 @@
 //! with) and what listing and searching it need, as tab-separated text with tabs, newlines and
 //! backslashes escaped, so a line is read without a JSON parse:
 //!
-//! `rt1 ID INO.SIZE.MTIME TURN:SIZE,… UPDATED PROVIDER TURNS STATUS CHECKPOINT QUESTION ITEM… META LENGTH`
+//! `rt1.V ID INO.SIZE.MTIME TURN:SIZE,… UPDATED PROVIDER TURNS STATUS CHECKPOINT QUESTION ITEM… META LENGTH`
 //!
-//! where CHECKPOINT is `-` (none) or `=` and the id, each ITEM is a searchable field as the search
+//! where V is the summary's [`VERSION`] (a line written by a build that summarised sessions
+//! differently is stale and the session is read raw again), CHECKPOINT is `-` (none) or `=` and the id, each ITEM is a searchable field as the search
 //! takes it (`q` a question line, `tN:` turn N's plan title, `sN:` a source title, `aN:` an answer
 //! line of the first [`ANSWER_HEAD`] bytes), META is `meta.json` as compact JSON and LENGTH the
 //! byte length of the line before it, so a line cut short, or glued to the next, is not taken.
@@ -15,11 +16,20 @@ use std::path::Path;
 use crate::local::meta::SessionMeta;
 use crate::local::search::Field;
 use crate::local::session_files::is_plain_name;
-use crate::local::summary::{SessionSummary, TurnSummary};
+use crate::local::summary::{SessionSummary, TurnSummary, VERSION};
 use crate::local::turn_status::TurnStatus;
 
-/// The first field of every line of this layout (a line of another layout is not read).
+/// The first field of every line of this layout, before `.` and the summary's [`VERSION`] (a line
+/// of another layout, or of another way of summarising a session, is not read).
 const TAG: &str = "rt1";
+
+/// Whether `field` is the tag of this layout and this summary version.
+fn is_current_tag(field: &str) -> bool {
+    field
+        .strip_prefix(TAG)
+        .and_then(|rest| rest.strip_prefix('.'))
+        .is_some_and(|version| version.parse() == Ok(VERSION))
+}
 
 /// Before the turn files of a session with a turn streaming: its record is never taken as fresh
 /// (a live turn is read from its growing file), but it is written, so an older record cannot pass
@@ -108,7 +118,7 @@ impl<'a> Record<'a> {
             Some((items, meta)) => (Some(items), meta),
             None => (None, rest),
         };
-        if head[0] != TAG {
+        if !is_current_tag(head[0]) {
             return None;
         }
         let checkpoint = match head[8].split_at_checked(1)? {
@@ -236,7 +246,7 @@ pub fn line(summary: &SessionSummary, stamp: MetaStamp) -> Option<String> {
     }
     let json = serde_json::to_string(meta).ok()?;
     let mut out = format!(
-        "{TAG}\t{}\t{}.{}.{}\t",
+        "{TAG}.{VERSION}\t{}\t{}.{}.{}\t",
         meta.id, stamp.ino, stamp.size, stamp.mtime_ns
     );
     if meta.turns.iter().any(|t| t.status == TurnStatus::Streaming) {
@@ -427,6 +437,31 @@ mod tests {
         }
         assert_eq!(record.checkpoint.as_deref(), Some("ck\\1"));
         assert_eq!(record.question, "First\tquestion\nsecond line");
+    }
+
+    #[test]
+    fn a_line_written_under_another_summary_version_is_not_taken() {
+        let stamp = MetaStamp {
+            ino: 1,
+            size: 2,
+            mtime_ns: 3,
+        };
+        let text = line(&awkward(), stamp).unwrap();
+        let text = text.trim_end();
+        assert!(Record::parse(text).is_some());
+        // The same line under another tag, its length mended so only the tag differs.
+        let body = text.rsplit_once('\t').unwrap().0;
+        let rest = body.split_once('\t').unwrap().1;
+        for tag in [
+            format!("{TAG}.{}", VERSION + 1),
+            format!("{TAG}.{}", VERSION - 1),
+            TAG.to_string(),
+            format!("{TAG}.{VERSION}x"),
+        ] {
+            let other = format!("{tag}\t{rest}");
+            let other = format!("{other}\t{}", other.len());
+            assert!(Record::parse(&other).is_none(), "{tag}");
+        }
     }
 
     #[test]

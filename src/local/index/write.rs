@@ -1,12 +1,12 @@
 //! Writing the sessions index: lines appended in whole `write`s (so concurrent appenders never
 //! interleave within a line), and the rewrite that drops superseded lines, through a temp file of
-//! its own renamed over the index. Neither ever follows a link or writes into anything but a
+//! its own (new lines streamed into it) renamed over the index. Neither ever follows a link or writes into anything but a
 //! regular file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{MAX_INDEX_BYTES, MAX_LINE, path};
@@ -43,58 +43,92 @@ pub(super) fn append(root: &Path, lines: &[String]) -> io::Result<()> {
     Ok(())
 }
 
-/// Replace the index of `root` with its lines at `kept` (offset and length, in file order) and
-/// `new_lines`.
-pub(super) fn rewrite(root: &Path, kept: &[(u64, usize)], new_lines: &[String]) -> io::Result<()> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let old = open_regular(&path(root), MAX_INDEX_BYTES).ok();
-    let (tmp, file) = loop {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let index = path(root);
-        let name = index.file_name().map(|n| n.to_string_lossy().into_owned());
-        let tmp = index.with_file_name(format!(
-            ".{}.{}-{n}.tmp",
-            name.unwrap_or_default(),
-            std::process::id()
-        ));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&tmp)
-        {
-            Ok(file) => break (tmp, file),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    };
-    let written =
-        copy(old.as_ref(), kept, new_lines, file).and_then(|()| std::fs::rename(&tmp, path(root)));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+/// A rewrite of the index of `root` under way: its temp file holds the lines kept from the index,
+/// and the new lines are streamed into it as they are made (none is held in memory, however many
+/// sessions are read raw); [`Rewrite::finish`] renames it over the index. Dropped unfinished, the
+/// temp file is removed.
+pub(super) struct Rewrite {
+    tmp: Option<PathBuf>,
+    out: BufWriter<File>,
+    failed: bool,
 }
 
-fn copy(
-    old: Option<&File>,
-    kept: &[(u64, usize)],
-    new_lines: &[String],
-    file: File,
-) -> io::Result<()> {
-    let mut out = BufWriter::with_capacity(BATCH, file);
-    let mut line = Vec::with_capacity(MAX_LINE);
-    if let Some(old) = old {
-        for &(offset, len) in kept {
-            line.resize(len, 0);
-            old.read_exact_at(&mut line, offset)?;
-            out.write_all(&line)?;
-            out.write_all(b"\n")?;
+impl Rewrite {
+    /// Start the rewrite with the lines of the index at `kept` (offset and length, in file order).
+    pub(super) fn begin(root: &Path, kept: &[(u64, usize)]) -> io::Result<Rewrite> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let old = open_regular(&path(root), MAX_INDEX_BYTES).ok();
+        let (tmp, file) = loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let index = path(root);
+            let name = index.file_name().map(|n| n.to_string_lossy().into_owned());
+            let tmp = index.with_file_name(format!(
+                ".{}.{}-{n}.tmp",
+                name.unwrap_or_default(),
+                std::process::id()
+            ));
+            match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&tmp)
+            {
+                Ok(file) => break (tmp, file),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        let mut rewrite = Rewrite {
+            tmp: Some(tmp),
+            out: BufWriter::with_capacity(BATCH, file),
+            failed: false,
+        };
+        if let Some(old) = old {
+            copy_kept(&old, kept, &mut rewrite.out)?;
+        }
+        Ok(rewrite)
+    }
+
+    /// Add a new line (ending in a newline); after a failed write the rest are dropped.
+    pub(super) fn push(&mut self, line: &str) {
+        if !self.failed {
+            self.failed = self.out.write_all(line.as_bytes()).is_err();
         }
     }
-    for line in new_lines {
-        out.write_all(line.as_bytes())?;
+
+    /// Put the rewritten index in place of the old one.
+    pub(super) fn finish(mut self, root: &Path) -> io::Result<()> {
+        if self.failed {
+            return Err(io::Error::other(
+                "writing the rewritten sessions index failed",
+            ));
+        }
+        // Not synced: after a crash, a torn index is only read raw and rebuilt.
+        self.out.flush()?;
+        let tmp = self.tmp.take().expect("a rewrite is finished once");
+        let renamed = std::fs::rename(&tmp, path(root));
+        if renamed.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        renamed
     }
-    // Not synced: after a crash, a torn index is only read raw and rebuilt.
-    out.flush()
+}
+
+impl Drop for Rewrite {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+fn copy_kept(old: &File, kept: &[(u64, usize)], out: &mut impl Write) -> io::Result<()> {
+    let mut line = Vec::with_capacity(MAX_LINE);
+    for &(offset, len) in kept {
+        line.resize(len, 0);
+        old.read_exact_at(&mut line, offset)?;
+        out.write_all(&line)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }

@@ -22,5 +22,5 @@ pub use focus::Focus;
 pub use picker::Picker;
 pub use scroll::Scroll;
 pub use search::{Hit, Search};
-pub use timeline::{EventsView, TimelineView};
+pub use timeline::{EventData, EventsView, TimelineView};
 pub use turn::{ConnState, Continuation, SidebarItem, Turn, sidebar_of};

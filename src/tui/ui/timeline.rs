@@ -6,11 +6,15 @@
 use super::Ui;
 use crate::local::summary::without_keys;
 use crate::tui::screen::popup::timeline::{row_count, row_json, row_target};
-use crate::tui::state::{EventsView, Focus, Popup, Severity, TimelineView};
-use crate::wire::raw_events::{read_event_data, read_row_events};
+use crate::tui::state::{EventData, EventsView, Focus, Popup, Severity, TimelineView};
+use crate::wire::raw_events::{read_event_text, read_row_events};
 
 /// Raw events listed behind one row, at most; the rest are counted.
 const KEEP_EVENTS: usize = 500;
+
+/// How much of a turn file Enter scans for a row's events (on the UI thread: a turn file may hold
+/// gigabytes); past it the view says the events are those of the file's opening.
+const SCAN_BYTES: u64 = 32 << 20;
 
 impl Ui {
     /// The timeline view the keys go to: the open popup's, else the Timeline tab's when it shows.
@@ -118,7 +122,13 @@ impl Ui {
         let arrivals = crate::agent::replay::read_arrivals(&path);
         let found = std::fs::File::open(&path).and_then(|file| {
             let reader = std::io::BufReader::new(file);
-            read_row_events(reader, provider, arrivals.as_ref(), target, KEEP_EVENTS)
+            read_row_events(
+                reader,
+                provider,
+                arrivals.as_ref(),
+                (target, KEEP_EVENTS),
+                SCAN_BYTES,
+            )
         });
         match found {
             Ok(found) => {
@@ -156,7 +166,11 @@ impl Ui {
         let view = self.timeline_view()?.clone();
         if let Some(events) = &view.events {
             return Some(match &events.data {
-                Some((i, Ok(text))) if *i == events.selected => Some(text.clone()),
+                Some(EventData {
+                    index,
+                    text: Ok(text),
+                    ..
+                }) if *index == events.selected => Some(text.clone()),
                 _ => None,
             });
         }
@@ -175,12 +189,13 @@ impl Ui {
 }
 
 /// Read the selected event's data back from the turn file, unless it already is: its JSON
-/// pretty-printed, the API keys configured here masked (the file keeps what the agent echoed).
+/// pretty-printed (by the wire layer), the API keys configured here masked (the file keeps what
+/// the agent echoed), its lines found once.
 fn load_selected(events: &mut EventsView) {
     if events
         .data
         .as_ref()
-        .is_some_and(|(i, _)| *i == events.selected)
+        .is_some_and(|data| data.index == events.selected)
     {
         return;
     }
@@ -188,16 +203,10 @@ fn load_selected(events: &mut EventsView) {
         events.data = None;
         return;
     };
-    let data = std::fs::File::open(&events.path)
+    let text = std::fs::File::open(&events.path)
         .ok()
-        .and_then(|file| read_event_data(file, &event.range))
-        .map(
-            |data| match serde_json::from_str::<serde_json::Value>(&data) {
-                Ok(value) => serde_json::to_string_pretty(&value).unwrap_or(data),
-                Err(_) => data,
-            },
-        )
+        .and_then(|file| read_event_text(file, &event.range))
         .map(|text| without_keys(&text))
         .ok_or_else(|| "the event could not be read back from the turn file".to_owned());
-    events.data = Some((events.selected, data));
+    events.data = Some(EventData::new(events.selected, text));
 }

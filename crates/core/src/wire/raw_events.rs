@@ -34,23 +34,30 @@ pub enum RowTarget {
     Between { start_ms: u64, end_ms: u64 },
 }
 
-/// The raw events behind a row: the first `keep` of them, and how many more there are.
+/// The raw events behind a row: the first `keep` of them, and how many more there are (in the
+/// part of the file scanned).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RowEvents {
     pub events: Vec<RawEvent>,
     pub more: usize,
+    /// The scan stopped after this many bytes of a longer file: the events are those of its
+    /// opening only.
+    pub cut_at: Option<u64>,
 }
 
 /// Scan the turn file `reader` (its arrival times `arrivals`) for the raw events behind `target`,
 /// rebuilding the timeline as it goes (its phases are numbered by the order of events, as the
 /// app's and `render`'s are). Memory: the decoder's, the timeline's and `keep` events' places.
+/// Time: at most `max_bytes` of the file are read (a turn file may hold gigabytes); past them the
+/// scan stops and says where ([`RowEvents::cut_at`]).
 pub fn read_row_events(
-    mut reader: impl Read,
+    reader: impl Read,
     provider: Option<Provider>,
     arrivals: Option<&Arrivals>,
-    target: RowTarget,
-    keep: usize,
+    (target, keep): (RowTarget, usize),
+    max_bytes: u64,
 ) -> std::io::Result<RowEvents> {
+    let mut reader = reader.take(max_bytes);
     let mut pipeline = EventPipeline::new(provider).traced();
     let mut scan = Scan {
         timeline: Timeline::new(),
@@ -75,6 +82,13 @@ pub fn read_row_events(
         };
         let _ = pipeline.feed_traced(&buf[..n], &mut traced);
         traced.drain(..).for_each(|event| scan.take(event));
+    }
+    // Whether the file goes on past the cap: one more byte tells.
+    let mut reader = reader.into_inner();
+    let mut more = [0u8; 1];
+    if reader.read(&mut more)? > 0 {
+        scan.found.cut_at = Some(max_bytes);
+        return Ok(scan.found);
     }
     pipeline.finish_traced(&mut traced);
     traced.drain(..).for_each(|event| scan.take(event));
@@ -147,6 +161,19 @@ pub fn read_event_data(mut file: impl Read + Seek, range: &Range<u64>) -> Option
         .map(|event| event.data)
 }
 
+/// The data of the event at `range` of the turn file as a person reads it: JSON pretty-printed
+/// (the dialect layer's knowledge of the wire stays here), anything else as it is; `None` when
+/// the bytes there are not an event. Terminal sanitising is the viewer's.
+pub fn read_event_text(file: impl Read + Seek, range: &Range<u64>) -> Option<String> {
+    let data = read_event_data(file, range)?;
+    Some(
+        serde_json::from_str::<serde_json::Value>(&data)
+            .ok()
+            .and_then(|value| serde_json::to_string_pretty(&value).ok())
+            .unwrap_or(data),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,8 +217,8 @@ mod tests {
             text.as_bytes(),
             Some(Provider::Bigdata),
             Some(&times),
-            target,
-            keep,
+            (target, keep),
+            u64::MAX,
         )
         .unwrap()
     }
@@ -285,13 +312,54 @@ mod tests {
             stream,
             Some(Provider::Bigdata),
             None,
-            RowTarget::Phase(1),
-            500,
+            (RowTarget::Phase(1), 500),
+            64 << 20,
         )
         .unwrap();
         assert_eq!((found.events.len(), found.more), (500, n - 500));
+        assert_eq!(found.cut_at, None);
         // Each event: its JSON line (108 bytes with its end), then a blank line of its own.
         let step = 109;
         assert_eq!(found.events[499].range, 499 * step..499 * step + 108);
+    }
+
+    #[test]
+    fn a_scan_stops_at_its_byte_cap_and_says_so() {
+        // 200 000 events, about 22 MB, scanned for their first MiB only.
+        let stream = Endless {
+            n: 200_000,
+            done: 0,
+            pending: Vec::new(),
+        };
+        let found = read_row_events(
+            stream,
+            Some(Provider::Bigdata),
+            None,
+            (RowTarget::Phase(1), 500),
+            1 << 20,
+        )
+        .unwrap();
+        assert_eq!(found.cut_at, Some(1 << 20));
+        // Every event whose line ends (at 108 bytes into each 109) within the first MiB.
+        let (step, line) = (109, 108);
+        assert_eq!(
+            found.events.len() + found.more,
+            ((1 << 20) - line) / step + 1
+        );
+    }
+
+    #[test]
+    fn an_event_s_json_is_read_back_pretty_printed_and_other_data_as_it_is() {
+        let (text, ranges) = stream();
+        let pretty = read_event_text(std::io::Cursor::new(text.as_bytes()), &ranges[5]).unwrap();
+        assert_eq!(
+            pretty,
+            "{\n  \"chat_id\": \"c\",\n  \"message\": {\n    \"type\": \"COMPLETE\",\n    \"checkpoint_id\": \"k\"\n  }\n}"
+        );
+        let plain = b"data: not json\n\n";
+        assert_eq!(
+            read_event_text(std::io::Cursor::new(plain), &(0..14)).as_deref(),
+            Some("not json")
+        );
     }
 }

@@ -58,6 +58,11 @@ impl fmt::Display for SseError {
 
 impl std::error::Error for SseError {}
 
+/// Keep the first error of a chunk, with where its line starts.
+fn note(error: &mut Option<(SseError, u64)>, e: SseError, at: u64) {
+    error.get_or_insert((e, at));
+}
+
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 /// Incremental decoder. Feed it chunks with [`SseDecoder::feed`], then call [`SseDecoder::finish`].
@@ -90,6 +95,8 @@ pub struct SseDecoder {
     event_start: Option<u64>,
     /// Each dispatched event's place in the stream, when asked for ([`SseDecoder::track_offsets`]).
     offsets: Option<Vec<Range<u64>>>,
+    /// Where the line that caused the first error not yet taken starts ([`SseDecoder::take_error_at`]).
+    error_at: Option<u64>,
 }
 
 impl Default for SseDecoder {
@@ -123,6 +130,7 @@ impl SseDecoder {
             line_end: 0,
             event_start: None,
             offsets: None,
+            error_at: None,
         }
     }
 
@@ -152,6 +160,13 @@ impl SseDecoder {
     }
 
     /// The reconnection time last set by a valid `retry:` field, in milliseconds.
+    /// Where in the stream (byte offset from its first byte, a BOM counted) the line that caused
+    /// the first error since the last call starts: an overlong line's own place, whichever call
+    /// met it.
+    pub fn take_error_at(&mut self) -> Option<u64> {
+        self.error_at.take()
+    }
+
     pub fn retry(&self) -> Option<u64> {
         self.retry
     }
@@ -211,31 +226,41 @@ impl SseDecoder {
                     self.line_end = origin + (whole - rest.len()) as u64;
                     if whole_line_here {
                         if pos > self.limit {
-                            error.get_or_insert(SseError::TooLong { limit: self.limit });
+                            note(
+                                &mut error,
+                                SseError::TooLong { limit: self.limit },
+                                self.line_start,
+                            );
                         } else if let Err(e) = self.process_bytes(&chunk[..pos], out) {
-                            error.get_or_insert(e);
+                            note(&mut error, e, self.line_start);
                         }
                     } else if let Err(e) = self.append_to_line(&chunk[..pos]) {
-                        error.get_or_insert(e);
+                        note(&mut error, e, self.line_start);
                     }
                     if terminator == b'\r' && pos + 1 == chunk.len() {
                         self.after_cr = true;
                     }
                     if !whole_line_here && let Err(e) = self.end_line(out) {
-                        error.get_or_insert(e);
+                        note(&mut error, e, self.line_start);
                     }
                     self.line_start = self.line_end;
                     chunk = rest;
                 }
                 None => {
                     if let Err(e) = self.append_to_line(chunk) {
-                        error.get_or_insert(e);
+                        note(&mut error, e, self.line_start);
                     }
                     break;
                 }
             }
         }
-        error.map_or(Ok(()), Err)
+        match error {
+            Some((e, at)) => {
+                self.error_at.get_or_insert(at);
+                Err(e)
+            }
+            None => Ok(()),
+        }
     }
 
     fn append_to_line(&mut self, bytes: &[u8]) -> Result<(), SseError> {

@@ -6,7 +6,7 @@ use super::super::{clean, piece, truncate};
 use crate::model::timeline::seconds;
 use crate::styled::text::RLine;
 use crate::styled::theme::Theme;
-use crate::tui::state::EventsView;
+use crate::tui::state::{EventData, EventsView};
 
 /// The rows of `view` at `width` columns, at most `height`: what they stand behind, the events
 /// (a window around the selected one), then the selected one's data.
@@ -25,10 +25,15 @@ pub(super) fn event_rows(
         .unwrap_or_default();
     let count = view.found.events.len() + view.found.more;
     let s = if count == 1 { "" } else { "s" };
+    // A scan cut short says so: these are the events of the file's opening.
+    let part = match view.found.cut_at {
+        Some(bytes) => format!("the first {} of ", size(bytes as usize)),
+        None => String::new(),
+    };
     let mut out = vec![
         one(
             format!(
-                "Raw events behind {} · {count} event{s} in {file}",
+                "Raw events behind {} · {count} event{s} in {part}{file}",
                 view.row
             ),
             theme.title(true),
@@ -46,39 +51,41 @@ pub(super) fn event_rows(
         ),
         theme.muted(),
     ));
-    let listed: Vec<RLine> = view
-        .found
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, event)| {
-            let kind = match event.event_type.as_str() {
-                "" => "message",
-                other => other,
-            };
-            let text = format!(
-                "{} {:>10}  {:<24} {:>10}  {:>9}",
-                if i == view.selected { "▶" } else { " " },
-                event.range.start,
-                truncate(&clean(kind), 24),
-                size(event.data_bytes),
-                event.ms.map_or_else(|| "—".to_owned(), seconds),
-            );
-            let style = if i == view.selected {
-                theme.text().patch(theme.selection(true))
-            } else {
-                theme.text()
-            };
-            one(text, style)
-        })
-        .collect();
-    // The list takes up to half the room; the data the rest.
+    // The list takes up to half the room; the data the rest. Only the window is laid out.
     let room = (height.saturating_sub(out.len()) / 2).clamp(3, 12);
+    let listed = view.found.events.len();
     let start = view
         .selected
         .saturating_sub(room / 2)
-        .min(listed.len().saturating_sub(room));
-    out.extend(listed.into_iter().skip(start).take(room));
+        .min(listed.saturating_sub(room));
+    out.extend(
+        view.found
+            .events
+            .iter()
+            .enumerate()
+            .skip(start)
+            .take(room)
+            .map(|(i, event)| {
+                let kind = match event.event_type.as_str() {
+                    "" => "message",
+                    other => other,
+                };
+                let text = format!(
+                    "{} {:>10}  {:<24} {:>10}  {:>9}",
+                    if i == view.selected { "▶" } else { " " },
+                    event.range.start,
+                    truncate(&clean(kind), 24),
+                    size(event.data_bytes),
+                    event.ms.map_or_else(|| "—".to_owned(), seconds),
+                );
+                let style = if i == view.selected {
+                    theme.text().patch(theme.selection(true))
+                } else {
+                    theme.text()
+                };
+                one(text, style)
+            }),
+    );
     if view.found.more > 0 {
         out.push(one(
             format!(
@@ -92,37 +99,46 @@ pub(super) fn event_rows(
     out.push(RLine::blank());
     let data_room = height.saturating_sub(out.len()).max(1);
     match &view.data {
-        Some((i, Ok(text))) if *i == view.selected => {
-            let lines: Vec<&str> = text.lines().collect();
-            if lines.len() <= data_room {
-                out.extend(
-                    lines
-                        .iter()
-                        .map(|line| one((*line).to_owned(), theme.code())),
-                );
-                return out;
-            }
-            // Longer than the room: a window of it, and where it is.
-            let room = data_room.saturating_sub(1).max(1);
-            let top = view.data_top.min(lines.len().saturating_sub(room));
-            let end = (top + room).min(lines.len());
-            out.extend(
-                lines[top..end]
-                    .iter()
-                    .map(|line| one((*line).to_owned(), theme.code())),
-            );
-            out.push(one(
-                format!(
-                    "lines {}–{end} of {} · PgUp PgDn scroll · y copies it whole",
-                    top + 1,
-                    lines.len()
-                ),
-                theme.muted(),
-            ));
-        }
-        Some((i, Err(why))) if *i == view.selected => out.push(one(why.clone(), theme.warning())),
+        Some(data) if data.index == view.selected => match &data.text {
+            Ok(_) => out.extend(data_rows(data, view.data_top, data_room, &one, theme)),
+            Err(why) => out.push(one(why.clone(), theme.warning())),
+        },
         _ => {}
     }
+    out
+}
+
+/// The rows of the selected event's data in `room` rows: all of it, or a window from line `top`
+/// and where it is. Only the lines shown are taken from the text.
+fn data_rows(
+    data: &EventData,
+    top: usize,
+    room: usize,
+    one: &impl Fn(String, ratatui::style::Style) -> RLine,
+    theme: &Theme,
+) -> Vec<RLine> {
+    let count = data.line_count();
+    if count <= room {
+        return data
+            .lines(0..count)
+            .map(|line| one(line.to_owned(), theme.code()))
+            .collect();
+    }
+    // Longer than the room: a window of it, and where it is.
+    let room = room.saturating_sub(1).max(1);
+    let top = top.min(count.saturating_sub(room));
+    let end = (top + room).min(count);
+    let mut out: Vec<RLine> = data
+        .lines(top..end)
+        .map(|line| one(line.to_owned(), theme.code()))
+        .collect();
+    out.push(one(
+        format!(
+            "lines {}–{end} of {count} · PgUp PgDn scroll · y copies it whole",
+            top + 1
+        ),
+        theme.muted(),
+    ));
     out
 }
 

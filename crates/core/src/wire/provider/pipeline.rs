@@ -140,7 +140,7 @@ impl EventPipeline {
 
     /// [`EventPipeline::feed`], each SSE event with its place in the stream and the neutral events
     /// made of it (a pipeline made [`EventPipeline::traced`]). An overlong line's events come as an
-    /// event of no size at the place it was met.
+    /// event of no size at the line's start in the stream.
     pub fn feed_traced(
         &mut self,
         chunk: &[u8],
@@ -151,8 +151,10 @@ impl EventPipeline {
         self.traced_out(out);
         let mut events = Vec::new();
         note_error(&result, &mut events);
+        let error_at = self.sse.take_error_at();
         if !events.is_empty() {
-            let at = out.last().map_or(0, |e| e.range.end);
+            // The overlong line's own place: `out` may be emptied between calls.
+            let at = error_at.unwrap_or_else(|| out.last().map_or(0, |e| e.range.end));
             out.push(TracedEvent {
                 range: at..at,
                 event_type: String::new(),
@@ -298,5 +300,28 @@ mod tests {
             out[..],
             [AgentEvent::Received, AgentEvent::Malformed { .. }]
         ));
+    }
+
+    #[test]
+    fn an_overlong_line_is_traced_at_its_own_offset_when_output_is_drained_between_chunks() {
+        let mut pipeline = EventPipeline::new(Some(Provider::Bigdata)).traced();
+        let first =
+            b"data: {\"chat_id\":\"c\",\"message\":{\"type\":\"THINKING\",\"content\":\"a\"}}\n\n";
+        let mut stream = first.to_vec();
+        let long_at = stream.len() as u64;
+        stream.extend_from_slice(b"data: \"");
+        stream.resize(stream.len() + crate::wire::sse::DEFAULT_LIMIT + 10, b'x');
+        stream.extend_from_slice(b"\"\n\n");
+        // As the raw-events scan reads: 64 KiB at a time, its output emptied after each.
+        let mut traced = Vec::new();
+        let mut seen = Vec::new();
+        for chunk in stream.chunks(64 * 1024) {
+            let _ = pipeline.feed_traced(chunk, &mut traced);
+            seen.extend(traced.drain(..).map(|e| (e.range, e.data_bytes)));
+        }
+        pipeline.finish_traced(&mut traced);
+        seen.extend(traced.drain(..).map(|e| (e.range, e.data_bytes)));
+        assert_eq!(seen[0], (0..long_at - 1, first.len() - 8));
+        assert_eq!(seen[1..], [(long_at..long_at, 0)]);
     }
 }
