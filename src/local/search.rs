@@ -61,6 +61,29 @@ pub const MOST_THREADS: usize = 4;
 /// A thread gets at least this many sessions to match (fewer are not worth a thread).
 const PER_THREAD: usize = 1000;
 
+/// `work` run on each `share` of `items` on a thread of its own, the results in the items' order.
+/// A worker's panic is raised again here: its results are never left out, which would shift every
+/// later result onto the wrong item.
+pub fn in_shares<I: Sync, R: Send>(
+    items: &[I],
+    share: usize,
+    work: impl Fn(&[I]) -> Vec<R> + Sync,
+) -> Vec<R> {
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(share.max(1))
+            .map(|share| scope.spawn(|| work(share)))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
 /// A query, ready to score sessions.
 pub struct Search {
     query: String,
@@ -207,18 +230,8 @@ impl Search {
             match_all(self, &list)
         } else {
             let query = &self.query;
-            std::thread::scope(|scope| {
-                let workers: Vec<_> = list
-                    .chunks(list.len().div_ceil(threads))
-                    .map(|share| scope.spawn(move || match_all(&mut Search::new(query), share)))
-                    .collect();
-                workers
-                    .into_iter()
-                    .flat_map(|w| {
-                        w.join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    })
-                    .collect()
+            in_shares(&list, list.len().div_ceil(threads), |share| {
+                match_all(&mut Search::new(query), share)
             })
         };
         hits.sort_by(|(a, hit_a), (b, hit_b)| hit_b.score.cmp(&hit_a.score).then(a.cmp(b)));

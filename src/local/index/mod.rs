@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 pub use record::{ANSWER_HEAD, MetaStamp, Record, with_answer_heads};
 
 use crate::local::meta::{SessionMeta, newest_first, read_settled_meta};
-use crate::local::search::{Hit, MOST_THREADS, Search};
+use crate::local::search::{Hit, MOST_THREADS, Search, in_shares};
 use crate::local::session_files::open_regular;
 use crate::local::summary::{self, SessionSummary};
 
@@ -91,19 +91,7 @@ fn scan(root: &Path) -> HashMap<String, MetaStamp> {
             .collect()
     };
     let share = ids.len().div_ceil(threads()).max(1024);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = ids
-            .chunks(share)
-            .map(|ids| scope.spawn(|| stamp(ids)))
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| {
-                w.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
+    in_shares(&ids, share, stamp).into_iter().collect()
 }
 
 /// How many threads read the index (and `stat` what it names).
@@ -160,28 +148,14 @@ fn pass<C, T: Send>(
     let _ = for_each_block(&mut file, |block| {
         pass.lines += block.len();
         let share = block.len().div_ceil(threads).max(64);
-        let results: Vec<Vec<Option<(String, T)>>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = block
-                .chunks(share)
-                .map(|lines| {
-                    scope.spawn(|| {
-                        let mut context = context();
-                        lines
-                            .iter()
-                            .map(|(_, line)| fresh(&mut context, line))
-                            .collect()
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| {
-                    w.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
+        let results = in_shares(block, share, |lines| {
+            let mut context = context();
+            lines
+                .iter()
+                .map(|(_, line)| fresh(&mut context, line))
                 .collect()
         });
-        for ((offset, line), result) in block.iter().zip(results.into_iter().flatten()) {
+        for ((offset, line), result) in block.iter().zip(results) {
             if let Some((id, made)) = result {
                 pass.taken.insert(id, (*offset, line.len(), made));
             }
