@@ -1,6 +1,7 @@
 //! Reading recorded streams from files or stdin, incrementally, into a session.
 
 use std::io::Read;
+use std::ops::ControlFlow;
 
 use crate::model::event::AgentEvent;
 use crate::model::session::Session;
@@ -41,8 +42,29 @@ pub fn read_session_counting(
     read_into(reader, provider, session, observe, usize::MAX).map(|(s, e, _)| (s, e))
 }
 
-fn read_into(
+/// Read `reader` to its end, `size` bytes at a time, handing each read to `each`, which may stop
+/// the reading; a read interrupted by a signal is tried again. `true` when `each` stopped it.
+pub(crate) fn read_chunks(
     mut reader: impl Read,
+    size: usize,
+    mut each: impl FnMut(&[u8]) -> ControlFlow<()>,
+) -> std::io::Result<bool> {
+    let mut buf = vec![0u8; size];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => return Ok(false),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if each(&buf[..n]).is_break() {
+            return Ok(true);
+        }
+    }
+}
+
+fn read_into(
+    reader: impl Read,
     provider: impl Into<Option<Provider>>,
     mut session: Session,
     mut observe: impl FnMut(&AgentEvent),
@@ -51,22 +73,19 @@ fn read_into(
     let mut pipeline = EventPipeline::new(provider);
     let mut events: Vec<AgentEvent> = Vec::new();
     let mut errors = Vec::new();
-    let mut buf = vec![0u8; 256 * 1024];
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if let Err(e) = pipeline.feed(&buf[..n], &mut events) {
+    let stopped = read_chunks(reader, 256 * 1024, |chunk| {
+        if let Err(e) = pipeline.feed(chunk, &mut events) {
             errors.push(e);
         }
         events.iter().for_each(&mut observe);
         session.apply_all(events.drain(..));
-        if session.answer.len() > max_answer {
-            return Ok((session, errors, true));
+        match session.answer.len() > max_answer {
+            true => ControlFlow::Break(()),
+            false => ControlFlow::Continue(()),
         }
+    })?;
+    if stopped {
+        return Ok((session, errors, true));
     }
     if let Err(e) = pipeline.finish(&mut events) {
         errors.push(e);
@@ -98,23 +117,15 @@ pub fn read_timeline(
 /// Feed a saved turn's raw stream through `pipeline`, handing `observe` each event with the time
 /// (ms after the request) the bytes that completed it arrived. Returns the last time.
 pub fn read_timed(
-    mut reader: impl Read,
+    reader: impl Read,
     mut pipeline: EventPipeline,
     arrivals: &Arrivals,
     mut observe: impl FnMut(u64, &AgentEvent),
 ) -> std::io::Result<u64> {
     let mut events: Vec<AgentEvent> = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
     let mut offset = 0u64;
     let mut ms = 0;
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let mut bytes = &buf[..n];
+    read_chunks(reader, 64 * 1024, |mut bytes| {
         while !bytes.is_empty() {
             ms = arrivals.at(offset).unwrap_or(ms);
             let part = arrivals
@@ -128,7 +139,8 @@ pub fn read_timed(
             offset += part as u64;
             bytes = &bytes[part..];
         }
-    }
+        ControlFlow::Continue(())
+    })?;
     let _ = pipeline.finish(&mut events);
     for event in events.drain(..) {
         observe(ms, &event);

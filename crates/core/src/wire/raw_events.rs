@@ -5,10 +5,11 @@
 //! ([`read_event_data`]). The file stays the source of truth.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 
 use crate::model::timeline::Timeline;
 use crate::wire::arrivals::Arrivals;
+use crate::wire::input::read_chunks;
 use crate::wire::provider::{EventPipeline, Provider, TracedEvent};
 use crate::wire::sse::{DEFAULT_LIMIT, Framing, SseDecoder};
 
@@ -72,17 +73,11 @@ pub fn read_row_events(
         scan.timeline.first_byte(ms);
     }
     let mut traced = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let _ = pipeline.feed_traced(&buf[..n], &mut traced);
+    read_chunks(&mut reader, 64 * 1024, |chunk| {
+        let _ = pipeline.feed_traced(chunk, &mut traced);
         traced.drain(..).for_each(|event| scan.take(event));
-    }
+        ControlFlow::Continue(())
+    })?;
     // Whether the file goes on past the cap: one more byte tells.
     let mut reader = reader.into_inner();
     let mut more = [0u8; 1];
@@ -299,23 +294,28 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_row_of_a_huge_stream_keeps_at_most_keep_places_and_counts_the_rest() {
-        // 200 000 events, about 25 MB: the answer row stands for all of them.
-        let n = 200_000;
+    /// The answer row's events (500 places kept) of `n` generated answer events, read up to `cap`.
+    fn answer_row_of_endless(n: usize, cap: u64) -> RowEvents {
         let stream = Endless {
             n,
             done: 0,
             pending: Vec::new(),
         };
-        let found = read_row_events(
+        read_row_events(
             stream,
             Some(Provider::Bigdata),
             None,
             (RowTarget::Phase(1), 500),
-            64 << 20,
+            cap,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn a_row_of_a_huge_stream_keeps_at_most_keep_places_and_counts_the_rest() {
+        // 200 000 events, about 25 MB: the answer row stands for all of them.
+        let n = 200_000;
+        let found = answer_row_of_endless(n, 64 << 20);
         assert_eq!((found.events.len(), found.more), (500, n - 500));
         assert_eq!(found.cut_at, None);
         // Each event: its JSON line (108 bytes with its end), then a blank line of its own.
@@ -326,19 +326,7 @@ mod tests {
     #[test]
     fn a_scan_stops_at_its_byte_cap_and_says_so() {
         // 200 000 events, about 22 MB, scanned for their first MiB only.
-        let stream = Endless {
-            n: 200_000,
-            done: 0,
-            pending: Vec::new(),
-        };
-        let found = read_row_events(
-            stream,
-            Some(Provider::Bigdata),
-            None,
-            (RowTarget::Phase(1), 500),
-            1 << 20,
-        )
-        .unwrap();
+        let found = answer_row_of_endless(200_000, 1 << 20);
         assert_eq!(found.cut_at, Some(1 << 20));
         // Every event whose line ends (at 108 bytes into each 109) within the first MiB.
         let (step, line) = (109, 108);
