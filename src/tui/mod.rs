@@ -152,32 +152,13 @@ fn keys_in_force(opts: &mut TuiOptions) -> Option<std::process::ExitCode> {
 
 /// Run the app on its own tokio runtime; the exit code for `main` (a failure is one line on stderr;
 /// a bad `[keys]` entry exits with 2 before the terminal is touched).
-pub fn run_blocking(mut opts: TuiOptions) -> std::process::ExitCode {
-    if let Some(exit) = keys_in_force(&mut opts) {
-        return exit;
-    }
-    let runtime = match crate::runtime() {
-        Ok(runtime) => runtime,
-        Err(exit) => return exit,
-    };
-    let debug = opts.debug;
-    match runtime.block_on(run(opts)) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(report) => crate::report::exit(&report, debug),
-    }
+pub fn run_blocking(opts: TuiOptions) -> std::process::ExitCode {
+    block_on_screen(opts, run)
 }
 
 /// Run a comparison (see [`compare`]) on its own tokio runtime; the exit code.
-pub fn run_compare_blocking(mut opts: TuiOptions, start: compare::Start) -> std::process::ExitCode {
-    if let Some(exit) = keys_in_force(&mut opts) {
-        return exit;
-    }
-    let runtime = match crate::runtime() {
-        Ok(runtime) => runtime,
-        Err(exit) => return exit,
-    };
-    let debug = opts.debug;
-    let run = async {
+pub fn run_compare_blocking(opts: TuiOptions, start: compare::Start) -> std::process::ExitCode {
+    block_on_screen(opts, |opts| async move {
         let _ = crate::log::init(&crate::local::config::log_file());
         crate::log::log("start: a comparison");
         // Every agent started and asked (or every session reopened) before the screen is taken over.
@@ -185,8 +166,23 @@ pub fn run_compare_blocking(mut opts: TuiOptions, start: compare::Start) -> std:
         let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
         let _guard = TerminalGuard;
         compare::event_loop(&mut terminal, &mut screen).await
+    })
+}
+
+/// `screen` run on a tokio runtime of its own, once the `[keys]` in force are known; the exit code.
+fn block_on_screen<F: std::future::Future<Output = eyre::Result<()>>>(
+    mut opts: TuiOptions,
+    screen: impl FnOnce(TuiOptions) -> F,
+) -> std::process::ExitCode {
+    if let Some(exit) = keys_in_force(&mut opts) {
+        return exit;
+    }
+    let runtime = match crate::runtime() {
+        Ok(runtime) => runtime,
+        Err(exit) => return exit,
     };
-    match runtime.block_on(run) {
+    let debug = opts.debug;
+    match runtime.block_on(screen(opts)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(report) => crate::report::exit(&report, debug),
     }

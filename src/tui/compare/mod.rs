@@ -40,6 +40,17 @@ pub struct Column {
 }
 
 impl Column {
+    /// A column whose question goes now.
+    fn new(provider: Provider, ui: Ui, conversation: Conversation) -> Column {
+        Column {
+            provider,
+            ui,
+            conversation,
+            asked_at: Instant::now(),
+            first_text: None,
+        }
+    }
+
     fn ask(&mut self, question: String) {
         let cont = self.ui.continuation();
         self.asked_at = Instant::now();
@@ -297,13 +308,7 @@ async fn open_all(
             .await
             .map_err(|why| eyre::eyre!(why))
             .wrap_err("cannot open the saved comparison")?;
-        columns.push(Column {
-            provider,
-            ui,
-            conversation,
-            asked_at: Instant::now(),
-            first_text: None,
-        });
+        columns.push(Column::new(provider, ui, conversation));
     }
     Ok(CompareScreen::new(question, comparison_id, columns))
 }
@@ -335,13 +340,7 @@ async fn ask_all(opts: &TuiOptions, providers: &[Provider]) -> eyre::Result<Comp
                 .wrap_err("cannot start the built-in demo agent")?,
         };
         conversation.set_agent(agent, &mut ui);
-        columns.push(Column {
-            provider,
-            ui,
-            conversation,
-            asked_at: Instant::now(),
-            first_text: None,
-        });
+        columns.push(Column::new(provider, ui, conversation));
     }
     for column in &mut columns {
         column.ask(question.clone());
