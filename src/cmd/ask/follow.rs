@@ -80,14 +80,17 @@ pub(super) async fn follow_turn(
         let mut chunks = Vec::new();
         let mut ended = None;
         for update in batch {
-            // A retry's note is said after the text that came before it, as it happened.
-            let says = matches!(update, StreamUpdate::Retrying { .. })
-                || matches!(update, StreamUpdate::Connecting { attempt } if attempt > 1 && progress);
-            if says && streaming_text && !chunks.is_empty() {
+            if let Some(note) = note_of(&update, progress) {
+                // Said after the text that came before it, as it happened.
                 line.hide();
-                printer.print(&session, &std::mem::take(&mut chunks));
+                if streaming_text && !chunks.is_empty() {
+                    printer.print(&session, &std::mem::take(&mut chunks));
+                }
+                eprintln!("research-tui: {note}");
             }
-            show_progress(&update, progress, &mut line);
+            if progress && let StreamUpdate::Events(events) = &update {
+                line.update(events);
+            }
             if streaming_text {
                 chunks.extend(answer_chunks(&update));
             }
@@ -121,26 +124,21 @@ pub(super) async fn follow_turn(
 /// [`BACKLOG`]: crate::agent::stream::BACKLOG
 const BATCH: usize = crate::agent::stream::BACKLOG;
 
-/// Retries (and, with `progress`, the live line) for one update.
-fn show_progress(update: &StreamUpdate, progress: bool, line: &mut ProgressLine) {
+/// The line an update has to say on stderr: a retry, and with `progress` a new connection's try.
+fn note_of(update: &StreamUpdate, progress: bool) -> Option<String> {
     match update {
         StreamUpdate::Connecting { attempt } if *attempt > 1 && progress => {
-            line.hide();
-            eprintln!("research-tui: connecting (try {attempt})…");
+            Some(format!("connecting (try {attempt})…"))
         }
         StreamUpdate::Retrying {
             attempt,
             wait_ms,
             reason,
-        } => {
-            line.hide();
-            eprintln!(
-                "research-tui: {reason}; retrying in {:.1} s (try {attempt})",
-                *wait_ms as f64 / 1000.0
-            );
-        }
-        StreamUpdate::Events(events) if progress => line.update(events),
-        _ => {}
+        } => Some(format!(
+            "{reason}; retrying in {:.1} s (try {attempt})",
+            *wait_ms as f64 / 1000.0
+        )),
+        _ => None,
     }
 }
 
