@@ -105,3 +105,37 @@ fn a_line_cut_short_glued_or_of_another_version_is_not_taken() {
         assert!(Listed::parse(other.as_bytes()).is_none(), "{tag}");
     }
 }
+
+#[test]
+fn sorting_by_key_orders_as_comparing_the_times_and_ids_does() {
+    // Times sharing long prefixes (beyond the key), prefixes of each other, NULs, equal times.
+    let long = "2026-01-01T00:00:00.000000000";
+    let mut times: Vec<String> = vec![
+        String::new(),
+        "a".into(),
+        "a\0".into(),
+        "a\0\0".into(),
+        "a\u{1}".into(),
+        long.into(),
+        format!("{long}1"),
+        format!("{long}0"),
+        format!("{long}\0"),
+        "2026-01-01T00:00:00Z".into(),
+        "2026-01-01T00:00:00Zé".into(),
+        "2025-12-31T23:59:59Z".into(),
+    ];
+    times.extend(times.clone());
+    let mut items: Vec<(String, String)> = Vec::new();
+    let mut seed = 7u64;
+    for (n, time) in times.iter().enumerate() {
+        for k in 0..3 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            items.push((time.clone(), format!("{}-{n}-{k}", seed >> 60)));
+        }
+    }
+    let mut expected = items.clone();
+    expected.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    assert_eq!(newest(items, |i| &i.0, |i| &i.1), expected);
+}
