@@ -126,11 +126,27 @@ impl CodePointIndex {
             self.len = end;
             return;
         }
-        for (byte, _) in chunk.char_indices() {
-            if self.len.is_multiple_of(CHECKPOINT_EVERY) {
-                self.checkpoints.push(base + byte);
+        // Counted fast (std counts whole words of bytes); the bytes are walked only up to the last
+        // checkpoint in the chunk, a character's start being any byte but a continuation byte.
+        let end = self.len + chunk.chars().count();
+        let mut next = self.checkpoints.len() * CHECKPOINT_EVERY;
+        let mut cp = self.len;
+        self.len = end;
+        if next >= end {
+            return;
+        }
+        for (byte, &b) in chunk.as_bytes().iter().enumerate() {
+            if (b as i8) < -0x40 {
+                continue;
             }
-            self.len += 1;
+            if cp == next {
+                self.checkpoints.push(base + byte);
+                next += CHECKPOINT_EVERY;
+                if next >= end {
+                    return;
+                }
+            }
+            cp += 1;
         }
     }
 
