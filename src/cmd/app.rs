@@ -379,8 +379,7 @@ pub fn replay(
     let name = replay.path.to_string_lossy().into_owned();
     // Activity is never taken back: once the recording gave some, the whole of it is readable
     // too, so the check stops there rather than decoding it all before the player does.
-    let settled =
-        |s: &crate::model::session::Session| s.stats.events > 0 && !s.activity.is_empty();
+    let settled = |s: &crate::model::session::Session| s.stats.events > 0 && !s.activity.is_empty();
     if let Ok(file) = std::fs::File::open(&replay.path)
         && let Ok(session) = crate::wire::input::read_session_until(file, replay.provider, settled)
         && let Some(line) = super::render::unreadable(&session, &name, replay.provider)

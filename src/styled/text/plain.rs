@@ -15,6 +15,44 @@ use crate::render::sanitize::is_unsafe;
 /// image, HTML, entity, escape, strikethrough or table cell starts with any of these).
 const PLAIN_PUNCTUATION: &[u8] = b",.;:'\"?%$/()-+=@#^{}";
 
+/// What a byte of a plain line may be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// Never in a plain line (markup, a control character, a tab).
+    No,
+    /// A letter, a digit, a space, plain punctuation, or a byte of a character beyond ASCII that
+    /// cannot be one cleaned for the terminal.
+    Plain,
+    /// The first byte of a character beyond ASCII that may be cleaned (U+0080–U+009F, U+061C,
+    /// U+200B–U+206F, U+FEFF, tag characters): decoded and checked.
+    Check,
+}
+
+const CLASSES: [Class; 256] = {
+    let mut classes = [Class::No; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        classes[b] = if byte >= 0x80 {
+            match byte {
+                0xC2 | 0xD8 | 0xE2 | 0xEF | 0xF3 => Class::Check,
+                _ => Class::Plain,
+            }
+        } else if byte.is_ascii_alphanumeric() || byte == b' ' {
+            Class::Plain
+        } else {
+            Class::No
+        };
+        b += 1;
+    }
+    let mut i = 0;
+    while i < PLAIN_PUNCTUATION.len() {
+        classes[PLAIN_PUNCTUATION[i] as usize] = Class::Plain;
+        i += 1;
+    }
+    classes
+};
+
 /// The line of `src` when `src` is one line of plain prose, optionally followed by newlines.
 pub(super) fn plain_line(src: &str) -> Option<&str> {
     let end = memchr::memchr(b'\n', src.as_bytes()).unwrap_or(src.len());
@@ -32,18 +70,23 @@ pub(super) fn plain_line(src: &str) -> Option<&str> {
     if !opens_plain || line.ends_with(' ') {
         return None;
     }
-    let mut ascii = true;
-    for &b in line.as_bytes() {
-        if b.is_ascii() {
-            if !(b.is_ascii_alphanumeric() || b == b' ' || PLAIN_PUNCTUATION.contains(&b)) {
-                return None;
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match CLASSES[bytes[i] as usize] {
+            Class::Plain => i += 1,
+            Class::No => return None,
+            Class::Check => {
+                // A first byte: `i` is a character boundary.
+                let c = line[i..].chars().next()?;
+                if is_unsafe(c) {
+                    return None;
+                }
+                i += c.len_utf8();
             }
-        } else {
-            ascii = false;
         }
     }
-    // Characters beyond ASCII: none that is cleaned for the terminal (the text would change).
-    (ascii || !line.chars().any(is_unsafe)).then_some(line)
+    Some(line)
 }
 
 /// The height of the block `src` when it is one line of plain prose without markers or hidden

@@ -293,19 +293,16 @@ pub fn wrap_text_height(text: &str, width: usize) -> usize {
     let bytes = text.as_bytes();
     let mut a = 0;
     while a < bytes.len() {
+        // The run of spaces or of other bytes at `a` (words are short: a plain loop, no search),
+        // and whether it is all printable ASCII (one column a byte).
         let space = bytes[a] == b' ';
-        let rest = &bytes[a..];
-        let run = if space {
-            rest.iter().position(|&c| c != b' ').unwrap_or(rest.len())
-        } else {
-            memchr::memchr(b' ', rest).unwrap_or(rest.len())
-        };
-        let b = a + run;
-        let width = if rest[..run].iter().all(|c| (b' '..=b'~').contains(c)) {
-            run
-        } else {
-            text[a..b].width()
-        };
+        let mut b = a;
+        let mut printable = true;
+        while b < bytes.len() && (bytes[b] == b' ') == space {
+            printable &= (b' '..=b'~').contains(&bytes[b]);
+            b += 1;
+        }
+        let width = if printable { b - a } else { text[a..b].width() };
         if space {
             pending = Some(width);
         } else {

@@ -95,7 +95,7 @@ proptest::proptest! {
 /// Pieces of one line of prose: words, wide characters, emoji (a ZWJ family, a variation
 /// selector), combining marks, words longer than a row, the punctuation prose uses, and characters
 /// that are Markdown or are cleaned (so both ways of measuring a block are taken).
-const PROSE: [&str; 44] = [
+const PROSE: [&str; 49] = [
     "revenue",
     " ",
     "  ",
@@ -137,6 +137,11 @@ const PROSE: [&str; 44] = [
     "\u{a0}",
     "\u{3000}",
     "\u{200b}",
+    "\u{202e}",
+    "\u{feff}",
+    "\u{85}",
+    "\u{61c}",
+    "\u{e0041}",
     "\t",
     "\r",
     "https://x.y",
@@ -191,6 +196,10 @@ fn lines_of_prose_are_measured_without_parsing_and_markup_is_not() {
         " a",
         "a &amp; b",
         "a\u{200b}b",
+        "a\u{202e}b",
+        "a\u{feff}b",
+        "a\u{85}b",
+        "a\u{e0041}b",
         "a\tb",
         "| a |",
         "> a",
