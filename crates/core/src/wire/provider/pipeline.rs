@@ -65,7 +65,7 @@ impl Dialect for AutoDialect {
         self.inner.as_ref().and_then(|inner| inner.provider())
     }
 
-    fn skim(&mut self, data: &str) -> Option<AgentEvent> {
+    fn skim(&mut self, data: &[u8]) -> Option<AgentEvent> {
         self.inner.as_mut()?.skim(data)
     }
 }
@@ -203,10 +203,7 @@ impl EventPipeline {
             return false;
         };
         let value = value.strip_prefix(b" ").unwrap_or(value);
-        let Ok(data) = std::str::from_utf8(value) else {
-            return false;
-        };
-        match self.dialect.skim(data) {
+        match self.dialect.skim(value) {
             Some(event) => {
                 out.push(AgentEvent::Received);
                 out.push(event);

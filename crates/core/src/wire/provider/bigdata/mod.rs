@@ -66,7 +66,7 @@ impl Dialect for BigdataDialect {
     }
 
     /// An `ANSWER` chunk of the usual shape, read without serde ([`skim`]).
-    fn skim(&mut self, data: &str) -> Option<AgentEvent> {
+    fn skim(&mut self, data: &[u8]) -> Option<AgentEvent> {
         skim::answer(data, &self.ids)
     }
 }

@@ -12,8 +12,8 @@ use crate::model::event::{AgentEvent, ConversationIds};
 
 /// The event a whole `data` payload of the fixed `ANSWER` shape makes, given the ids the dialect
 /// holds (a payload that would change one is left to the full decode, which reports the change).
-pub(super) fn answer(data: &str, ids: &ConversationIds) -> Option<AgentEvent> {
-    let mut s = Scanner::new(data.as_bytes());
+pub(super) fn answer(data: &[u8], ids: &ConversationIds) -> Option<AgentEvent> {
+    let mut s = Scanner::new(data);
     s.ws();
     s.eat(b'{')?;
     let mut seen = Seen::default();
@@ -94,7 +94,7 @@ fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
             b"message_id" if message_id.is_none() => message_id = Some(s.loose_id()?),
             b"messageId" if message_id_camel.is_none() => message_id_camel = Some(s.loose_id()?),
             b"role" if !role_seen => {
-                s.string_text()?;
+                s.string_text(false)?;
                 role_seen = true;
             }
             b"content" if content.is_none() => content = Some(s.text_or_null()?),
@@ -110,13 +110,16 @@ fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
     if !kind_seen {
         return None;
     }
-    let id = |id: Option<Option<&[u8]>>| {
-        id.flatten()
-            .filter(|id| !id.is_empty())
-            .map(|id| String::from_utf8_lossy(id).into_owned())
+    let id = |id: Option<Option<&[u8]>>| match id.flatten().filter(|id| !id.is_empty()) {
+        Some(id) => std::str::from_utf8(id).ok().map(|id| Some(id.to_owned())),
+        None => Some(None),
+    };
+    let message_id = match id(message_id)? {
+        Some(id) => Some(id),
+        None => id(message_id_camel)?,
     };
     Some(AgentEvent::AnswerDelta {
-        message_id: id(message_id).or_else(|| id(message_id_camel)),
+        message_id,
         text: content.unwrap_or_default(),
     })
 }
@@ -180,45 +183,46 @@ impl<'a> Scanner<'a> {
             self.pos += 4;
             return Some(String::new());
         }
-        self.string_text()
+        self.string_text(true)
     }
 
-    /// A string's text, its escapes read as serde_json reads them. An escape of a surrogate is left
-    /// to the full decode.
-    fn string_text(&mut self) -> Option<String> {
+    /// A string's text (built when `keep`, else only checked), its escapes read as serde_json
+    /// reads them. Bytes that are not UTF-8, and an escaped lone surrogate, are left to the full
+    /// decode.
+    fn string_text(&mut self, keep: bool) -> Option<String> {
         self.eat(b'"')?;
-        let mut text = Vec::new();
+        let mut text = String::new();
         loop {
             let rest = &self.bytes[self.pos..];
             let at = memchr::memchr2(b'"', b'\\', rest)?;
             let run = &rest[..at];
-            if has_control(run) {
+            // Cut only at ASCII bytes: each run is UTF-8 on its own when the string is.
+            let run = simdutf8::basic::from_utf8(run).ok()?;
+            if has_control(run.as_bytes()) {
                 return None;
             }
-            text.extend_from_slice(run);
+            if keep {
+                text.push_str(run);
+            }
             self.pos += at + 1;
             if rest[at] == b'"' {
-                // The bytes came from a `&str` and were cut only at ASCII bytes.
-                return String::from_utf8(text).ok();
+                return Some(text);
             }
             let unescaped = match self.next()? {
-                b'"' => b'"',
-                b'\\' => b'\\',
-                b'/' => b'/',
-                b'b' => 0x08,
-                b'f' => 0x0c,
-                b'n' => b'\n',
-                b'r' => b'\r',
-                b't' => b'\t',
-                b'u' => {
-                    let c = self.escaped_char()?;
-                    let mut buf = [0; 4];
-                    text.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                    continue;
-                }
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => self.escaped_char()?,
                 _ => return None,
             };
-            text.push(unescaped);
+            if keep {
+                text.push(unescaped);
+            }
         }
     }
 }

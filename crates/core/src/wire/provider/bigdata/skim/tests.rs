@@ -72,6 +72,29 @@ fn a_skimming_pipeline_decodes_every_recording_exactly_as_the_full_decode() {
 }
 
 #[test]
+fn bytes_that_are_not_utf8_decode_the_same_skimmed_or_not() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let clean = std::fs::read(format!(
+        "{root}/assets/recordings/bigdata/earnings-deep-dive.sse"
+    ))
+    .unwrap();
+    // A byte that is never UTF-8, and the first byte of a 3-byte character alone, in every
+    // part of the payloads in turn (keys, ids, the content, the structure).
+    for (n, bad) in [&[0xFFu8][..], &[0xE2, b'x']].iter().enumerate() {
+        for at in (n * 7..clean.len()).step_by(97) {
+            let mut bytes = clean.clone();
+            bytes.splice(at..at, bad.iter().copied());
+            assert_same(
+                Some(Provider::Bigdata),
+                &bytes,
+                4096,
+                &format!("{bad:?} at {at}"),
+            );
+        }
+    }
+}
+
+#[test]
 fn the_skim_reads_the_answer_chunks_of_every_bigdata_recording() {
     let mut skimmed = 0;
     let mut answers = 0;
@@ -84,7 +107,7 @@ fn the_skim_reads_the_answer_chunks_of_every_bigdata_recording() {
         for line in text.lines().filter_map(|l| l.strip_prefix("data:")) {
             let data = line.strip_prefix(' ').unwrap_or(line);
             answers += usize::from(data.contains("\"ANSWER\""));
-            if let Some(event) = dialect.skim(data) {
+            if let Some(event) = dialect.skim(data.as_bytes()) {
                 assert!(matches!(event, AgentEvent::AnswerDelta { .. }));
                 skimmed += 1;
             } else {
@@ -283,7 +306,7 @@ fn a_plain_answer_chunk_is_skimmed_and_odd_ones_are_left_to_the_full_decode() {
         chat_id: Some("c".into()),
         ..Default::default()
     };
-    let skim = |data: &str| answer(data, &ids);
+    let skim = |data: &str| answer(data.as_bytes(), &ids);
     assert_eq!(
         skim(
             r#"{"chat_id":"c","message":{"type":"ANSWER","message_id":"a","role":"assistant","content":"x\"\u00e9\ud83d\ude00"}}"#
