@@ -191,7 +191,8 @@ impl<'a> Scanner<'a> {
     /// decode.
     fn string_text(&mut self, keep: bool) -> Option<String> {
         self.eat(b'"')?;
-        let mut text = String::new();
+        // Sized once: the content is most of what is left of the payload (usually its last field).
+        let mut text = String::with_capacity(if keep { self.bytes.len() - self.pos } else { 0 });
         loop {
             let rest = &self.bytes[self.pos..];
             let at = memchr::memchr2(b'"', b'\\', rest)?;
