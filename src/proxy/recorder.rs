@@ -307,7 +307,6 @@ const FLOOD_PAUSE: Duration = Duration::from_millis(1);
 
 /// A chunk this large taken alone still says the stream is flooding.
 const FLOOD_CHUNK: usize = 64 << 10;
-
 /// How many [`FLOOD_PAUSE`]s a flooding recorder naps before it waits to be woken.
 const FLOOD_NAPS: usize = 3;
 
@@ -315,12 +314,8 @@ const FLOOD_NAPS: usize = 3;
 /// else one block of the backlog is decoded — once the stream pauses (nothing came for
 /// [`FLOOD_PAUSE`]), so decoding does not take the CPU from the response while a flood pours in:
 /// its bytes are saved as they come, and decoding them waits in the turn file.
-///
-/// While the stream is `flooding` the recorder naps a few [`FLOOD_PAUSE`]s for its next bytes
-/// rather than waiting on the channel: the response side wakes a waiting recorder for every chunk
-/// (two system calls and a switch each, as much CPU as relaying a small chunk), a napping one
-/// never, so a flood costs one wake-up per nap, not one per chunk. A stream that slows down is
-/// waited for as before.
+/// While `flooding`, it naps a few [`FLOOD_PAUSE`]s rather than waiting on the channel: a waiting
+/// recorder is woken for every chunk (system calls and a switch each), a napping one never.
 fn next_message(
     rx: &mut TeeReceiver,
     reader: &mut Reader,

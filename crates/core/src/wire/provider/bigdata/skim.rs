@@ -34,7 +34,7 @@ pub(super) fn answer(data: &[u8], ids: &ConversationIds) -> Option<AgentEvent> {
                 _ => return None,
             }
             s.ws();
-            match s.next()? {
+            match s.bump()? {
                 b',' => continue,
                 b'}' => break,
                 _ => return None,
@@ -101,7 +101,7 @@ fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
             _ => return None,
         }
         s.ws();
-        match s.next()? {
+        match s.bump()? {
             b',' => continue,
             b'}' => break,
             _ => return None,
@@ -138,14 +138,14 @@ impl<'a> Scanner<'a> {
         self.bytes.get(self.pos).copied()
     }
 
-    fn next(&mut self) -> Option<u8> {
+    fn bump(&mut self) -> Option<u8> {
         let b = self.peek()?;
         self.pos += 1;
         Some(b)
     }
 
     fn eat(&mut self, want: u8) -> Option<()> {
-        (self.next()? == want).then_some(())
+        (self.bump()? == want).then_some(())
     }
 
     /// JSON white space.
@@ -209,7 +209,7 @@ impl<'a> Scanner<'a> {
             if rest[at] == b'"' {
                 return Some(text);
             }
-            let unescaped = match self.next()? {
+            let unescaped = match self.bump()? {
                 b'"' => '"',
                 b'\\' => '\\',
                 b'/' => '/',
