@@ -251,7 +251,7 @@ impl Player {
     ) -> Option<Player> {
         tx.send(StreamUpdate::Connected).await.ok()?;
         Some(Player {
-            pipeline: EventPipeline::new(provider),
+            pipeline: EventPipeline::new(provider).skimming(),
             speed,
             tx,
             batch: Vec::new(),

@@ -211,7 +211,9 @@ impl Call {
         let mut keep_alive = KeepAlive::default();
         let mut deadline = tokio::time::Instant::now() + idle;
         let mut reader = BodyReader {
-            pipeline: EventPipeline::new(self.provider).with_secret(self.client.secret()),
+            pipeline: EventPipeline::new(self.provider)
+                .with_secret(self.client.secret())
+                .skimming(),
             events: Vec::new(),
             seen_event: false,
             terminal: false,

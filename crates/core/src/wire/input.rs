@@ -87,7 +87,7 @@ fn read_into(
     mut observe: impl FnMut(&AgentEvent),
     stop: impl Fn(&Session) -> bool,
 ) -> std::io::Result<(Session, Vec<SseError>, bool)> {
-    let mut pipeline = EventPipeline::new(provider);
+    let mut pipeline = EventPipeline::new(provider).skimming();
     let mut events: Vec<AgentEvent> = Vec::new();
     let mut errors = Vec::new();
     let stopped = read_chunks(reader, 256 * 1024, |chunk| {
