@@ -12,7 +12,8 @@
 //!   again from the raw streams and recorded).
 //!
 //! The load average is printed at the start and the end. Run with `cargo bench --bench history`
-//! (needs `fzf`). The generated data is deleted at the end.
+//! (needs `fzf`; `HISTORY_BASELINE=<another build's binary>` adds its searches to the same run).
+//! The generated data is deleted at the end.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -230,7 +231,11 @@ fn run(command: &mut Command) -> (Duration, Duration, u64) {
 }
 
 fn research_tui(data: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_research-tui"));
+    binary(env!("CARGO_BIN_EXE_research-tui").as_ref(), data, args)
+}
+
+fn binary(program: &Path, data: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(program);
     command.args(args).env("XDG_DATA_HOME", data);
     command
 }
@@ -338,6 +343,8 @@ fn main() {
     assert!(found.contains("↳ answer"), "{found}");
 
     let queries = ["cowos packaging", "nvidia margins"];
+    // HISTORY_BASELINE: another build's binary, its searches in the same run.
+    let baseline = std::env::var_os("HISTORY_BASELINE").map(PathBuf::from);
     let (data, questions) = (data.as_path(), questions.as_path());
     let mut rows: Vec<Row> = vec![(
         format!(
@@ -365,6 +372,14 @@ fn main() {
         format!("`fzf --filter \"{}\"` over the questions", queries[1]),
         Box::new(|| fzf(questions, queries[1])),
     ));
+    if let Some(baseline) = &baseline {
+        for query in queries {
+            rows.push((
+                format!("the baseline's `sessions --search \"{query}\"`"),
+                Box::new(move || binary(baseline, data, &["sessions", "--search", query])),
+            ));
+        }
+    }
     compare(count, &rows);
     in_process(&root, count);
     println!("load average at the end: {}", load());

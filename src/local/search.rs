@@ -172,8 +172,15 @@ impl Search {
     /// The matcher's score for `text`, if it matches and scores at least `need` (else `None`, or
     /// its score: a field is scored only if it might reach `need`).
     fn score(&mut self, text: &str, need: u32) -> Option<u32> {
+        // The letters test reads the field in place where it can, the bound one position a char.
+        let in_place = hay::in_place(text);
+        if in_place.is_some_and(|hay| !self.letters.may_match(&hay)) {
+            return None;
+        }
         let read = self.reader.read(text);
-        if !self.letters.may_match(&read) || !self.bound.may_reach(&read, need) {
+        if in_place.is_none() && !self.letters.may_match(&read)
+            || !self.bound.may_reach(&read, need)
+        {
             return None;
         }
         let hay = haystack(text, &mut self.chars);
@@ -430,7 +437,12 @@ mod tests {
             plain.bound = Bound::off();
             let mut chars = Vec::new();
             for field in &fields {
-                if !fast.letters.may_match(&fast.reader.read(field)) {
+                let in_place = hay::in_place(field);
+                let passes = match in_place {
+                    Some(hay) => fast.letters.may_match(&hay),
+                    None => fast.letters.may_match(&fast.reader.read(field)),
+                };
+                if !passes {
                     let hay = haystack(field, &mut chars);
                     prop_assert_eq!(plain.pattern.score(hay, &mut plain.matcher), None);
                 }
@@ -438,6 +450,35 @@ mod tests {
             let mut one = summary(&fields[0], &fields[1..].join("\n"), &[]);
             one.turns[0].title = fields.last().cloned();
             prop_assert_eq!(fast.best(&one), plain.best(&one));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+
+        /// Sessions made of the recordings' real text, searched with queries made from it: the
+        /// same sessions, order, scores, fields and characters with the tests before scoring as
+        /// with the matcher alone.
+        #[test]
+        fn recorded_sessions_rank_the_same_with_the_tests_before_scoring(
+            from in 0usize..100_000,
+            picks in proptest::collection::vec((0usize..4, any::<bool>(), proptest::bool::weighted(0.2)), 2..10),
+            shift in 0usize..100_000,
+        ) {
+            let fields = bound::tests::recorded_fields();
+            let query = bound::tests::recorded_query(&fields[from % fields.len()], &picks);
+            let list: Vec<SessionSummary> = (0..12)
+                .map(|k| {
+                    let at = |n: usize| fields[(shift + k * 37 + n) % fields.len()].as_str();
+                    let answer: Vec<&str> = (3..30).map(at).collect();
+                    summary(at(0), &answer.join("\n"), &[at(1), at(2)])
+                })
+                .collect();
+            let mut fast = Search::new(&query);
+            let mut plain = Search::new(&query);
+            plain.letters = Letters::default();
+            plain.bound = Bound::off();
+            prop_assert_eq!(fast.rank(&list, |s| s), plain.rank(&list, |s| s));
         }
     }
 

@@ -214,13 +214,11 @@ impl Rows {
         // cannot is on no path that reaches it, and dropping it changes no bound at or above it.
         let alive = |value: i32, left: usize| value + left as i32 * CONSECUTIVE >= want;
         row.clear();
-        let mut at = 0;
-        while let Some(q) = hay.find(chars[0], at) {
+        for q in hay.positions(chars[0], 0) {
             let value = MATCH + 2 * bonus_at(hay, q);
             if alive(value, chars.len() - 1) {
                 row.push((q as u32, value));
             }
-            at = q + 1;
         }
         for (i, &c) in chars.iter().enumerate().skip(1) {
             next.clear();
@@ -229,8 +227,7 @@ impl Rows {
             // before q: a gap from position p to q costs (q - p - 1) + GAP_EXTRA.
             let mut best = i32::MIN;
             let mut k = 0;
-            let mut at = first as usize + 1;
-            while let Some(q) = hay.find(c, at) {
+            for q in hay.positions(c, first as usize + 1) {
                 let q32 = q as u32;
                 while k < row.len() && row[k].0 + 2 <= q32 {
                     best = best.max(row[k].1 + row[k].0 as i32);
@@ -247,7 +244,6 @@ impl Rows {
                 if value > i32::MIN && alive(value, chars.len() - 1 - i) {
                     next.push((q32, value));
                 }
-                at = q + 1;
             }
             std::mem::swap(row, next);
         }
@@ -259,7 +255,7 @@ impl Rows {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::hay::Reader;
     use super::*;
     use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
@@ -375,6 +371,104 @@ mod tests {
             needs in proptest::collection::vec(0u32..700, 4),
         ) {
             check(&query, &field, &needs)?;
+        }
+    }
+
+    /// Every searchable field of every recording in `assets/recordings`, as its session's
+    /// summary holds it (questions, plan titles, source titles, answer lines).
+    pub(in crate::local::search) fn recorded_fields() -> &'static [String] {
+        static FIELDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        FIELDS.get_or_init(|| {
+            let mut fields = Vec::new();
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/recordings");
+            let tmp = tempfile::tempdir().unwrap();
+            for provider in std::fs::read_dir(&root).unwrap().flatten() {
+                let name = provider.file_name().to_string_lossy().into_owned();
+                for file in std::fs::read_dir(provider.path()).unwrap().flatten() {
+                    if file.path().extension().is_none_or(|e| e != "sse") {
+                        continue;
+                    }
+                    let stem = file
+                        .path()
+                        .file_stem()
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned();
+                    let id = format!("{name}-{stem}");
+                    let dir = tmp.path().join(&id);
+                    std::fs::create_dir(&dir).unwrap();
+                    let meta = serde_json::json!({
+                        "id": id, "created_at": "", "updated_at": "", "endpoint": "research-agent",
+                        "provider": name, "base_url": "", "chat_id": null, "execution_id": null,
+                        "turns": [{"question": "q", "started_at": "", "ended_at": "",
+                            "from_checkpoint_id": null, "checkpoint_id": null,
+                            "status": "complete", "stream_file": "turn-001.sse"}],
+                    });
+                    std::fs::write(dir.join("meta.json"), meta.to_string()).unwrap();
+                    std::fs::copy(file.path(), dir.join("turn-001.sse")).unwrap();
+                    let Ok(summary) = crate::local::summary::load(&dir) else {
+                        continue;
+                    };
+                    for turn in summary.turns {
+                        fields.extend(turn.title);
+                        fields.extend(turn.sources);
+                        fields.extend(turn.answer.lines().map(str::to_owned));
+                    }
+                }
+            }
+            fields.retain(|field| !field.trim().is_empty());
+            fields
+        })
+    }
+
+    /// A query made from a recorded field: a few runs of its ASCII letters and digits, in order,
+    /// some in another case, split into words (what someone half remembering it might type).
+    pub(in crate::local::search) fn recorded_query(
+        field: &str,
+        picks: &[(usize, bool, bool)],
+    ) -> String {
+        let chars: Vec<char> = field.chars().filter(char::is_ascii_alphanumeric).collect();
+        let mut query = String::new();
+        let mut at = 0;
+        for &(skip, upper, space) in picks {
+            at += skip;
+            let Some(&c) = chars.get(at) else { break };
+            query.push(if upper {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            });
+            if space {
+                query.push(' ');
+            }
+            at += 1;
+        }
+        query
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+
+        /// Over the recordings' real text (prose, tables, links, accents, emoji, dashes), with
+        /// queries made from it: the bound is never below `nucleo`'s score.
+        #[test]
+        fn the_bound_holds_on_recorded_answers(
+            from in 0usize..100_000,
+            picks in proptest::collection::vec((0usize..4, any::<bool>(), proptest::bool::weighted(0.2)), 2..12),
+            others in proptest::collection::vec(0usize..100_000, 24),
+            needs in proptest::collection::vec(0u32..600, 3),
+        ) {
+            let fields = recorded_fields();
+            prop_assert!(fields.len() > 400, "{}", fields.len());
+            let field = &fields[from % fields.len()];
+            let query = recorded_query(field, &picks);
+            if query.trim().is_empty() {
+                return Ok(());
+            }
+            check(&query, field, &needs)?;
+            for other in others {
+                check(&query, &fields[other % fields.len()], &needs)?;
+            }
         }
     }
 

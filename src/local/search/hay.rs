@@ -35,8 +35,31 @@ pub struct Reader {
     keys: Vec<u8>,
 }
 
+/// `text` as the letters test may read it: in place, one position a byte, unless it has a
+/// character beyond ASCII that might match an ASCII one (`None`: read it with [`Reader::read`]).
+/// The bytes of a character beyond ASCII are never ASCII, so they match nothing, as its key says.
+pub fn in_place(text: &str) -> Option<Hay<'_>> {
+    let bytes = text.as_bytes();
+    (text.is_ascii() || !may_fold(bytes)).then_some(Hay {
+        raw: bytes,
+        keys: None,
+        any: false,
+    })
+}
+
+/// Whether UTF-8 `bytes` might hold a character with a key beyond ASCII: one in U+00C0–U+036F
+/// (lead bytes C3–CD), U+1D00–U+1EF1 (lead byte E1) or U+2071–U+2184 (E2, then 81–86). A
+/// dash, a quote or an ellipsis (E2 80) is not one.
+pub fn may_fold(bytes: &[u8]) -> bool {
+    let lead = bytes.iter().fold(false, |seen, &b| {
+        seen | (b.wrapping_sub(0xC3) <= 0xCD - 0xC3) | (b == 0xE1)
+    });
+    lead || memchr::memchr_iter(0xE2, bytes)
+        .any(|at| matches!(bytes.get(at + 1), Some(0x81..=0x86)))
+}
+
 impl Reader {
-    /// `text`, read.
+    /// `text`, read one position a `char`, as the matcher counts them.
     pub fn read<'a>(&'a mut self, text: &'a str) -> Hay<'a> {
         if text.is_ascii() {
             return Hay {
@@ -63,11 +86,6 @@ impl Reader {
 }
 
 impl Hay<'_> {
-    /// How many positions the field has (`char`s).
-    pub fn len(&self) -> usize {
-        self.raw.len()
-    }
-
     /// The first position from `from` on that might match `c` (an ASCII character, lower case).
     #[inline]
     pub fn find(&self, c: u8, from: usize) -> Option<usize> {
@@ -91,6 +109,30 @@ impl Hay<'_> {
             }
         };
         at.map(|at| from + at)
+    }
+
+    /// Every position from `from` on that might match `c` (an ASCII character, lower case), in
+    /// order.
+    pub fn positions(&self, c: u8, from: usize) -> Positions<'_, '_> {
+        Positions { hay: self, c, from }
+    }
+}
+
+/// Positions that might match a character: see [`Hay::positions`].
+pub struct Positions<'h, 'a> {
+    hay: &'h Hay<'a>,
+    c: u8,
+    from: usize,
+}
+
+impl Iterator for Positions<'_, '_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        let at = self.hay.find(self.c, self.from)?;
+        self.from = at + 1;
+        Some(at)
     }
 }
 
@@ -202,10 +244,49 @@ mod tests {
     }
 
     #[test]
+    fn a_field_with_a_character_that_has_a_key_beyond_ascii_is_never_read_in_place() {
+        let mut in_place = 0;
+        for c in (0x80..=0x10FFFF).filter_map(char::from_u32) {
+            let text = format!("x{c}y");
+            if key(c) != NO_KEY {
+                assert!(may_fold(text.as_bytes()), "{c:?} U+{:04X}", c as u32);
+            } else {
+                in_place += usize::from(!may_fold(text.as_bytes()));
+            }
+        }
+        // Most characters beyond ASCII (dashes, quotes, CJK, emoji) leave a field in place.
+        assert!(in_place > 1_000_000, "{in_place}");
+        assert!(in_place_positions("a — b’s “c” …").is_some());
+        assert!(in_place_positions("café").is_none());
+    }
+
+    fn in_place_positions(text: &str) -> Option<Vec<usize>> {
+        in_place(text).map(|hay| hay.positions(b'a', 0).collect())
+    }
+
+    #[test]
+    fn positions_are_found_block_by_block_from_where_asked() {
+        let text: String = (0..300)
+            .map(|i| if i % 7 == 0 { 'A' } else { 'b' })
+            .collect();
+        let mut reader = Reader::default();
+        let hay = reader.read(&text);
+        for from in [0, 1, 63, 64, 65, 127, 128, 290, 299, 300, 400] {
+            let found: Vec<usize> = hay.positions(b'a', from).collect();
+            let expected: Vec<usize> = (from..300).filter(|i| i % 7 == 0).collect();
+            assert_eq!(found, expected, "from {from}");
+        }
+        let text = format!("é{text}");
+        let hay = reader.read(&text);
+        assert_eq!(hay.positions(b'e', 0).collect::<Vec<_>>(), [0]);
+        assert_eq!(hay.positions(b'a', 0).next(), Some(1));
+    }
+
+    #[test]
     fn a_field_beyond_ascii_is_read_one_position_a_char() {
         let mut reader = Reader::default();
         let hay = reader.read("Ré—sumé K\u{212A}");
-        assert_eq!(hay.len(), 10);
+        assert_eq!(hay.raw.len(), 10);
         assert_eq!(hay.raw[1], NO_KEY);
         assert_eq!(hay.find(b'e', 0), Some(1));
         assert_eq!(hay.find(b'e', 2), Some(6));
