@@ -18,6 +18,7 @@
 //!
 //! Run with `cargo bench --bench stress`. Needs tmux and GNU time (`/usr/bin/time`). Set `STRESS_BIN`
 //! to measure another build of the binary (an older one, for a before/after comparison),
+//! `STRESS_BASELINE` to another build's binary to replay the flood with it too, in the same rounds,
 //! `STRESS_MB` to change the size of the large stream, and `STRESS_WRITE=FILE` to only write the
 //! groundings-first stream to FILE (for a profiler).
 
@@ -236,8 +237,28 @@ fn flood(bench: &Bench) {
     );
     let (mut render, mut app) = (Vec::new(), Vec::new());
     let (mut busy, mut idle) = (Vec::new(), Vec::new());
+    // Another build replaying the same flood in the same rounds (`STRESS_BASELINE`).
+    let baseline = std::env::var_os("STRESS_BASELINE").map(|bin| Bench {
+        limit_flag: bench.limit_flag,
+        bin: PathBuf::from(bin),
+        dir: tempfile::Builder::new()
+            .prefix("research-tui-stress-base")
+            .tempdir_in(std::env::temp_dir())
+            .expect("a temporary directory"),
+        runs: bench.runs,
+    });
+    let mut base_app = Vec::new();
     let runs = bench.runs.min(3);
     for _ in 0..runs {
+        if let Some(base) = &baseline {
+            let args = base.args(&["replay", &path, "--speed", "max"]);
+            base_app.push(
+                base.run_app(&args, |capture| {
+                    keys_during_and_after(capture);
+                })
+                .cpu,
+            );
+        }
         render.push(
             bench
                 .run(&["render", &path, "--format", "markdown"], &[])
@@ -256,6 +277,18 @@ fn flood(bench: &Bench) {
         );
     }
     let (render, app) = (median(render), median(app));
+    if let Some(base) = &baseline {
+        let base_app = median(base_app);
+        println!(
+            "flood: baseline {} replay --speed max {:.2} s CPU ({:.1} ms/MB): {:.2}× render; \
+             this build ÷ baseline {:.2}",
+            base.bin.display(),
+            base_app.as_secs_f64(),
+            base_app.as_secs_f64() * 1e3 / mb(stream.bytes),
+            base_app.as_secs_f64() / render.as_secs_f64(),
+            app.as_secs_f64() / base_app.as_secs_f64()
+        );
+    }
     println!(
         "flood: app replay --speed max {:.2} s CPU ({:.1} ms/MB), render {:.2} s CPU ({:.1} ms/MB), \
          medians of {runs} alternating: {:.2}× (target ≤ 2×)",
