@@ -265,7 +265,7 @@ mod tests {
     }
 
     #[test]
-    fn positions_are_found_block_by_block_from_where_asked() {
+    fn positions_are_found_in_order_from_where_asked() {
         let text: String = (0..300)
             .map(|i| if i % 7 == 0 { 'A' } else { 'b' })
             .collect();
