@@ -19,6 +19,11 @@ use serde::Serialize;
 
 use crate::local::summary::SessionSummary;
 
+mod bound;
+mod hay;
+use bound::Bound;
+use hay::{Letters, Reader};
+
 /// Which part of a session matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -97,8 +102,13 @@ pub struct Search {
     /// The score the query gets against itself: a field that scores as much is as good a match as
     /// there will be, so the session's other fields are not scored.
     own: u32,
+    /// The buffers a field is read into for the tests before scoring.
+    reader: Reader,
     /// Each word's letters, for the test a field must pass before it is scored ([`Letters`]).
     letters: Letters,
+    /// The most the matcher might score a field, for the test a field passing [`Letters`] must
+    /// pass before it is scored: that it might score what it needs to count.
+    bound: Bound,
 }
 
 impl std::fmt::Debug for Search {
@@ -132,10 +142,23 @@ impl Search {
             prose_floor: 0,
             question_floor: 0,
             own: 0,
+            reader: Reader::default(),
             letters: Letters::default(),
+            bound: Bound::default(),
         };
-        search.letters = Letters::of(&search.pattern);
-        search.own = search.score(query).unwrap_or(0);
+        let words = || {
+            search
+                .pattern
+                .atoms
+                .iter()
+                .map(|atom| match atom.needle_text() {
+                    Utf32Str::Ascii(word) => (Some(word), word.len()),
+                    Utf32Str::Unicode(word) => (None, word.len()),
+                })
+        };
+        let (letters, bound) = (Letters::of(words().map(|w| w.0)), Bound::new(words()));
+        (search.letters, search.bound) = (letters, bound);
+        search.own = search.score(query, 0).unwrap_or(0);
         search.prose_floor = search.own * PROSE_SHARE / 100;
         search.question_floor = search.own * QUESTION_SHARE / 100;
         search
@@ -146,8 +169,18 @@ impl Search {
         self.pattern.atoms.is_empty()
     }
 
-    fn score(&mut self, text: &str) -> Option<u32> {
-        if !self.letters.may_match(text) {
+    /// The matcher's score for `text`, if it matches and scores at least `need` (else `None`, or
+    /// its score: a field is scored only if it might reach `need`).
+    fn score(&mut self, text: &str, need: u32) -> Option<u32> {
+        // The letters test reads the field in place where it can, the bound one position a char.
+        let in_place = hay::in_place(text);
+        if in_place.is_some_and(|hay| !self.letters.may_match(&hay)) {
+            return None;
+        }
+        let read = self.reader.read(text);
+        if in_place.is_none() && !self.letters.may_match(&read)
+            || !self.bound.may_reach(&read, need)
+        {
             return None;
         }
         let hay = haystack(text, &mut self.chars);
@@ -171,7 +204,11 @@ impl Search {
                 Field::Question => self.question_floor,
                 _ => self.prose_floor,
             };
-            if let Some(score) = self.score(&text)
+            // A field counts only if it reaches the floor and beats the best so far.
+            let need = best
+                .as_ref()
+                .map_or(floor, |(top, _, _)| floor.max(top + 1));
+            if let Some(score) = self.score(&text, need)
                 && score >= floor
                 && best.as_ref().is_none_or(|(top, _, _)| score > *top)
             {
@@ -237,78 +274,6 @@ impl Search {
         hits.sort_by(|(a, hit_a), (b, hit_b)| hit_b.score.cmp(&hit_a.score).then(a.cmp(b)));
         hits
     }
-}
-
-/// The test a field passes before the matcher scores it, which no field the matcher would match
-/// fails, so it changes no result: every word's characters must occur in the field in order.
-///
-/// `nucleo`'s fuzzy match needs each character of a word matched, in order, by a character of the
-/// field that is equal to it after normalisation and case folding (each as the word asks). An
-/// ASCII character of the field stays ASCII, equal to the word's character ignoring ASCII case, so
-/// an ASCII field is searched (with `memchr`) for each character in either case; any other
-/// character of a field counts for every ASCII letter it, normalised or folded, might become
-/// (`é` for `e`, the Kelvin sign for `k`; a dash or a CJK character for none). A word with a
-/// character beyond ASCII is not tested. The matcher skips most fields on a test like this
-/// itself, but a word at a time (a field whose first word passes is scored for that word before
-/// its second word fails), and only after copying a field with characters beyond ASCII to one
-/// `char` each.
-#[derive(Debug, Default, Clone)]
-struct Letters {
-    /// Each testable word's characters, ASCII lower case.
-    words: Vec<Vec<u8>>,
-}
-
-impl Letters {
-    fn of(pattern: &Pattern) -> Letters {
-        let words = pattern
-            .atoms
-            .iter()
-            .filter_map(|atom| match atom.needle_text() {
-                Utf32Str::Ascii(word) => Some(word.to_ascii_lowercase()),
-                Utf32Str::Unicode(_) => None,
-            })
-            .collect();
-        Letters { words }
-    }
-
-    /// Whether the matcher might match every word in `text` (false: it matches none).
-    fn may_match(&self, text: &str) -> bool {
-        if text.is_ascii() {
-            let text = text.as_bytes();
-            return self.words.iter().all(|word| {
-                let mut rest = text;
-                word.iter().all(|&c| {
-                    let upper = c.to_ascii_uppercase();
-                    let at = if upper == c {
-                        memchr::memchr(c, rest)
-                    } else {
-                        memchr::memchr2(c, upper, rest)
-                    };
-                    at.map(|at| rest = &rest[at + 1..]).is_some()
-                })
-            });
-        }
-        self.words.iter().all(|word| {
-            let mut rest = text.chars();
-            word.iter().all(|&c| rest.by_ref().any(|h| could_be(h, c)))
-        })
-    }
-}
-
-/// Whether field character `h` might match word character `c` (ASCII lower case), normalised or
-/// case folded as the matcher may.
-fn could_be(h: char, c: u8) -> bool {
-    if h.is_ascii() {
-        return h.to_ascii_lowercase() == c as char;
-    }
-    let normal = nucleo_matcher::chars::normalize(h);
-    [
-        normal,
-        nucleo_matcher::chars::to_lower_case(h),
-        nucleo_matcher::chars::to_lower_case(normal),
-    ]
-    .into_iter()
-    .any(|v| v.is_ascii() && v.to_ascii_lowercase() == c as char)
 }
 
 /// Every searchable piece of text of a session, each one line: questions first, then titles,
@@ -469,9 +434,15 @@ mod tests {
             let mut fast = Search::new(&query);
             let mut plain = Search::new(&query);
             plain.letters = Letters::default();
+            plain.bound = Bound::off();
             let mut chars = Vec::new();
             for field in &fields {
-                if !fast.letters.may_match(field) {
+                let in_place = hay::in_place(field);
+                let passes = match in_place {
+                    Some(hay) => fast.letters.may_match(&hay),
+                    None => fast.letters.may_match(&fast.reader.read(field)),
+                };
+                if !passes {
                     let hay = haystack(field, &mut chars);
                     prop_assert_eq!(plain.pattern.score(hay, &mut plain.matcher), None);
                 }
@@ -482,13 +453,43 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+
+        /// Sessions made of the recordings' real text, searched with queries made from it: the
+        /// same sessions, order, scores, fields and characters with the tests before scoring as
+        /// with the matcher alone.
+        #[test]
+        fn recorded_sessions_rank_the_same_with_the_tests_before_scoring(
+            from in 0usize..100_000,
+            picks in proptest::collection::vec((0usize..4, any::<bool>(), proptest::bool::weighted(0.2)), 2..10),
+            shift in 0usize..100_000,
+        ) {
+            let fields = bound::tests::recorded_fields();
+            let query = bound::tests::recorded_query(&fields[from % fields.len()], &picks);
+            let list: Vec<SessionSummary> = (0..12)
+                .map(|k| {
+                    let at = |n: usize| fields[(shift + k * 37 + n) % fields.len()].as_str();
+                    let answer: Vec<&str> = (3..30).map(at).collect();
+                    summary(at(0), &answer.join("\n"), &[at(1), at(2)])
+                })
+                .collect();
+            let mut fast = Search::new(&query);
+            let mut plain = Search::new(&query);
+            plain.letters = Letters::default();
+            plain.bound = Bound::off();
+            prop_assert_eq!(fast.rank(&list, |s| s), plain.rank(&list, |s| s));
+        }
+    }
+
     #[test]
     fn a_field_missing_a_letter_of_any_word_is_not_scored_but_accents_and_case_still_match() {
-        let letters = Letters::of(&Search::new("cowos packaging").pattern);
-        assert!(letters.may_match("TSMC: CoWoS advanced packaging"));
-        assert!(!letters.may_match("CoWoS capacity doubles"));
+        let mut search = Search::new("cowos packaging");
+        let mut may_match = |text| search.letters.may_match(&search.reader.read(text));
+        assert!(may_match("TSMC: CoWoS advanced packaging"));
+        assert!(!may_match("CoWoS capacity doubles"));
         // An accent might normalise to the letter sought; an ASCII letter only is itself.
-        assert!(letters.may_match("cöwos packagíng"));
+        assert!(may_match("cöwos packagíng"));
         assert!(
             Search::new("cowos packaging")
                 .best(&summary("cöwos pâckaging", "", &[]))
