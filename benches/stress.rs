@@ -19,7 +19,8 @@
 //! Run with `cargo bench --bench stress`. Needs tmux and GNU time (`/usr/bin/time`). Set `STRESS_BIN`
 //! to measure another build of the binary (an older one, for a before/after comparison),
 //! `STRESS_MB` to change the size of the large stream, and `STRESS_WRITE=FILE` to only write the
-//! groundings-first stream to FILE (for a profiler).
+//! groundings-first stream to FILE (for a profiler). `STRESS_BASELINE=<binary>` adds another build
+//! to the flood's runs (alternating with this one) and prints its key figures and app CPU beside.
 
 #[path = "support/streams.rs"]
 mod streams;
@@ -45,6 +46,8 @@ fn mb(bytes: u64) -> f64 {
 
 struct Bench {
     bin: PathBuf,
+    /// Another build measured in the same flood runs (`STRESS_BASELINE`).
+    baseline: Option<PathBuf>,
     dir: tempfile::TempDir,
     /// The binary takes `--max-answer-mib` (builds before it cut every answer at the default).
     limit_flag: bool,
@@ -89,6 +92,16 @@ impl Bench {
     /// Run the app in a detached 140×42 tmux session; `during` is called while it runs (with a
     /// function that captures the screen). Returns what GNU time measured once the app quit.
     fn run_app(&self, args: &[&str], during: impl FnOnce(&dyn Fn() -> String)) -> Usage {
+        self.run_app_of(&self.bin, args, during)
+    }
+
+    /// [`Bench::run_app`] with the binary `bin`.
+    fn run_app_of(
+        &self,
+        bin: &Path,
+        args: &[&str],
+        during: impl FnOnce(&dyn Fn() -> String),
+    ) -> Usage {
         let out = self.path("app-usage");
         let _ = std::fs::remove_file(&out);
         let socket = format!("research-tui-stress-{}", std::process::id());
@@ -96,7 +109,7 @@ impl Bench {
         let mut command = format!(
             "env XDG_DATA_HOME={dir} XDG_CONFIG_HOME={dir} XDG_CACHE_HOME={dir} TERM=xterm-256color /usr/bin/time -f '{TIME_FORMAT}' -o {} {}",
             out.display(),
-            self.bin.display()
+            bin.display()
         );
         for arg in args {
             command.push_str(&format!(" '{arg}'"));
@@ -177,6 +190,7 @@ fn main() {
         .output()
         .expect("the binary runs");
     let bench = Bench {
+        baseline: std::env::var_os("STRESS_BASELINE").map(PathBuf::from),
         limit_flag: String::from_utf8_lossy(&help.stdout).contains("--max-answer-mib"),
         bin,
         dir: tempfile::Builder::new()
@@ -236,8 +250,22 @@ fn flood(bench: &Bench) {
     );
     let (mut render, mut app) = (Vec::new(), Vec::new());
     let (mut busy, mut idle) = (Vec::new(), Vec::new());
+    let mut base = Keys::default();
     let runs = bench.runs.min(3);
     for _ in 0..runs {
+        if let Some(bin) = &bench.baseline {
+            // The baseline's answer limit flag is assumed (builds since --max-answer-mib).
+            let args = bench.args(&["replay", &path, "--speed", "max"]);
+            base.app.push(
+                bench
+                    .run_app_of(bin, &args, |capture| {
+                        let (during, after) = keys_during_and_after(capture);
+                        base.busy.extend(during);
+                        base.idle.extend(after);
+                    })
+                    .cpu,
+            );
+        }
         render.push(
             bench
                 .run(&["render", &path, "--format", "markdown"], &[])
@@ -265,25 +293,48 @@ fn flood(bench: &Bench) {
         render.as_secs_f64() * 1e3 / mb(stream.bytes),
         app.as_secs_f64() / render.as_secs_f64()
     );
-    if busy.is_empty() || idle.is_empty() {
-        println!(
-            "flood: a key was answered {} times during the flood and {} times idle: no ratio",
-            busy.len(),
-            idle.len()
-        );
-    } else {
-        let (n_busy, n_idle) = (busy.len(), idle.len());
-        let (busy, idle) = (median(busy), median(idle));
-        println!(
-            "flood: `?` on screen {:.1} ms after the key during the flood ({n_busy} presses), {:.1} ms \
-             idle ({n_idle}), medians, tmux capture included: {:.2}× (target ≤ 1.5×)",
-            busy.as_secs_f64() * 1e3,
-            idle.as_secs_f64() * 1e3,
-            busy.as_secs_f64() / idle.as_secs_f64()
-        );
+    print_keys("flood:", busy, idle);
+    if let Some(bin) = &bench.baseline {
+        let label = format!("flood, baseline {}:", bin.display());
+        if !base.app.is_empty() {
+            println!(
+                "{label} app replay --speed max {:.2} s CPU (median, same runs)",
+                median(base.app).as_secs_f64()
+            );
+        }
+        print_keys(&label, base.busy, base.idle);
     }
     println!("flood: {} at the end", load());
     std::fs::remove_file(&file).unwrap();
+}
+
+/// What one build's flood runs measured beside the main one's (`STRESS_BASELINE`).
+#[derive(Default)]
+struct Keys {
+    app: Vec<Duration>,
+    busy: Vec<Duration>,
+    idle: Vec<Duration>,
+}
+
+/// The key during the flood against the same key idle, as a ratio of medians.
+fn print_keys(label: &str, busy: Vec<Duration>, idle: Vec<Duration>) {
+    if busy.is_empty() || idle.is_empty() {
+        println!(
+            "{label} a key was answered {} times during the flood and {} times idle: no ratio",
+            busy.len(),
+            idle.len()
+        );
+        return;
+    }
+    let (n_busy, n_idle) = (busy.len(), idle.len());
+    let (busy, idle) = (median(busy), median(idle));
+    println!(
+        "{label} `?` on screen {:.1} ms after the key during the flood ({n_busy} presses), {:.1} ms \
+         idle ({n_idle}), medians, tmux capture included: {:.2}× (target ≤ 1.5×)",
+        busy.as_secs_f64() * 1e3,
+        idle.as_secs_f64() * 1e3,
+        busy.as_secs_f64() / idle.as_secs_f64()
+    );
 }
 
 /// `?` pressed (and closed again) while the answer streams, then as often once it is complete:
