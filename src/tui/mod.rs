@@ -429,6 +429,8 @@ async fn event_loop(
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut pacing = Pacing::new(Instant::now());
+    // The area of the last frame: the panes are prepared early for it.
+    let mut area = ratatui::layout::Rect::default();
     let mut quit_at: Option<Instant> = None;
 
     loop {
@@ -436,7 +438,16 @@ async fn event_loop(
             break;
         }
         if pacing.due(Instant::now()) {
-            match terminal.draw(|frame| app.draw(frame)) {
+            let prepared = pacing.prepared();
+            let drawn = terminal.draw(|frame| {
+                if prepared && frame.area() == area {
+                    app.draw_prepared(frame);
+                } else {
+                    area = frame.area();
+                    app.draw(frame);
+                }
+            });
+            match drawn {
                 Ok(_) => {}
                 // The terminal was closed (its SIGHUP may not have been read yet): an end, not a
                 // failure to report on a terminal that is gone.
@@ -477,6 +488,10 @@ async fn event_loop(
                 Incoming::Update(update) => {
                     let taken = pacing.text_since_draw();
                     pacing.took_text(apply_batch(app, conversation, update, taken, input_waiting).text);
+                    if pacing.prepare_early() && !input_waiting() {
+                        app.prepare(area);
+                        pacing.set_prepared();
+                    }
                     // A question asked while the answer streamed goes once it has ended.
                     if !conversation.is_streaming() && let Some(question) = app.take_queued() {
                         let cont = app.continuation();

@@ -8,6 +8,11 @@
 //! ([`FrameFacts`](super::screen::FrameFacts)), which some keys read, are the same whether a stream
 //! runs or not. (A frame after every key of a burst drew letters typed together one by one, and a
 //! key sent after the screen changed could then be sent while the burst was still being drawn.)
+//!
+//! Once a frame's worth of answer text has come in a flood, the loop lays it out at once (prepares
+//! the panes) rather than in the frame 16 ms later: a key pressed in between then gets a frame
+//! that has no text left to lay out, and the paced frame only draws what was prepared
+//! ([`Pacing::prepared`]).
 
 use std::time::Duration;
 
@@ -32,6 +37,8 @@ pub struct Pacing {
     last_input_frame: Instant,
     /// Answer bytes taken in since the last frame.
     text_since_draw: usize,
+    /// The panes were prepared since the last change (the next frame need only draw them).
+    prepared: bool,
 }
 
 impl Pacing {
@@ -44,24 +51,44 @@ impl Pacing {
             last_draw: long_ago,
             last_input_frame: long_ago,
             text_since_draw: 0,
+            prepared: false,
         }
     }
 
     /// Something other than input changed the screen (a stream update, a tick, a note).
     pub fn changed(&mut self) {
         self.dirty = true;
+        self.prepared = false;
     }
 
     /// Input was handled; `changed`: it changed the screen.
     pub fn input(&mut self, changed: bool) {
         self.dirty |= changed;
         self.input |= changed;
+        self.prepared &= !changed;
     }
 
     /// Stream updates carrying `bytes` of answer text were applied.
     pub fn took_text(&mut self, bytes: usize) {
         self.text_since_draw += bytes;
-        self.dirty = true;
+        self.changed();
+    }
+
+    /// Lay the panes out now, ahead of their frame: a frame's worth of stream text came and no
+    /// input changed anything since the last frame (keys read the panes as the last frame left
+    /// them, as when idle).
+    pub fn prepare_early(&self) -> bool {
+        !self.take_updates() && !self.input && !self.prepared
+    }
+
+    /// The panes were prepared for the next frame.
+    pub fn set_prepared(&mut self) {
+        self.prepared = true;
+    }
+
+    /// Nothing changed since the panes were prepared: the frame need only draw them.
+    pub fn prepared(&self) -> bool {
+        self.prepared
     }
 
     /// Answer bytes taken in since the last frame.
@@ -100,6 +127,7 @@ impl Pacing {
         self.dirty = false;
         self.input = false;
         self.text_since_draw = 0;
+        self.prepared = false;
     }
 }
 
@@ -150,6 +178,28 @@ mod tests {
             assert_eq!(pacing.due_at(), Some(first + FRAME), "stream: {stream}");
             tokio::time::advance(FRAME).await;
         }
+    }
+
+    #[tokio::test(start_paused = true)]
+    fn a_frame_s_worth_of_text_is_laid_out_early_unless_a_key_came_and_any_change_undoes_it() {
+        let start = Instant::now();
+        let mut pacing = streaming(start);
+        pacing.took_text(1024);
+        assert!(!pacing.prepare_early(), "a frame's worth has not come");
+        pacing.took_text(TEXT_PER_FRAME);
+        assert!(pacing.prepare_early());
+        pacing.set_prepared();
+        assert!(pacing.prepared() && !pacing.prepare_early());
+        pacing.input(false);
+        assert!(pacing.prepared(), "a key that changed nothing");
+        pacing.input(true);
+        assert!(!pacing.prepared());
+        assert!(!pacing.prepare_early(), "a key came: its frame prepares");
+        pacing.drawn(Instant::now());
+        pacing.took_text(TEXT_PER_FRAME);
+        pacing.set_prepared();
+        pacing.changed();
+        assert!(!pacing.prepared(), "a tick or a note");
     }
 
     #[tokio::test(start_paused = true)]
