@@ -6,6 +6,8 @@
 //! updates: a batch of updates stops as soon as a key waits. The spinner tick runs only while a
 //! stream is in progress, so an idle app does not wake up.
 
+#[cfg(test)]
+mod batch_tests;
 pub mod compare;
 pub mod conversation;
 mod effects;

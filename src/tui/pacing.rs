@@ -145,7 +145,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    fn a_key_pressed_just_after_a_stream_frame_is_drawn_at_once() {
+    async fn a_key_pressed_just_after_a_stream_frame_is_drawn_at_once() {
         let start = Instant::now();
         let mut pacing = streaming(start);
         pacing.took_text(1024);
@@ -156,7 +156,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    fn keys_that_come_together_share_a_frame_whether_a_stream_runs_or_not() {
+    async fn keys_that_come_together_share_a_frame_whether_a_stream_runs_or_not() {
         for stream in [false, true] {
             let start = Instant::now();
             let mut pacing = Pacing::new(start);
@@ -181,7 +181,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    fn a_frame_s_worth_of_text_is_laid_out_early_unless_a_key_came_and_any_change_undoes_it() {
+    async fn a_frame_s_worth_of_text_is_laid_out_early_unless_a_key_came_and_any_change_undoes_it() {
         let start = Instant::now();
         let mut pacing = streaming(start);
         pacing.took_text(1024);
@@ -203,7 +203,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    fn a_key_that_changes_nothing_draws_nothing() {
+    async fn a_key_that_changes_nothing_draws_nothing() {
         let start = Instant::now();
         let mut pacing = streaming(start);
         pacing.input(false);
@@ -211,7 +211,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    fn updates_wait_for_the_frame_once_a_frame_s_worth_of_text_came() {
+    async fn updates_wait_for_the_frame_once_a_frame_s_worth_of_text_came() {
         let start = Instant::now();
         let mut pacing = streaming(start);
         pacing.took_text(TEXT_PER_FRAME - 1);
