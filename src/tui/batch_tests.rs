@@ -56,5 +56,11 @@ async fn a_key_waiting_stops_a_batch_of_flood_updates_at_once() {
     let batch: Batch = apply_batch(&mut app, &mut conversation, next, 0, key_after_three);
     assert_eq!(batch.updates, 3, "a key came during the third: {batch:?}");
     assert!(batch.text > 0, "{batch:?}");
-    assert!(app.turns[0].session.answer.as_str().starts_with("word word"));
+    assert!(
+        app.turns[0]
+            .session
+            .answer
+            .as_str()
+            .starts_with("word word")
+    );
 }

@@ -181,7 +181,8 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn a_frame_s_worth_of_text_is_laid_out_early_unless_a_key_came_and_any_change_undoes_it() {
+    async fn a_frame_s_worth_of_text_is_laid_out_early_unless_a_key_came_and_any_change_undoes_it()
+    {
         let start = Instant::now();
         let mut pacing = streaming(start);
         pacing.took_text(1024);
