@@ -18,9 +18,10 @@
 //!
 //! Run with `cargo bench --bench stress`. Needs tmux and GNU time (`/usr/bin/time`). Set `STRESS_BIN`
 //! to measure another build of the binary (an older one, for a before/after comparison),
+//! `STRESS_BASELINE` to another build's binary to replay the flood with it too, in the same rounds
+//! (its app CPU and its key figures are printed beside),
 //! `STRESS_MB` to change the size of the large stream, and `STRESS_WRITE=FILE` to only write the
-//! groundings-first stream to FILE (for a profiler). `STRESS_BASELINE=<binary>` adds another build
-//! to the flood's runs (alternating with this one) and prints its key figures and app CPU beside.
+//! groundings-first stream to FILE (for a profiler).
 
 #[path = "support/streams.rs"]
 mod streams;
@@ -46,8 +47,6 @@ fn mb(bytes: u64) -> f64 {
 
 struct Bench {
     bin: PathBuf,
-    /// Another build measured in the same flood runs (`STRESS_BASELINE`).
-    baseline: Option<PathBuf>,
     dir: tempfile::TempDir,
     /// The binary takes `--max-answer-mib` (builds before it cut every answer at the default).
     limit_flag: bool,
@@ -92,16 +91,6 @@ impl Bench {
     /// Run the app in a detached 140×42 tmux session; `during` is called while it runs (with a
     /// function that captures the screen). Returns what GNU time measured once the app quit.
     fn run_app(&self, args: &[&str], during: impl FnOnce(&dyn Fn() -> String)) -> Usage {
-        self.run_app_of(&self.bin, args, during)
-    }
-
-    /// [`Bench::run_app`] with the binary `bin`.
-    fn run_app_of(
-        &self,
-        bin: &Path,
-        args: &[&str],
-        during: impl FnOnce(&dyn Fn() -> String),
-    ) -> Usage {
         let out = self.path("app-usage");
         let _ = std::fs::remove_file(&out);
         let socket = format!("research-tui-stress-{}", std::process::id());
@@ -109,7 +98,7 @@ impl Bench {
         let mut command = format!(
             "env XDG_DATA_HOME={dir} XDG_CONFIG_HOME={dir} XDG_CACHE_HOME={dir} TERM=xterm-256color /usr/bin/time -f '{TIME_FORMAT}' -o {} {}",
             out.display(),
-            bin.display()
+            self.bin.display()
         );
         for arg in args {
             command.push_str(&format!(" '{arg}'"));
@@ -190,7 +179,6 @@ fn main() {
         .output()
         .expect("the binary runs");
     let bench = Bench {
-        baseline: std::env::var_os("STRESS_BASELINE").map(PathBuf::from),
         limit_flag: String::from_utf8_lossy(&help.stdout).contains("--max-answer-mib"),
         bin,
         dir: tempfile::Builder::new()
@@ -250,20 +238,28 @@ fn flood(bench: &Bench) {
     );
     let (mut render, mut app) = (Vec::new(), Vec::new());
     let (mut busy, mut idle) = (Vec::new(), Vec::new());
-    let mut base = Keys::default();
+    // Another build replaying the same flood in the same rounds (`STRESS_BASELINE`).
+    let baseline = std::env::var_os("STRESS_BASELINE").map(|bin| Bench {
+        limit_flag: bench.limit_flag,
+        bin: PathBuf::from(bin),
+        dir: tempfile::Builder::new()
+            .prefix("research-tui-stress-base")
+            .tempdir_in(std::env::temp_dir())
+            .expect("a temporary directory"),
+        runs: bench.runs,
+    });
+    let (mut base_app, mut base_busy, mut base_idle) = (Vec::new(), Vec::new(), Vec::new());
     let runs = bench.runs.min(3);
     for _ in 0..runs {
-        if let Some(bin) = &bench.baseline {
-            // The baseline's answer limit flag is assumed (builds since --max-answer-mib).
-            let args = bench.args(&["replay", &path, "--speed", "max"]);
-            base.app.push(
-                bench
-                    .run_app_of(bin, &args, |capture| {
-                        let (during, after) = keys_during_and_after(capture);
-                        base.busy.extend(during);
-                        base.idle.extend(after);
-                    })
-                    .cpu,
+        if let Some(base) = &baseline {
+            let args = base.args(&["replay", &path, "--speed", "max"]);
+            base_app.push(
+                base.run_app(&args, |capture| {
+                    let (during, after) = keys_during_and_after(capture);
+                    base_busy.extend(during);
+                    base_idle.extend(after);
+                })
+                .cpu,
             );
         }
         render.push(
@@ -284,6 +280,18 @@ fn flood(bench: &Bench) {
         );
     }
     let (render, app) = (median(render), median(app));
+    if let Some(base) = &baseline {
+        let base_app = median(base_app);
+        println!(
+            "flood: baseline {} replay --speed max {:.2} s CPU ({:.1} ms/MB): {:.2}× render; \
+             this build ÷ baseline {:.2}",
+            base.bin.display(),
+            base_app.as_secs_f64(),
+            base_app.as_secs_f64() * 1e3 / mb(stream.bytes),
+            base_app.as_secs_f64() / render.as_secs_f64(),
+            app.as_secs_f64() / base_app.as_secs_f64()
+        );
+    }
     println!(
         "flood: app replay --speed max {:.2} s CPU ({:.1} ms/MB), render {:.2} s CPU ({:.1} ms/MB), \
          medians of {runs} alternating: {:.2}× (target ≤ 2×)",
@@ -294,26 +302,12 @@ fn flood(bench: &Bench) {
         app.as_secs_f64() / render.as_secs_f64()
     );
     print_keys("flood:", busy, idle);
-    if let Some(bin) = &bench.baseline {
-        let label = format!("flood, baseline {}:", bin.display());
-        if !base.app.is_empty() {
-            println!(
-                "{label} app replay --speed max {:.2} s CPU (median, same runs)",
-                median(base.app).as_secs_f64()
-            );
-        }
-        print_keys(&label, base.busy, base.idle);
+    if let Some(base) = &baseline {
+        let label = format!("flood, baseline {}:", base.bin.display());
+        print_keys(&label, base_busy, base_idle);
     }
     println!("flood: {} at the end", load());
     std::fs::remove_file(&file).unwrap();
-}
-
-/// What one build's flood runs measured beside the main one's (`STRESS_BASELINE`).
-#[derive(Default)]
-struct Keys {
-    app: Vec<Duration>,
-    busy: Vec<Duration>,
-    idle: Vec<Duration>,
 }
 
 /// The key during the flood against the same key idle, as a ratio of medians.

@@ -377,8 +377,11 @@ pub fn replay(
     // A file without events research-tui reads (an empty file, a README) fails here as `render`
     // does, before the screen is taken over (a missing one is reported by the app's start-up).
     let name = replay.path.to_string_lossy().into_owned();
+    // Activity is never taken back: once the recording gave some, the whole of it is readable
+    // too, so the check stops there rather than decoding it all before the player does.
+    let settled = |s: &crate::model::session::Session| s.stats.events > 0 && !s.activity.is_empty();
     if let Ok(file) = std::fs::File::open(&replay.path)
-        && let Ok((session, _)) = crate::wire::input::read_session(file, replay.provider)
+        && let Ok(session) = crate::wire::input::read_session_until(file, replay.provider, settled)
         && let Some(line) = super::render::unreadable(&session, &name, replay.provider)
     {
         eprintln!("{line}");

@@ -564,7 +564,8 @@ pub fn render_block(
 }
 
 /// How many rows [`render_block`] makes of the same arguments, without making them (a block out of
-/// view only needs its height). The same walk with the building switched off.
+/// view only needs its height). The same walk with the building switched off, or for one line of
+/// plain prose a count of its wrapped rows ([`super::plain`]).
 pub fn block_height(
     text: &str,
     base: usize,
@@ -573,6 +574,9 @@ pub fn block_height(
     width: usize,
     theme: &Theme,
 ) -> usize {
+    if let Some(height) = super::plain::height(text, markers, hidden, width) {
+        return height;
+    }
     BlockRenderer::new(text, base, markers, hidden, width, theme, false)
         .run()
         .1

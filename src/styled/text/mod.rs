@@ -9,6 +9,7 @@ pub mod blocks;
 pub mod line;
 pub mod markdown;
 pub mod oneline;
+mod plain;
 pub mod table;
 pub mod wrap;
 

@@ -74,7 +74,11 @@ impl<'a> Wrapper<'a> {
 
     /// Push a fragment character by character, breaking lines where it overflows.
     fn push_chars(&mut self, pieces: &[Piece], index: usize, a: usize, b: usize) {
-        let text = &pieces[index].text;
+        self.push_chars_of(&pieces[index].text, pieces, index, a, b);
+    }
+
+    /// [`Wrapper::push_chars`] of `text[a..b]`, which is `pieces[index]`'s text (when building).
+    fn push_chars_of(&mut self, text: &str, pieces: &[Piece], index: usize, a: usize, b: usize) {
         let mut start = a;
         let mut run_w = 0;
         for (offset, c) in text[a..b].char_indices() {
@@ -277,6 +281,57 @@ fn wrap_words(mut w: Wrapper<'_>, pieces: &[Piece]) -> (Vec<RLine>, usize) {
         pending = None;
     }
     w.finish()
+}
+
+/// The number of rows [`wrap`] makes of one piece of text `text` without prefixes, breaks or
+/// building anything: the walk of [`wrap_words`] over the runs [`tokenize`] would find (one piece:
+/// every run is a token of one fragment), without the piece, the token lists or a call per word.
+pub fn wrap_text_height(text: &str, width: usize) -> usize {
+    let mut w = Wrapper::new(width, &[], &[], false);
+    // The width of the run of spaces before the next word.
+    let mut pending: Option<usize> = None;
+    let bytes = text.as_bytes();
+    let mut a = 0;
+    while a < bytes.len() {
+        // The run of spaces or of other bytes at `a` (words are short: a plain loop, no search),
+        // and whether it is all printable ASCII (one column a byte).
+        let space = bytes[a] == b' ';
+        let mut b = a;
+        let mut printable = true;
+        while b < bytes.len() && (bytes[b] == b' ') == space {
+            printable &= (b' '..=b'~').contains(&bytes[b]);
+            b += 1;
+        }
+        let width = if printable { b - a } else { text[a..b].width() };
+        if space {
+            pending = Some(width);
+        } else {
+            let space_w = if w.has_content {
+                pending.unwrap_or(0)
+            } else {
+                0
+            };
+            if w.cur_w + space_w + width <= w.width {
+                if w.has_content
+                    && let Some(space) = pending
+                {
+                    w.cur_w += space;
+                }
+                w.push(&[], 0, a, b, width);
+            } else if w.has_content && w.cont_width + width <= w.width {
+                w.newline();
+                w.push(&[], 0, a, b, width);
+            } else {
+                if w.has_content {
+                    w.newline();
+                }
+                w.push_chars_of(text, &[], 0, a, b);
+            }
+            pending = None;
+        }
+        a = b;
+    }
+    w.finish().1
 }
 
 /// Wrap keeping every space (code): break only where a row is full, and at `Break` pieces.

@@ -126,11 +126,30 @@ impl CodePointIndex {
             self.len = end;
             return;
         }
-        for (byte, _) in chunk.char_indices() {
-            if self.len.is_multiple_of(CHECKPOINT_EVERY) {
-                self.checkpoints.push(base + byte);
+        // A character starts at any byte but a continuation byte. Counting those in a slice is a
+        // loop without branches (vectorised): from one checkpoint, the next is found by counting
+        // the starts in as many bytes as characters are still to pass (never more than that many
+        // characters), until none is left.
+        let starts = |bytes: &[u8]| bytes.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        let bytes = chunk.as_bytes();
+        let end = self.len + starts(bytes);
+        let mut next = self.checkpoints.len() * CHECKPOINT_EVERY;
+        // Byte `at` of the chunk is the start of code point `cp` (or the chunk's end).
+        let (mut at, mut cp) = (0, self.len);
+        self.len = end;
+        while next < end {
+            let mut left = next - cp;
+            while left > 0 {
+                let take = left.min(bytes.len() - at);
+                left -= starts(&bytes[at..at + take]);
+                at += take;
             }
-            self.len += 1;
+            while at < bytes.len() && (bytes[at] as i8) < -0x40 {
+                at += 1;
+            }
+            self.checkpoints.push(base + at);
+            cp = next;
+            next += CHECKPOINT_EVERY;
         }
     }
 

@@ -17,7 +17,7 @@ pub fn read_session(
     reader: impl Read,
     provider: impl Into<Option<Provider>>,
 ) -> std::io::Result<(Session, Vec<SseError>)> {
-    read_into(reader, provider, Session::new(), |_| {}, usize::MAX).map(|(s, e, _)| (s, e))
+    read_into(reader, provider, Session::new(), |_| {}, |_| false).map(|(s, e, _)| (s, e))
 }
 
 /// Like [`read_session`], but reading stops once the answer is longer than `max_answer` bytes:
@@ -27,7 +27,24 @@ pub fn read_session_limited(
     provider: impl Into<Option<Provider>>,
     max_answer: usize,
 ) -> std::io::Result<(Session, Vec<SseError>, bool)> {
-    read_into(reader, provider, Session::new(), |_| {}, max_answer)
+    read_into(
+        reader,
+        provider,
+        Session::new(),
+        |_| {},
+        |s| s.answer.len() > max_answer,
+    )
+}
+
+/// Like [`read_session`], but reading stops as soon as `enough` holds for the session read so far
+/// (checked after each read of up to 256 KiB): for a check the first events settle. The session as
+/// far as it got.
+pub fn read_session_until(
+    reader: impl Read,
+    provider: impl Into<Option<Provider>>,
+    enough: impl Fn(&Session) -> bool,
+) -> std::io::Result<Session> {
+    read_into(reader, provider, Session::new(), |_| {}, enough).map(|(s, _, _)| s)
 }
 
 /// Like [`read_session`], but the session only counts the answer it appends (a stream of any size
@@ -39,7 +56,7 @@ pub fn read_session_counting(
 ) -> std::io::Result<(Session, Vec<SseError>)> {
     let mut session = Session::new();
     session.answer.stop_keeping_text();
-    read_into(reader, provider, session, observe, usize::MAX).map(|(s, e, _)| (s, e))
+    read_into(reader, provider, session, observe, |_| false).map(|(s, e, _)| (s, e))
 }
 
 /// Read `reader` to its end, `size` bytes at a time, handing each read to `each`, which may stop
@@ -68,7 +85,7 @@ fn read_into(
     provider: impl Into<Option<Provider>>,
     mut session: Session,
     mut observe: impl FnMut(&AgentEvent),
-    max_answer: usize,
+    stop: impl Fn(&Session) -> bool,
 ) -> std::io::Result<(Session, Vec<SseError>, bool)> {
     let mut pipeline = EventPipeline::new(provider);
     let mut events: Vec<AgentEvent> = Vec::new();
@@ -79,7 +96,7 @@ fn read_into(
         }
         events.iter().for_each(&mut observe);
         session.apply_all(events.drain(..));
-        match session.answer.len() > max_answer {
+        match stop(&session) {
             true => ControlFlow::Break(()),
             false => ControlFlow::Continue(()),
         }

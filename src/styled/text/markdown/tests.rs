@@ -91,3 +91,120 @@ proptest::proptest! {
         );
     }
 }
+
+/// Pieces of one line of prose: words, wide characters, emoji (a ZWJ family, a variation
+/// selector), combining marks, words longer than a row, the punctuation prose uses, and characters
+/// that are Markdown or are cleaned (so both ways of measuring a block are taken).
+const PROSE: [&str; 49] = [
+    "revenue",
+    " ",
+    "  ",
+    "東京",
+    "ｗｉｄｅ",
+    "📈",
+    "👨‍👩‍👧",
+    "❤️",
+    "e\u{301}t\u{301}",
+    "a\u{300}\u{300}\u{300}",
+    "supercalifragilisticexpialidocious",
+    "data-center",
+    "€2.1bn,",
+    "Müller",
+    "rose.",
+    "(Q3)",
+    "50%",
+    "$4",
+    "a/b",
+    "x=y+z",
+    "#1",
+    "@home",
+    "'q'",
+    "\"q\"",
+    "{^}",
+    ":;?",
+    "1. ",
+    "- ",
+    "*",
+    "_",
+    "[1]",
+    "&amp;",
+    "<b>",
+    "~",
+    "|",
+    "\\",
+    "!",
+    "`",
+    "\u{a0}",
+    "\u{3000}",
+    "\u{200b}",
+    "\u{202e}",
+    "\u{feff}",
+    "\u{85}",
+    "\u{61c}",
+    "\u{e0041}",
+    "\t",
+    "\r",
+    "https://x.y",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+
+    /// A line of plain prose is measured without parsing it ([`super::super::plain`]): the count is
+    /// still the number of rows the block shows, for any words, widths and trailing newlines.
+    #[test]
+    fn a_line_of_prose_is_measured_as_tall_as_its_rows(
+        picks in proptest::collection::vec(0usize..400, 1..40),
+        newlines in 0usize..3,
+        width in 1usize..60,
+    ) {
+        // Mostly prose (the first 26 pieces), one pick in twenty anything: most lines are plain.
+        let piece = |p: usize| if p < 380 { PROSE[p % 26] } else { PROSE[p % PROSE.len()] };
+        let mut text: String = picks.iter().map(|&p| piece(p)).collect();
+        text.push_str(&"\n".repeat(newlines));
+        let theme = theme();
+        let rows = render_block(&text, 0, &[], &[], width, &theme);
+        proptest::prop_assert_eq!(
+            block_height(&text, 0, &[], &[], width, &theme),
+            rows.len(),
+            "{:?} at width {}",
+            text,
+            width
+        );
+    }
+}
+
+#[test]
+fn lines_of_prose_are_measured_without_parsing_and_markup_is_not() {
+    use super::super::plain::plain_line;
+    // The answer flood's paragraphs (benches/support/streams.rs) take the quick count.
+    for line in [
+        "margin guidance demand supply growth data-center, margin rose.\n\n",
+        "€2.1bn 東京 Müller revenue 📈 capex €2.1bn, 東京 Müller revenue rose.\n\n",
+        "Revenue was $39.1 billion (up 73%) in Q3: a record.",
+    ] {
+        assert!(plain_line(line).is_some(), "{line:?}");
+    }
+    for block in [
+        "## Section 0\n\n",
+        "- item",
+        "1. item",
+        "a *b*",
+        "a [1](x)",
+        "a\nb",
+        "a  ",
+        " a",
+        "a &amp; b",
+        "a\u{200b}b",
+        "a\u{202e}b",
+        "a\u{feff}b",
+        "a\u{85}b",
+        "a\u{e0041}b",
+        "a\tb",
+        "| a |",
+        "> a",
+        "\u{a0}a",
+    ] {
+        assert!(plain_line(block).is_none(), "{block:?}");
+    }
+}

@@ -48,6 +48,35 @@ fn code_point_index_is_exact_across_many_checkpoints() {
     }
 }
 
+proptest::proptest! {
+    /// The code point index is exact however the answer arrives: chunks of any length of ASCII,
+    /// accents, CJK and emoji, each code point's byte found.
+    #[test]
+    fn code_point_index_is_exact_for_any_chunks(
+        chunks in proptest::collection::vec(
+            proptest::collection::vec(
+                proptest::sample::select(vec!["a", "bc ", "e\u{301}", "日本", "😀", "€", "ü"]),
+                0..90,
+            ),
+            1..12,
+        ),
+    ) {
+        let mut answer = AnswerBuffer::default();
+        let mut expected = String::new();
+        for chunk in chunks {
+            let chunk: String = chunk.concat();
+            answer.push(&chunk);
+            expected.push_str(&chunk);
+        }
+        for (cp, (byte, _)) in expected.char_indices().enumerate() {
+            proptest::prop_assert_eq!(answer.byte_of(cp), Some(byte), "code point {}", cp);
+        }
+        let len = expected.chars().count();
+        proptest::prop_assert_eq!(answer.byte_of(len), Some(expected.len()));
+        proptest::prop_assert_eq!(answer.byte_of(len + 1), None);
+    }
+}
+
 #[test]
 fn each_planning_event_replaces_the_plan() {
     let mut session = Session::new();
