@@ -229,8 +229,18 @@ fn run(command: &mut Command) -> (Duration, Duration, u64) {
     )
 }
 
+/// The binary measured: this build's, or `HISTORY_BINARY` (e.g. an earlier build's).
+fn binary() -> PathBuf {
+    std::env::var_os("HISTORY_BINARY")
+        .map_or_else(|| env!("CARGO_BIN_EXE_research-tui").into(), PathBuf::from)
+}
+
 fn research_tui(data: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_research-tui"));
+    research_tui_of(&binary(), data, args)
+}
+
+fn research_tui_of(binary: &Path, data: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(binary);
     command.args(args).env("XDG_DATA_HOME", data);
     command
 }
@@ -337,6 +347,10 @@ fn main() {
     let found = printed(&data, &["sessions", "--search", "cowos packaging"]);
     assert!(found.contains("↳ answer"), "{found}");
 
+    // HISTORY_BASELINE=<binary>: an earlier build, alternating in the same run, on a hard-linked
+    // copy of the sessions with an index of its own (the two builds' indexes may differ).
+    let baseline = std::env::var_os("HISTORY_BASELINE").map(PathBuf::from);
+    let base_data = tmp.path().join("base");
     let queries = ["cowos packaging", "nvidia margins"];
     let (data, questions) = (data.as_path(), questions.as_path());
     let mut rows: Vec<Row> = vec![(
@@ -365,6 +379,38 @@ fn main() {
         format!("`fzf --filter \"{}\"` over the questions", queries[1]),
         Box::new(|| fzf(questions, queries[1])),
     ));
+    if let Some(baseline) = &baseline {
+        std::fs::create_dir_all(base_data.join("research-tui")).unwrap();
+        let copied = Command::new("cp")
+            .arg("-al")
+            .arg(&root)
+            .arg(base_data.join("research-tui").join("sessions"))
+            .status()
+            .unwrap();
+        assert!(copied.success());
+        let (first, _, _) = run(&mut research_tui_of(
+            baseline,
+            &base_data,
+            &["sessions", "--search", "cowos"],
+        ));
+        println!(
+            "the baseline's first `sessions --search` (no index yet): {}",
+            ms(first)
+        );
+        let (baseline, base_data) = (baseline.as_path(), base_data.as_path());
+        rows.push((
+            "baseline: `research-tui sessions`".into(),
+            Box::new(move || research_tui_of(baseline, base_data, &["sessions"])),
+        ));
+        for query in queries {
+            rows.push((
+                format!("baseline: `research-tui sessions --search \"{query}\"`"),
+                Box::new(move || {
+                    research_tui_of(baseline, base_data, &["sessions", "--search", query])
+                }),
+            ));
+        }
+    }
     compare(count, &rows);
     in_process(&root, count);
     println!("load average at the end: {}", load());

@@ -1,6 +1,7 @@
 //! `research-tui sessions`: the saved sessions, newest first, as a table or one JSON object a line;
 //! with `--search TEXT`, only those that match, best first ([`crate::local::search`]).
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::local::index::{self, Row};
@@ -142,27 +143,37 @@ fn notes(out: &mut impl Write, meta: &SessionMeta) {
     }
 }
 
+/// `text` as [`sanitize_line`] makes it, without looking at each character of printable ASCII
+/// (nearly every field of every row).
+fn clean(text: &str) -> Cow<'_, str> {
+    if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        Cow::Borrowed(text)
+    } else {
+        sanitize_line(text)
+    }
+}
+
 fn row(out: &mut impl Write, meta: &Row) {
     let date = meta
         .updated_at
         .get(..16)
         .unwrap_or(&meta.updated_at)
         .replace('T', " ");
-    let question: String = sanitize_line(&meta.question).chars().take(60).collect();
+    let question: String = clean(&meta.question).chars().take(60).collect();
     // One agent of a comparison: the id its sibling sessions share, after the question.
     let question = match &meta.comparison {
-        Some(id) => format!("{question}  [comparison {}]", sanitize_line(id)),
+        Some(id) => format!("{question}  [comparison {}]", clean(id)),
         None => question,
     };
     let _ = writeln!(
         out,
         "{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} {}",
-        sanitize_line(&meta.id),
-        sanitize_line(&date),
-        sanitize_line(provider_name(&meta.provider)),
+        clean(&meta.id),
+        clean(&date),
+        clean(provider_name(&meta.provider)),
         meta.turns,
-        sanitize_line(&meta.status),
-        sanitize_line(meta.checkpoint.as_deref().unwrap_or("-")),
+        clean(&meta.status),
+        clean(meta.checkpoint.as_deref().unwrap_or("-")),
         question
     );
 }

@@ -51,6 +51,8 @@ pub(super) struct Reader {
     digest: TurnDigest,
     /// The turn file, read back when decoding fell behind.
     path: Option<PathBuf>,
+    /// The events of one batch, kept between batches (its capacity: no regrowing per batch).
+    events: Vec<AgentEvent>,
     /// Decoding fell behind: the file's bytes from here on are not decoded yet.
     lag_from: Option<u64>,
 }
@@ -65,7 +67,8 @@ impl Reader {
             sink,
             key: turn.key.clone(),
             redactor: StreamRedactor::new(turn.key.clone()),
-            pipeline: EventPipeline::new(turn.provider),
+            // The answer's chunks read by the dialect's skim where it has one: the same events.
+            pipeline: EventPipeline::new(turn.provider).skimming(),
             session,
             error_body: failed.then(Vec::new),
             failure: None,
@@ -76,6 +79,7 @@ impl Reader {
             digest: TurnDigest::default(),
             path,
             lag_from: None,
+            events: Vec::new(),
         }
     }
 
@@ -91,12 +95,14 @@ impl Reader {
         Some(self.digest.summary(&self.session, &turn.stream_file, bytes))
     }
 
-    /// Take decoded events into the session and the digest.
-    fn apply(&mut self, events: Vec<AgentEvent>) {
+    /// Take decoded events into the session and the digest; `events` is kept, empty, for the next
+    /// batch.
+    fn apply(&mut self, mut events: Vec<AgentEvent>) {
         for event in &events {
             self.digest.observe(event);
         }
-        self.session.apply_all(events);
+        self.session.apply_all(events.drain(..));
+        self.events = events;
     }
 
     /// Stop saving once the answer or a line passes its limit, saying why in the turn.
@@ -250,8 +256,8 @@ impl Reader {
             return;
         }
         let pipeline = &mut self.pipeline;
+        let mut events = std::mem::take(&mut self.events);
         let decoded = catch_unwind(AssertUnwindSafe(|| {
-            let mut events = Vec::new();
             decode(pipeline, bytes, &mut events);
             events
         }));

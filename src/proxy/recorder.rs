@@ -62,6 +62,8 @@ pub struct TeeSender {
 pub struct TeeReceiver {
     rx: UnboundedReceiver<Tee>,
     queued: Arc<AtomicUsize>,
+    /// Chunks taken so far.
+    chunks: usize,
     first_chunk: Arc<std::sync::OnceLock<std::time::Instant>>,
 }
 
@@ -79,6 +81,7 @@ pub fn tee_channel(limit: usize) -> (TeeSender, TeeReceiver) {
     let receiver = TeeReceiver {
         rx,
         queued,
+        chunks: 0,
         first_chunk,
     };
     (sender, receiver)
@@ -99,8 +102,9 @@ impl TeeReceiver {
         tee
     }
 
-    fn taken(&self, tee: Option<&Tee>) {
+    fn taken(&mut self, tee: Option<&Tee>) {
         if let Some(Tee::Chunk(chunk)) = tee {
+            self.chunks += 1;
             self.queued.fetch_sub(chunk.len(), Ordering::Relaxed);
         }
     }
@@ -243,11 +247,15 @@ pub fn record(
     let mut batch = Vec::new();
     let mut first_timed = false;
     let mut last_message = std::time::Instant::now();
+    let mut flooding = false;
     let end = loop {
-        let next = next_message(&mut rx, &mut reader, last_message);
+        let next = next_message(&mut rx, &mut reader, last_message, flooding);
         last_message = std::time::Instant::now();
         let room = BATCH_BYTES.min(reader.answer_room());
+        let taken = rx.chunks;
         let (tee, more) = gather(&mut rx, next, &mut batch, room);
+        // More than one chunk waited (or a large one): bytes come faster than one at a time.
+        flooding = rx.chunks - taken > 1 || batch.len() >= FLOOD_CHUNK;
         if let Some(&first) = rx.first_chunk.get()
             && !first_timed
         {
@@ -297,14 +305,22 @@ pub fn record(
 /// How long a lagging recorder waits for more of a stream before it decodes its backlog.
 const FLOOD_PAUSE: Duration = Duration::from_millis(1);
 
+/// A chunk this large taken alone still says the stream is flooding.
+const FLOOD_CHUNK: usize = 64 << 10;
+/// How many [`FLOOD_PAUSE`]s a flooding recorder naps before it waits to be woken.
+const FLOOD_NAPS: usize = 3;
+
 /// The recorder's next message, waited for. While decoding lags behind, what waits is taken first,
 /// else one block of the backlog is decoded — once the stream pauses (nothing came for
 /// [`FLOOD_PAUSE`]), so decoding does not take the CPU from the response while a flood pours in:
 /// its bytes are saved as they come, and decoding them waits in the turn file.
+/// While `flooding`, it naps a few [`FLOOD_PAUSE`]s rather than waiting on the channel: a waiting
+/// recorder is woken for every chunk (system calls and a switch each), a napping one never.
 fn next_message(
     rx: &mut TeeReceiver,
     reader: &mut Reader,
     last_message: std::time::Instant,
+    flooding: bool,
 ) -> Option<Tee> {
     while reader.lagging() {
         if let Some(tee) = rx.try_recv() {
@@ -314,6 +330,14 @@ fn next_message(
             std::thread::sleep(FLOOD_PAUSE);
         } else {
             reader.catch_up(true);
+        }
+    }
+    if flooding {
+        for _ in 0..FLOOD_NAPS {
+            if let Some(tee) = rx.try_recv() {
+                return Some(tee);
+            }
+            std::thread::sleep(FLOOD_PAUSE);
         }
     }
     rx.blocking_recv()

@@ -375,3 +375,103 @@ async fn ask_processes_writing_at_once_leave_a_whole_fresh_line_for_every_sessio
     assert_eq!(resumed["turns"].as_array().unwrap().len(), 4, "{resumed}");
     same(everything(home.path()), &from_raw_files(home.path()));
 }
+
+/// The list of the sessions folder `root` (what `sessions` and the picker read).
+fn list_of(root: &Path) -> PathBuf {
+    root.with_file_name("sessions.list")
+}
+
+/// `sessions` and `sessions --json` as printed.
+fn listing(home: &Path) -> Vec<String> {
+    vec![sessions(home, &[]), sessions(home, &["--json"])]
+}
+
+/// The same from the raw files alone (no index, no list; both removed again after).
+fn listing_from_raw_files(home: &Path) -> Vec<String> {
+    let root = Home::new(home).sessions();
+    let printed = [&[][..], &["--json"][..]]
+        .iter()
+        .map(|args| {
+            let _ = std::fs::remove_file(index_of(&root));
+            let _ = std::fs::remove_file(list_of(&root));
+            sessions(home, args)
+        })
+        .collect();
+    let _ = std::fs::remove_file(list_of(&root));
+    printed
+}
+
+#[test]
+fn a_stale_corrupt_or_hostile_list_changes_nothing_sessions_prints() {
+    let home = tempfile::tempdir().unwrap();
+    let (nvidia, _) = two_sessions(home.path());
+    let root = Home::new(home.path()).sessions();
+    let list = list_of(&root);
+    assert!(list.is_file(), "the writers recorded their sessions");
+    let raw = listing_from_raw_files(home.path());
+    assert!(raw[0].contains("deep dive on NVIDIA"), "{}", raw[0]);
+    same(listing(home.path()), &raw);
+    assert!(list.is_file(), "a reader wrote it again");
+    let good = std::fs::read(&list).unwrap();
+
+    // meta.json edited by hand, in place: listed as it is now.
+    let meta_path = nvidia.join("meta.json");
+    let meta = std::fs::read_to_string(&meta_path).unwrap();
+    std::fs::write(
+        &meta_path,
+        meta.replace("deep dive on NVIDIA", "zebra quartet"),
+    )
+    .unwrap();
+    let edited = listing(home.path());
+    assert!(edited[0].contains("zebra quartet"), "{}", edited[0]);
+    same(edited, &listing_from_raw_files(home.path()));
+    std::fs::write(&meta_path, &meta).unwrap();
+    let raw = listing_from_raw_files(home.path());
+
+    // Torn, glued, forged and restamped lines, junk, a line far too long.
+    let text = String::from_utf8_lossy(&good).into_owned();
+    let mut junk = good[..good.len() / 2].to_vec();
+    junk.extend_from_slice(b"\n\x00\xff garbage\trl1\t\t\t\n");
+    junk.extend(std::iter::repeat_n(b'a', 3 << 20));
+    for line in text.lines() {
+        let mut fields: Vec<&str> = line.split('\t').collect();
+        fields[2] = "1.1.1";
+        junk.extend_from_slice((fields.join("\t") + "\n").as_bytes());
+        junk.extend_from_slice(&line.as_bytes()[..line.len() * 2 / 3]);
+    }
+    junk.extend_from_slice(&good[..good.len() - 40]);
+    for garbage in [junk, Vec::new(), b"rl1".to_vec()] {
+        std::fs::write(&list, &garbage).unwrap();
+        same(listing(home.path()), &raw);
+    }
+
+    // Many superseded lines: a reader rewrites the list with only the fresh ones.
+    std::fs::write(
+        &list,
+        format!("{}{text}", text.replace("rl1.", "rl0.").repeat(1500)),
+    )
+    .unwrap();
+    same(listing(home.path()), &raw);
+    let rewritten = std::fs::read_to_string(&list).unwrap();
+    assert_eq!(rewritten.lines().count(), 2, "{}", rewritten.len());
+
+    // A link to a file elsewhere: not read, not written; a FIFO and a folder: nothing hangs.
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("elsewhere");
+    std::fs::write(&target, &good).unwrap();
+    std::fs::remove_file(&list).unwrap();
+    symlink(&target, &list).unwrap();
+    same(listing(home.path()), &raw);
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        good,
+        "the link was not followed"
+    );
+    std::fs::remove_file(&list).unwrap();
+    let status = Command::new("mkfifo").arg(&list).status().unwrap();
+    assert!(status.success());
+    same(listing(home.path()), &raw);
+    std::fs::remove_file(&list).unwrap();
+    std::fs::create_dir(&list).unwrap();
+    same(listing(home.path()), &raw);
+}

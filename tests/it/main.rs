@@ -31,6 +31,7 @@ mod provider_dialects;
 mod provider_http;
 pub(crate) mod proxy;
 mod proxy_edges;
+mod proxy_skim;
 mod real_traffic;
 mod render_empty;
 mod render_golden;

@@ -21,6 +21,7 @@
 //!   bounded in size, lines over [`MAX_LINE`] skipped.
 
 mod at;
+mod list;
 mod record;
 mod write;
 
@@ -30,9 +31,10 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+pub use list::{Row, metas, rows};
 pub use record::{ANSWER_HEAD, MetaStamp, Record, with_answer_heads};
 
-use crate::local::meta::{SessionMeta, newest_first, read_settled_meta};
+use crate::local::meta::{SessionMeta, newest_first};
 use crate::local::search::{Hit, MOST_THREADS, Search, in_shares};
 use crate::local::session_files::open_regular;
 use crate::local::summary::{self, SessionSummary};
@@ -64,9 +66,11 @@ pub(crate) fn record(dir: &Path, summary: &SessionSummary) {
     ) else {
         return;
     };
-    if let Some(line) = record::line(summary, MetaStamp::of(&stat)) {
-        let _ = write::append(root, &[line]);
+    let stamp = MetaStamp::of(&stat);
+    if let Some(line) = record::line(summary, stamp) {
+        let _ = write::append(&path(root), &[line]);
     }
+    list::record(root, &summary.meta, stamp);
 }
 
 /// Every session folder of `root` (a real folder, not hidden) whose `meta.json` is a regular
@@ -85,13 +89,16 @@ fn scan(root: &Path) -> HashMap<String, MetaStamp> {
             (!id.starts_with('.')).then_some(id)
         })
         .collect();
-    let stamp = |ids: &[String]| -> Vec<(String, MetaStamp)> {
-        ids.iter()
-            .filter_map(|id| Some((id.clone(), folder.meta_stamp(id)?)))
-            .collect()
+    let stamp = |ids: &[String]| -> Vec<Option<MetaStamp>> {
+        ids.iter().map(|id| folder.meta_stamp(id)).collect()
     };
     let share = ids.len().div_ceil(threads()).max(1024);
-    in_shares(&ids, share, stamp).into_iter().collect()
+    let stamps = in_shares(&ids, share, stamp);
+    // The ids moved in, not copied: 100,000 of them are as many allocations.
+    ids.into_iter()
+        .zip(stamps)
+        .filter_map(|(id, stamp)| Some((id, stamp?)))
+        .collect()
 }
 
 /// How many threads read the index (and `stat` what it names).
@@ -119,32 +126,42 @@ fn pass<C, T: Send>(
     context: impl Fn() -> C + Sync,
     per: impl Fn(&mut C, &Record) -> T + Sync,
 ) -> Pass<T> {
+    let folder = at::Folder::open(root);
+    pass_over(&path(root), disk.len(), context, |context, line| {
+        let record = Record::parse(std::str::from_utf8(line).ok()?)?;
+        let stamp = *disk.get(record.id)?;
+        let folder = folder.as_ref()?;
+        record
+            .is_fresh_by(stamp, |name| folder.size(record.id, name))
+            .then(|| (record.id.to_owned(), per(context, &record)))
+    })
+}
+
+/// Read the index file `index`, keeping what `take` makes of each line it takes (between
+/// threads, each with a context from `context`): the last line taken of a session wins
+/// (`capacity`: about how many sessions there are).
+fn pass_over<C, T: Send>(
+    index: &Path,
+    capacity: usize,
+    context: impl Fn() -> C + Sync,
+    take: impl Fn(&mut C, &[u8]) -> Option<(String, T)> + Sync,
+) -> Pass<T> {
     let mut pass = Pass {
-        taken: HashMap::with_capacity(disk.len()),
+        taken: HashMap::with_capacity(capacity),
         lines: 0,
         unreadable: false,
         too_large: false,
     };
-    let mut file = match open_regular(&path(root), MAX_INDEX_BYTES) {
+    let mut file = match open_regular(index, MAX_INDEX_BYTES) {
         Ok(file) => file,
         Err(e) => {
             pass.unreadable = true;
             pass.too_large = e.kind() == io::ErrorKind::InvalidData
-                && std::fs::symlink_metadata(path(root)).is_ok_and(|m| m.is_file());
+                && std::fs::symlink_metadata(index).is_ok_and(|m| m.is_file());
             return pass;
         }
     };
     let threads = threads();
-    let Some(folder) = at::Folder::open(root) else {
-        return pass;
-    };
-    let fresh = |context: &mut C, line: &[u8]| -> Option<(String, T)> {
-        let record = Record::parse(std::str::from_utf8(line).ok()?)?;
-        let stamp = *disk.get(record.id)?;
-        record
-            .is_fresh_by(stamp, |name| folder.size(record.id, name))
-            .then(|| (record.id.to_owned(), per(context, &record)))
-    };
     let _ = for_each_block(&mut file, |block| {
         pass.lines += block.len();
         let share = block.len().div_ceil(threads).max(64);
@@ -152,7 +169,7 @@ fn pass<C, T: Send>(
             let mut context = context();
             lines
                 .iter()
-                .map(|(_, line)| fresh(&mut context, line))
+                .map(|(_, line)| take(&mut context, line))
                 .collect()
         });
         for ((offset, line), result) in block.iter().zip(results) {
@@ -220,6 +237,8 @@ fn line_at(file: &File, offset: u64, len: usize) -> Option<String> {
 /// reader holds at most a few MiB of them however many sessions are read raw (e.g. every one,
 /// after the sessions folder was copied and each line went stale).
 struct NewLines {
+    /// The index file they go to.
+    index: PathBuf,
     lines: Vec<String>,
     bytes: usize,
     rewrite: Option<write::Rewrite>,
@@ -229,24 +248,25 @@ struct NewLines {
 const HELD: usize = 4 << 20;
 
 impl NewLines {
-    fn after<T>(root: &Path, pass: &Pass<T>) -> NewLines {
+    fn after<T>(index: &Path, pass: &Pass<T>) -> NewLines {
         let superseded = pass.lines.saturating_sub(pass.taken.len());
         let rewrite = (pass.too_large || superseded > pass.taken.len().max(1024))
             .then(|| {
                 let mut kept: Vec<(u64, usize)> =
                     pass.taken.values().map(|(o, l, _)| (*o, *l)).collect();
                 kept.sort_unstable();
-                write::Rewrite::begin(root, &kept).ok()
+                write::Rewrite::begin(index, &kept).ok()
             })
             .flatten();
         NewLines {
+            index: index.to_owned(),
             lines: Vec::new(),
             bytes: 0,
             rewrite,
         }
     }
 
-    fn push(&mut self, root: &Path, line: Option<String>) {
+    fn push(&mut self, line: Option<String>) {
         let Some(line) = line else { return };
         if let Some(rewrite) = &mut self.rewrite {
             rewrite.push(&line);
@@ -255,18 +275,18 @@ impl NewLines {
         self.bytes += line.len();
         self.lines.push(line);
         if self.bytes > HELD {
-            let _ = write::append(root, &self.lines);
+            let _ = write::append(&self.index, &self.lines);
             self.lines.clear();
             self.bytes = 0;
         }
     }
 
     /// Append what is left, or put the rewritten index in place.
-    fn finish(self, root: &Path) {
+    fn finish(self) {
         if let Some(rewrite) = self.rewrite {
-            let _ = rewrite.finish(root);
+            let _ = rewrite.finish(&self.index);
         } else if !self.lines.is_empty() {
-            let _ = write::append(root, &self.lines);
+            let _ = write::append(&self.index, &self.lines);
         }
     }
 }
@@ -331,7 +351,7 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
             });
         }
     }
-    let mut new_lines = NewLines::after(root, &pass);
+    let mut new_lines = NewLines::after(&path(root), &pass);
     let mut search = Search::new(query);
     for (id, stamp) in &disk {
         if pass.taken.contains_key(id) {
@@ -341,7 +361,7 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
             continue;
         };
         searched += 1;
-        new_lines.push(root, line);
+        new_lines.push(line);
         if let Some(hit) = search.best(&summary) {
             let meta = summary.meta;
             found.push(Found {
@@ -354,7 +374,7 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
             });
         }
     }
-    new_lines.finish(root);
+    new_lines.finish();
     drop(pass);
     found.sort_by(|a, b| {
         (b.hit.score.cmp(&a.hit.score))
@@ -382,126 +402,23 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
     searched
 }
 
-/// One session as `sessions` lists it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Row {
-    pub id: String,
-    pub updated_at: String,
-    pub provider: String,
-    pub turns: usize,
-    pub status: String,
-    pub checkpoint: Option<String>,
-    pub question: String,
-    /// `meta.json` as compact JSON, when asked for.
-    pub json: Option<String>,
-    /// The comparison this session is one agent of.
-    pub comparison: Option<String>,
-    /// The meta, when it has what a row alone does not say (the session it branched from, a
-    /// turn's stream its file left out); boxed, as few rows have one and 100,000 rows are held.
-    pub noted: Option<Box<SessionMeta>>,
-}
-
-/// Whether `meta` has what its row alone does not say.
-fn has_notes(meta: &SessionMeta) -> bool {
-    meta.branched_from.is_some() || meta.turns.iter().any(|t| t.not_saved.is_some())
-}
-
-impl Row {
-    pub fn of(meta: &SessionMeta, json: bool) -> Row {
-        Row {
-            id: meta.id.clone(),
-            updated_at: meta.updated_at.clone(),
-            provider: meta.provider.clone(),
-            turns: meta.turns.len(),
-            status: meta.status().to_owned(),
-            checkpoint: meta.last_checkpoint_id().map(str::to_owned),
-            question: meta.first_question().to_owned(),
-            json: json.then(|| serde_json::to_string(meta).unwrap_or_default()),
-            comparison: meta.comparison.clone(),
-            noted: has_notes(meta).then(|| Box::new(meta.clone())),
-        }
-    }
-
-    fn from_record(record: &Record, json: bool) -> Row {
-        // Only a meta naming one of these is parsed (they are left out of the JSON when unset).
-        let extra = ["\"branched_from\"", "\"not_saved\"", "\"comparison\""]
-            .iter()
-            .any(|key| memchr::memmem::find(record.meta_json.as_bytes(), key.as_bytes()).is_some())
-            .then(|| record.meta())
-            .flatten();
-        Row {
-            id: record.id.to_owned(),
-            updated_at: record.updated_at.clone().into_owned(),
-            provider: record.provider.clone().into_owned(),
-            turns: record.turn_count,
-            status: record.status.clone().into_owned(),
-            checkpoint: record.checkpoint.clone().map(|c| c.into_owned()),
-            question: record.question.clone().into_owned(),
-            json: json.then(|| record.meta_json.to_owned()),
-            comparison: extra.as_ref().and_then(|meta| meta.comparison.clone()),
-            noted: extra.filter(has_notes).map(Box::new),
-        }
-    }
-}
-
-/// Every session of `root` as `sessions` lists it, newest first (from the index, and `meta.json`
-/// for sessions it has no fresh line for); with `json`, each with its meta as JSON.
-pub fn rows(root: &Path, json: bool) -> Vec<Row> {
-    let disk = scan(root);
-    let mut pass = pass(
-        root,
-        &disk,
-        || (),
-        |_, record| Row::from_record(record, json),
-    );
-    let mut rows: Vec<Row> = Vec::with_capacity(disk.len());
-    for id in disk.keys() {
-        match pass.taken.remove(id) {
-            Some((_, _, row)) => rows.push(row),
-            None => rows.extend(
-                read_settled_meta(&root.join(id))
-                    .ok()
-                    .map(|m| Row::of(&m, json)),
-            ),
-        }
-    }
-    rows.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
-    rows
-}
-
-/// Every readable session's meta, newest first (the order and content of reading every
-/// `meta.json`).
-pub fn metas(root: &Path) -> Vec<SessionMeta> {
-    let disk = scan(root);
-    let mut pass = pass(root, &disk, || (), |_, record| record.meta());
-    let mut metas: Vec<SessionMeta> = disk
-        .keys()
-        .filter_map(|id| match pass.taken.remove(id) {
-            Some((_, _, Some(meta))) => Some(meta),
-            _ => read_settled_meta(&root.join(id)).ok(),
-        })
-        .collect();
-    metas.sort_by(newest_first);
-    metas
-}
-
 /// Every readable session's summary as the index keeps it (answers cut to their heads), newest
 /// first; sessions without a fresh line are read raw and recorded.
 pub fn summaries(root: &Path) -> Vec<SessionSummary> {
     let disk = scan(root);
     let mut pass = pass(root, &disk, || (), |_, record| record.summary());
-    let mut new_lines = NewLines::after(root, &pass);
+    let mut new_lines = NewLines::after(&path(root), &pass);
     let mut summaries: Vec<SessionSummary> = Vec::with_capacity(disk.len());
     for (id, stamp) in &disk {
         if let Some((_, _, Some(summary))) = pass.taken.get_mut(id).map(|t| (t.0, t.1, t.2.take()))
         {
             summaries.push(summary);
         } else if let Some((summary, line)) = read_raw(root, id, *stamp) {
-            new_lines.push(root, line);
+            new_lines.push(line);
             summaries.push(summary);
         }
     }
-    new_lines.finish(root);
+    new_lines.finish();
     summaries.sort_by(|a, b| newest_first(&a.meta, &b.meta));
     summaries
 }

@@ -61,7 +61,7 @@ impl MetaStamp {
         }
     }
 
-    fn parse(text: &str) -> Option<MetaStamp> {
+    pub(super) fn parse(text: &str) -> Option<MetaStamp> {
         let mut parts = text.split('.');
         let stamp = MetaStamp {
             ino: parts.next()?.parse().ok()?,
@@ -314,7 +314,7 @@ pub fn with_answer_heads(mut summary: SessionSummary) -> SessionSummary {
     summary
 }
 
-fn escape(text: &str) -> Cow<'_, str> {
+pub(super) fn escape(text: &str) -> Cow<'_, str> {
     if !text.contains(['\t', '\n', '\r', '\\']) {
         return Cow::Borrowed(text);
     }
@@ -331,7 +331,7 @@ fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-fn unescape(text: &str) -> Cow<'_, str> {
+pub(super) fn unescape(text: &str) -> Cow<'_, str> {
     if !text.contains('\\') {
         return Cow::Borrowed(text);
     }

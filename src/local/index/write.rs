@@ -9,19 +9,19 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{MAX_INDEX_BYTES, MAX_LINE, path};
+use super::{MAX_INDEX_BYTES, MAX_LINE};
 use crate::local::session_files::open_regular;
 
 /// The most bytes appended in one `write`.
 const BATCH: usize = 1 << 20;
 
-/// Append `lines` (each ending in a newline) to the index of `root`, in writes of whole lines.
-pub(super) fn append(root: &Path, lines: &[String]) -> io::Result<()> {
+/// Append `lines` (each ending in a newline) to the index file `index`, in writes of whole lines.
+pub(super) fn append(index: &Path, lines: &[String]) -> io::Result<()> {
     let mut file = OpenOptions::new()
         .append(true)
         .create(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path(root))?;
+        .open(index)?;
     let stat = file.metadata()?;
     if !stat.is_file() || stat.len() > MAX_INDEX_BYTES {
         return Err(io::Error::new(
@@ -43,7 +43,7 @@ pub(super) fn append(root: &Path, lines: &[String]) -> io::Result<()> {
     Ok(())
 }
 
-/// A rewrite of the index of `root` under way: its temp file holds the lines kept from the index,
+/// A rewrite of the index file `index` under way: its temp file holds the lines kept from the index,
 /// and the new lines are streamed into it as they are made (none is held in memory, however many
 /// sessions are read raw); [`Rewrite::finish`] renames it over the index. Dropped unfinished, the
 /// temp file is removed.
@@ -55,12 +55,11 @@ pub(super) struct Rewrite {
 
 impl Rewrite {
     /// Start the rewrite with the lines of the index at `kept` (offset and length, in file order).
-    pub(super) fn begin(root: &Path, kept: &[(u64, usize)]) -> io::Result<Rewrite> {
+    pub(super) fn begin(index: &Path, kept: &[(u64, usize)]) -> io::Result<Rewrite> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let old = open_regular(&path(root), MAX_INDEX_BYTES).ok();
+        let old = open_regular(index, MAX_INDEX_BYTES).ok();
         let (tmp, file) = loop {
             let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            let index = path(root);
             let name = index.file_name().map(|n| n.to_string_lossy().into_owned());
             let tmp = index.with_file_name(format!(
                 ".{}.{}-{n}.tmp",
@@ -97,7 +96,7 @@ impl Rewrite {
     }
 
     /// Put the rewritten index in place of the old one.
-    pub(super) fn finish(mut self, root: &Path) -> io::Result<()> {
+    pub(super) fn finish(mut self, index: &Path) -> io::Result<()> {
         if self.failed {
             return Err(io::Error::other(
                 "writing the rewritten sessions index failed",
@@ -106,7 +105,7 @@ impl Rewrite {
         // Not synced: after a crash, a torn index is only read raw and rebuilt.
         self.out.flush()?;
         let tmp = self.tmp.take().expect("a rewrite is finished once");
-        let renamed = std::fs::rename(&tmp, path(root));
+        let renamed = std::fs::rename(&tmp, index);
         if renamed.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }

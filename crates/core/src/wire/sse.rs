@@ -428,6 +428,36 @@ impl SseDecoder {
         self.emit(out, event);
     }
 
+    /// Whether the decoder stands between lines with nothing pending (no partial line, event,
+    /// `event:` type or CR awaiting its LF) and notes no offsets: then a whole line the caller
+    /// reads itself and tells of with [`SseDecoder::passed`] leaves it exactly as reading it would
+    /// have, when that line is a blank one or a `data:` line holding a complete JSON document
+    /// (dispatched at once under [`Framing::JsonLines`]).
+    pub fn at_rest(&self) -> bool {
+        self.framing == Framing::JsonLines
+            && self.bom_done
+            && self.line.is_empty()
+            && !self.after_cr
+            && !self.skipping_line
+            && !self.skipping_event
+            && !self.data_pending
+            && self.event_type.is_empty()
+            && self.event_start.is_none()
+            && self.offsets.is_none()
+    }
+
+    /// The caller read `bytes` bytes of whole lines itself, the decoder [`SseDecoder::at_rest`].
+    pub fn passed(&mut self, bytes: usize) {
+        self.base += bytes as u64;
+        self.line_start = self.base;
+        self.line_end = self.base;
+    }
+
+    /// The longest line or event's data read.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// End of stream: a last line without a line ending is still processed. Returns the event that
     /// was never terminated by a blank line (browsers drop it; JSON callers may use it) and any
     /// overlong-line error met on the way; one does not hide the other.

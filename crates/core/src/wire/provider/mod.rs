@@ -46,6 +46,15 @@ pub trait Dialect: Send {
 
     /// The provider this dialect speaks (`None` while an [`AutoDialect`] has not decided yet).
     fn provider(&self) -> Option<Provider>;
+    /// A cheaper reading of one payload (an event's whole `data`, dispatched at once, as the
+    /// line's bytes: not checked to be UTF-8) for a pipeline that skims
+    /// ([`EventPipeline::skimming`]): the one event the full decode would make of it, or `None` to
+    /// decode it the full way (always for bytes that are not UTF-8). Never a different answer
+    /// than [`Dialect::decode`] would give; most dialects have no skim.
+    fn skim(&mut self, data: &[u8]) -> Option<AgentEvent> {
+        let _ = data;
+        None
+    }
 }
 
 /// Which wire format a stream speaks; the key of the provider table ([`Provider::spec`]).

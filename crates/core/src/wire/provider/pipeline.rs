@@ -64,6 +64,10 @@ impl Dialect for AutoDialect {
     fn provider(&self) -> Option<Provider> {
         self.inner.as_ref().and_then(|inner| inner.provider())
     }
+
+    fn skim(&mut self, data: &[u8]) -> Option<AgentEvent> {
+        self.inner.as_mut()?.skim(data)
+    }
 }
 
 /// One SSE event as the pipeline read it: the wire's facts — where it lay in the stream (byte
@@ -85,6 +89,8 @@ pub struct EventPipeline {
     dialect: Box<dyn Dialect>,
     scratch: Vec<SseEvent>,
     ranges: Vec<Range<u64>>,
+    /// Whole `data:` lines are offered to the dialect's skim first ([`EventPipeline::skimming`]).
+    skim: bool,
 }
 
 impl EventPipeline {
@@ -100,7 +106,16 @@ impl EventPipeline {
             dialect,
             scratch: Vec::new(),
             ranges: Vec::new(),
+            skim: false,
         }
+    }
+
+    /// A pipeline that offers each whole `data:` line to the dialect's skim
+    /// ([`Dialect::skim`]) before the SSE decoder copies it into an event: the same events,
+    /// cheaper where the dialect has a skim for the payload.
+    pub fn skimming(mut self) -> Self {
+        self.skim = true;
+        self
     }
 
     /// A pipeline whose decoder notes where each event lay ([`EventPipeline::feed_traced`]).
@@ -130,12 +145,72 @@ impl EventPipeline {
     /// every consumer (render, ask, the TUI, replay) reports the same stats.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
         let chunk = self.redactor.feed(chunk);
+        if self.skim {
+            let result = self.feed_skimming(&chunk, out);
+            note_error(&result, out);
+            return result;
+        }
         let result = self.sse.feed(&chunk, &mut self.scratch);
         for event in self.scratch.drain(..) {
             decode(self.dialect.as_mut(), event, out);
         }
         note_error(&result, out);
         result
+    }
+
+    /// [`EventPipeline::feed`] for a skimming pipeline: line by line while the decoder is at rest,
+    /// a whole `data:` line the dialect skims (and a blank line) never reaching the decoder; any
+    /// other bytes fed to it as they would have been, up to the end of their line. The first
+    /// overlong line's error, as one feed of the whole chunk gives it.
+    fn feed_skimming(
+        &mut self,
+        mut chunk: &[u8],
+        out: &mut Vec<AgentEvent>,
+    ) -> Result<(), SseError> {
+        let mut result = Ok(());
+        while !chunk.is_empty() {
+            if self.sse.at_rest()
+                && let Some(end) = memchr::memchr2(b'\n', b'\r', chunk)
+                && chunk[end] == b'\n'
+                && end <= self.sse.limit()
+                && self.skimmed(&chunk[..end], out)
+            {
+                self.sse.passed(end + 1);
+                chunk = &chunk[end + 1..];
+                continue;
+            }
+            let upto = memchr::memchr(b'\n', chunk).map_or(chunk.len(), |end| end + 1);
+            let fed = self.sse.feed(&chunk[..upto], &mut self.scratch);
+            for event in self.scratch.drain(..) {
+                decode(self.dialect.as_mut(), event, out);
+            }
+            if result.is_ok() {
+                result = fed;
+            }
+            chunk = &chunk[upto..];
+        }
+        result
+    }
+
+    /// Whether `line` (whole, without its LF, the decoder at rest) was read here: a blank line
+    /// (nothing pending, so nothing to dispatch), or a `data:` line whose payload the dialect
+    /// skims — counted, as [`decode`] counts it, then its event.
+    fn skimmed(&mut self, line: &[u8], out: &mut Vec<AgentEvent>) -> bool {
+        if line.is_empty() {
+            return true;
+        }
+        let Some(value) = line.strip_prefix(b"data:") else {
+            return false;
+        };
+        let value = value.strip_prefix(b" ").unwrap_or(value);
+        match self.dialect.skim(value) {
+            Some(event) => {
+                out.push(AgentEvent::Received);
+                out.push(event);
+                true
+            }
+            None => false,
+        }
     }
 
     /// [`EventPipeline::feed`], each SSE event with its place in the stream and the neutral events

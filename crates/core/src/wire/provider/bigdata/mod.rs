@@ -6,6 +6,7 @@
 
 mod chart;
 pub mod request;
+mod skim;
 #[cfg(test)]
 mod tests;
 pub(crate) mod wire;
@@ -62,6 +63,11 @@ impl Dialect for BigdataDialect {
 
     fn provider(&self) -> Option<crate::wire::provider::Provider> {
         Some(crate::wire::provider::Provider::Bigdata)
+    }
+
+    /// An `ANSWER` chunk of the usual shape, read without serde ([`skim`]).
+    fn skim(&mut self, data: &[u8]) -> Option<AgentEvent> {
+        skim::answer(data, &self.ids)
     }
 }
 

@@ -1,0 +1,267 @@
+//! The skim path for Bigdata.com answer chunks: most of a stream's bytes are `ANSWER` payloads of
+//! one fixed shape, `{"chat_id":…,"message":{"type":"ANSWER","message_id":…,"role":…,"content":…}}`
+//! (or Workflows' `request_id`/`execution_id` and `delta`). This reads exactly that shape with a
+//! hand-written scanner — no `Value`, no serde — and gives the one event the full decode would make
+//! of it. Anything else (another type, another field, a number where a string was, an escape it
+//! does not copy exactly as serde_json would, an id that changes, a duplicate key) is `None`, and the
+//! caller decodes the payload the full way: the skim only ever answers where it is sure to agree.
+//! Held equal to the full decode by the tests in `tests.rs` (every Bigdata.com recording, and
+//! generated payloads).
+
+use crate::model::event::{AgentEvent, ConversationIds};
+
+/// The event a whole `data` payload of the fixed `ANSWER` shape makes, given the ids the dialect
+/// holds (a payload that would change one is left to the full decode, which reports the change).
+pub(super) fn answer(data: &[u8], ids: &ConversationIds) -> Option<AgentEvent> {
+    let mut s = Scanner::new(data);
+    s.ws();
+    s.eat(b'{')?;
+    let mut seen = Seen::default();
+    let mut body = None;
+    s.ws();
+    if s.peek()? != b'}' {
+        loop {
+            s.ws();
+            let key = s.plain_string()?;
+            s.ws();
+            s.eat(b':')?;
+            s.ws();
+            match key {
+                b"chat_id" => seen.id(0, s.loose_id()?, &ids.chat_id)?,
+                b"execution_id" => seen.id(1, s.loose_id()?, &ids.execution_id)?,
+                b"request_id" => seen.id(2, s.loose_id()?, &ids.request_id)?,
+                b"message" | b"delta" if body.is_none() => body = Some(message(&mut s)?),
+                _ => return None,
+            }
+            s.ws();
+            match s.bump()? {
+                b',' => continue,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    } else {
+        s.pos += 1;
+    }
+    s.ws();
+    if s.pos != s.bytes.len() {
+        return None;
+    }
+    body
+}
+
+/// Which ids a payload named (a key twice is left to the full decode).
+#[derive(Default)]
+struct Seen([bool; 3]);
+
+impl Seen {
+    /// Id `slot` reads `value`: it must be new in the payload, and absent, empty or the same as the
+    /// one held (otherwise the full decode reports the change).
+    fn id(&mut self, slot: usize, value: Option<&[u8]>, held: &Option<String>) -> Option<()> {
+        if std::mem::replace(&mut self.0[slot], true) {
+            return None;
+        }
+        match value {
+            None | Some(b"") => Some(()),
+            Some(value) => (held.as_deref().map(str::as_bytes) == Some(value)).then_some(()),
+        }
+    }
+}
+
+/// The `message` (or `delta`) object of an `ANSWER`: its event.
+fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
+    s.eat(b'{')?;
+    let mut kind_seen = false;
+    let mut message_id: Option<Option<&[u8]>> = None;
+    let mut message_id_camel: Option<Option<&[u8]>> = None;
+    let mut role_seen = false;
+    let mut content: Option<String> = None;
+    s.ws();
+    if s.peek()? == b'}' {
+        return None;
+    }
+    loop {
+        s.ws();
+        let key = s.plain_string()?;
+        s.ws();
+        s.eat(b':')?;
+        s.ws();
+        match key {
+            b"type" if !kind_seen => {
+                (s.plain_string()? == b"ANSWER").then_some(())?;
+                kind_seen = true;
+            }
+            b"message_id" if message_id.is_none() => message_id = Some(s.loose_id()?),
+            b"messageId" if message_id_camel.is_none() => message_id_camel = Some(s.loose_id()?),
+            b"role" if !role_seen => {
+                s.string_text(false)?;
+                role_seen = true;
+            }
+            b"content" if content.is_none() => content = Some(s.text_or_null()?),
+            _ => return None,
+        }
+        s.ws();
+        match s.bump()? {
+            b',' => continue,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    if !kind_seen {
+        return None;
+    }
+    let id = |id: Option<Option<&[u8]>>| match id.flatten().filter(|id| !id.is_empty()) {
+        Some(id) => std::str::from_utf8(id).ok().map(|id| Some(id.to_owned())),
+        None => Some(None),
+    };
+    let message_id = match id(message_id)? {
+        Some(id) => Some(id),
+        None => id(message_id_camel)?,
+    };
+    Some(AgentEvent::AnswerDelta {
+        message_id,
+        text: content.unwrap_or_default(),
+    })
+}
+
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Scanner { bytes, pos: 0 }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn bump(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    fn eat(&mut self, want: u8) -> Option<()> {
+        (self.bump()? == want).then_some(())
+    }
+
+    /// JSON white space.
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// A string with no escape in it, as its raw bytes (keys, `type`, ids).
+    fn plain_string(&mut self) -> Option<&'a [u8]> {
+        self.eat(b'"')?;
+        let rest = &self.bytes[self.pos..];
+        let end = memchr::memchr2(b'"', b'\\', rest)?;
+        if rest[end] != b'"' || has_control(&rest[..end]) {
+            return None;
+        }
+        self.pos += end + 1;
+        Some(&rest[..end])
+    }
+
+    /// An id read as `loose` reads it: a string without escapes (`Some`), or `null` (`None`).
+    /// Anything else (a number, an escape) is left to the full decode.
+    fn loose_id(&mut self) -> Option<Option<&'a [u8]>> {
+        if self.bytes[self.pos..].starts_with(b"null") {
+            self.pos += 4;
+            return Some(None);
+        }
+        self.plain_string().map(Some)
+    }
+
+    /// `content` as `text_of` reads it: a string's text, or nothing for `null`.
+    fn text_or_null(&mut self) -> Option<String> {
+        if self.bytes[self.pos..].starts_with(b"null") {
+            self.pos += 4;
+            return Some(String::new());
+        }
+        self.string_text(true)
+    }
+
+    /// A string's text (built when `keep`, else only checked), its escapes read as serde_json
+    /// reads them. Bytes that are not UTF-8, and an escaped lone surrogate, are left to the full
+    /// decode.
+    fn string_text(&mut self, keep: bool) -> Option<String> {
+        self.eat(b'"')?;
+        // Sized once: the content is most of what is left of the payload (usually its last field).
+        let mut text = String::with_capacity(if keep { self.bytes.len() - self.pos } else { 0 });
+        loop {
+            let rest = &self.bytes[self.pos..];
+            let at = memchr::memchr2(b'"', b'\\', rest)?;
+            let run = &rest[..at];
+            // Cut only at ASCII bytes: each run is UTF-8 on its own when the string is.
+            let run = simdutf8::basic::from_utf8(run).ok()?;
+            if has_control(run.as_bytes()) {
+                return None;
+            }
+            if keep {
+                text.push_str(run);
+            }
+            self.pos += at + 1;
+            if rest[at] == b'"' {
+                return Some(text);
+            }
+            let unescaped = match self.bump()? {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => self.escaped_char()?,
+                _ => return None,
+            };
+            if keep {
+                text.push(unescaped);
+            }
+        }
+    }
+}
+
+impl Scanner<'_> {
+    /// Four hex digits, after `\u`.
+    fn hex4(&mut self) -> Option<u32> {
+        let hex = self.bytes.get(self.pos..self.pos + 4)?;
+        if !hex.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        self.pos += 4;
+        u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    }
+
+    /// The character a `\u` escape names: one code unit, or a surrogate pair (two escapes). A
+    /// lone surrogate is left to the full decode.
+    fn escaped_char(&mut self) -> Option<char> {
+        let first = self.hex4()?;
+        if !(0xD800..0xDC00).contains(&first) {
+            return char::from_u32(first);
+        }
+        if !self.bytes[self.pos..].starts_with(b"\\u") {
+            return None;
+        }
+        self.pos += 2;
+        let second = self.hex4()?;
+        if !(0xDC00..0xE000).contains(&second) {
+            return None;
+        }
+        char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+    }
+}
+
+/// Whether `bytes` hold a control character, which JSON strings may not hold unescaped.
+fn has_control(bytes: &[u8]) -> bool {
+    bytes.iter().fold(false, |any, &b| any | (b < 0x20))
+}
+
+#[cfg(test)]
+mod tests;
