@@ -18,7 +18,8 @@
 //!
 //! Run with `cargo bench --bench stress`. Needs tmux and GNU time (`/usr/bin/time`). Set `STRESS_BIN`
 //! to measure another build of the binary (an older one, for a before/after comparison),
-//! `STRESS_BASELINE` to another build's binary to replay the flood with it too, in the same rounds,
+//! `STRESS_BASELINE` to another build's binary to replay the flood with it too, in the same rounds
+//! (its app CPU and its key figures are printed beside),
 //! `STRESS_MB` to change the size of the large stream, and `STRESS_WRITE=FILE` to only write the
 //! groundings-first stream to FILE (for a profiler).
 
@@ -247,14 +248,16 @@ fn flood(bench: &Bench) {
             .expect("a temporary directory"),
         runs: bench.runs,
     });
-    let mut base_app = Vec::new();
+    let (mut base_app, mut base_busy, mut base_idle) = (Vec::new(), Vec::new(), Vec::new());
     let runs = bench.runs.min(3);
     for _ in 0..runs {
         if let Some(base) = &baseline {
             let args = base.args(&["replay", &path, "--speed", "max"]);
             base_app.push(
                 base.run_app(&args, |capture| {
-                    keys_during_and_after(capture);
+                    let (during, after) = keys_during_and_after(capture);
+                    base_busy.extend(during);
+                    base_idle.extend(after);
                 })
                 .cpu,
             );
@@ -298,25 +301,34 @@ fn flood(bench: &Bench) {
         render.as_secs_f64() * 1e3 / mb(stream.bytes),
         app.as_secs_f64() / render.as_secs_f64()
     );
-    if busy.is_empty() || idle.is_empty() {
-        println!(
-            "flood: a key was answered {} times during the flood and {} times idle: no ratio",
-            busy.len(),
-            idle.len()
-        );
-    } else {
-        let (n_busy, n_idle) = (busy.len(), idle.len());
-        let (busy, idle) = (median(busy), median(idle));
-        println!(
-            "flood: `?` on screen {:.1} ms after the key during the flood ({n_busy} presses), {:.1} ms \
-             idle ({n_idle}), medians, tmux capture included: {:.2}× (target ≤ 1.5×)",
-            busy.as_secs_f64() * 1e3,
-            idle.as_secs_f64() * 1e3,
-            busy.as_secs_f64() / idle.as_secs_f64()
-        );
+    print_keys("flood:", busy, idle);
+    if let Some(base) = &baseline {
+        let label = format!("flood, baseline {}:", base.bin.display());
+        print_keys(&label, base_busy, base_idle);
     }
     println!("flood: {} at the end", load());
     std::fs::remove_file(&file).unwrap();
+}
+
+/// The key during the flood against the same key idle, as a ratio of medians.
+fn print_keys(label: &str, busy: Vec<Duration>, idle: Vec<Duration>) {
+    if busy.is_empty() || idle.is_empty() {
+        println!(
+            "{label} a key was answered {} times during the flood and {} times idle: no ratio",
+            busy.len(),
+            idle.len()
+        );
+        return;
+    }
+    let (n_busy, n_idle) = (busy.len(), idle.len());
+    let (busy, idle) = (median(busy), median(idle));
+    println!(
+        "{label} `?` on screen {:.1} ms after the key during the flood ({n_busy} presses), {:.1} ms \
+         idle ({n_idle}), medians, tmux capture included: {:.2}× (target ≤ 1.5×)",
+        busy.as_secs_f64() * 1e3,
+        idle.as_secs_f64() * 1e3,
+        busy.as_secs_f64() / idle.as_secs_f64()
+    );
 }
 
 /// `?` pressed (and closed again) while the answer streams, then as often once it is complete:

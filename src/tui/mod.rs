@@ -2,12 +2,17 @@
 //! key presses, stream updates and a render tick.
 //!
 //! Drawing is coalesced: state changes mark the screen dirty and at most one frame is drawn per
-//! [`FRAME`]. The spinner tick runs only while a stream is in progress, so an idle app does not wake up.
+//! [`FRAME`], except that a key's change is drawn at once ([`pacing`]). Keys come before stream
+//! updates: a batch of updates stops as soon as a key waits. The spinner tick runs only while a
+//! stream is in progress, so an idle app does not wake up.
 
+#[cfg(test)]
+mod batch_tests;
 pub mod compare;
 pub mod conversation;
 mod effects;
 pub mod export;
+mod pacing;
 pub mod screen;
 pub mod state;
 mod terminal;
@@ -15,7 +20,7 @@ pub mod ui;
 
 use std::io;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossterm::event::EventStream;
 use futures::StreamExt;
@@ -40,8 +45,9 @@ pub const DEMO_QUESTION: &str =
 /// The production agent.
 pub const DEFAULT_BASE_URL: &str = crate::local::config::DEFAULT_BASE_URL;
 
-/// At most one frame per this long.
-pub const FRAME: Duration = Duration::from_millis(16);
+pub use pacing::FRAME;
+use pacing::{Pacing, TEXT_PER_FRAME};
+use tokio::time::Instant;
 /// Spinner and clock refresh while a stream runs.
 pub const TICK: Duration = Duration::from_millis(100);
 
@@ -401,11 +407,15 @@ fn detect_provider(bytes: &[u8]) -> Option<Provider> {
 
 /// Stream updates applied in one go before input is read again…
 const UPDATE_BATCH: usize = 256;
-/// …and for at most this long.
+/// …and for at most this long (a key that comes meanwhile stops the batch at once).
 const UPDATE_BUDGET: Duration = Duration::from_millis(8);
-/// Answer text taken in between two frames: the next frame lays it out, which must stay quick, so
-/// more waits for that frame (the stream task waits meanwhile: see `agent::stream::BACKLOG`).
-const TEXT_PER_FRAME: usize = 256 * 1024;
+
+/// A key (or other terminal input) is waiting to be read. Not a read: the event stream gets it.
+/// While the stream's reader thread waits for input it holds the reader, so this is a failed
+/// try-lock until input comes.
+fn input_waiting() -> bool {
+    crossterm::event::poll(Duration::ZERO).unwrap_or(false)
+}
 
 async fn event_loop(
     terminal: &mut Term,
@@ -420,18 +430,26 @@ async fn event_loop(
     let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut dirty = true;
-    let mut last_draw = Instant::now() - FRAME;
-    let mut quit_at: Option<tokio::time::Instant> = None;
-    // Answer bytes taken in since the last frame.
-    let mut text_since_draw = 0usize;
+    let mut pacing = Pacing::new(Instant::now());
+    // The area of the last frame: the panes are prepared early for it.
+    let mut area = ratatui::layout::Rect::default();
+    let mut quit_at: Option<Instant> = None;
 
     loop {
         if app.quit {
             break;
         }
-        if dirty && last_draw.elapsed() >= FRAME {
-            match terminal.draw(|frame| app.draw(frame)) {
+        if pacing.due(Instant::now()) {
+            let prepared = pacing.prepared();
+            let drawn = terminal.draw(|frame| {
+                if prepared && frame.area() == area {
+                    app.draw_prepared(frame);
+                } else {
+                    area = frame.area();
+                    app.draw(frame);
+                }
+            });
+            match drawn {
                 Ok(_) => {}
                 // The terminal was closed (its SIGHUP may not have been read yet): an end, not a
                 // failure to report on a terminal that is gone.
@@ -443,22 +461,21 @@ async fn event_loop(
             if std::env::var_os("RESEARCH_TUI_TEST_PANIC").is_some() {
                 panic!("RESEARCH_TUI_TEST_PANIC is set");
             }
-            last_draw = Instant::now();
-            dirty = false;
-            text_since_draw = 0;
+            pacing.drawn(Instant::now());
         }
-        let draw_at = tokio::time::Instant::from_std(last_draw + FRAME);
+        let draw_at = pacing.due_at();
         let ticking = app.needs_tick();
-        let take_updates = text_since_draw < TEXT_PER_FRAME;
+        let take_updates = pacing.take_updates();
         // In this order: signals, then keys, then a frame that is due, then the stream; so however
-        // fast updates arrive, input and redraws never wait for more than one batch.
+        // fast updates arrive, redraws never wait for more than one batch, and keys not even for
+        // that (a batch stops when a key waits).
         tokio::select! {
             biased;
             _ = sigterm.recv() => break,
             _ = sighup.recv() => break,
             event = events.next() => match event {
                 Some(Ok(event)) => {
-                    dirty |= effects::handle_event(event, app, conversation, terminal, &note_tx).await;
+                    pacing.input(effects::handle_event(event, app, conversation, terminal, &note_tx).await);
                 }
                 Some(Err(e)) if terminal_gone(&e) => break,
                 Some(Err(e)) => return Err(e).wrap_err("cannot read the terminal's input"),
@@ -466,29 +483,37 @@ async fn event_loop(
             },
             Some(note) = note_rx.recv() => {
                 effects::note(note, app, terminal);
-                dirty = true;
+                pacing.changed();
             }
-            _ = tokio::time::sleep_until(draw_at), if dirty => {}
+            _ = tokio::time::sleep_until(draw_at.unwrap_or_else(Instant::now)), if draw_at.is_some() => {}
             incoming = conversation.next_incoming(take_updates) => match incoming {
                 Incoming::Update(update) => {
-                    text_since_draw += apply_batch(app, conversation, update, text_since_draw);
+                    let taken = pacing.text_since_draw();
+                    pacing.took_text(apply_batch(app, conversation, update, taken, input_waiting).text);
+                    if pacing.prepare_early() && !input_waiting() {
+                        app.prepare(area);
+                        pacing.set_prepared();
+                    }
                     // A question asked while the answer streamed goes once it has ended.
                     if !conversation.is_streaming() && let Some(question) = app.take_queued() {
                         let cont = app.continuation();
                         conversation.ask(app, question, cont);
                     }
-                    dirty = true;
                     if opts.exit_when_done && !conversation.is_streaming() && !app.in_progress() && quit_at.is_none() {
-                        quit_at = Some(tokio::time::Instant::now() + Duration::from_millis(500));
+                        quit_at = Some(Instant::now() + Duration::from_millis(500));
                     }
                 }
-                change => dirty |= conversation.on_change(app, change).await,
+                change => {
+                    if conversation.on_change(app, change).await {
+                        pacing.changed();
+                    }
+                }
             },
             _ = tick.tick(), if ticking => {
                 app.tick = app.tick.wrapping_add(1);
-                dirty = true;
+                pacing.changed();
             }
-            _ = tokio::time::sleep_until(quit_at.unwrap_or_else(tokio::time::Instant::now)), if quit_at.is_some() => break,
+            _ = tokio::time::sleep_until(quit_at.unwrap_or_else(Instant::now)), if quit_at.is_some() => break,
         }
     }
     Ok(())
@@ -499,24 +524,38 @@ fn terminal_gone(e: &io::Error) -> bool {
     e.raw_os_error() == Some(libc::EIO)
 }
 
+/// What a batch of stream updates applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Batch {
+    updates: usize,
+    /// Answer bytes.
+    text: usize,
+}
+
 /// Apply `first` and the updates already waiting behind it — at most [`UPDATE_BATCH`], for at most
-/// [`UPDATE_BUDGET`], until [`TEXT_PER_FRAME`] answer bytes (counting `taken` before) — and return
-/// the answer bytes they carried.
+/// [`UPDATE_BUDGET`], until [`TEXT_PER_FRAME`] answer bytes (counting `taken` before), and no more
+/// once `input_waiting` says a key waits.
 fn apply_batch(
     app: &mut Ui,
     conversation: &mut Conversation,
     first: StreamUpdate,
     taken: usize,
-) -> usize {
+    mut input_waiting: impl FnMut() -> bool,
+) -> Batch {
     let started = Instant::now();
-    let mut text = 0;
+    let mut batch = Batch {
+        updates: 0,
+        text: 0,
+    };
     let mut update = first;
-    for applied in 1.. {
-        text += answer_bytes(&update);
+    loop {
+        batch.text += answer_bytes(&update);
+        batch.updates += 1;
         conversation.apply(app, update);
-        if applied >= UPDATE_BATCH
-            || taken + text >= TEXT_PER_FRAME
+        if batch.updates >= UPDATE_BATCH
+            || taken + batch.text >= TEXT_PER_FRAME
             || started.elapsed() >= UPDATE_BUDGET
+            || input_waiting()
         {
             break;
         }
@@ -525,7 +564,7 @@ fn apply_batch(
             None => break,
         }
     }
-    text
+    batch
 }
 
 /// The answer text an update carries, in bytes.

@@ -123,6 +123,11 @@ impl Ui {
     /// update.
     pub fn draw(&mut self, frame: &mut Frame) {
         self.prepare(frame.area());
+        self.draw_prepared(frame);
+    }
+
+    /// Draw the frame [`Ui::prepare`] got ready for this area, nothing having changed since.
+    pub fn draw_prepared(&mut self, frame: &mut Frame) {
         self.facts = screen::draw(frame, &self.app, &self.panes);
     }
 

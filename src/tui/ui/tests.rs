@@ -157,3 +157,28 @@ fn drawing_the_same_state_twice_gives_equal_frames_and_leaves_the_conversation_a
     assert_eq!(drawn[0], drawn[1]);
     assert_eq!(drawn[0].0, second);
 }
+
+#[test]
+fn panes_prepared_as_text_streams_in_draw_the_frame_a_frame_preparing_them_itself_draws() {
+    // The event loop lays a flood's text out as it comes (prepare) and its paced frame then only
+    // draws; that frame must be the one drawn by preparing at frame time.
+    let (mut early, mut late) = (app(), app());
+    for app in [&mut early, &mut late] {
+        play(app, EARNINGS, Some(30));
+        frame(app, 140, 42);
+        feed(app, EARNINGS, 30, Some(60));
+    }
+    let area = ratatui::layout::Rect::new(0, 0, 140, 42);
+    early.prepare(area);
+    let mut terminal = Terminal::new(TestBackend::new(140, 42)).unwrap();
+    terminal.draw(|frame| early.draw_prepared(frame)).unwrap();
+    let drawn = terminal.backend().buffer().clone();
+    assert_eq!(drawn, frame(&mut late, 140, 42));
+    assert_eq!(early.facts, late.facts);
+    // Keys read the panes the same way afterwards.
+    for app in [&mut early, &mut late] {
+        press(app, KeyCode::Esc);
+        press(app, KeyCode::Char('k'));
+    }
+    assert_eq!(frame(&mut early, 140, 42), frame(&mut late, 140, 42));
+}
