@@ -490,14 +490,16 @@ async fn event_loop(
                 Incoming::Update(update) => {
                     let taken = pacing.text_since_draw();
                     pacing.took_text(apply_batch(app, conversation, update, taken, input_waiting).text);
-                    if pacing.prepare_early() && !input_waiting() {
-                        app.prepare(area);
-                        pacing.set_prepared();
-                    }
-                    // A question asked while the answer streamed goes once it has ended.
+                    // A question asked while the answer streamed goes once it has ended (before
+                    // the early layout, so the panes laid out hold its turn and any warning).
                     if !conversation.is_streaming() && let Some(question) = app.take_queued() {
                         let cont = app.continuation();
                         conversation.ask(app, question, cont);
+                        pacing.changed();
+                    }
+                    if pacing.prepare_early() && !input_waiting() {
+                        app.prepare(area);
+                        pacing.set_prepared();
                     }
                     if opts.exit_when_done && !conversation.is_streaming() && !app.in_progress() && quit_at.is_none() {
                         quit_at = Some(Instant::now() + Duration::from_millis(500));

@@ -55,6 +55,12 @@ pub trait Dialect: Send {
         let _ = data;
         None
     }
+
+    /// Whether [`Dialect::skim`] ever reads a payload: a skimming pipeline reads line by line only
+    /// for a dialect that does (for the others that would cost a feed per line and gain nothing).
+    fn can_skim(&self) -> bool {
+        false
+    }
 }
 
 /// Which wire format a stream speaks; the key of the provider table ([`Provider::spec`]).

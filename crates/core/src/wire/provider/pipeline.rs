@@ -68,6 +68,10 @@ impl Dialect for AutoDialect {
     fn skim(&mut self, data: &[u8]) -> Option<AgentEvent> {
         self.inner.as_mut()?.skim(data)
     }
+
+    fn can_skim(&self) -> bool {
+        self.inner.as_ref().is_some_and(|inner| inner.can_skim())
+    }
 }
 
 /// One SSE event as the pipeline read it: the wire's facts — where it lay in the stream (byte
@@ -145,7 +149,9 @@ impl EventPipeline {
     /// every consumer (render, ask, the TUI, replay) reports the same stats.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
         let chunk = self.redactor.feed(chunk);
-        if self.skim {
+        // Line by line only once the dialect is known to skim (a detecting pipeline switches at a
+        // chunk's start: `feed_skimming` hands a line begun before to the decoder as it would).
+        if self.skim && self.dialect.can_skim() {
             let result = self.feed_skimming(&chunk, out);
             note_error(&result, out);
             return result;

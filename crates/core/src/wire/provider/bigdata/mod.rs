@@ -69,6 +69,10 @@ impl Dialect for BigdataDialect {
     fn skim(&mut self, data: &[u8]) -> Option<AgentEvent> {
         skim::answer(data, &self.ids)
     }
+
+    fn can_skim(&self) -> bool {
+        true
+    }
 }
 
 impl BigdataDialect {
