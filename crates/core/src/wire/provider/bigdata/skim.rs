@@ -15,34 +15,19 @@ use crate::model::event::{AgentEvent, ConversationIds};
 pub(super) fn answer(data: &[u8], ids: &ConversationIds) -> Option<AgentEvent> {
     let mut s = Scanner::new(data);
     s.ws();
-    s.eat(b'{')?;
     let mut seen = Seen::default();
     let mut body = None;
-    s.ws();
-    if s.peek()? != b'}' {
-        loop {
-            s.ws();
-            let key = s.plain_string()?;
-            s.ws();
-            s.eat(b':')?;
-            s.ws();
-            match key {
-                b"chat_id" => seen.id(0, s.loose_id()?, &ids.chat_id)?,
-                b"execution_id" => seen.id(1, s.loose_id()?, &ids.execution_id)?,
-                b"request_id" => seen.id(2, s.loose_id()?, &ids.request_id)?,
-                b"message" | b"delta" if body.is_none() => body = Some(message(&mut s)?),
-                _ => return None,
-            }
-            s.ws();
-            match s.bump()? {
-                b',' => continue,
-                b'}' => break,
-                _ => return None,
-            }
+    // An empty object has no body: `None` either way.
+    s.members(|key, s| {
+        match key {
+            b"chat_id" => seen.id(0, s.loose_id()?, &ids.chat_id)?,
+            b"execution_id" => seen.id(1, s.loose_id()?, &ids.execution_id)?,
+            b"request_id" => seen.id(2, s.loose_id()?, &ids.request_id)?,
+            b"message" | b"delta" if body.is_none() => body = Some(message(s)?),
+            _ => return None,
         }
-    } else {
-        s.pos += 1;
-    }
+        Some(())
+    })?;
     s.ws();
     if s.pos != s.bytes.len() {
         return None;
@@ -70,22 +55,12 @@ impl Seen {
 
 /// The `message` (or `delta`) object of an `ANSWER`: its event.
 fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
-    s.eat(b'{')?;
     let mut kind_seen = false;
     let mut message_id: Option<Option<&[u8]>> = None;
     let mut message_id_camel: Option<Option<&[u8]>> = None;
     let mut role_seen = false;
     let mut content: Option<String> = None;
-    s.ws();
-    if s.peek()? == b'}' {
-        return None;
-    }
-    loop {
-        s.ws();
-        let key = s.plain_string()?;
-        s.ws();
-        s.eat(b':')?;
-        s.ws();
+    s.members(|key, s| {
         match key {
             b"type" if !kind_seen => {
                 (s.plain_string()? == b"ANSWER").then_some(())?;
@@ -100,13 +75,8 @@ fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
             b"content" if content.is_none() => content = Some(s.text_or_null()?),
             _ => return None,
         }
-        s.ws();
-        match s.bump()? {
-            b',' => continue,
-            b'}' => break,
-            _ => return None,
-        }
-    }
+        Some(())
+    })?;
     if !kind_seen {
         return None;
     }
@@ -132,6 +102,33 @@ struct Scanner<'a> {
 impl<'a> Scanner<'a> {
     fn new(bytes: &'a [u8]) -> Self {
         Scanner { bytes, pos: 0 }
+    }
+
+    /// A non-empty object's members, each key handed to `member` with the scanner at its value
+    /// (which `member` reads); `None` for an empty object or anything else.
+    fn members(
+        &mut self,
+        mut member: impl FnMut(&'a [u8], &mut Scanner<'a>) -> Option<()>,
+    ) -> Option<()> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.peek()? == b'}' {
+            return None;
+        }
+        loop {
+            self.ws();
+            let key = self.plain_string()?;
+            self.ws();
+            self.eat(b':')?;
+            self.ws();
+            member(key, self)?;
+            self.ws();
+            match self.bump()? {
+                b',' => continue,
+                b'}' => return Some(()),
+                _ => return None,
+            }
+        }
     }
 
     fn peek(&self) -> Option<u8> {
