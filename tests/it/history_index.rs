@@ -6,8 +6,8 @@
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, symlink};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use research_tui::agent::turn::TurnRecorder;
 use research_tui::demo::{ServerConfig, spawn};
@@ -19,27 +19,7 @@ use crate::support::{self, Home};
 
 /// What `sessions ARGS` prints in `home` (asserted to succeed within 2 s).
 fn sessions(home: &Path, args: &[&str]) -> String {
-    let mut child = support::cli(home)
-        .arg("sessions")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(10) {
-            let _ = child.kill();
-            panic!("sessions {args:?} hung");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let took = start.elapsed();
-    assert!(
-        took < Duration::from_secs(2),
-        "sessions {args:?} took {took:?}"
-    );
-    let output: Output = child.wait_with_output().unwrap();
+    let output = support::sessions_within(home, args, Duration::from_secs(2));
     assert!(output.status.success(), "{output:?}");
     String::from_utf8(output.stdout).unwrap()
 }

@@ -25,27 +25,7 @@ fn real_session(store: &SessionStore) -> String {
 
 /// `sessions ARGS` in `home`: its output, after asserting it returned within a second.
 fn sessions(home: &Path, args: &[&str]) -> Output {
-    let mut child = support::cli(home)
-        .arg("sessions")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(5) {
-            let _ = child.kill();
-            panic!("sessions {args:?} hung");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let took = start.elapsed();
-    assert!(
-        took < Duration::from_secs(1),
-        "sessions {args:?} took {took:?}"
-    );
-    child.wait_with_output().unwrap()
+    support::sessions_within(home, args, Duration::from_secs(1))
 }
 
 fn mkfifo(path: &Path) {

@@ -166,6 +166,29 @@ pub fn wait_until(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool
     }
 }
 
+/// `research-tui sessions ARGS` run in `home`: its output, after asserting it returned within
+/// `limit` (killed and failed as hung at five times that).
+pub fn sessions_within(home: &Path, args: &[&str], limit: Duration) -> std::process::Output {
+    let mut child = cli(home)
+        .arg("sessions")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit * 5 {
+            let _ = child.kill();
+            panic!("sessions {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let took = start.elapsed();
+    assert!(took < limit, "sessions {args:?} took {took:?}");
+    child.wait_with_output().unwrap()
+}
+
 /// Every file under `dir`, recursively (none when it does not exist).
 pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
