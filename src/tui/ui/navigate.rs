@@ -13,7 +13,11 @@ impl Ui {
             Focus::Plan => &mut panes.plan.scroll,
             Focus::Activity => &mut panes.activity.scroll,
             Focus::Sources => &mut panes.sources.scroll,
-            Focus::Answer | Focus::Prompt | Focus::Timeline => &mut panes.answer.scroll,
+            Focus::Answer | Focus::Prompt | Focus::Timeline => {
+                // Its arithmetic needs every row above the bottom counted.
+                panes.answer.measure_all(&self.app);
+                &mut panes.answer.scroll
+            }
         }
     }
 
