@@ -126,10 +126,11 @@ impl CodePointIndex {
             self.len = end;
             return;
         }
-        // A character starts at any byte but a continuation byte. Counting those in a slice is a
-        // loop without branches (vectorised): from one checkpoint, the next is found by counting
-        // the starts in as many bytes as characters are still to pass (never more than that many
-        // characters), until none is left.
+        // A character starts at any byte but a continuation byte. From one checkpoint the next
+        // is as many bytes on as characters are to pass when those bytes are ASCII (most text);
+        // else it is found by counting the starts in as many bytes as characters are still to
+        // pass (never more than that many characters: a loop without branches, vectorised),
+        // until none is left.
         let starts = |bytes: &[u8]| {
             // Counted in bytes, up to 255 at a time: sixteen or more bytes a step once vectorised
             // (a `usize` count steps two bytes at a time).
@@ -144,25 +145,34 @@ impl CodePointIndex {
                 .sum::<usize>()
         };
         let bytes = chunk.as_bytes();
-        let end = self.len + starts(bytes);
         let mut next = self.checkpoints.len() * CHECKPOINT_EVERY;
         // Byte `at` of the chunk is the start of code point `cp` (or the chunk's end).
         let (mut at, mut cp) = (0, self.len);
-        self.len = end;
-        while next < end {
+        loop {
             let mut left = next - cp;
-            while left > 0 {
-                let take = left.min(bytes.len() - at);
-                left -= starts(&bytes[at..at + take]);
-                at += take;
-            }
-            while at < bytes.len() && (bytes[at] as i8) < -0x40 {
-                at += 1;
+            let rest = &bytes[at..];
+            if left < rest.len() && rest[..left].is_ascii() {
+                at += left;
+            } else {
+                while left > 0 && at < bytes.len() {
+                    let take = left.min(bytes.len() - at);
+                    left -= starts(&bytes[at..at + take]);
+                    at += take;
+                }
+                while at < bytes.len() && (bytes[at] as i8) < -0x40 {
+                    at += 1;
+                }
+                if at == bytes.len() {
+                    // The chunk ends before code point `next`.
+                    cp = next - left;
+                    break;
+                }
             }
             self.checkpoints.push(base + at);
             cp = next;
             next += CHECKPOINT_EVERY;
         }
+        self.len = cp;
     }
 
     /// Count `chunk`'s code points without indexing them (the text is not kept).

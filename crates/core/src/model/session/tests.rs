@@ -75,6 +75,33 @@ proptest::proptest! {
         proptest::prop_assert_eq!(answer.byte_of(len), Some(expected.len()));
         proptest::prop_assert_eq!(answer.byte_of(len + 1), None);
     }
+
+    /// Mostly ASCII with a character beyond it here and there, as most answers are (runs of
+    /// ASCII longer than the index's step between two checkpoints): exact too.
+    #[test]
+    fn code_point_index_is_exact_for_mostly_ascii_chunks(
+        chunks in proptest::collection::vec(
+            proptest::collection::vec(
+                (0usize..150, proptest::sample::select(vec!["é", "日本", "😀", "e\u{301}", ""])),
+                0..6,
+            ),
+            1..12,
+        ),
+    ) {
+        let mut answer = AnswerBuffer::default();
+        let mut expected = String::new();
+        for pieces in chunks {
+            let chunk: String = pieces.iter().map(|(n, c)| "ab ".repeat(*n / 3) + c).collect();
+            answer.push(&chunk);
+            expected.push_str(&chunk);
+        }
+        for (cp, (byte, _)) in expected.char_indices().enumerate() {
+            proptest::prop_assert_eq!(answer.byte_of(cp), Some(byte), "code point {}", cp);
+        }
+        let len = expected.chars().count();
+        proptest::prop_assert_eq!(answer.byte_of(len), Some(expected.len()));
+        proptest::prop_assert_eq!(answer.byte_of(len + 1), None);
+    }
 }
 
 #[test]
