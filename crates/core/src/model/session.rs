@@ -106,6 +106,15 @@ impl AnswerBuffer {
 
 pub const CHECKPOINT_EVERY: usize = 64;
 
+/// How many of the 8 bytes of `word` start a character (are not `0b10xx_xxxx`).
+fn starts_in(word: u64) -> usize {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    // Bit 0 of each byte: not a continuation byte (its top bit clear, or the one below set).
+    let starts = ((!word >> 7) | (word >> 6)) & LOW;
+    // The sum of the eight bytes (each 0 or 1) gathers in the top byte.
+    (starts.wrapping_mul(LOW) >> 56) as usize
+}
+
 /// `checkpoints[i]` is the byte offset of code point `i * CHECKPOINT_EVERY`.
 #[derive(Debug, Default, Clone)]
 struct CodePointIndex {
@@ -128,22 +137,9 @@ impl CodePointIndex {
         }
         // A character starts at any byte but a continuation byte. From one checkpoint the next
         // is as many bytes on as characters are to pass when those bytes are ASCII (most text);
-        // else it is found by counting the starts in as many bytes as characters are still to
-        // pass (never more than that many characters: a loop without branches, vectorised),
-        // until none is left.
-        let starts = |bytes: &[u8]| {
-            // Counted in bytes, up to 255 at a time: sixteen or more bytes a step once vectorised
-            // (a `usize` count steps two bytes at a time).
-            bytes
-                .chunks(255)
-                .map(|block| {
-                    let n = block
-                        .iter()
-                        .fold(0u8, |n, &b| n + u8::from((b as i8) >= -0x40));
-                    usize::from(n)
-                })
-                .sum::<usize>()
-        };
+        // else the starts are counted a word (8 bytes) at a time while a word holds no more
+        // than are still to pass, then byte by byte to the start of the checkpoint's character.
+        let is_start = |b: u8| (b as i8) >= -0x40;
         let bytes = chunk.as_bytes();
         let mut next = self.checkpoints.len() * CHECKPOINT_EVERY;
         // Byte `at` of the chunk is the start of code point `cp` (or the chunk's end).
@@ -154,12 +150,16 @@ impl CodePointIndex {
             if left < rest.len() && rest[..left].is_ascii() {
                 at += left;
             } else {
-                while left > 0 && at < bytes.len() {
-                    let take = left.min(bytes.len() - at);
-                    left -= starts(&bytes[at..at + take]);
-                    at += take;
+                while let Some(word) = bytes.get(at..at + 8) {
+                    let n = starts_in(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+                    if n > left {
+                        break;
+                    }
+                    left -= n;
+                    at += 8;
                 }
-                while at < bytes.len() && (bytes[at] as i8) < -0x40 {
+                while at < bytes.len() && !(left == 0 && is_start(bytes[at])) {
+                    left -= usize::from(is_start(bytes[at]));
                     at += 1;
                 }
                 if at == bytes.len() {
