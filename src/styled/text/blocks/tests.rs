@@ -217,7 +217,10 @@ fn a_long_answer_followed_at_the_bottom_measures_only_the_blocks_near_it() {
     );
     // Leaving the bottom: every block is measured, the rows are those of a view that measured all.
     let short = view.height();
-    assert_eq!(short + view.measure_deferred(&text, 0, &theme), full.height());
+    assert_eq!(
+        short + view.measure_deferred(&text, 0, &theme),
+        full.height()
+    );
     assert_eq!(view.measure_deferred(&text, 0, &theme), 0, "measured once");
     view.follow_bottom(None);
     assert_eq!(
