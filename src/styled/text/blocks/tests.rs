@@ -181,6 +181,18 @@ fn an_answer_without_blank_lines_is_cut_into_blocks_the_same_however_it_arrives(
     );
 }
 
+/// `text` as it streams in: longer by about `step` bytes each time (to a character boundary).
+fn prefixes(text: &str, step: usize) -> impl Iterator<Item = &str> {
+    let mut end = 0;
+    std::iter::from_fn(move || {
+        if end >= text.len() {
+            return None;
+        }
+        end = text.ceil_char_boundary((end + step).min(text.len()));
+        Some(&text[..end])
+    })
+}
+
 /// Rows `top..top + height` of `view` once shown there.
 fn window(view: &mut AnswerView, text: &str, top: usize, height: usize) -> Vec<String> {
     view.show(text, top, height, &theme());
@@ -251,13 +263,7 @@ proptest::proptest! {
         let mut full = AnswerView::new();
         let mut view = AnswerView::new();
         view.follow_bottom(Some(height + 1));
-        let mut end = 0;
-        while end < text.len() {
-            end = (end + step).min(text.len());
-            while !text.is_char_boundary(end) {
-                end += 1;
-            }
-            let now = &text[..end];
+        for now in prefixes(&text, step) {
             full.sync(now, &ann, 0, 0, width, &theme);
             view.sync(now, &ann, 0, 0, width, &theme);
             let (all, counted) = (full.height(), view.height());
@@ -290,14 +296,9 @@ proptest::proptest! {
         let expected = all_rows(&built);
         // Scrolled to the top while the rest streams in below.
         let mut view = AnswerView::new();
-        let mut end = 0;
-        while end < text.len() {
-            end = (end + step).min(text.len());
-            while !text.is_char_boundary(end) {
-                end += 1;
-            }
-            view.sync(&text[..end], &ann, 0, 0, width, &theme);
-            view.show(&text[..end], 0, height, &theme);
+        for now in prefixes(&text, step) {
+            view.sync(now, &ann, 0, 0, width, &theme);
+            view.show(now, 0, height, &theme);
         }
         proptest::prop_assert_eq!(view.height(), built.height());
         proptest::prop_assert_eq!(rows_through_windows(&mut view, &text, height), expected);
