@@ -22,6 +22,7 @@ use crate::local::summary::SessionSummary;
 mod bound;
 mod hay;
 use bound::Bound;
+pub use hay::RawLetters;
 use hay::{Letters, Reader};
 
 /// Which part of a session matched.
@@ -162,6 +163,12 @@ impl Search {
         search.prose_floor = search.own * PROSE_SHARE / 100;
         search.question_floor = search.own * QUESTION_SHARE / 100;
         search
+    }
+
+    /// The letters test before scoring, as a first pass over the sessions index's items: a field
+    /// whose item it fails is not worth reading ([`RawLetters`]).
+    pub fn raw_letters(&self) -> RawLetters {
+        self.letters.raw()
     }
 
     /// The query has no words: everything matches.

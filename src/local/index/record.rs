@@ -143,7 +143,17 @@ impl<'a> Record<'a> {
 
     /// The searchable items, as written.
     fn items(&self) -> impl Iterator<Item = &'a str> + 'a {
-        self.items.into_iter().flat_map(|items| items.split('\t'))
+        let (items, mut at) = match self.items {
+            Some(items) => (items, 0),
+            None => ("", 1),
+        };
+        // Split at tabs with `memchr`'s vector search (`str::split` walks a word at a time).
+        std::iter::from_fn(move || {
+            let rest = items.get(at..)?;
+            let end = memchr::memchr(b'\t', rest.as_bytes()).unwrap_or(rest.len());
+            at += end + 1;
+            Some(&rest[..end])
+        })
     }
 
     /// The turn files and their sizes when the record was made.
@@ -176,17 +186,17 @@ impl<'a> Record<'a> {
 
     /// The searchable fields, in the order the search takes a summary's.
     pub fn fields(&self) -> impl Iterator<Item = (Field, Cow<'a, str>)> + '_ {
-        self.items().filter_map(|item| {
-            let (kind, rest) = item.split_at_checked(1)?;
-            let (field, text) = match kind {
-                "q" => (Field::Question, rest),
-                "t" => (Field::Title, rest.split_once(':')?.1),
-                "s" => (Field::Source, rest.split_once(':')?.1),
-                "a" => (Field::Answer, rest.split_once(':')?.1),
-                _ => return None,
-            };
-            Some((field, unescape(text))).filter(|(_, text)| !text.trim().is_empty())
-        })
+        self.fields_where(|_| true)
+    }
+
+    /// [`Record::fields`] whose item, as written, passes `keep` (the others not even unescaped).
+    pub fn fields_where<'s>(
+        &'s self,
+        keep: impl Fn(&[u8]) -> bool + 's,
+    ) -> impl Iterator<Item = (Field, Cow<'a, str>)> + 's {
+        self.items()
+            .filter(move |item| keep(item.as_bytes()))
+            .filter_map(field_of)
     }
 
     /// The session's meta.
@@ -233,6 +243,19 @@ impl<'a> Record<'a> {
             turns,
         })
     }
+}
+
+/// The searchable field an item holds, if it holds one.
+fn field_of(item: &str) -> Option<(Field, Cow<'_, str>)> {
+    let (kind, rest) = item.split_at_checked(1)?;
+    let (field, text) = match kind {
+        "q" => (Field::Question, rest),
+        "t" => (Field::Title, rest.split_once(':')?.1),
+        "s" => (Field::Source, rest.split_once(':')?.1),
+        "a" => (Field::Answer, rest.split_once(':')?.1),
+        _ => return None,
+    };
+    Some((field, unescape(text))).filter(|(_, text)| !text.trim().is_empty())
 }
 
 /// The index line of `summary`, whose `meta.json` had `stamp` when it was built; `None` for a

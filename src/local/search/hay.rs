@@ -169,6 +169,71 @@ impl Letters {
     }
 }
 
+/// The letters test as a first pass over an item of the sessions index as written (see
+/// `index::record`): escaped, with its kind before it, bytes not yet checked to be one field.
+/// It passes every item whose field [`Letters::may_match`] passes, so an item it fails needs no
+/// unescaping, no reading and no other test: escaping only adds characters, a kind only adds
+/// characters before the field, and a character beyond ASCII with a key has a first byte that
+/// passes for any character here ([`RAW_KEYS`]). One scalar walk a word, a byte at a time, which
+/// on fields of a few hundred bytes costs less than a `memchr` call a letter.
+#[derive(Debug, Default, Clone)]
+pub struct RawLetters {
+    words: Vec<Vec<u8>>,
+}
+
+/// What a byte of an item stands for: an ASCII character in lower case; [`WILD`] for the first
+/// byte of a character that might have a key ([`may_fold`]'s lead bytes), [`WILD_IF_NEXT`] for
+/// the lead byte E2 (a key only when the next byte is 81–86); [`NO_KEY`] for any other byte.
+static RAW_KEYS: [u8; 256] = raw_keys();
+const WILD: u8 = 0xFF;
+const WILD_IF_NEXT: u8 = 0xFE;
+
+const fn raw_keys() -> [u8; 256] {
+    let mut keys = [NO_KEY; 256];
+    let mut b = 0;
+    while b < 256 {
+        keys[b] = match b as u8 {
+            c @ 0..=0x7F => c.to_ascii_lowercase(),
+            0xC3..=0xCD | 0xE1 => WILD,
+            0xE2 => WILD_IF_NEXT,
+            _ => NO_KEY,
+        };
+        b += 1;
+    }
+    keys
+}
+
+impl Letters {
+    /// The same test, as a first pass over index items.
+    pub fn raw(&self) -> RawLetters {
+        RawLetters {
+            words: self.words.clone(),
+        }
+    }
+}
+
+impl RawLetters {
+    /// Whether the field in `item` might pass [`Letters::may_match`] (false: it does not).
+    pub fn may_match(&self, item: &[u8]) -> bool {
+        self.words.iter().all(|word| {
+            let mut at = 0;
+            word.iter().all(|&c| {
+                while let Some(&b) = item.get(at) {
+                    at += 1;
+                    let key = RAW_KEYS[b as usize];
+                    if key == c
+                        || key == WILD
+                        || key == WILD_IF_NEXT && matches!(item.get(at), Some(0x81..=0x86))
+                    {
+                        return true;
+                    }
+                }
+                false
+            })
+        })
+    }
+}
+
 /// The key of `c`: its ASCII character in lower case, or for another character the one ASCII
 /// character (lower case) it might match, normalised or folded, [`ANY_KEY`] if several, [`NO_KEY`]
 /// if none.
