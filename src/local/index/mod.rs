@@ -186,24 +186,27 @@ fn pass_over<C, T: Send>(
 /// Call `each` with the complete lines of `file`, a block at a time, each with its offset; lines
 /// longer than [`MAX_LINE`] are skipped whole.
 fn for_each_block(file: &mut File, mut each: impl FnMut(&[(u64, &[u8])])) -> io::Result<()> {
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + MAX_LINE);
+    // Zeroed once, then read into again and again (zeroing each block cost as much as a copy).
+    let mut buf: Vec<u8> = vec![0; BLOCK + MAX_LINE];
+    let mut filled = 0;
     let mut base = 0u64;
     let mut skipping = false;
     loop {
-        let len = buf.len();
-        buf.resize(len + BLOCK, 0);
-        let n = file.read(&mut buf[len..])?;
-        buf.truncate(len + n);
+        if buf.len() < filled + BLOCK {
+            buf.resize(filled + BLOCK, 0);
+        }
+        let n = file.read(&mut buf[filled..filled + BLOCK])?;
+        filled += n;
         let eof = n == 0;
         let end = if eof {
-            buf.len()
+            filled
         } else {
-            memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)
+            memchr::memrchr(b'\n', &buf[..filled]).map_or(0, |i| i + 1)
         };
-        if end == 0 && buf.len() > MAX_LINE {
+        if end == 0 && filled > MAX_LINE {
             // One line longer than any record: drop what there is of it.
-            base += buf.len() as u64;
-            buf.clear();
+            base += filled as u64;
+            filled = 0;
             skipping = true;
             continue;
         }
@@ -219,7 +222,8 @@ fn for_each_block(file: &mut File, mut each: impl FnMut(&[(u64, &[u8])])) -> io:
             at = stop + 1;
         }
         each(&lines);
-        buf.drain(..end.min(buf.len()));
+        buf.copy_within(end..filled, 0);
+        filled -= end;
         base += end as u64;
         if eof {
             return Ok(());

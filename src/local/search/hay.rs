@@ -174,56 +174,94 @@ impl Letters {
 /// It passes every item whose field [`Letters::may_match`] passes, so an item it fails needs no
 /// unescaping, no reading and no other test: escaping only adds characters, a kind only adds
 /// characters before the field, and a character beyond ASCII with a key has a first byte that
-/// passes for any character here ([`RAW_KEYS`]). One scalar walk a word, a byte at a time, which
-/// on fields of a few hundred bytes costs less than a `memchr` call a letter.
-#[derive(Debug, Default, Clone)]
+/// passes for any character here (a byte [`may_fold`] looks for).
+///
+/// Two steps, both a table lookup a byte: whether the item holds every character the words need
+/// at all (four running masks, no branch), then each word's characters in order.
+#[derive(Debug, Clone)]
 pub struct RawLetters {
-    words: Vec<Vec<u8>>,
+    /// For each byte, the word characters it might be (a bit each, [`u64::MAX`]: any).
+    table: Box<[u64; 256]>,
+    /// Each word's characters, as their bits.
+    words: Vec<Vec<u64>>,
+    /// Every bit a word asks for.
+    need: u64,
 }
 
-/// What a byte of an item stands for: an ASCII character in lower case; [`WILD`] for the first
-/// byte of a character that might have a key ([`may_fold`]'s lead bytes), [`WILD_IF_NEXT`] for
-/// the lead byte E2 (a key only when the next byte is 81–86); [`NO_KEY`] for any other byte.
-static RAW_KEYS: [u8; 256] = raw_keys();
-const WILD: u8 = 0xFF;
-const WILD_IF_NEXT: u8 = 0xFE;
-
-const fn raw_keys() -> [u8; 256] {
-    let mut keys = [NO_KEY; 256];
-    let mut b = 0;
-    while b < 256 {
-        keys[b] = match b as u8 {
-            c @ 0..=0x7F => c.to_ascii_lowercase(),
-            0xC3..=0xCD | 0xE1 => WILD,
-            0xE2 => WILD_IF_NEXT,
-            _ => NO_KEY,
-        };
-        b += 1;
+impl Default for RawLetters {
+    fn default() -> RawLetters {
+        Letters::default().raw()
     }
-    keys
 }
 
 impl Letters {
     /// The same test, as a first pass over index items.
     pub fn raw(&self) -> RawLetters {
-        RawLetters {
-            words: self.words.clone(),
+        let mut distinct: Vec<u8> = self.words.iter().flatten().copied().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let mut table = Box::new([0u64; 256]);
+        if distinct.len() > 64 {
+            // More characters than bits (no real query): every byte might be any of them.
+            table.fill(u64::MAX);
         }
+        let bit = |c: u8| {
+            distinct
+                .iter()
+                .position(|&d| d == c)
+                .map_or(u64::MAX, |at| 1u64.checked_shl(at as u32).unwrap_or(u64::MAX))
+        };
+        for b in 0..=255u8 {
+            table[b as usize] |= match b {
+                0..=0x7F => distinct
+                    .contains(&b.to_ascii_lowercase())
+                    .then(|| bit(b.to_ascii_lowercase()))
+                    .unwrap_or(0),
+                // A first byte of a character that might have a key; E2 only when the next
+                // byte is 81–86, which the walk checks (the masks take it as any).
+                0xC3..=0xCD | 0xE1 | 0xE2 => u64::MAX,
+                _ => 0,
+            };
+        }
+        let words: Vec<Vec<u64>> = self
+            .words
+            .iter()
+            .map(|word| word.iter().map(|&c| bit(c)).collect())
+            .collect();
+        let need = words.iter().flatten().fold(0, |need, bit| need | bit);
+        RawLetters { table, words, need }
     }
 }
 
 impl RawLetters {
     /// Whether the field in `item` might pass [`Letters::may_match`] (false: it does not).
     pub fn may_match(&self, item: &[u8]) -> bool {
+        self.holds_all(item) && self.in_order(item)
+    }
+
+    /// Whether `item` holds a byte that might be each character the words need.
+    fn holds_all(&self, item: &[u8]) -> bool {
+        let mut masks = [0u64; 4];
+        let mut quads = item.chunks_exact(4);
+        for quad in &mut quads {
+            for (mask, &b) in masks.iter_mut().zip(quad) {
+                *mask |= self.table[b as usize];
+            }
+        }
+        let tail = quads.remainder().iter().map(|&b| self.table[b as usize]);
+        let all = masks.iter().copied().chain(tail).fold(0, |all, m| all | m);
+        all & self.need == self.need
+    }
+
+    /// Whether every word's characters occur in `item` in order.
+    fn in_order(&self, item: &[u8]) -> bool {
         self.words.iter().all(|word| {
             let mut at = 0;
-            word.iter().all(|&c| {
+            word.iter().all(|&bit| {
                 while let Some(&b) = item.get(at) {
                     at += 1;
-                    let key = RAW_KEYS[b as usize];
-                    if key == c
-                        || key == WILD
-                        || key == WILD_IF_NEXT && matches!(item.get(at), Some(0x81..=0x86))
+                    if self.table[b as usize] & bit != 0
+                        && (b != 0xE2 || matches!(item.get(at), Some(0x81..=0x86)))
                     {
                         return true;
                     }
