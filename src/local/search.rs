@@ -489,6 +489,37 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+
+        /// Sessions of the recordings' real text written as index lines: searched with the first
+        /// letters pass over the items as written, each finds the same best field, score and
+        /// characters as with every field read.
+        #[test]
+        fn recorded_sessions_searched_from_index_lines_find_the_same_with_the_first_pass(
+            from in 0usize..100_000,
+            picks in proptest::collection::vec((0usize..4, any::<bool>(), proptest::bool::weighted(0.2)), 2..10),
+            shift in 0usize..100_000,
+        ) {
+            use crate::local::index::{MetaStamp, Record, line};
+            let fields = bound::tests::recorded_fields();
+            let query = bound::tests::recorded_query(&fields[from % fields.len()], &picks);
+            let mut search = Search::new(&query);
+            let raw = search.raw_letters();
+            let stamp = MetaStamp { ino: 1, size: 2, mtime_ns: 3 };
+            for k in 0..12 {
+                let at = |n: usize| fields[(shift + k * 37 + n) % fields.len()].as_str();
+                let answer: Vec<&str> = (3..30).map(at).collect();
+                let mut one = summary(at(0), &answer.join("\n"), &[at(1), at(2)]);
+                one.meta.id = format!("session-{k}");
+                let text = line(&one, stamp).unwrap();
+                let record = Record::parse(text.trim_end_matches('\n')).unwrap();
+                let first = search.best_of(record.fields_where(|item| raw.may_match(item)));
+                prop_assert_eq!(first, search.best_of(record.fields()));
+            }
+        }
+    }
+
     #[test]
     fn a_field_missing_a_letter_of_any_word_is_not_scored_but_accents_and_case_still_match() {
         let mut search = Search::new("cowos packaging");

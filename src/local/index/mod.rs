@@ -33,6 +33,8 @@ use std::path::{Path, PathBuf};
 
 pub use list::{Row, metas, rows};
 pub use record::{ANSWER_HEAD, MetaStamp, Record, with_answer_heads};
+#[cfg(test)]
+pub(crate) use record::line;
 
 use crate::local::meta::{SessionMeta, newest_first};
 use crate::local::search::{Hit, MOST_THREADS, Search, in_shares};
@@ -232,10 +234,10 @@ fn for_each_block(file: &mut File, mut each: impl FnMut(&[(u64, &[u8])])) -> io:
 }
 
 /// The line at `offset` of the index of `root`, `len` bytes long.
-fn line_at(file: &File, offset: u64, len: usize) -> Option<String> {
+fn line_at(file: &File, offset: u64, len: usize) -> Option<Vec<u8>> {
     let mut bytes = vec![0; len];
     file.read_exact_at(&mut bytes, offset).ok()?;
-    String::from_utf8(bytes).ok()
+    Some(bytes)
 }
 
 /// The lines of sessions read raw, on their way into the index: appended a few MiB at a time, or,
@@ -401,7 +403,7 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
                 .as_ref()
                 .and_then(|file| line_at(file, found.offset, found.len))
                 .and_then(|line| {
-                    let record = Record::parse(&line)?;
+                    let record = Record::parse(simdutf8::basic::from_utf8(&line).ok()?)?;
                     (record.id == found.id).then(|| record.meta())?
                 })
                 .or_else(|| summary::load(&root.join(&found.id)).ok().map(|s| s.meta)),

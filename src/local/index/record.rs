@@ -462,6 +462,60 @@ mod tests {
         assert_eq!(record.question, "First\tquestion\nsecond line");
     }
 
+    /// Pieces of awkward text: both cases, what the index escapes (tab, newline, return,
+    /// backslash, and a backslash before a letter), characters that might be letters (accents,
+    /// the long s, the Kelvin sign, a subscript letter, a roman numeral, a Latin letter from
+    /// E1) and ones that are not (dashes, quotes, CJK, emoji), the kinds' own characters.
+    const PIECES: &[&str] = &[
+        "a", "N", "v", "i", "d", "m", "r", "g", "s", "c", "o", "w", "k", "p", "\t", "\n", "\r",
+        "\\", "\\t", "\\n", "é", "É", "ſ", "\u{212a}", "\u{2099}", "\u{2174}", "\u{1e7d}",
+        "\u{2014}", "\u{2019}", "出光", "🔋", " ", ":", "0", "q", "t", "a0:", "-",
+    ];
+
+    fn piece_text(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(PIECES), 0..max)
+            .prop_map(|pieces| pieces.concat())
+    }
+
+    fn query() -> impl proptest::strategy::Strategy<Value = String> {
+        let ascii: Vec<&str> = ["a", "N", "v", "i", "d", "m", "g", "s", "co", "wos", " ", "k"]
+            .to_vec();
+        proptest::collection::vec(proptest::sample::select(ascii), 1..7)
+            .prop_map(|pieces| pieces.concat())
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// A session searched from its index line with the first letters pass over the items
+        /// as written finds the same best field, score and characters as with every field read,
+        /// and as its summary does.
+        #[test]
+        fn the_first_pass_over_written_items_never_changes_what_a_search_finds(
+            query in query(),
+            question in piece_text(12),
+            title in piece_text(12),
+            sources in proptest::collection::vec(piece_text(12), 0..3),
+            answer in piece_text(40),
+        ) {
+            let mut summary = awkward();
+            summary.meta.turns[0].question = question;
+            summary.turns[0].title = Some(title);
+            summary.turns[0].sources = sources;
+            summary.turns[0].answer = answer;
+            let stamp = MetaStamp { ino: 1, size: 2, mtime_ns: 3 };
+            let text = line(&summary, stamp).unwrap();
+            let record = Record::parse(text.trim_end_matches('\n')).unwrap();
+            let mut search = Search::new(&query);
+            let raw = search.raw_letters();
+            let first = search.best_of(record.fields_where(|item| raw.may_match(item)));
+            prop_assert_eq!(&first, &search.best_of(record.fields()));
+            prop_assert_eq!(&first, &search.best(&with_answer_heads(summary)));
+        }
+    }
+
     #[test]
     fn a_line_written_under_another_summary_version_is_not_taken() {
         let stamp = MetaStamp {

@@ -368,6 +368,36 @@ mod tests {
     }
 
     #[test]
+    fn the_first_pass_over_an_item_passes_every_character_that_might_be_a_letter() {
+        // Every character with a key, between two letters, in an item with a kind before it.
+        for c in (0x80..=0x10FFFF).filter_map(char::from_u32) {
+            let wanted = match key(c) {
+                NO_KEY => continue,
+                ANY_KEY => b'q',
+                k => k,
+            };
+            let word = [b'x', wanted, b'y'];
+            let raw = Letters::of([Some(&word[..])]).raw();
+            let item = format!("a0:x{c}y");
+            assert!(raw.may_match(item.as_bytes()), "{c:?} U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn the_first_pass_turns_away_items_missing_a_letter_or_out_of_order() {
+        let raw = Letters::of([Some(&b"cowos"[..]), Some(&b"packaging"[..])]).raw();
+        assert!(raw.may_match(b"a0:TSMC: CoWoS advanced PACKAGING"));
+        assert!(!raw.may_match(b"a0:CoWoS capacity doubles"));
+        assert!(!raw.may_match(b"a0:sowoc gnigakcap"));
+        // A dash or a quote (E2 80) stands for nothing; a character that might be a letter for any.
+        assert!(!raw.may_match("a0:cow\u{2014}s packaging".as_bytes()));
+        assert!(raw.may_match("a0:cow\u{f6}s packaging".as_bytes()));
+        assert!(raw.may_match("a0:cow\u{2092}s packaging".as_bytes()));
+        // No words: every item passes.
+        assert!(Letters::default().raw().may_match(b""));
+    }
+
+    #[test]
     fn positions_are_found_in_order_from_where_asked() {
         let text: String = (0..300)
             .map(|i| if i % 7 == 0 { 'A' } else { 'b' })
