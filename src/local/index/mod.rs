@@ -32,9 +32,9 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub use list::{Row, metas, rows};
-pub use record::{ANSWER_HEAD, MetaStamp, Record, with_answer_heads};
 #[cfg(test)]
 pub(crate) use record::line;
+pub use record::{ANSWER_HEAD, MetaStamp, Record, with_answer_heads};
 
 use crate::local::meta::{SessionMeta, newest_first};
 use crate::local::search::{Hit, MOST_THREADS, Search, in_shares};

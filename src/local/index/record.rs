@@ -478,8 +478,10 @@ mod tests {
     }
 
     fn query() -> impl proptest::strategy::Strategy<Value = String> {
-        let ascii: Vec<&str> = ["a", "N", "v", "i", "d", "m", "g", "s", "co", "wos", " ", "k"]
-            .to_vec();
+        let ascii: Vec<&str> = [
+            "a", "N", "v", "i", "d", "m", "g", "s", "co", "wos", " ", "k",
+        ]
+        .to_vec();
         proptest::collection::vec(proptest::sample::select(ascii), 1..7)
             .prop_map(|pieces| pieces.concat())
     }

@@ -209,7 +209,9 @@ impl Letters {
             distinct
                 .iter()
                 .position(|&d| d == c)
-                .map_or(u64::MAX, |at| 1u64.checked_shl(at as u32).unwrap_or(u64::MAX))
+                .map_or(u64::MAX, |at| {
+                    1u64.checked_shl(at as u32).unwrap_or(u64::MAX)
+                })
         };
         for b in 0..=255u8 {
             table[b as usize] |= match b {
