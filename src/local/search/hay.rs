@@ -180,13 +180,18 @@ impl Letters {
 /// at all (four running masks, no branch), then each word's characters in order.
 #[derive(Debug, Clone)]
 pub struct RawLetters {
-    /// For each byte, the word characters it might be (a bit each, [`u64::MAX`]: any).
+    /// For each byte, the word characters it might be (a bit each, [`u64::MAX`]: any; E2:
+    /// [`E2_BIT`] only, any when the next byte is 81–86).
     table: Box<[u64; 256]>,
     /// Each word's characters, as their bits.
     words: Vec<Vec<u64>>,
     /// Every bit a word asks for.
     need: u64,
 }
+
+/// The bit of byte E2, whose character might be a letter only when the next byte is 81–86 (most
+/// are dashes and quotes, E2 80, which stand for nothing): no word character has it.
+const E2_BIT: u64 = 1 << 63;
 
 impl Default for RawLetters {
     fn default() -> RawLetters {
@@ -201,7 +206,7 @@ impl Letters {
         distinct.sort_unstable();
         distinct.dedup();
         let mut table = Box::new([0u64; 256]);
-        if distinct.len() > 64 {
+        if distinct.len() >= 64 {
             // More characters than bits (no real query): every byte might be any of them.
             table.fill(u64::MAX);
         }
@@ -219,9 +224,9 @@ impl Letters {
                     .contains(&b.to_ascii_lowercase())
                     .then(|| bit(b.to_ascii_lowercase()))
                     .unwrap_or(0),
-                // A first byte of a character that might have a key; E2 only when the next
-                // byte is 81–86, which the walk checks (the masks take it as any).
-                0xC3..=0xCD | 0xE1 | 0xE2 => u64::MAX,
+                // A first byte of a character that might have a key.
+                0xC3..=0xCD | 0xE1 => u64::MAX,
+                0xE2 => E2_BIT,
                 _ => 0,
             };
         }
@@ -253,6 +258,9 @@ impl RawLetters {
         let tail = quads.remainder().iter().map(|&b| self.table[b as usize]);
         let all = masks.iter().copied().chain(tail).fold(0, |all, m| all | m);
         all & self.need == self.need
+            || all & E2_BIT != 0
+                && memchr::memchr_iter(0xE2, item)
+                    .any(|at| matches!(item.get(at + 1), Some(0x81..=0x86)))
     }
 
     /// Whether every word's characters occur in `item` in order.
@@ -262,7 +270,7 @@ impl RawLetters {
             word.iter().all(|&bit| {
                 while let Some(&b) = item.get(at) {
                     at += 1;
-                    if self.table[b as usize] & bit != 0
+                    if self.table[b as usize] & (bit | E2_BIT) != 0
                         && (b != 0xE2 || matches!(item.get(at), Some(0x81..=0x86)))
                     {
                         return true;
