@@ -220,10 +220,9 @@ impl Letters {
         };
         for b in 0..=255u8 {
             table[b as usize] |= match b {
-                0..=0x7F => distinct
-                    .contains(&b.to_ascii_lowercase())
-                    .then(|| bit(b.to_ascii_lowercase()))
-                    .unwrap_or(0),
+                0..=0x7F if distinct.contains(&b.to_ascii_lowercase()) => {
+                    bit(b.to_ascii_lowercase())
+                }
                 // A first byte of a character that might have a key.
                 0xC3..=0xCD | 0xE1 => u64::MAX,
                 0xE2 => E2_BIT,
