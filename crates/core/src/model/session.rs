@@ -416,6 +416,14 @@ impl Session {
         }
     }
 
+    /// What [`Session::apply`] does with an [`AgentEvent::AnswerDelta`] of `text`, for a reader
+    /// that holds the text borrowed ([`crate::wire::provider::EventSink::answer`]): no event built.
+    pub fn apply_answer_delta(&mut self, text: &str) {
+        self.revision += 1;
+        self.paused = false;
+        self.answer.push(text);
+    }
+
     fn add_thinking(&mut self, message_id: Option<String>, role: Role, text: String) {
         self.note_role(&role);
         if let Some(id) = &message_id

@@ -8,11 +8,26 @@
 //! Held equal to the full decode by the tests in `tests.rs` (every Bigdata.com recording, and
 //! generated payloads).
 
-use crate::model::event::{AgentEvent, ConversationIds};
+use std::borrow::Cow;
+
+use crate::model::event::ConversationIds;
+use crate::wire::provider::SkimmedAnswer;
 
 /// The event a whole `data` payload of the fixed `ANSWER` shape makes, given the ids the dialect
 /// holds (a payload that would change one is left to the full decode, which reports the change).
-pub(super) fn answer(data: &[u8], ids: &ConversationIds) -> Option<AgentEvent> {
+#[cfg(test)]
+pub(super) fn answer(
+    data: &[u8],
+    ids: &ConversationIds,
+) -> Option<crate::model::event::AgentEvent> {
+    answer_borrowed(data, ids).map(SkimmedAnswer::into_event)
+}
+
+/// [`answer`], its text and id borrowed from `data` where they hold no escape.
+pub(super) fn answer_borrowed<'a>(
+    data: &'a [u8],
+    ids: &ConversationIds,
+) -> Option<SkimmedAnswer<'a>> {
     let mut s = Scanner::new(data);
     s.ws();
     let mut seen = Seen::default();
@@ -54,12 +69,12 @@ impl Seen {
 }
 
 /// The `message` (or `delta`) object of an `ANSWER`: its event.
-fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
+fn message<'a>(s: &mut Scanner<'a>) -> Option<SkimmedAnswer<'a>> {
     let mut kind_seen = false;
     let mut message_id: Option<Option<&[u8]>> = None;
     let mut message_id_camel: Option<Option<&[u8]>> = None;
     let mut role_seen = false;
-    let mut content: Option<String> = None;
+    let mut content: Option<Cow<'a, str>> = None;
     s.members(|key, s| {
         match key {
             b"type" if !kind_seen => {
@@ -69,7 +84,7 @@ fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
             b"message_id" if message_id.is_none() => message_id = Some(s.loose_id()?),
             b"messageId" if message_id_camel.is_none() => message_id_camel = Some(s.loose_id()?),
             b"role" if !role_seen => {
-                s.string_text(false)?;
+                s.string_text()?;
                 role_seen = true;
             }
             b"content" if content.is_none() => content = Some(s.text_or_null()?),
@@ -80,15 +95,15 @@ fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
     if !kind_seen {
         return None;
     }
-    let id = |id: Option<Option<&[u8]>>| match id.flatten().filter(|id| !id.is_empty()) {
-        Some(id) => std::str::from_utf8(id).ok().map(|id| Some(id.to_owned())),
+    let id = |id: Option<Option<&'a [u8]>>| match id.flatten().filter(|id| !id.is_empty()) {
+        Some(id) => std::str::from_utf8(id).ok().map(Some),
         None => Some(None),
     };
     let message_id = match id(message_id)? {
         Some(id) => Some(id),
         None => id(message_id_camel)?,
     };
-    Some(AgentEvent::AnswerDelta {
+    Some(SkimmedAnswer {
         message_id,
         text: content.unwrap_or_default(),
     })
@@ -175,23 +190,23 @@ impl<'a> Scanner<'a> {
     }
 
     /// `content` as `text_of` reads it: a string's text, or nothing for `null`.
-    fn text_or_null(&mut self) -> Option<String> {
+    fn text_or_null(&mut self) -> Option<Cow<'a, str>> {
         if self.bytes[self.pos..].starts_with(b"null") {
             self.pos += 4;
-            return Some(String::new());
+            return Some(Cow::Borrowed(""));
         }
-        self.string_text(true)
+        self.string_text()
     }
 
-    /// A string's text (built when `keep`, else only checked), its escapes read as serde_json
-    /// reads them. Bytes that are not UTF-8, and an escaped lone surrogate, are left to the full
-    /// decode.
-    fn string_text(&mut self, keep: bool) -> Option<String> {
+    /// A string's text, its escapes read as serde_json reads them: borrowed from the payload when
+    /// it holds no escape, else built. Bytes that are not UTF-8, and an escaped lone surrogate,
+    /// are left to the full decode.
+    fn string_text(&mut self) -> Option<Cow<'a, str>> {
         self.eat(b'"')?;
-        // Sized once: the content is most of what is left of the payload (usually its last field).
-        let mut text = String::with_capacity(if keep { self.bytes.len() - self.pos } else { 0 });
+        let bytes = self.bytes;
+        let mut text = String::new();
         loop {
-            let rest = &self.bytes[self.pos..];
+            let rest = &bytes[self.pos..];
             let at = memchr::memchr2(b'"', b'\\', rest)?;
             let run = &rest[..at];
             // Cut only at ASCII bytes: each run is UTF-8 on its own when the string is.
@@ -199,13 +214,20 @@ impl<'a> Scanner<'a> {
             if has_control(run.as_bytes()) {
                 return None;
             }
-            if keep {
-                text.push_str(run);
-            }
             self.pos += at + 1;
             if rest[at] == b'"' {
-                return Some(text);
+                if text.is_empty() {
+                    // No escape before the end (or only escapes of nothing, which cannot be).
+                    return Some(Cow::Borrowed(run));
+                }
+                text.push_str(run);
+                return Some(Cow::Owned(text));
             }
+            if text.is_empty() {
+                // Sized once: the content is most of what is left of the payload.
+                text.reserve(bytes.len() - self.pos + run.len());
+            }
+            text.push_str(run);
             let unescaped = match self.bump()? {
                 b'"' => '"',
                 b'\\' => '\\',
@@ -218,9 +240,7 @@ impl<'a> Scanner<'a> {
                 b'u' => self.escaped_char()?,
                 _ => return None,
             };
-            if keep {
-                text.push(unescaped);
-            }
+            text.push(unescaped);
         }
     }
 }
