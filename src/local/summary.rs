@@ -154,17 +154,20 @@ pub struct TurnDigest {
 impl TurnDigest {
     pub fn observe(&mut self, event: &AgentEvent) {
         match event {
-            AgentEvent::AnswerDelta { text, .. } => {
-                self.total += text.len();
-                if self.text.len() <= ANSWER_LIMIT {
-                    self.text.push_str(text);
-                }
-            }
+            AgentEvent::AnswerDelta { text, .. } => self.observe_answer(text),
             AgentEvent::AnswerReplace { text } => {
                 self.total = text.len();
                 self.text = cut_at_boundary(text, ANSWER_LIMIT + 1).to_owned();
             }
             _ => {}
+        }
+    }
+
+    /// [`TurnDigest::observe`] of an answer chunk of `text`, held borrowed.
+    pub fn observe_answer(&mut self, text: &str) {
+        self.total += text.len();
+        if self.text.len() <= ANSWER_LIMIT {
+            self.text.push_str(text);
         }
     }
 

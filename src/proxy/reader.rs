@@ -15,8 +15,8 @@ use crate::model::event::AgentEvent;
 use crate::model::session::Session;
 use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::sanitize_line;
-use crate::wire::provider::EventPipeline;
 use crate::wire::provider::error_body::ErrorBody;
+use crate::wire::provider::{EventPipeline, EventSink, SkimmedAnswer};
 use crate::wire::redact::{Secret, StreamRedactor};
 
 use super::recorder::TurnToRecord;
@@ -95,16 +95,6 @@ impl Reader {
         Some(self.digest.summary(&self.session, &turn.stream_file, bytes))
     }
 
-    /// Take decoded events into the session and the digest; `events` is kept, empty, for the next
-    /// batch.
-    fn apply(&mut self, mut events: Vec<AgentEvent>) {
-        for event in &events {
-            self.digest.observe(event);
-        }
-        self.session.apply_all(events.drain(..));
-        self.events = events;
-    }
-
     /// Stop saving once the answer or a line passes its limit, saying why in the turn.
     fn check_limits(&mut self, bytes: &[u8]) {
         self.line = match memchr::memrchr(b'\n', bytes) {
@@ -142,14 +132,19 @@ impl Reader {
 
     /// Decode bytes already saved (a paused turn's stream so far) without saving them again.
     pub(super) fn decode_only(&mut self, bytes: &[u8]) {
-        let mut events = Vec::new();
+        let mut applying = Applying {
+            events: &mut self.events,
+            session: &mut self.session,
+            digest: &mut self.digest,
+        };
+        let pipeline = &mut self.pipeline;
         let decoded = catch_unwind(AssertUnwindSafe(|| {
-            let _ = self.pipeline.feed(bytes, &mut events);
-            events
+            let _ = pipeline.feed_into(bytes, &mut applying);
+            applying.flush();
         }));
-        match decoded {
-            Ok(events) => self.apply(events),
-            Err(_) => self.undecodable = true,
+        if decoded.is_err() {
+            self.events.clear();
+            self.undecodable = true;
         }
     }
 
@@ -173,7 +168,7 @@ impl Reader {
             self.save(&bytes);
         } else {
             self.save_and_decode(&bytes, |pipeline, bytes, out| {
-                let _ = pipeline.feed(bytes, out);
+                let _ = pipeline.feed_into(bytes, out);
             });
         }
         self.check_limits(&bytes);
@@ -209,7 +204,7 @@ impl Reader {
                 Ok(n) => n,
             };
             self.decode(&block[..n], |pipeline, bytes, out| {
-                let _ = pipeline.feed(bytes, out);
+                let _ = pipeline.feed_into(bytes, out);
             });
             at += n as u64;
             if self.session.answer.len() > self.max_answer {
@@ -240,33 +235,37 @@ impl Reader {
     fn save_and_decode(
         &mut self,
         bytes: &[u8],
-        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Vec<AgentEvent>),
+        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Applying<'_>),
     ) {
         self.save(bytes);
         self.decode(bytes, decode);
     }
 
     /// Decode `bytes` with `decode` unless the dialect already failed.
+    /// Events are taken into the session and the digest as they are decoded, so a dialect that
+    /// panics leaves the session with what it decoded before (and the turn saved incomplete).
     fn decode(
         &mut self,
         bytes: &[u8],
-        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Vec<AgentEvent>),
+        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Applying<'_>),
     ) {
         if self.undecodable {
             return;
         }
         let pipeline = &mut self.pipeline;
-        let mut events = std::mem::take(&mut self.events);
+        let mut applying = Applying {
+            events: &mut self.events,
+            session: &mut self.session,
+            digest: &mut self.digest,
+        };
         let decoded = catch_unwind(AssertUnwindSafe(|| {
-            decode(pipeline, bytes, &mut events);
-            events
+            decode(pipeline, bytes, &mut applying);
+            applying.flush();
         }));
-        match decoded {
-            Ok(events) => self.apply(events),
-            Err(_) => {
-                self.undecodable = true;
-                self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
-            }
+        if decoded.is_err() {
+            self.events.clear();
+            self.undecodable = true;
+            self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
         }
     }
 
@@ -287,13 +286,44 @@ impl Reader {
         let held = self.redactor.finish();
         let clean = end == StreamEnd::Closed;
         self.save_and_decode(&held, |pipeline, bytes, out| {
-            let _ = pipeline.feed(bytes, out);
+            let _ = pipeline.feed_into(bytes, out);
             let _ = if clean {
-                pipeline.finish(out)
+                pipeline.finish(out.events())
             } else {
-                pipeline.finish_cut(out)
+                pipeline.finish_cut(out.events())
             };
         });
         end
+    }
+}
+
+/// The recorder's [`EventSink`]: decoded events taken into the turn's digest and session as they
+/// come, and an answer chunk counted from its text as the skim read it (no event built, no copy).
+pub(super) struct Applying<'r> {
+    events: &'r mut Vec<AgentEvent>,
+    session: &'r mut Session,
+    digest: &'r mut TurnDigest,
+}
+
+impl Applying<'_> {
+    /// Take the events decoded so far (the buffer is kept, empty, for the next ones).
+    fn flush(&mut self) {
+        for event in self.events.iter() {
+            self.digest.observe(event);
+        }
+        self.session.apply_all(self.events.drain(..));
+    }
+}
+
+impl EventSink for Applying<'_> {
+    fn events(&mut self) -> &mut Vec<AgentEvent> {
+        self.events
+    }
+
+    fn answer(&mut self, answer: SkimmedAnswer<'_>) {
+        // After the events before it, as `Session::apply` would take its event.
+        self.flush();
+        self.digest.observe_answer(&answer.text);
+        self.session.apply_answer_delta(&answer.text);
     }
 }
