@@ -6,9 +6,9 @@
 //! event whose data is not empty or `[DONE]`, and for every line too long to read, however many
 //! events (or none) the dialect makes of it.
 
-use std::borrow::Cow;
 use std::ops::Range;
 
+pub use super::bigdata::SkimmedText;
 use super::{Dialect, Provider};
 use crate::model::event::AgentEvent;
 use crate::wire::redact::{Secret, StreamRedactor};
@@ -91,7 +91,7 @@ pub struct TracedEvent {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkimmedAnswer<'a> {
     pub message_id: Option<&'a str>,
-    pub text: Cow<'a, str>,
+    pub text: SkimmedText<'a>,
 }
 
 impl SkimmedAnswer<'_> {
@@ -99,7 +99,7 @@ impl SkimmedAnswer<'_> {
     pub fn into_event(self) -> AgentEvent {
         AgentEvent::AnswerDelta {
             message_id: self.message_id.map(str::to_owned),
-            text: self.text.into_owned(),
+            text: self.text.text().into_owned(),
         }
     }
 }

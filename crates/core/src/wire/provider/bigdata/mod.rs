@@ -20,6 +20,7 @@ use crate::model::event::{
 use crate::wire::provider::Dialect;
 use crate::wire::provider::spec::Shape;
 use crate::wire::sse::SseEvent;
+pub use skim::SkimmedText;
 use wire::Envelope;
 
 /// The production agent.

@@ -332,9 +332,10 @@ fn a_plain_answer_chunk_is_skimmed_and_odd_ones_are_left_to_the_full_decode() {
 }
 
 /// A reader that counts the answer rather than keeping it (as the recording proxy does): the
-/// session it ends with (as `Debug`), the answer's text as it came (the proxy keeps its start for
-/// the summary), and every feed's result. `borrowed`: skimmed chunks taken from their borrowed text
-/// through [`EventSink::answer`]; else every event taken from the full decode's `Vec`.
+/// session it ends with (as `Debug`), the answer as it came — its text while it is short (the proxy
+/// keeps the start for the summary), then a `#` per byte — and every feed's result. `borrowed`:
+/// skimmed chunks taken through [`EventSink::answer`] (their text built only while it is kept);
+/// else every event taken from the full decode's `Vec`.
 fn counted(provider: Option<Provider>, bytes: &[u8], chunk: usize, borrowed: bool) -> Vec<String> {
     struct Counting {
         events: Vec<AgentEvent>,
@@ -343,12 +344,15 @@ fn counted(provider: Option<Provider>, bytes: &[u8], chunk: usize, borrowed: boo
     }
     impl Counting {
         fn flush(&mut self) {
-            for event in &self.events {
-                if let AgentEvent::AnswerDelta { text, .. } = event {
-                    self.answer.push_str(text);
+            for event in self.events.drain(..) {
+                if let AgentEvent::AnswerDelta { text, .. } = &event {
+                    match self.answer.len() >= 40 && !self.session.answer.is_resent() {
+                        true => self.answer.push_str(&"#".repeat(text.len())),
+                        false => self.answer.push_str(text),
+                    }
                 }
+                self.session.apply(event);
             }
-            self.session.apply_all(self.events.drain(..));
         }
     }
     impl EventSink for Counting {
@@ -357,8 +361,16 @@ fn counted(provider: Option<Provider>, bytes: &[u8], chunk: usize, borrowed: boo
         }
         fn answer(&mut self, answer: crate::wire::provider::SkimmedAnswer<'_>) {
             self.flush();
-            self.answer.push_str(&answer.text);
-            self.session.apply_answer_delta(&answer.text);
+            // As the proxy does: the text while the answer's start is kept, then lengths alone.
+            let text = &answer.text;
+            if self.answer.len() >= 40
+                && self.session.apply_answer_counted(text.len(), text.chars())
+            {
+                self.answer.push_str(&"#".repeat(text.len()));
+                return;
+            }
+            self.answer.push_str(&text.text());
+            self.session.apply_answer_delta(&text.text());
         }
     }
     let mut sink = Counting {
