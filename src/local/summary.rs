@@ -171,6 +171,18 @@ impl TurnDigest {
         }
     }
 
+    /// Whether the next answer chunk's text is kept (the answer's start is not complete yet):
+    /// else [`TurnDigest::observe_counted`] takes its length alone.
+    pub fn wants_text(&self) -> bool {
+        self.text.len() <= ANSWER_LIMIT
+    }
+
+    /// [`TurnDigest::observe_answer`] of a chunk of `len` bytes, once [`TurnDigest::wants_text`]
+    /// says no.
+    pub fn observe_counted(&mut self, len: usize) {
+        self.total += len;
+    }
+
     /// The summary of turn file `stream_file`, `bytes` long, whose events built `session` (which
     /// need not have kept the answer's text: [`AnswerBuffer::stop_keeping_text`]).
     ///

@@ -27,6 +27,12 @@ const ERROR_BODY_LIMIT: usize = 16 * 1024;
 /// How much of a lagging turn file is read back at once.
 const READ_BACK: usize = 64 << 10;
 
+/// How many bytes one batch gathers before it is written and decoded.
+pub(super) const BATCH_BYTES: usize = 1 << 20;
+
+/// A batch's size while the conversation's ids are still to come ([`Reader::batch_room`]).
+const FIRST_BATCH_BYTES: usize = 64 << 10;
+
 /// Reads the teed chunks into the turn: the raw file (the key masked), the decoded session, and
 /// what went wrong while recording.
 pub(super) struct Reader {
@@ -55,6 +61,8 @@ pub(super) struct Reader {
     events: Vec<AgentEvent>,
     /// Decoding fell behind: the file's bytes from here on are not decoded yet.
     lag_from: Option<u64>,
+    /// Bytes taken so far.
+    fed: usize,
 }
 
 impl Reader {
@@ -80,6 +88,7 @@ impl Reader {
             path,
             lag_from: None,
             events: Vec::new(),
+            fed: 0,
         }
     }
 
@@ -126,6 +135,21 @@ impl Reader {
         self.max_answer.saturating_sub(self.session.answer.len())
     }
 
+    /// How many bytes the next batch may gather: [`BATCH_BYTES`], less near the answer's limit
+    /// ([`Reader::answer_room`]), and [`FIRST_BATCH_BYTES`] while the conversation's ids are not
+    /// known in the stream's first MiB — the batch that brings them is followed by a save of the
+    /// session's meta, whose summary decodes the turn file so far again, so that file is kept short.
+    pub(super) fn batch_room(&self) -> usize {
+        let ids = &self.session.ids;
+        let first = ids.chat_id.is_none() && ids.execution_id.is_none() && self.fed < BATCH_BYTES;
+        let batch = if first {
+            FIRST_BATCH_BYTES
+        } else {
+            BATCH_BYTES
+        };
+        batch.min(self.answer_room())
+    }
+
     pub(super) fn note_failure(&mut self, why: String) {
         self.failure.get_or_insert(why);
     }
@@ -151,6 +175,7 @@ impl Reader {
     /// Take a chunk: masked, written, and decoded unless decoding is `behind` (the recorder's queue
     /// is filling up) or already lagging — then only written, to be decoded from the file later.
     pub(super) fn feed(&mut self, chunk: &[u8], behind: bool) {
+        self.fed = self.fed.saturating_add(chunk.len());
         if let Some(body) = &mut self.error_body {
             let room = ERROR_BODY_LIMIT.saturating_sub(body.len());
             body.extend_from_slice(&chunk[..room.min(chunk.len())]);
@@ -323,7 +348,15 @@ impl EventSink for Applying<'_> {
     fn answer(&mut self, answer: SkimmedAnswer<'_>) {
         // After the events before it, as `Session::apply` would take its event.
         self.flush();
-        self.digest.observe_answer(&answer.text);
-        self.session.apply_answer_delta(&answer.text);
+        let (len, chars) = (answer.text.len(), answer.text.chars());
+        // The text is built only while the summary keeps the answer's start (or the answer is
+        // kept whole: resent); past it, the chunk is its length.
+        if !self.digest.wants_text() && self.session.apply_answer_counted(len, chars) {
+            self.digest.observe_counted(len);
+            return;
+        }
+        let text = answer.text.text();
+        self.digest.observe_answer(&text);
+        self.session.apply_answer_delta(&text);
     }
 }
