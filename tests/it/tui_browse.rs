@@ -521,6 +521,53 @@ fn a_search_of_a_1_mb_answer_costs_a_frame_no_more_than_twice_one_without() {
     assert!(ratio <= 2.0, "a frame with the search costs {ratio:.2}x");
 }
 
+/// Zeta resends the whole answer with every message (xAI once at its end). A scroll key pressed
+/// after such a resend, before the next frame, moves from the bottom exactly as it does once a
+/// frame has drawn the resent answer: one row, one page — never back into the middle (blocks left
+/// unmeasured while following can no longer be measured from the replaced text).
+#[test]
+fn a_scroll_key_right_after_the_whole_answer_was_resent_moves_from_the_bottom() {
+    use research_tui::agent::stream::StreamUpdate;
+    use research_tui::model::event::AgentEvent;
+    let paragraphs: Vec<String> = (0..1200)
+        .map(|n| {
+            let grew = "and grew ".repeat(n % 17);
+            format!("Paragraph {n}: revenue rose in 東京 {grew}.\n\n")
+        })
+        .collect();
+    let text = paragraphs.concat();
+    let streamed = |scroll: KeyCode, frame_between: bool| {
+        let mut app = app();
+        app.begin_turn(Some("How did revenue move?".into()));
+        app.apply_update(StreamUpdate::Connected);
+        browse(&mut app);
+        keys(&mut app, "a");
+        for chunk in paragraphs.chunks(30) {
+            let text = chunk.concat();
+            let delta = AgentEvent::AnswerDelta {
+                message_id: None,
+                text,
+            };
+            app.apply_update(StreamUpdate::Events(vec![delta]));
+            draw(&mut app, 140, 42);
+        }
+        let resent = AgentEvent::AnswerReplace { text: text.clone() };
+        app.apply_update(StreamUpdate::Events(vec![resent]));
+        if frame_between {
+            draw(&mut app, 140, 42);
+        }
+        key(&mut app, scroll);
+        draw(&mut app, 140, 42).backend().buffer().clone()
+    };
+    for scroll in [KeyCode::Char('k'), KeyCode::PageUp, KeyCode::Up] {
+        assert_eq!(
+            streamed(scroll, false),
+            streamed(scroll, true),
+            "{scroll:?} right after the resend"
+        );
+    }
+}
+
 /// A long answer streamed in while the pane followed the bottom (blocks far above it are then
 /// not laid out) shows, at the bottom and then page after page up, the very screens of the same
 /// answer streamed in while the pane was scrolled to the top (every block laid out as it came).

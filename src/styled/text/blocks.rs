@@ -225,7 +225,7 @@ impl AnswerView {
     /// (every row below them moves down by as many). Nothing when `text` is not the one the view
     /// was synced with (it is redone at the next sync anyway).
     pub fn measure_deferred(&mut self, text: &str, generation: u64, theme: &Theme) -> usize {
-        if self.deferred == 0 || generation != self.generation || text.len() < self.known_len {
+        if self.deferred == 0 || self.is_stale(text.len(), generation) {
             return 0;
         }
         let first = self.first_deferred;
@@ -237,6 +237,17 @@ impl AnswerView {
         }
         self.recompute_prefix(first + 1);
         added
+    }
+
+    /// The view was last synced with another text than one of `text_len` bytes at `generation`
+    /// (replaced or cut since): blocks it left unmeasured can no longer be measured.
+    pub fn is_stale(&self, text_len: usize, generation: u64) -> bool {
+        generation != self.generation || text_len < self.known_len
+    }
+
+    /// Blocks completed above the bottom were left unmeasured (see [`AnswerView::follow_bottom`]).
+    pub fn has_deferred(&self) -> bool {
+        self.deferred > 0
     }
 
     /// Measure unmeasured blocks from the bottom up until `rows` rows below them are measured.

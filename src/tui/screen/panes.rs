@@ -125,6 +125,27 @@ impl Panes {
         }
         Spot::Nothing
     }
+
+    /// Lay the answer out again in its last area when its scroll position is about to move from a
+    /// layout of a text replaced since ([`AnswerPane::stale_at_bottom`]); a frame prepared for
+    /// drawing then holds the new layout.
+    pub fn relayout_stale_answer(&mut self, app: &App) {
+        if !self.answer.stale_at_bottom(app) {
+            return;
+        }
+        let Some(area) = self.answer.last_area() else {
+            return;
+        };
+        let laid_out = answer::prepare(app, &mut self.answer, area);
+        if let Some((_, shown)) = self
+            .frame
+            .panes
+            .iter_mut()
+            .find(|(_, frame)| matches!(frame, PaneFrame::Answer(_)))
+        {
+            *shown = PaneFrame::Answer(laid_out);
+        }
+    }
 }
 
 /// Get the next frame of `area` ready: lay it out, bring the panes' rows up to date with `app`,

@@ -10,6 +10,7 @@ impl Ui {
     pub(super) fn scroll_for(&mut self, focus: Focus) -> &mut Scroll {
         if matches!(focus, Focus::Answer | Focus::Prompt | Focus::Timeline) {
             // Its arithmetic needs every row above the bottom counted.
+            self.panes.relayout_stale_answer(&self.app);
             self.panes.answer.measure_all(&self.app);
         }
         self.scroll_as_left(focus)

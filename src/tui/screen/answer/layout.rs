@@ -238,6 +238,7 @@ fn marker_at(line: &RLine, x: usize) -> Option<usize> {
 /// Bring every turn's rendering up to date for the pane's width, lay out the parts and resolve the
 /// scroll, carrying out `[`/`]`'s and `n`/`N`'s requests to bring a turn or a span into view.
 pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
+    pane.area = Some(area);
     let inner = pane_inner(area);
     let width = inner.width.max(1) as usize;
     // Another width (the terminal resized, a zoom, a resize key) wraps every row anew: the line at

@@ -36,6 +36,8 @@ pub struct AnswerPane {
     pub scroll_to_byte: Option<usize>,
     /// The width the answer was last laid out for.
     width: Option<usize>,
+    /// The area the answer was last laid out in.
+    area: Option<ratatui::layout::Rect>,
     /// The first answer text the last frame showed: kept in place across a re-layout.
     top_anchor: Option<Anchor>,
     /// Put this answer text back where it was when the next frame is prepared (`z`, `+`, `-`, `=`
@@ -111,6 +113,31 @@ impl AnswerPane {
         }
         self.scroll.total += added;
         self.scroll.top += added;
+    }
+
+    /// A turn's answer was replaced (or cut) since the pane was last laid out following the
+    /// bottom with blocks of it left unmeasured, and nothing waits to be brought into view: the
+    /// rows those blocks held can no longer be counted ([`AnswerPane::measure_all`] cannot), so the
+    /// pane must be laid out again — still at the bottom — before its scroll position moves.
+    /// (Zeta resends the whole answer with every message, xAI once at the end.)
+    pub fn stale_at_bottom(&self, app: &App) -> bool {
+        let requested = self.scroll_to_turn.is_some()
+            || self.scroll_to_structured.is_some()
+            || self.scroll_to_byte.is_some()
+            || self.scroll_to_anchor.is_some();
+        self.scroll.follow
+            && !requested
+            && app.turns.iter().any(|turn| {
+                self.views.get(&turn.id).is_some_and(|view| {
+                    view.has_deferred()
+                        && view.is_stale(turn.session.answer.as_str().len(), turn.generation)
+                })
+            })
+    }
+
+    /// The area the pane was last laid out in.
+    pub fn last_area(&self) -> Option<ratatui::layout::Rect> {
+        self.area
     }
 
     /// Trade the rows kept between frames with `other`'s.
