@@ -148,14 +148,49 @@ fn notes(out: &mut impl Write, meta: &SessionMeta) {
     }
 }
 
-/// `text` as [`sanitize_line`] makes it, without looking at each character of printable ASCII
-/// (nearly every field of every row).
+/// `text` as [`sanitize_line`] makes it, without decoding the characters of text it leaves as it
+/// is (nearly every field of every row).
 fn clean(text: &str) -> Cow<'_, str> {
-    if printable_ascii(text) {
+    if untouched(text) {
         Cow::Borrowed(text)
     } else {
         sanitize_line(text)
     }
+}
+
+/// Whether [`sanitize_line`] leaves `text` as it is: no control character, tab or newline, and
+/// none of the invisible or bidi characters it replaces, found by their UTF-8 bytes (a lead
+/// byte is never a continuation byte, so each character is matched where it starts). Checked
+/// against `sanitize_line` for every character.
+fn untouched(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
+    for (i, &b) in bytes.iter().enumerate() {
+        let unsafe_here = match b {
+            // C0 controls, tab, newline; DEL.
+            0x00..=0x1F | 0x7F => true,
+            0x20..=0xC1 => false,
+            // U+0080..U+009F, the C1 controls.
+            0xC2 => at(i + 1) <= 0x9F,
+            // U+061C, the Arabic letter mark.
+            0xD8 => at(i + 1) == 0x9C,
+            // U+200B, U+200D..U+200F, U+2028..U+202E; U+2060..U+2064, U+2066..U+2069.
+            0xE2 => match at(i + 1) {
+                0x80 => matches!(at(i + 2), 0x8B | 0x8D..=0x8F | 0xA8..=0xAE),
+                0x81 => matches!(at(i + 2), 0xA0..=0xA4 | 0xA6..=0xA9),
+                _ => false,
+            },
+            // U+FEFF, the byte-order mark.
+            0xEF => at(i + 1) == 0xBB && at(i + 2) == 0xBF,
+            // U+E0000..U+E007F, the tag characters.
+            0xF3 => at(i + 1) == 0xA0 && at(i + 2) <= 0x81,
+            _ => false,
+        };
+        if unsafe_here {
+            return false;
+        }
+    }
+    true
 }
 
 fn row(out: &mut impl Write, row: &Row) {

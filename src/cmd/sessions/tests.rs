@@ -116,3 +116,29 @@ fn an_empty_provider_and_short_or_odd_times_are_written_as_formatted() {
         );
     }
 }
+
+#[test]
+fn text_is_left_untouched_exactly_when_sanitize_line_leaves_it() {
+    let mut text = String::new();
+    for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
+        for context in ["", "a", "—"] {
+            text.clear();
+            text.push_str(context);
+            text.push(c);
+            text.push_str(context);
+            assert_eq!(
+                untouched(&text),
+                matches!(sanitize_line(&text), Cow::Borrowed(_)),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn a_field_is_cleaned_as_sanitize_line_cleans_it(text in text()) {
+        prop_assert_eq!(clean(&text), sanitize_line(&text));
+    }
+}

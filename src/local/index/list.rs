@@ -126,21 +126,27 @@ impl<'a> Listed<'a> {
         if length != cut {
             return None;
         }
-        let mut fields = line[..cut].splitn(11, |&b| b == b'\t');
-        let mut text = || std::str::from_utf8(fields.next()?).ok();
-        let head: [&str; 10] = [
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-        ];
-        let meta_json = fields.next()?;
+        // The ten columns before the meta, checked as text at once (a tab never splits a
+        // character), then cut at their tabs.
+        let body = &line[..cut];
+        let mut tabs = [0usize; 10];
+        let mut found = 0;
+        for (i, &b) in body.iter().enumerate() {
+            if b == b'\t' {
+                tabs[found] = i;
+                found += 1;
+                if found == tabs.len() {
+                    break;
+                }
+            }
+        }
+        if found < tabs.len() {
+            return None;
+        }
+        let text = std::str::from_utf8(&body[..tabs[9]]).ok()?;
+        let meta_json = &body[tabs[9] + 1..];
+        let head: [&str; 10] =
+            std::array::from_fn(|k| &text[if k == 0 { 0 } else { tabs[k - 1] + 1 }..tabs[k]]);
         let version = head[0].strip_prefix(TAG)?.strip_prefix('.')?;
         if version.parse() != Ok(VERSION) {
             return None;
@@ -306,7 +312,8 @@ fn newest_order<'a>(
             (key, i)
         })
         .collect();
-    order.sort_by(|(key_a, a), (key_b, b)| {
+    // No two items have the same id, so an unstable sort orders as a stable one would.
+    order.sort_unstable_by(|(key_a, a), (key_b, b)| {
         key_b
             .cmp(key_a)
             .then_with(|| time(*b).cmp(time(*a)))
