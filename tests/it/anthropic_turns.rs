@@ -14,7 +14,6 @@ use research_tui::agent::client::ApiKey;
 use research_tui::agent::client::StreamHandle;
 use research_tui::agent::live::{self, LiveConfig};
 use research_tui::agent::stream::StreamUpdate;
-use research_tui::demo::{self, ServerConfig};
 use research_tui::model::citations::Attribution;
 use research_tui::model::session::{Session, Status};
 use research_tui::model::stream_end::StreamEnd;
@@ -23,6 +22,8 @@ use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::Provider;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::support;
 
 const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/real");
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/recordings/anthropic");
@@ -214,11 +215,7 @@ fn essence(blocks: &Value) -> Vec<Value> {
 }
 
 async fn demo_agent() -> SocketAddr {
-    let config = ServerConfig {
-        speed: 500.0,
-        ..ServerConfig::default()
-    };
-    demo::spawn(config, 0).await.expect("demo server starts").0
+    support::demo_agent(500.0).await
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use research_tui::demo::{Fault, ServerConfig, spawn};
+use research_tui::demo::{Fault, ServerConfig};
 use serde_json::Value;
 
 use crate::support;
@@ -26,7 +26,7 @@ async fn server(fault: Option<Fault>) -> Env {
 }
 
 async fn server_with(config: ServerConfig) -> Env {
-    let (addr, _task) = spawn(config, 0).await.unwrap();
+    let addr = support::demo_agent_with(config).await;
     Env {
         dir: tempfile::tempdir().unwrap(),
         base_url: format!("http://{addr}"),

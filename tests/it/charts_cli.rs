@@ -3,7 +3,6 @@
 
 use std::process::Output;
 
-use research_tui::demo::{ServerConfig, spawn};
 use serde_json::{Value, json};
 
 use crate::support;
@@ -35,15 +34,7 @@ async fn received(base: &str) -> Vec<Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ask_with_charts_requests_them_and_a_follow_up_keeps_asking() {
-    let (addr, _task) = spawn(
-        ServerConfig {
-            speed: 200.0,
-            ..Default::default()
-        },
-        0,
-    )
-    .await
-    .unwrap();
+    let addr = support::demo_agent(200.0).await;
     let base = format!("http://{addr}");
     let dir = tempfile::tempdir().unwrap();
     let ask = |args: &[&str]| {

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Output;
 
-use research_tui::demo::{self, COMPARISON_QUESTION, ServerConfig};
+use research_tui::demo::{COMPARISON_QUESTION, ServerConfig};
 use serde_json::Value;
 
 use crate::support;
@@ -248,7 +248,7 @@ async fn a_failed_agent_is_named_and_the_exit_is_not_zero_while_the_others_answe
         recordings_dir: Some(recordings.path().to_owned()),
         ..ServerConfig::default()
     };
-    let addr = demo::spawn(config, 0).await.unwrap().0;
+    let addr = support::demo_agent_with(config).await;
     let home = tempfile::tempdir().unwrap();
     let base = format!("http://{addr}");
     let output = tokio::task::block_in_place(|| {
@@ -318,7 +318,7 @@ fn flags_that_name_one_conversation_or_a_provider_twice_are_refused_before_anyth
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_stops_every_agent_and_cancels_the_deep_research_run_on_the_server() {
-    let addr = demo::spawn(ServerConfig::default(), 0).await.unwrap().0;
+    let addr = support::demo_agent_with(ServerConfig::default()).await;
     let home = tempfile::tempdir().unwrap();
     let child = support::cli(home.path())
         .args([

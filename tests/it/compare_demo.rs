@@ -6,12 +6,13 @@
 use std::collections::BTreeSet;
 
 use research_tui::agent::live::{self, LiveConfig};
-use research_tui::demo::{self, COMPARISON_QUESTION, ServerConfig};
+use research_tui::demo::COMPARISON_QUESTION;
 use research_tui::model::citations::Attribution;
 use research_tui::model::compare::canonical_url;
 use research_tui::model::session::Status;
 use research_tui::wire::provider::{Ask, Provider};
 
+use crate::support;
 use crate::support::live::run;
 
 const COMPARED: [Provider; 3] = [Provider::Bigdata, Provider::OpenAI, Provider::Perplexity];
@@ -19,11 +20,7 @@ const OTHERS: [Provider; 3] = [Provider::Xai, Provider::Gemini, Provider::Anthro
 
 /// Each provider's cited pages (canonical URLs) for the comparison question, asked of one demo agent.
 async fn cited_pages(providers: &[Provider]) -> Vec<BTreeSet<String>> {
-    let config = ServerConfig {
-        speed: 200.0,
-        ..ServerConfig::default()
-    };
-    let addr = demo::spawn(config, 0).await.expect("demo server starts").0;
+    let addr = support::demo_agent(200.0).await;
     let mut out = Vec::new();
     for &provider in providers {
         let ask = Ask::new(COMPARISON_QUESTION);

@@ -8,17 +8,14 @@ use std::time::Duration;
 
 use research_tui::agent::client::{AgentClient, ResearchRequest, StreamOptions};
 use research_tui::agent::stream::StreamUpdate;
-use research_tui::demo::{self, ServerConfig};
 use research_tui::model::session::{Session, Status};
 use research_tui::model::stream_end::StreamEnd;
 use serde_json::Value;
 
+use crate::support;
+
 async fn start() -> SocketAddr {
-    let config = ServerConfig {
-        speed: 200.0,
-        ..ServerConfig::default()
-    };
-    demo::spawn(config, 0).await.expect("demo server starts").0
+    support::demo_agent(200.0).await
 }
 
 /// The session and how the stream ended.

@@ -12,23 +12,20 @@ use tokio::time::Instant;
 
 use research_tui::agent::client::{AgentClient, ResearchRequest, StreamOptions};
 use research_tui::agent::stream::StreamUpdate;
-use research_tui::demo::{ServerConfig, spawn};
+use research_tui::demo::ServerConfig;
 use research_tui::model::stream_end::StreamEnd;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::support;
+
 async fn demo(speed: f64) -> std::net::SocketAddr {
-    let (addr, _task) = spawn(
-        ServerConfig {
-            speed,
-            header_read_timeout: Duration::from_millis(500),
-            ..ServerConfig::default()
-        },
-        0,
-    )
+    support::demo_agent_with(ServerConfig {
+        speed,
+        header_read_timeout: Duration::from_millis(500),
+        ..ServerConfig::default()
+    })
     .await
-    .unwrap();
-    addr
 }
 
 /// How long the server took to close `socket` (reading until it does), at most `limit`.

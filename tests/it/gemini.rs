@@ -12,7 +12,7 @@ use std::time::Duration;
 use research_tui::agent::client::{ApiKey, RawSink};
 use research_tui::agent::live::{self, LiveConfig};
 use research_tui::agent::turn::TurnDriver;
-use research_tui::demo::{self, Fault, ServerConfig};
+use research_tui::demo::{Fault, ServerConfig};
 use research_tui::model::citations::Attribution;
 use research_tui::model::session::{Activity, Session, Status};
 use research_tui::model::stream_end::StreamEnd;
@@ -20,17 +20,18 @@ use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::{EventPipeline, Provider};
 use serde_json::{Value, json};
 
+use crate::support;
 use crate::support::live::{NoSave, received, run};
 
 const KEY: &str = "AIzaTEST-gemini-key-0042";
 
 async fn start(fault: Option<Fault>, speed: f64) -> SocketAddr {
-    let config = ServerConfig {
+    support::demo_agent_with(ServerConfig {
         speed,
         fault,
         ..ServerConfig::default()
-    };
-    demo::spawn(config, 0).await.expect("demo server starts").0
+    })
+    .await
 }
 
 fn config(addr: SocketAddr, model: Option<&str>) -> LiveConfig {

@@ -8,7 +8,6 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use research_tui::agent::turn::TurnRecorder;
-use research_tui::demo::{ServerConfig, spawn};
 use research_tui::local::store::{SavedTurn, SessionStore};
 use research_tui::local::watch::{SessionList, SessionsWatch};
 use research_tui::model::session::Session;
@@ -42,15 +41,7 @@ fn first_question(session: &Value) -> &str {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sessions_search_finds_sessions_by_question_answer_and_source_best_first() {
-    let (addr, _server) = spawn(
-        ServerConfig {
-            speed: 500.0,
-            ..Default::default()
-        },
-        0,
-    )
-    .await
-    .unwrap();
+    let addr = support::demo_agent(500.0).await;
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path();
     let base = format!("http://{addr}");

@@ -10,7 +10,6 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use research_tui::agent::turn::TurnRecorder;
-use research_tui::demo::{ServerConfig, spawn};
 use research_tui::local::store::{SavedTurn, SessionStore};
 use research_tui::model::session::Session;
 use research_tui::model::stream_end::StreamEnd;
@@ -282,15 +281,7 @@ fn fresh_line<'a>(index: &'a str, dir: &Path) -> Option<&'a str> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn ask_processes_writing_at_once_leave_a_whole_fresh_line_for_every_session() {
-    let (addr, _server) = spawn(
-        ServerConfig {
-            speed: 200.0,
-            ..Default::default()
-        },
-        0,
-    )
-    .await
-    .unwrap();
+    let addr = support::demo_agent(200.0).await;
     let base = format!("http://{addr}");
     let home = tempfile::tempdir().unwrap();
     let ask = |args: &[&str]| {

@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use opentelemetry_proto::tonic::trace::v1::Span;
-use research_tui::demo::{ServerConfig, spawn};
 use research_tui::wire::arrivals::Arrivals;
 use research_tui::wire::provider::Provider;
 use research_tui::wire::provider::spec::FollowUp;
@@ -25,15 +24,7 @@ const WAIT: Duration = Duration::from_secs(60);
 
 /// The demo agent on 127.0.0.1, fast.
 async fn demo() -> String {
-    let (addr, _task) = spawn(
-        ServerConfig {
-            speed: 200.0,
-            ..Default::default()
-        },
-        0,
-    )
-    .await
-    .unwrap();
+    let addr = support::demo_agent(200.0).await;
     format!("http://{addr}")
 }
 

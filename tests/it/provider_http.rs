@@ -8,20 +8,21 @@ use research_tui::agent::client::ApiKey;
 use research_tui::agent::client::StreamHandle;
 use research_tui::agent::live::{self, LiveConfig};
 use research_tui::agent::stream::StreamUpdate;
-use research_tui::demo::{self, Fault, ServerConfig};
+use research_tui::demo::{Fault, ServerConfig};
 use research_tui::model::session::{Session, Status};
 use research_tui::model::stream_end::StreamEnd;
 use research_tui::wire::provider::Ask;
 use research_tui::wire::provider::Provider;
 
+use crate::support;
+
 async fn start(fault: Option<Fault>) -> SocketAddr {
-    let config = ServerConfig {
+    support::demo_agent_with(ServerConfig {
         speed: 200.0,
         fault,
         ..ServerConfig::default()
-    };
-    let (addr, _task) = demo::spawn(config, 0).await.expect("demo server starts");
-    addr
+    })
+    .await
 }
 
 /// The session and how the stream ended (within 30 s).

@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode};
 use research_tui::agent::live::{self, LiveConfig};
-use research_tui::demo::{self, ServerConfig};
 use research_tui::local::meta::SessionMeta;
 use research_tui::local::store::SessionStore;
 use research_tui::local::summary;
@@ -183,11 +182,7 @@ impl Drop for ProxyProcess {
 }
 
 pub(crate) async fn demo_agent() -> SocketAddr {
-    let config = ServerConfig {
-        speed: 200.0,
-        ..ServerConfig::default()
-    };
-    demo::spawn(config, 0).await.unwrap().0
+    support::demo_agent(200.0).await
 }
 
 pub(crate) fn http() -> reqwest::Client {

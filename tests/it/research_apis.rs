@@ -12,7 +12,7 @@ use std::time::Duration;
 use research_tui::agent::client::{ApiKey, RawSink};
 use research_tui::agent::live::{self, LiveConfig};
 use research_tui::agent::turn::TurnDriver;
-use research_tui::demo::{self, Fault, ServerConfig};
+use research_tui::demo::{Fault, ServerConfig};
 use research_tui::model::citations::Attribution;
 use research_tui::model::session::{Activity, Session, Status};
 use research_tui::model::stream_end::StreamEnd;
@@ -26,12 +26,12 @@ use crate::support::live::{NoSave, received, run};
 const KEY: &str = "sk-proj-TEST-key-0042";
 
 async fn start(fault: Option<Fault>, speed: f64) -> SocketAddr {
-    let config = ServerConfig {
+    support::demo_agent_with(ServerConfig {
         speed,
         fault,
         ..ServerConfig::default()
-    };
-    demo::spawn(config, 0).await.expect("demo server starts").0
+    })
+    .await
 }
 
 fn config(provider: Provider, addr: SocketAddr) -> LiveConfig {

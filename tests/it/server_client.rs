@@ -27,8 +27,7 @@ async fn start(fault: Option<Fault>) -> SocketAddr {
 }
 
 async fn start_with(config: ServerConfig) -> SocketAddr {
-    let (addr, _task) = demo::spawn(config, 0).await.expect("demo server starts");
-    addr
+    support::demo_agent_with(config).await
 }
 
 fn client(addr: SocketAddr) -> AgentClient {

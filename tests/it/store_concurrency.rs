@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use research_tui::demo::{ServerConfig, spawn};
 use research_tui::local::store::SessionStore;
 use research_tui::tui::conversation::restore_turns;
 use research_tui::tui::state::ConnState;
@@ -20,15 +19,7 @@ struct Env {
 }
 
 async fn server(speed: f64) -> Env {
-    let (addr, _task) = spawn(
-        ServerConfig {
-            speed,
-            ..ServerConfig::default()
-        },
-        0,
-    )
-    .await
-    .unwrap();
+    let addr = support::demo_agent(speed).await;
     Env {
         dir: tempfile::tempdir().unwrap(),
         base_url: format!("http://{addr}"),

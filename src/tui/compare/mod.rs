@@ -14,9 +14,10 @@ use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
 
 use super::conversation::{Agent, Conversation, LiveConfig};
+use super::pacing::Pacing;
 use super::state::{Action, AppConfig, ComparisonKey, Mode, SidebarItem};
 use super::ui::Ui;
-use super::{FRAME, Term, TuiOptions, effects};
+use super::{Term, TuiOptions, effects};
 use crate::agent::client::ApiKey;
 use crate::model::citations::Attribution;
 use crate::model::compare::{AgentRun, Comparison, Timings};
@@ -366,28 +367,27 @@ pub(crate) async fn event_loop(
     let (note_tx, mut note_rx) = tokio::sync::mpsc::unbounded_channel::<effects::Note>();
     let mut poll = tokio::time::interval(POLL);
     poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut dirty = true;
-    let mut last_draw = Instant::now() - FRAME;
+    // The app's pacing: a key's change is drawn at once, the streams' at most once a frame.
+    let mut pacing = Pacing::new(tokio::time::Instant::now());
     loop {
         if screen.columns.iter().any(|c| c.ui.quit) {
             break;
         }
-        if dirty && last_draw.elapsed() >= FRAME {
+        if pacing.due(tokio::time::Instant::now()) {
             match terminal.draw(|frame| view::draw(frame, screen)) {
                 Ok(_) => {}
                 // A closed terminal ends it, as in the app.
                 Err(e) if super::terminal_gone(&e) => break,
                 Err(e) => return Err(e).wrap_err("cannot draw on the terminal"),
             }
-            last_draw = Instant::now();
-            dirty = false;
+            pacing.drawn(tokio::time::Instant::now());
         }
-        let draw_at = tokio::time::Instant::from_std(last_draw + FRAME);
+        let draw_at = pacing.due_at();
         let streaming = screen.streaming();
         tokio::select! {
             biased;
             event = events.next() => match event {
-                Some(Ok(event)) => dirty |= on_event(event, screen, terminal, &note_tx).await,
+                Some(Ok(event)) => pacing.input(on_event(event, screen, terminal, &note_tx).await),
                 Some(Err(e)) if super::terminal_gone(&e) => break,
                 Some(Err(e)) => return Err(e).wrap_err("cannot read the terminal's input"),
                 None => break,
@@ -395,12 +395,12 @@ pub(crate) async fn event_loop(
             Some(note) = note_rx.recv() => {
                 let column = &mut screen.columns[screen.focus];
                 effects::note(note, &mut column.ui, terminal);
-                dirty = true;
+                pacing.changed();
             }
-            _ = tokio::time::sleep_until(draw_at), if dirty => {}
+            _ = tokio::time::sleep_until(draw_at.unwrap_or_else(tokio::time::Instant::now)), if draw_at.is_some() => {}
             _ = poll.tick(), if streaming || screen.columns.iter().any(|c| c.ui.needs_tick()) => {
                 screen.take_updates();
-                dirty = true;
+                pacing.changed();
             }
         }
     }

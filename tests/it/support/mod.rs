@@ -2,9 +2,12 @@
 //! pipeline, frames drawn into a `TestBackend`, and keys pressed.
 #![allow(dead_code)]
 
+pub mod demo;
 pub mod live;
 pub mod otlp;
 pub mod tmux;
+
+pub use demo::{demo_agent, demo_agent_with};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
