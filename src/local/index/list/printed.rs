@@ -98,26 +98,7 @@ pub fn printed(root: &Path, json: bool, print: impl Fn(&Row, &mut Vec<u8>) + Syn
                 lines += block.len();
                 let share = block.len().div_ceil(threads).max(64);
                 let made = in_shares(block, share, |block| {
-                    let bytes: usize = block.iter().map(|(_, line)| line.len()).sum();
-                    let mut share = Share {
-                        bytes: Vec::with_capacity(if json { bytes } else { bytes / 3 }),
-                        rows: Vec::with_capacity(block.len()),
-                    };
-                    for (offset, line) in block {
-                        let Some(listed) = Listed::parse(line) else {
-                            continue;
-                        };
-                        let Some(&session) = by_id.get(listed.id) else {
-                            continue;
-                        };
-                        if sessions[session as usize].1 != listed.stamp {
-                            continue;
-                        }
-                        if let Some(row) = Row::of_listed(&listed, json) {
-                            share.push(session, (*offset, line.len()), &row, &print);
-                        }
-                    }
-                    vec![share]
+                    vec![rows_of(block, &sessions, &by_id, json, &print)]
                 });
                 for share in made {
                     let at = shares.len() as u32;
@@ -170,4 +151,35 @@ pub fn printed(root: &Path, json: bool, print: impl Fn(&Row, &mut Vec<u8>) + Syn
     );
     let order = order.into_iter().map(|i| rows[i]).collect();
     Printed { shares, order }
+}
+
+/// The rows made of the fresh lines of `block` (each with its offset): a line is fresh while its
+/// session is on disk with the stamp the line records.
+fn rows_of(
+    block: &[(u64, &[u8])],
+    sessions: &[(&str, MetaStamp)],
+    by_id: &HashMap<&str, u32>,
+    json: bool,
+    print: &impl Fn(&Row, &mut Vec<u8>),
+) -> Share {
+    let bytes: usize = block.iter().map(|(_, line)| line.len()).sum();
+    let mut share = Share {
+        bytes: Vec::with_capacity(if json { bytes } else { bytes / 3 }),
+        rows: Vec::with_capacity(block.len()),
+    };
+    for (offset, line) in block {
+        let Some(listed) = Listed::parse(line) else {
+            continue;
+        };
+        let Some(&session) = by_id.get(listed.id) else {
+            continue;
+        };
+        if sessions[session as usize].1 != listed.stamp {
+            continue;
+        }
+        if let Some(row) = Row::of_listed(&listed, json) {
+            share.push(session, (*offset, line.len()), &row, print);
+        }
+    }
+    share
 }
