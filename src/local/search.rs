@@ -22,6 +22,7 @@ use crate::local::summary::SessionSummary;
 mod bound;
 mod hay;
 use bound::Bound;
+pub use hay::RawLetters;
 use hay::{Letters, Reader};
 
 /// Which part of a session matched.
@@ -162,6 +163,12 @@ impl Search {
         search.prose_floor = search.own * PROSE_SHARE / 100;
         search.question_floor = search.own * QUESTION_SHARE / 100;
         search
+    }
+
+    /// The letters test before scoring, as a first pass over the sessions index's items: a field
+    /// whose item it fails is not worth reading ([`RawLetters`]).
+    pub fn raw_letters(&self) -> RawLetters {
+        self.letters.raw()
     }
 
     /// The query has no words: everything matches.
@@ -479,6 +486,37 @@ mod tests {
             plain.letters = Letters::default();
             plain.bound = Bound::off();
             prop_assert_eq!(fast.rank(&list, |s| s), plain.rank(&list, |s| s));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+
+        /// Sessions of the recordings' real text written as index lines: searched with the first
+        /// letters pass over the items as written, each finds the same best field, score and
+        /// characters as with every field read.
+        #[test]
+        fn recorded_sessions_searched_from_index_lines_find_the_same_with_the_first_pass(
+            from in 0usize..100_000,
+            picks in proptest::collection::vec((0usize..4, any::<bool>(), proptest::bool::weighted(0.2)), 2..10),
+            shift in 0usize..100_000,
+        ) {
+            use crate::local::index::{MetaStamp, Record, line};
+            let fields = bound::tests::recorded_fields();
+            let query = bound::tests::recorded_query(&fields[from % fields.len()], &picks);
+            let mut search = Search::new(&query);
+            let raw = search.raw_letters();
+            let stamp = MetaStamp { ino: 1, size: 2, mtime_ns: 3 };
+            for k in 0..12 {
+                let at = |n: usize| fields[(shift + k * 37 + n) % fields.len()].as_str();
+                let answer: Vec<&str> = (3..30).map(at).collect();
+                let mut one = summary(at(0), &answer.join("\n"), &[at(1), at(2)]);
+                one.meta.id = format!("session-{k}");
+                let text = line(&one, stamp).unwrap();
+                let record = Record::parse(text.trim_end_matches('\n')).unwrap();
+                let first = search.best_of(record.fields_where(|item| raw.may_match(item)));
+                prop_assert_eq!(first, search.best_of(record.fields()));
+            }
         }
     }
 

@@ -32,6 +32,8 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub use list::{Printed, Row, metas, printed};
+#[cfg(test)]
+pub(crate) use record::line;
 pub use record::{ANSWER_HEAD, MetaStamp, Record, with_answer_heads};
 
 use crate::local::meta::{SessionMeta, newest_first};
@@ -128,7 +130,9 @@ fn pass<C, T: Send>(
 ) -> Pass<T> {
     let folder = at::Folder::open(root);
     pass_over(&path(root), disk.len(), context, |context, line| {
-        let record = Record::parse(std::str::from_utf8(line).ok()?)?;
+        // The same check as `std::str::from_utf8`, with vector instructions: a line is mostly
+        // answer text, and every byte of every line is checked.
+        let record = Record::parse(simdutf8::basic::from_utf8(line).ok()?)?;
         let stamp = *disk.get(record.id)?;
         let folder = folder.as_ref()?;
         record
@@ -184,24 +188,27 @@ fn pass_over<C, T: Send>(
 /// Call `each` with the complete lines of `file`, a block at a time, each with its offset; lines
 /// longer than [`MAX_LINE`] are skipped whole.
 fn for_each_block(file: &mut File, mut each: impl FnMut(&[(u64, &[u8])])) -> io::Result<()> {
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + MAX_LINE);
+    // Zeroed once, then read into again and again (zeroing each block cost as much as a copy).
+    let mut buf: Vec<u8> = vec![0; BLOCK + MAX_LINE];
+    let mut filled = 0;
     let mut base = 0u64;
     let mut skipping = false;
     loop {
-        let len = buf.len();
-        buf.resize(len + BLOCK, 0);
-        let n = file.read(&mut buf[len..])?;
-        buf.truncate(len + n);
+        if buf.len() < filled + BLOCK {
+            buf.resize(filled + BLOCK, 0);
+        }
+        let n = file.read(&mut buf[filled..filled + BLOCK])?;
+        filled += n;
         let eof = n == 0;
         let end = if eof {
-            buf.len()
+            filled
         } else {
-            memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)
+            memchr::memrchr(b'\n', &buf[..filled]).map_or(0, |i| i + 1)
         };
-        if end == 0 && buf.len() > MAX_LINE {
+        if end == 0 && filled > MAX_LINE {
             // One line longer than any record: drop what there is of it.
-            base += buf.len() as u64;
-            buf.clear();
+            base += filled as u64;
+            filled = 0;
             skipping = true;
             continue;
         }
@@ -217,7 +224,8 @@ fn for_each_block(file: &mut File, mut each: impl FnMut(&[(u64, &[u8])])) -> io:
             at = stop + 1;
         }
         each(&lines);
-        buf.drain(..end.min(buf.len()));
+        buf.copy_within(end..filled, 0);
+        filled -= end;
         base += end as u64;
         if eof {
             return Ok(());
@@ -226,10 +234,10 @@ fn for_each_block(file: &mut File, mut each: impl FnMut(&[(u64, &[u8])])) -> io:
 }
 
 /// The line at `offset` of the index of `root`, `len` bytes long.
-fn line_at(file: &File, offset: u64, len: usize) -> Option<String> {
+fn line_at(file: &File, offset: u64, len: usize) -> Option<Vec<u8>> {
     let mut bytes = vec![0; len];
     file.read_exact_at(&mut bytes, offset).ok()?;
-    String::from_utf8(bytes).ok()
+    Some(bytes)
 }
 
 /// The lines of sessions read raw, on their way into the index: appended a few MiB at a time, or,
@@ -341,10 +349,15 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
     let pass = pass(
         root,
         &disk,
-        || Search::new(query),
-        |search, record| {
+        || {
+            let search = Search::new(query);
+            (search.raw_letters(), search)
+        },
+        |(letters, search), record| {
+            // Items failing the letters test as written are not read at all; every other field
+            // is taken exactly as `Record::fields` gives it, so the best field is the same.
             search
-                .best_of(record.fields())
+                .best_of(record.fields_where(|item| letters.may_match(item)))
                 .map(|hit| (hit, record.updated_at.clone().into_owned()))
         },
     );
@@ -403,7 +416,7 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
                 .as_ref()
                 .and_then(|file| line_at(file, found.offset, found.len))
                 .and_then(|line| {
-                    let record = Record::parse(&line)?;
+                    let record = Record::parse(simdutf8::basic::from_utf8(&line).ok()?)?;
                     (record.id == found.id).then(|| record.meta())?
                 })
                 .or_else(|| summary::load(&root.join(&found.id)).ok().map(|s| s.meta)),

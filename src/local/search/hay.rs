@@ -169,6 +169,118 @@ impl Letters {
     }
 }
 
+/// The letters test as a first pass over an item of the sessions index as written (see
+/// `index::record`): escaped, with its kind before it, bytes not yet checked to be one field.
+/// It passes every item whose field [`Letters::may_match`] passes, so an item it fails needs no
+/// unescaping, no reading and no other test: escaping only adds characters, a kind only adds
+/// characters before the field, and a character beyond ASCII with a key has a first byte that
+/// passes for any character here (a byte [`may_fold`] looks for).
+///
+/// Two steps, both a table lookup a byte: whether the item holds every character the words need
+/// at all (four running masks, no branch), then each word's characters in order.
+#[derive(Debug, Clone)]
+pub struct RawLetters {
+    /// For each byte, the word characters it might be (a bit each, [`u64::MAX`]: any; E2:
+    /// [`E2_BIT`] only, any when the next byte is 81–86).
+    table: Box<[u64; 256]>,
+    /// Each word's characters, as their bits.
+    words: Vec<Vec<u64>>,
+    /// Every bit a word asks for.
+    need: u64,
+}
+
+/// The bit of byte E2, whose character might be a letter only when the next byte is 81–86 (most
+/// are dashes and quotes, E2 80, which stand for nothing): no word character has it.
+const E2_BIT: u64 = 1 << 63;
+
+impl Default for RawLetters {
+    fn default() -> RawLetters {
+        Letters::default().raw()
+    }
+}
+
+impl Letters {
+    /// The same test, as a first pass over index items.
+    pub fn raw(&self) -> RawLetters {
+        let mut distinct: Vec<u8> = self.words.iter().flatten().copied().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let mut table = Box::new([0u64; 256]);
+        if distinct.len() >= 64 {
+            // More characters than bits (no real query): every byte might be any of them.
+            table.fill(u64::MAX);
+        }
+        let bit = |c: u8| {
+            distinct
+                .iter()
+                .position(|&d| d == c)
+                .map_or(u64::MAX, |at| {
+                    1u64.checked_shl(at as u32).unwrap_or(u64::MAX)
+                })
+        };
+        for b in 0..=255u8 {
+            table[b as usize] |= match b {
+                0..=0x7F if distinct.contains(&b.to_ascii_lowercase()) => {
+                    bit(b.to_ascii_lowercase())
+                }
+                // A first byte of a character that might have a key.
+                0xC3..=0xCD | 0xE1 => u64::MAX,
+                0xE2 => E2_BIT,
+                _ => 0,
+            };
+        }
+        let words: Vec<Vec<u64>> = self
+            .words
+            .iter()
+            .map(|word| word.iter().map(|&c| bit(c)).collect())
+            .collect();
+        let need = words.iter().flatten().fold(0, |need, bit| need | bit);
+        RawLetters { table, words, need }
+    }
+}
+
+impl RawLetters {
+    /// Whether the field in `item` might pass [`Letters::may_match`] (false: it does not).
+    pub fn may_match(&self, item: &[u8]) -> bool {
+        self.holds_all(item) && self.in_order(item)
+    }
+
+    /// Whether `item` holds a byte that might be each character the words need.
+    fn holds_all(&self, item: &[u8]) -> bool {
+        let mut masks = [0u64; 4];
+        let mut quads = item.chunks_exact(4);
+        for quad in &mut quads {
+            for (mask, &b) in masks.iter_mut().zip(quad) {
+                *mask |= self.table[b as usize];
+            }
+        }
+        let tail = quads.remainder().iter().map(|&b| self.table[b as usize]);
+        let all = masks.iter().copied().chain(tail).fold(0, |all, m| all | m);
+        all & self.need == self.need
+            || all & E2_BIT != 0
+                && memchr::memchr_iter(0xE2, item)
+                    .any(|at| matches!(item.get(at + 1), Some(0x81..=0x86)))
+    }
+
+    /// Whether every word's characters occur in `item` in order.
+    fn in_order(&self, item: &[u8]) -> bool {
+        self.words.iter().all(|word| {
+            let mut at = 0;
+            word.iter().all(|&bit| {
+                while let Some(&b) = item.get(at) {
+                    at += 1;
+                    if self.table[b as usize] & (bit | E2_BIT) != 0
+                        && (b != 0xE2 || matches!(item.get(at), Some(0x81..=0x86)))
+                    {
+                        return true;
+                    }
+                }
+                false
+            })
+        })
+    }
+}
+
 /// The key of `c`: its ASCII character in lower case, or for another character the one ASCII
 /// character (lower case) it might match, normalised or folded, [`ANY_KEY`] if several, [`NO_KEY`]
 /// if none.
@@ -262,6 +374,36 @@ mod tests {
 
     fn in_place_positions(text: &str) -> Option<Vec<usize>> {
         in_place(text).map(|hay| hay.positions(b'a', 0).collect())
+    }
+
+    #[test]
+    fn the_first_pass_over_an_item_passes_every_character_that_might_be_a_letter() {
+        // Every character with a key, between two letters, in an item with a kind before it.
+        for c in (0x80..=0x10FFFF).filter_map(char::from_u32) {
+            let wanted = match key(c) {
+                NO_KEY => continue,
+                ANY_KEY => b'q',
+                k => k,
+            };
+            let word = [b'x', wanted, b'y'];
+            let raw = Letters::of([Some(&word[..])]).raw();
+            let item = format!("a0:x{c}y");
+            assert!(raw.may_match(item.as_bytes()), "{c:?} U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn the_first_pass_turns_away_items_missing_a_letter_or_out_of_order() {
+        let raw = Letters::of([Some(&b"cowos"[..]), Some(&b"packaging"[..])]).raw();
+        assert!(raw.may_match(b"a0:TSMC: CoWoS advanced PACKAGING"));
+        assert!(!raw.may_match(b"a0:CoWoS capacity doubles"));
+        assert!(!raw.may_match(b"a0:sowoc gnigakcap"));
+        // A dash or a quote (E2 80) stands for nothing; a character that might be a letter for any.
+        assert!(!raw.may_match("a0:cow\u{2014}s packaging".as_bytes()));
+        assert!(raw.may_match("a0:cow\u{f6}s packaging".as_bytes()));
+        assert!(raw.may_match("a0:cow\u{2092}s packaging".as_bytes()));
+        // No words: every item passes.
+        assert!(Letters::default().raw().may_match(b""));
     }
 
     #[test]
