@@ -38,8 +38,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
+use research_tui::model::event::AgentEvent;
 use research_tui::model::session::Session;
-use research_tui::wire::provider::{EventPipeline, Provider};
+use research_tui::wire::provider::{EventPipeline, EventSink, Provider, SkimmedAnswer};
 use timing::median;
 
 const BIN: &str = env!("CARGO_BIN_EXE_research-tui");
@@ -312,9 +313,37 @@ fn thread_cpu() -> f64 {
     nanos as f64 / 1e9
 }
 
+/// A session that counts the answer rather than keeping it, taking a skimmed answer chunk by its
+/// length, as the recorder does.
+#[derive(Default)]
+struct Counting {
+    events: Vec<AgentEvent>,
+    session: Session,
+}
+
+impl Counting {
+    fn flush(&mut self) {
+        self.session.apply_all(self.events.drain(..));
+    }
+}
+
+impl EventSink for Counting {
+    fn events(&mut self) -> &mut Vec<AgentEvent> {
+        &mut self.events
+    }
+
+    fn answer(&mut self, answer: SkimmedAnswer<'_>) {
+        self.flush();
+        let text = &answer.text;
+        if !self.session.apply_answer_counted(text.len(), text.chars()) {
+            self.session.apply_answer_delta(&text.text());
+        }
+    }
+}
+
 /// CPU seconds decoding `bytes` alone takes, as the recorder decodes them (in 1 MiB batches, into
-/// a session that counts the answer rather than keeping it), `skimming` as the recorder does or
-/// the full way as `render` does: the median of 3.
+/// a session that counts the answer rather than keeping it), `skimming` as the recorder does
+/// (answer chunks taken by their length) or the full way as `render` does: the median of 3.
 fn decode_alone(bytes: &[u8], skimming: bool) -> f64 {
     let runs = (0..3)
         .map(|_| {
@@ -323,16 +352,18 @@ fn decode_alone(bytes: &[u8], skimming: bool) -> f64 {
             if skimming {
                 pipeline = pipeline.skimming();
             }
-            let mut session = Session::new();
-            session.answer.stop_keeping_text();
-            let mut events = Vec::new();
+            let mut sink = Counting::default();
+            sink.session.answer.stop_keeping_text();
             for batch in bytes.chunks(1 << 20) {
-                let _ = pipeline.feed(batch, &mut events);
-                session.apply_all(events.drain(..));
+                match skimming {
+                    true => drop(pipeline.feed_into(batch, &mut sink)),
+                    false => drop(pipeline.feed(batch, &mut sink.events)),
+                }
+                sink.flush();
             }
-            let _ = pipeline.finish(&mut events);
-            session.apply_all(events.drain(..));
-            std::hint::black_box(&session);
+            let _ = pipeline.finish(&mut sink.events);
+            sink.flush();
+            std::hint::black_box(&sink.session);
             thread_cpu() - start
         })
         .collect();

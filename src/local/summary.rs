@@ -154,18 +154,33 @@ pub struct TurnDigest {
 impl TurnDigest {
     pub fn observe(&mut self, event: &AgentEvent) {
         match event {
-            AgentEvent::AnswerDelta { text, .. } => {
-                self.total += text.len();
-                if self.text.len() <= ANSWER_LIMIT {
-                    self.text.push_str(text);
-                }
-            }
+            AgentEvent::AnswerDelta { text, .. } => self.observe_answer(text),
             AgentEvent::AnswerReplace { text } => {
                 self.total = text.len();
                 self.text = cut_at_boundary(text, ANSWER_LIMIT + 1).to_owned();
             }
             _ => {}
         }
+    }
+
+    /// [`TurnDigest::observe`] of an answer chunk of `text`, held borrowed.
+    pub fn observe_answer(&mut self, text: &str) {
+        self.total += text.len();
+        if self.text.len() <= ANSWER_LIMIT {
+            self.text.push_str(text);
+        }
+    }
+
+    /// Whether the next answer chunk's text is kept (the answer's start is not complete yet):
+    /// else [`TurnDigest::observe_counted`] takes its length alone.
+    pub fn wants_text(&self) -> bool {
+        self.text.len() <= ANSWER_LIMIT
+    }
+
+    /// [`TurnDigest::observe_answer`] of a chunk of `len` bytes, once [`TurnDigest::wants_text`]
+    /// says no.
+    pub fn observe_counted(&mut self, len: usize) {
+        self.total += len;
     }
 
     /// The summary of turn file `stream_file`, `bytes` long, whose events built `session` (which

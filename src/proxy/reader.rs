@@ -15,8 +15,8 @@ use crate::model::event::AgentEvent;
 use crate::model::session::Session;
 use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::sanitize_line;
-use crate::wire::provider::EventPipeline;
 use crate::wire::provider::error_body::ErrorBody;
+use crate::wire::provider::{EventPipeline, EventSink, SkimmedAnswer};
 use crate::wire::redact::{Secret, StreamRedactor};
 
 use super::recorder::TurnToRecord;
@@ -26,6 +26,12 @@ const ERROR_BODY_LIMIT: usize = 16 * 1024;
 
 /// How much of a lagging turn file is read back at once.
 const READ_BACK: usize = 64 << 10;
+
+/// How many bytes one batch gathers before it is written and decoded.
+pub(super) const BATCH_BYTES: usize = 1 << 20;
+
+/// A batch's size while the conversation's ids are still to come ([`Reader::batch_room`]).
+const FIRST_BATCH_BYTES: usize = 64 << 10;
 
 /// Reads the teed chunks into the turn: the raw file (the key masked), the decoded session, and
 /// what went wrong while recording.
@@ -55,6 +61,8 @@ pub(super) struct Reader {
     events: Vec<AgentEvent>,
     /// Decoding fell behind: the file's bytes from here on are not decoded yet.
     lag_from: Option<u64>,
+    /// Bytes taken so far.
+    fed: usize,
 }
 
 impl Reader {
@@ -80,6 +88,7 @@ impl Reader {
             path,
             lag_from: None,
             events: Vec::new(),
+            fed: 0,
         }
     }
 
@@ -93,16 +102,6 @@ impl Reader {
             .ok()?
             .len();
         Some(self.digest.summary(&self.session, &turn.stream_file, bytes))
-    }
-
-    /// Take decoded events into the session and the digest; `events` is kept, empty, for the next
-    /// batch.
-    fn apply(&mut self, mut events: Vec<AgentEvent>) {
-        for event in &events {
-            self.digest.observe(event);
-        }
-        self.session.apply_all(events.drain(..));
-        self.events = events;
     }
 
     /// Stop saving once the answer or a line passes its limit, saying why in the turn.
@@ -136,26 +135,47 @@ impl Reader {
         self.max_answer.saturating_sub(self.session.answer.len())
     }
 
+    /// How many bytes the next batch may gather: [`BATCH_BYTES`], less near the answer's limit
+    /// ([`Reader::answer_room`]), and [`FIRST_BATCH_BYTES`] while the conversation's ids are not
+    /// known in the stream's first MiB — the batch that brings them is followed by a save of the
+    /// session's meta, whose summary decodes the turn file so far again, so that file is kept short.
+    pub(super) fn batch_room(&self) -> usize {
+        let ids = &self.session.ids;
+        let first = ids.chat_id.is_none() && ids.execution_id.is_none() && self.fed < BATCH_BYTES;
+        let batch = if first {
+            FIRST_BATCH_BYTES
+        } else {
+            BATCH_BYTES
+        };
+        batch.min(self.answer_room())
+    }
+
     pub(super) fn note_failure(&mut self, why: String) {
         self.failure.get_or_insert(why);
     }
 
     /// Decode bytes already saved (a paused turn's stream so far) without saving them again.
     pub(super) fn decode_only(&mut self, bytes: &[u8]) {
-        let mut events = Vec::new();
+        let mut applying = Applying {
+            events: &mut self.events,
+            session: &mut self.session,
+            digest: &mut self.digest,
+        };
+        let pipeline = &mut self.pipeline;
         let decoded = catch_unwind(AssertUnwindSafe(|| {
-            let _ = self.pipeline.feed(bytes, &mut events);
-            events
+            let _ = pipeline.feed_into(bytes, &mut applying);
+            applying.flush();
         }));
-        match decoded {
-            Ok(events) => self.apply(events),
-            Err(_) => self.undecodable = true,
+        if decoded.is_err() {
+            self.events.clear();
+            self.undecodable = true;
         }
     }
 
     /// Take a chunk: masked, written, and decoded unless decoding is `behind` (the recorder's queue
     /// is filling up) or already lagging — then only written, to be decoded from the file later.
     pub(super) fn feed(&mut self, chunk: &[u8], behind: bool) {
+        self.fed = self.fed.saturating_add(chunk.len());
         if let Some(body) = &mut self.error_body {
             let room = ERROR_BODY_LIMIT.saturating_sub(body.len());
             body.extend_from_slice(&chunk[..room.min(chunk.len())]);
@@ -173,7 +193,7 @@ impl Reader {
             self.save(&bytes);
         } else {
             self.save_and_decode(&bytes, |pipeline, bytes, out| {
-                let _ = pipeline.feed(bytes, out);
+                let _ = pipeline.feed_into(bytes, out);
             });
         }
         self.check_limits(&bytes);
@@ -209,7 +229,7 @@ impl Reader {
                 Ok(n) => n,
             };
             self.decode(&block[..n], |pipeline, bytes, out| {
-                let _ = pipeline.feed(bytes, out);
+                let _ = pipeline.feed_into(bytes, out);
             });
             at += n as u64;
             if self.session.answer.len() > self.max_answer {
@@ -240,33 +260,37 @@ impl Reader {
     fn save_and_decode(
         &mut self,
         bytes: &[u8],
-        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Vec<AgentEvent>),
+        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Applying<'_>),
     ) {
         self.save(bytes);
         self.decode(bytes, decode);
     }
 
     /// Decode `bytes` with `decode` unless the dialect already failed.
+    /// Events are taken into the session and the digest as they are decoded, so a dialect that
+    /// panics leaves the session with what it decoded before (and the turn saved incomplete).
     fn decode(
         &mut self,
         bytes: &[u8],
-        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Vec<AgentEvent>),
+        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Applying<'_>),
     ) {
         if self.undecodable {
             return;
         }
         let pipeline = &mut self.pipeline;
-        let mut events = std::mem::take(&mut self.events);
+        let mut applying = Applying {
+            events: &mut self.events,
+            session: &mut self.session,
+            digest: &mut self.digest,
+        };
         let decoded = catch_unwind(AssertUnwindSafe(|| {
-            decode(pipeline, bytes, &mut events);
-            events
+            decode(pipeline, bytes, &mut applying);
+            applying.flush();
         }));
-        match decoded {
-            Ok(events) => self.apply(events),
-            Err(_) => {
-                self.undecodable = true;
-                self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
-            }
+        if decoded.is_err() {
+            self.events.clear();
+            self.undecodable = true;
+            self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
         }
     }
 
@@ -287,13 +311,52 @@ impl Reader {
         let held = self.redactor.finish();
         let clean = end == StreamEnd::Closed;
         self.save_and_decode(&held, |pipeline, bytes, out| {
-            let _ = pipeline.feed(bytes, out);
+            let _ = pipeline.feed_into(bytes, out);
             let _ = if clean {
-                pipeline.finish(out)
+                pipeline.finish(out.events())
             } else {
-                pipeline.finish_cut(out)
+                pipeline.finish_cut(out.events())
             };
         });
         end
+    }
+}
+
+/// The recorder's [`EventSink`]: decoded events taken into the turn's digest and session as they
+/// come, and an answer chunk counted from its text as the skim read it (no event built, no copy).
+pub(super) struct Applying<'r> {
+    events: &'r mut Vec<AgentEvent>,
+    session: &'r mut Session,
+    digest: &'r mut TurnDigest,
+}
+
+impl Applying<'_> {
+    /// Take the events decoded so far (the buffer is kept, empty, for the next ones).
+    fn flush(&mut self) {
+        for event in self.events.iter() {
+            self.digest.observe(event);
+        }
+        self.session.apply_all(self.events.drain(..));
+    }
+}
+
+impl EventSink for Applying<'_> {
+    fn events(&mut self) -> &mut Vec<AgentEvent> {
+        self.events
+    }
+
+    fn answer(&mut self, answer: SkimmedAnswer<'_>) {
+        // After the events before it, as `Session::apply` would take its event.
+        self.flush();
+        let (len, chars) = (answer.text.len(), answer.text.chars());
+        // The text is built only while the summary keeps the answer's start (or the answer is
+        // kept whole: resent); past it, the chunk is its length.
+        if !self.digest.wants_text() && self.session.apply_answer_counted(len, chars) {
+            self.digest.observe_counted(len);
+            return;
+        }
+        let text = answer.text.text();
+        self.digest.observe_answer(&text);
+        self.session.apply_answer_delta(&text);
     }
 }

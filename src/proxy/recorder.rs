@@ -251,7 +251,7 @@ pub fn record(
     let end = loop {
         let next = next_message(&mut rx, &mut reader, last_message, flooding);
         last_message = std::time::Instant::now();
-        let room = BATCH_BYTES.min(reader.answer_room());
+        let room = reader.batch_room();
         let taken = rx.chunks;
         let (tee, more) = gather(&mut rx, next, &mut batch, room);
         // More than one chunk waited (or a large one): bytes come faster than one at a time.
@@ -342,9 +342,6 @@ fn next_message(
     }
     rx.blocking_recv()
 }
-
-/// How many bytes one batch gathers before it is written and decoded.
-const BATCH_BYTES: usize = 1 << 20;
 
 /// `first` and the chunks already waiting after it, until they reach `room` bytes, appended to
 /// `batch`: the message that ended the gathering (not a chunk), or `true` when the
@@ -557,6 +554,7 @@ fn report(message: std::fmt::Arguments<'_>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::reader::BATCH_BYTES;
     use super::*;
     use futures::StreamExt;
 

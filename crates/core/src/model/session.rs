@@ -63,6 +63,17 @@ impl AnswerBuffer {
         self.counting_only = true;
     }
 
+    /// What [`AnswerBuffer::push`] does with a chunk of `bytes` bytes and `chars` code points when
+    /// it only counts: `false` (nothing done) when it would keep the chunk's text.
+    pub fn push_counted(&mut self, bytes: usize, chars: usize) -> bool {
+        if !self.counting_only || self.resent {
+            return false;
+        }
+        self.index.len += chars;
+        self.counted_bytes += bytes;
+        true
+    }
+
     /// The provider resends the whole answer rather than appending to it: text already shown may
     /// be rewritten, so whoever prints it as it grows should wait for the end.
     pub fn is_resent(&self) -> bool {
@@ -414,6 +425,26 @@ impl Session {
                 });
             }
         }
+    }
+
+    /// What [`Session::apply`] does with an [`AgentEvent::AnswerDelta`] of `text`, for a reader
+    /// that holds the text borrowed ([`crate::wire::provider::EventSink::answer`]): no event built.
+    pub fn apply_answer_delta(&mut self, text: &str) {
+        self.revision += 1;
+        self.paused = false;
+        self.answer.push(text);
+    }
+
+    /// [`Session::apply_answer_delta`] for a chunk known only by its length in bytes and code
+    /// points, when the answer only counts what arrives ([`AnswerBuffer::push_counted`]): `false`
+    /// (nothing done) when it keeps the text, which must then be applied.
+    pub fn apply_answer_counted(&mut self, bytes: usize, chars: usize) -> bool {
+        if !self.answer.push_counted(bytes, chars) {
+            return false;
+        }
+        self.revision += 1;
+        self.paused = false;
+        true
     }
 
     fn add_thinking(&mut self, message_id: Option<String>, role: Role, text: String) {

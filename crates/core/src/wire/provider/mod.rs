@@ -30,7 +30,9 @@ use serde_json::Value;
 
 use crate::model::event::AgentEvent;
 use crate::wire::sse::SseEvent;
-pub use pipeline::{AutoDialect, DETECT_LIMIT, EventPipeline, TracedEvent};
+pub use pipeline::{
+    AutoDialect, DETECT_LIMIT, EventPipeline, EventSink, SkimmedAnswer, TracedEvent,
+};
 pub use request::{Ask, ProviderOptions, WireRequest};
 use spec::{SPECS, Shape};
 
@@ -52,6 +54,13 @@ pub trait Dialect: Send {
     /// decode it the full way (always for bytes that are not UTF-8). Never a different answer
     /// than [`Dialect::decode`] would give; most dialects have no skim.
     fn skim(&mut self, data: &[u8]) -> Option<AgentEvent> {
+        self.skim_answer(data).map(SkimmedAnswer::into_event)
+    }
+
+    /// [`Dialect::skim`] for an answer chunk, its text and id borrowed from `data` where they
+    /// hold no escape: a reader that only counts the answer ([`EventSink::answer`]) builds no
+    /// string for it.
+    fn skim_answer<'a>(&mut self, data: &'a [u8]) -> Option<SkimmedAnswer<'a>> {
         let _ = data;
         None
     }

@@ -8,6 +8,7 @@
 
 use std::ops::Range;
 
+pub use super::bigdata::SkimmedText;
 use super::{Dialect, Provider};
 use crate::model::event::AgentEvent;
 use crate::wire::redact::{Secret, StreamRedactor};
@@ -65,8 +66,8 @@ impl Dialect for AutoDialect {
         self.inner.as_ref().and_then(|inner| inner.provider())
     }
 
-    fn skim(&mut self, data: &[u8]) -> Option<AgentEvent> {
-        self.inner.as_mut()?.skim(data)
+    fn skim_answer<'a>(&mut self, data: &'a [u8]) -> Option<SkimmedAnswer<'a>> {
+        self.inner.as_mut()?.skim_answer(data)
     }
 
     fn can_skim(&self) -> bool {
@@ -83,6 +84,45 @@ pub struct TracedEvent {
     pub event_type: String,
     pub data_bytes: usize,
     pub events: Vec<AgentEvent>,
+}
+
+/// An answer chunk a dialect skimmed ([`Dialect::skim_answer`]): its id and text borrowed from
+/// the payload where they hold no escape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkimmedAnswer<'a> {
+    pub message_id: Option<&'a str>,
+    pub text: SkimmedText<'a>,
+}
+
+impl SkimmedAnswer<'_> {
+    /// The event the full decode makes of the chunk.
+    pub fn into_event(self) -> AgentEvent {
+        AgentEvent::AnswerDelta {
+            message_id: self.message_id.map(str::to_owned),
+            text: self.text.text().into_owned(),
+        }
+    }
+}
+
+/// Where [`EventPipeline::feed_into`] puts what it decodes: events, in order, into
+/// [`EventSink::events`], except skimmed answer chunks, handed to [`EventSink::answer`] as they
+/// are read (after the events before them). A `Vec` takes each chunk as its event; a reader that
+/// only counts the answer takes its text borrowed and builds nothing.
+pub trait EventSink {
+    /// The events so far (the sink may take them out before each answer chunk).
+    fn events(&mut self) -> &mut Vec<AgentEvent>;
+    /// A skimmed answer chunk, which comes after every event in [`EventSink::events`].
+    fn answer(&mut self, answer: SkimmedAnswer<'_>);
+}
+
+impl EventSink for Vec<AgentEvent> {
+    fn events(&mut self) -> &mut Vec<AgentEvent> {
+        self
+    }
+
+    fn answer(&mut self, answer: SkimmedAnswer<'_>) {
+        self.push(answer.into_event());
+    }
 }
 
 /// Bytes in, neutral events out.
@@ -148,19 +188,26 @@ impl EventPipeline {
     /// Decode a chunk. An overlong line is also counted in the session as a malformed payload, so
     /// every consumer (render, ask, the TUI, replay) reports the same stats.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), SseError> {
+        self.feed_into(chunk, out)
+    }
+
+    /// [`EventPipeline::feed`] into any [`EventSink`]: the same events in the same order, a
+    /// skimmed answer chunk handed over borrowed.
+    pub fn feed_into(&mut self, chunk: &[u8], out: &mut impl EventSink) -> Result<(), SseError> {
         let chunk = self.redactor.feed(chunk);
         // Line by line only once the dialect is known to skim (a detecting pipeline switches at a
         // chunk's start: `feed_skimming` hands a line begun before to the decoder as it would).
         if self.skim && self.dialect.can_skim() {
             let result = self.feed_skimming(&chunk, out);
-            note_error(&result, out);
+            note_error(&result, out.events());
             return result;
         }
         let result = self.sse.feed(&chunk, &mut self.scratch);
+        let events = out.events();
         for event in self.scratch.drain(..) {
-            decode(self.dialect.as_mut(), event, out);
+            decode(self.dialect.as_mut(), event, events);
         }
-        note_error(&result, out);
+        note_error(&result, events);
         result
     }
 
@@ -171,7 +218,7 @@ impl EventPipeline {
     fn feed_skimming(
         &mut self,
         mut chunk: &[u8],
-        out: &mut Vec<AgentEvent>,
+        out: &mut impl EventSink,
     ) -> Result<(), SseError> {
         let mut result = Ok(());
         while !chunk.is_empty() {
@@ -187,8 +234,9 @@ impl EventPipeline {
             }
             let upto = memchr::memchr(b'\n', chunk).map_or(chunk.len(), |end| end + 1);
             let fed = self.sse.feed(&chunk[..upto], &mut self.scratch);
+            let events = out.events();
             for event in self.scratch.drain(..) {
-                decode(self.dialect.as_mut(), event, out);
+                decode(self.dialect.as_mut(), event, events);
             }
             if result.is_ok() {
                 result = fed;
@@ -201,7 +249,7 @@ impl EventPipeline {
     /// Whether `line` (whole, without its LF, the decoder at rest) was read here: a blank line
     /// (nothing pending, so nothing to dispatch), or a `data:` line whose payload the dialect
     /// skims — counted, as [`decode`] counts it, then its event.
-    fn skimmed(&mut self, line: &[u8], out: &mut Vec<AgentEvent>) -> bool {
+    fn skimmed(&mut self, line: &[u8], out: &mut impl EventSink) -> bool {
         if line.is_empty() {
             return true;
         }
@@ -209,10 +257,10 @@ impl EventPipeline {
             return false;
         };
         let value = value.strip_prefix(b" ").unwrap_or(value);
-        match self.dialect.skim(value) {
-            Some(event) => {
-                out.push(AgentEvent::Received);
-                out.push(event);
+        match self.dialect.skim_answer(value) {
+            Some(answer) => {
+                out.events().push(AgentEvent::Received);
+                out.answer(answer);
                 true
             }
             None => false,

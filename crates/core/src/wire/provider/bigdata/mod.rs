@@ -20,6 +20,7 @@ use crate::model::event::{
 use crate::wire::provider::Dialect;
 use crate::wire::provider::spec::Shape;
 use crate::wire::sse::SseEvent;
+pub use skim::SkimmedText;
 use wire::Envelope;
 
 /// The production agent.
@@ -66,8 +67,11 @@ impl Dialect for BigdataDialect {
     }
 
     /// An `ANSWER` chunk of the usual shape, read without serde ([`skim`]).
-    fn skim(&mut self, data: &[u8]) -> Option<AgentEvent> {
-        skim::answer(data, &self.ids)
+    fn skim_answer<'a>(
+        &mut self,
+        data: &'a [u8],
+    ) -> Option<crate::wire::provider::SkimmedAnswer<'a>> {
+        skim::answer_borrowed(data, &self.ids)
     }
 
     fn can_skim(&self) -> bool {

@@ -8,11 +8,26 @@
 //! Held equal to the full decode by the tests in `tests.rs` (every Bigdata.com recording, and
 //! generated payloads).
 
-use crate::model::event::{AgentEvent, ConversationIds};
+use std::borrow::Cow;
+
+use crate::model::event::ConversationIds;
+use crate::wire::provider::SkimmedAnswer;
 
 /// The event a whole `data` payload of the fixed `ANSWER` shape makes, given the ids the dialect
 /// holds (a payload that would change one is left to the full decode, which reports the change).
-pub(super) fn answer(data: &[u8], ids: &ConversationIds) -> Option<AgentEvent> {
+#[cfg(test)]
+pub(super) fn answer(
+    data: &[u8],
+    ids: &ConversationIds,
+) -> Option<crate::model::event::AgentEvent> {
+    answer_borrowed(data, ids).map(SkimmedAnswer::into_event)
+}
+
+/// [`answer`], its text and id borrowed from `data` where they hold no escape.
+pub(super) fn answer_borrowed<'a>(
+    data: &'a [u8],
+    ids: &ConversationIds,
+) -> Option<SkimmedAnswer<'a>> {
     let mut s = Scanner::new(data);
     s.ws();
     let mut seen = Seen::default();
@@ -54,12 +69,12 @@ impl Seen {
 }
 
 /// The `message` (or `delta`) object of an `ANSWER`: its event.
-fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
+fn message<'a>(s: &mut Scanner<'a>) -> Option<SkimmedAnswer<'a>> {
     let mut kind_seen = false;
     let mut message_id: Option<Option<&[u8]>> = None;
     let mut message_id_camel: Option<Option<&[u8]>> = None;
     let mut role_seen = false;
-    let mut content: Option<String> = None;
+    let mut content: Option<SkimmedText<'a>> = None;
     s.members(|key, s| {
         match key {
             b"type" if !kind_seen => {
@@ -69,7 +84,7 @@ fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
             b"message_id" if message_id.is_none() => message_id = Some(s.loose_id()?),
             b"messageId" if message_id_camel.is_none() => message_id_camel = Some(s.loose_id()?),
             b"role" if !role_seen => {
-                s.string_text(false)?;
+                s.string_counted()?;
                 role_seen = true;
             }
             b"content" if content.is_none() => content = Some(s.text_or_null()?),
@@ -80,15 +95,15 @@ fn message(s: &mut Scanner<'_>) -> Option<AgentEvent> {
     if !kind_seen {
         return None;
     }
-    let id = |id: Option<Option<&[u8]>>| match id.flatten().filter(|id| !id.is_empty()) {
-        Some(id) => std::str::from_utf8(id).ok().map(|id| Some(id.to_owned())),
+    let id = |id: Option<Option<&'a [u8]>>| match id.flatten().filter(|id| !id.is_empty()) {
+        Some(id) => std::str::from_utf8(id).ok().map(Some),
         None => Some(None),
     };
     let message_id = match id(message_id)? {
         Some(id) => Some(id),
         None => id(message_id_camel)?,
     };
-    Some(AgentEvent::AnswerDelta {
+    Some(SkimmedAnswer {
         message_id,
         text: content.unwrap_or_default(),
     })
@@ -175,53 +190,64 @@ impl<'a> Scanner<'a> {
     }
 
     /// `content` as `text_of` reads it: a string's text, or nothing for `null`.
-    fn text_or_null(&mut self) -> Option<String> {
+    fn text_or_null(&mut self) -> Option<SkimmedText<'a>> {
         if self.bytes[self.pos..].starts_with(b"null") {
             self.pos += 4;
-            return Some(String::new());
+            return Some(SkimmedText::default());
         }
-        self.string_text(true)
+        self.string_counted()
     }
 
-    /// A string's text (built when `keep`, else only checked), its escapes read as serde_json
-    /// reads them. Bytes that are not UTF-8, and an escaped lone surrogate, are left to the full
-    /// decode.
-    fn string_text(&mut self, keep: bool) -> Option<String> {
+    /// A string, checked as serde_json reads it (its escapes, control characters, UTF-8), and
+    /// measured: the text it holds is built only when asked for ([`SkimmedText::text`]). Bytes
+    /// that are not UTF-8, and an escaped lone surrogate, are left to the full decode.
+    fn string_counted(&mut self) -> Option<SkimmedText<'a>> {
         self.eat(b'"')?;
-        // Sized once: the content is most of what is left of the payload (usually its last field).
-        let mut text = String::with_capacity(if keep { self.bytes.len() - self.pos } else { 0 });
+        let start = self.pos;
+        let (mut len, mut chars, mut escaped) = (0, 0, false);
         loop {
             let rest = &self.bytes[self.pos..];
             let at = memchr::memchr2(b'"', b'\\', rest)?;
             let run = &rest[..at];
-            // Cut only at ASCII bytes: each run is UTF-8 on its own when the string is.
-            let run = simdutf8::basic::from_utf8(run).ok()?;
-            if has_control(run.as_bytes()) {
+            let (control, continuing) = control_and_continuing(run);
+            if control {
                 return None;
             }
-            if keep {
-                text.push_str(run);
-            }
+            len += run.len();
+            chars += run.len() - continuing;
             self.pos += at + 1;
             if rest[at] == b'"' {
-                return Some(text);
+                break;
             }
-            let unescaped = match self.bump()? {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
-                b'u' => self.escaped_char()?,
-                _ => return None,
-            };
-            if keep {
-                text.push(unescaped);
-            }
+            escaped = true;
+            let unescaped = self.escape()?;
+            len += unescaped.len_utf8();
+            chars += 1;
         }
+        // Escapes are ASCII: the string is UTF-8 exactly when each run between them is.
+        let raw = simdutf8::basic::from_utf8(&self.bytes[start..self.pos - 1]).ok()?;
+        Some(SkimmedText {
+            raw,
+            escaped,
+            len,
+            chars,
+        })
+    }
+
+    /// The character an escape (after its backslash) stands for, as serde_json reads it.
+    fn escape(&mut self) -> Option<char> {
+        Some(match self.bump()? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => self.escaped_char()?,
+            _ => return None,
+        })
     }
 }
 
@@ -253,6 +279,70 @@ impl Scanner<'_> {
         }
         char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
     }
+}
+
+/// An answer chunk's text as the skim read it: the JSON string as sent (escapes and all), already
+/// checked, and the length of the text it holds — enough for a reader that only counts the
+/// answer; the text itself is built on demand ([`SkimmedText::text`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SkimmedText<'a> {
+    raw: &'a str,
+    escaped: bool,
+    len: usize,
+    chars: usize,
+}
+
+impl<'a> SkimmedText<'a> {
+    /// The text's length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The text's length in code points.
+    pub fn chars(&self) -> usize {
+        self.chars
+    }
+
+    /// The text: borrowed when the string held no escape, else unescaped (as checked when it was
+    /// read, so every escape is one serde_json reads).
+    pub fn text(&self) -> Cow<'a, str> {
+        if !self.escaped {
+            return Cow::Borrowed(self.raw);
+        }
+        let mut text = String::with_capacity(self.len);
+        let mut s = Scanner::new(self.raw.as_bytes());
+        while let Some(at) = memchr::memchr(b'\\', &s.bytes[s.pos..]) {
+            text.push_str(&self.raw[s.pos..s.pos + at]);
+            s.pos += at + 1;
+            match s.escape() {
+                Some(c) => text.push(c),
+                // Never: the string was read with these escapes.
+                None => return Cow::Owned(text),
+            }
+        }
+        text.push_str(&self.raw[s.pos..]);
+        Cow::Owned(text)
+    }
+}
+
+/// In one pass: whether `bytes` hold a control character (never in a JSON string as it is), and
+/// how many of them continue a character (the rest each start one). Counted in blocks whose
+/// counts fit a byte, so the loop runs on 16 bytes at a time.
+fn control_and_continuing(bytes: &[u8]) -> (bool, usize) {
+    let (mut control, mut continuing) = (0u8, 0usize);
+    for block in bytes.chunks(255) {
+        let mut count = 0u8;
+        for &b in block {
+            control |= u8::from(b < 0x20);
+            count += u8::from((b as i8) < -0x40);
+        }
+        continuing += usize::from(count);
+    }
+    (control != 0, continuing)
 }
 
 /// Whether `bytes` hold a control character, which JSON strings may not hold unescaped.

@@ -5,7 +5,9 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::wire::provider::{Dialect, EventPipeline, Provider};
+use crate::model::event::AgentEvent;
+use crate::model::session::Session;
+use crate::wire::provider::{Dialect, EventPipeline, EventSink, Provider};
 
 /// Every event (and every feed's result) of `bytes` fed in `chunk`-byte pieces, then finished.
 fn events(mut pipeline: EventPipeline, bytes: &[u8], chunk: usize) -> Vec<String> {
@@ -326,5 +328,162 @@ fn a_plain_answer_chunk_is_skimmed_and_odd_ones_are_left_to_the_full_decode() {
         r#"{"chat_id":5,"message":{"type":"ANSWER","content":"x"}}"#,
     ] {
         assert_eq!(skim(odd), None, "{odd}");
+    }
+}
+
+/// A reader that counts the answer rather than keeping it (as the recording proxy does): the
+/// session it ends with (as `Debug`), the answer as it came — its text while it is short (the proxy
+/// keeps the start for the summary), then a `#` per byte — and every feed's result. `borrowed`:
+/// skimmed chunks taken through [`EventSink::answer`] (their text built only while it is kept);
+/// else every event taken from the full decode's `Vec`.
+fn counted(provider: Option<Provider>, bytes: &[u8], chunk: usize, borrowed: bool) -> Vec<String> {
+    struct Counting {
+        events: Vec<AgentEvent>,
+        session: Session,
+        answer: String,
+    }
+    impl Counting {
+        fn flush(&mut self) {
+            for event in self.events.drain(..) {
+                if let AgentEvent::AnswerDelta { text, .. } = &event {
+                    match self.answer.len() >= 40 && !self.session.answer.is_resent() {
+                        true => self.answer.push_str(&"#".repeat(text.len())),
+                        false => self.answer.push_str(text),
+                    }
+                }
+                self.session.apply(event);
+            }
+        }
+    }
+    impl EventSink for Counting {
+        fn events(&mut self) -> &mut Vec<AgentEvent> {
+            &mut self.events
+        }
+        fn answer(&mut self, answer: crate::wire::provider::SkimmedAnswer<'_>) {
+            self.flush();
+            // As the proxy does: the text while the answer's start is kept, then lengths alone.
+            let text = &answer.text;
+            if self.answer.len() >= 40
+                && self.session.apply_answer_counted(text.len(), text.chars())
+            {
+                self.answer.push_str(&"#".repeat(text.len()));
+                return;
+            }
+            self.answer.push_str(&text.text());
+            self.session.apply_answer_delta(&text.text());
+        }
+    }
+    let mut sink = Counting {
+        events: Vec::new(),
+        session: Session::new(),
+        answer: String::new(),
+    };
+    sink.session.answer.stop_keeping_text();
+    let mut pipeline = match borrowed {
+        true => EventPipeline::new(provider).skimming(),
+        false => EventPipeline::new(provider),
+    };
+    let mut results = Vec::new();
+    for piece in bytes.chunks(chunk.max(1)) {
+        let fed = match borrowed {
+            true => pipeline.feed_into(piece, &mut sink),
+            false => pipeline.feed(piece, &mut sink.events),
+        };
+        results.push(format!("{fed:?}"));
+        sink.flush();
+    }
+    results.push(format!("{:?}", pipeline.finish(&mut sink.events)));
+    sink.flush();
+    results.push(sorted_maps(&format!("{:?}", sink.session)));
+    results.push(sink.answer);
+    results
+}
+
+/// A session's `Debug` with the entries of its maps (`{"id": n, …}`, printed in hash order) sorted.
+fn sorted_maps(debug: &str) -> String {
+    let mut out = String::new();
+    let mut rest = debug;
+    while let Some(at) = rest.find("_id: {") {
+        let (head, map) = rest.split_at(at + "_id: {".len());
+        out.push_str(head);
+        // The map's entries, split at `, ` outside their quoted keys.
+        let (mut entries, mut entry, mut quoted, mut escaped) =
+            (Vec::new(), String::new(), false, false);
+        let mut end = map.len();
+        for (i, c) in map.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' if quoted => escaped = true,
+                '"' => quoted = !quoted,
+                '}' if !quoted => {
+                    end = i;
+                    break;
+                }
+                ',' if !quoted => {
+                    entries.push(std::mem::take(&mut entry).trim().to_owned());
+                    continue;
+                }
+                _ => {}
+            }
+            entry.push(c);
+        }
+        if !entry.trim().is_empty() {
+            entries.push(entry.trim().to_owned());
+        }
+        entries.sort();
+        out.push_str(&entries.join(", "));
+        rest = &map[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn assert_counted_same(provider: Option<Provider>, bytes: &[u8], chunk: usize, what: &str) {
+    let full = counted(provider, bytes, chunk, false);
+    let borrowed = counted(provider, bytes, chunk, true);
+    assert!(
+        full == borrowed,
+        "{what}, {provider:?}, chunks of {chunk}: counting from borrowed text differs"
+    );
+}
+
+#[test]
+fn a_reader_counting_the_answer_from_borrowed_text_ends_with_the_session_every_event_gives() {
+    for path in recordings() {
+        let bytes = std::fs::read(&path).unwrap();
+        let what = path.display().to_string();
+        for provider in [Some(Provider::Bigdata), None] {
+            for chunk in [bytes.len(), 3, 64, 1000, 65536] {
+                assert_counted_same(provider, &bytes, chunk, &what);
+            }
+        }
+        assert_counted_same(Some(Provider::OpenAI), &bytes, 4096, &what);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn generated_payloads_count_the_same_from_borrowed_text(
+        payloads in prop::collection::vec(payload(), 1..12),
+        separator in prop::sample::select(vec!["\n\n", "\r\n\r\n", "\n: c\n\n", "\n"]),
+        chunk in 1usize..200,
+    ) {
+        let mut stream = String::from(
+            "data: {\"chat_id\":\"chat-1\",\"message\":{\"type\":\"THINKING\",\"content\":\"x\"}}\n\n",
+        );
+        for payload in &payloads {
+            stream.push_str("data: ");
+            stream.push_str(payload);
+            stream.push_str(separator);
+        }
+        for provider in [Some(Provider::Bigdata), None] {
+            for chunk in [chunk, stream.len()] {
+                let full = counted(provider, stream.as_bytes(), chunk, false);
+                let borrowed = counted(provider, stream.as_bytes(), chunk, true);
+                prop_assert_eq!(full, borrowed);
+            }
+        }
     }
 }
