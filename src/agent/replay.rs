@@ -223,7 +223,7 @@ fn replay_timed(
 /// Frames without a pause between them are sent together up to this many events…
 const BATCH_EVENTS: usize = 1024;
 /// …or this many bytes of recording.
-const BATCH_BYTES: usize = 64 * 1024;
+const BATCH_BYTES: usize = 256 * 1024;
 
 /// Sends a recording's frames with their pacing through the provider's pipeline. Frames that follow
 /// each other without a pause (all of them at [`Speed::Max`]) go out together, as one update, the

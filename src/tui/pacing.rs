@@ -23,7 +23,7 @@ pub const FRAME: Duration = Duration::from_millis(16);
 
 /// Answer text taken in between two frames: the next frame lays it out, which must stay quick, so
 /// more waits for that frame (the stream task waits meanwhile: see `agent::stream::BACKLOG`).
-pub const TEXT_PER_FRAME: usize = 256 * 1024;
+pub const TEXT_PER_FRAME: usize = 1024 * 1024;
 
 /// What the screen owes and when it is due.
 #[derive(Debug, Clone)]

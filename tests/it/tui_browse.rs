@@ -520,3 +520,68 @@ fn a_search_of_a_1_mb_answer_costs_a_frame_no_more_than_twice_one_without() {
     );
     assert!(ratio <= 2.0, "a frame with the search costs {ratio:.2}x");
 }
+
+/// A long answer streamed in while the pane followed the bottom (blocks far above it are then
+/// not laid out) shows, at the bottom and then page after page up, the very screens of the same
+/// answer streamed in while the pane was scrolled to the top (every block laid out as it came).
+#[test]
+fn scrolling_up_after_a_long_answer_streamed_in_shows_what_laying_out_every_block_shows() {
+    use research_tui::agent::stream::StreamUpdate;
+    use research_tui::model::event::AgentEvent;
+    let chunks: Vec<String> = (0..40)
+        .map(|c| {
+            (0..30)
+                .map(|i| {
+                    let n = c * 30 + i;
+                    format!(
+                        "Paragraph {n}: revenue **rose** in 東京 {}.\n\n- item {n}\n- another\n\n",
+                        "and grew ".repeat(n % 17)
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let started = || {
+        let mut app = app();
+        app.begin_turn(Some("How did revenue move?".into()));
+        app.apply_update(StreamUpdate::Connected);
+        draw(&mut app, 140, 42);
+        app
+    };
+    let stream = |app: &mut Ui| {
+        for chunk in &chunks {
+            let text = chunk.clone();
+            let delta = AgentEvent::AnswerDelta {
+                message_id: None,
+                text,
+            };
+            app.apply_update(StreamUpdate::Events(vec![delta]));
+            draw(app, 140, 42);
+        }
+    };
+    let mut following = started();
+    stream(&mut following);
+    browse(&mut following);
+    keys(&mut following, "a");
+    assert!(following.panes.answer.scroll.follow);
+    let mut away = started();
+    browse(&mut away);
+    keys(&mut away, "ag");
+    stream(&mut away);
+    keys(&mut away, "G");
+    let screen = |app: &mut Ui| draw(app, 140, 42).backend().buffer().clone();
+    assert_eq!(screen(&mut following), screen(&mut away), "at the bottom");
+    for page in 1..=6 {
+        key(&mut following, KeyCode::PageUp);
+        key(&mut away, KeyCode::PageUp);
+        assert_eq!(screen(&mut following), screen(&mut away), "{page} pages up");
+    }
+    assert!(!following.panes.answer.scroll.follow);
+    keys(&mut following, "G");
+    keys(&mut away, "G");
+    assert_eq!(
+        screen(&mut following),
+        screen(&mut away),
+        "back at the bottom"
+    );
+}

@@ -10,6 +10,11 @@
 //! itself plus a few numbers per block, however long the answer grows. A block completed where its
 //! rows would not be kept is only measured ([`block_height`]: the same walk without building the
 //! rows), so a flood of text costs one parse and one count per block, and rows only for what is seen.
+//!
+//! While the pane follows the bottom ([`AnswerView::follow_bottom`]) such a block is not even
+//! measured: it counts as no rows until the view leaves the bottom ([`AnswerView::measure_deferred`]),
+//! as long as the rows below the last such block fill the window. Rows are then numbered as if
+//! those blocks were empty, the same for every reader within a frame.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -47,6 +52,8 @@ struct Segment {
     start: Start,
     height: usize,
     marker_sig: u64,
+    /// Not measured yet (its `height` is 0 until it is): see [`AnswerView::follow_bottom`].
+    deferred: bool,
 }
 
 /// Where block splitting stopped: the open block starts at `block_start` (beginning as
@@ -82,6 +89,12 @@ pub struct AnswerView {
     /// every block's rows are kept.
     keep: Option<Range<usize>>,
     scan: ScanState,
+    /// While the pane follows the bottom: rows at the bottom that must be measured (blocks above
+    /// them are left unmeasured); `None` measures every block.
+    follow: Option<usize>,
+    /// Completed blocks left unmeasured, and the first of them (when there are any).
+    deferred: usize,
+    first_deferred: usize,
     /// Blocks rendered since creation (for tests and the benchmark: caching works).
     pub renders: usize,
 }
@@ -162,6 +175,7 @@ impl AnswerView {
                 generation,
                 renders,
                 keep,
+                follow: self.follow,
                 markers_version: markers_version.wrapping_sub(1),
                 ..AnswerView::default()
             };
@@ -191,6 +205,70 @@ impl AnswerView {
                 )
             });
         }
+        match self.follow {
+            Some(rows) => self.measure_bottom(text, rows, theme),
+            None => {
+                self.measure_deferred(text, generation, theme);
+            }
+        }
+    }
+
+    /// The pane follows the bottom, showing at most `rows - 1` rows of this answer (`Some`), or
+    /// it shows any row (`None`): from the next [`AnswerView::sync`], blocks completed above the
+    /// bottom `rows` rows (and away from the rows kept) are left unmeasured, or every block is
+    /// measured.
+    pub fn follow_bottom(&mut self, rows: Option<usize>) {
+        self.follow = rows;
+    }
+
+    /// Measure the blocks left unmeasured while following the bottom; returns the rows they add
+    /// (every row below them moves down by as many). Nothing when `text` is not the one the view
+    /// was synced with (it is redone at the next sync anyway).
+    pub fn measure_deferred(&mut self, text: &str, generation: u64, theme: &Theme) -> usize {
+        if self.deferred == 0 || generation != self.generation || text.len() < self.known_len {
+            return 0;
+        }
+        let first = self.first_deferred;
+        let mut added = 0;
+        for i in first..self.segments.len() {
+            if self.segments[i].deferred {
+                added += self.measure_deferred_block(text, i, theme);
+            }
+        }
+        self.recompute_prefix(first + 1);
+        added
+    }
+
+    /// Measure unmeasured blocks from the bottom up until `rows` rows below them are measured.
+    fn measure_bottom(&mut self, text: &str, rows: usize, theme: &Theme) {
+        if self.deferred == 0 {
+            return;
+        }
+        let mut below = self.tail.as_ref().map_or(0, |(t, _)| t.height);
+        let mut lowest = None;
+        for i in (self.first_deferred..self.segments.len()).rev() {
+            if below >= rows {
+                break;
+            }
+            if self.segments[i].deferred {
+                self.measure_deferred_block(text, i, theme);
+                lowest = Some(i);
+            }
+            below += self.segments[i].height;
+        }
+        if let Some(i) = lowest {
+            self.recompute_prefix(i + 1);
+        }
+    }
+
+    /// Measure unmeasured block `i` (its prefix sums are left to the caller); returns its height.
+    fn measure_deferred_block(&mut self, text: &str, i: usize, theme: &Theme) -> usize {
+        let segment = self.segments[i].clone();
+        let height = self.measure(text, &segment, i, theme);
+        self.segments[i].height = height;
+        self.segments[i].deferred = false;
+        self.deferred -= 1;
+        height
     }
 
     /// Rows `top..top + count` will be drawn next: wrap the blocks there whose rows are not kept,
@@ -266,6 +344,7 @@ impl AnswerView {
             range,
             start,
             height: 0,
+            deferred: false,
         }
     }
 
@@ -313,9 +392,28 @@ impl AnswerView {
 
     /// Set the height of completed block `i`: rows built and kept where [`AnswerView::show`] would
     /// keep them, only counted elsewhere.
+    /// While the pane follows the bottom, a block whose rows would not be kept is left unmeasured.
     fn lay_out(&mut self, text: &str, i: usize, theme: &Theme) {
         let segment = self.segments[i].clone();
-        if Self::kept(self.keep.as_ref(), i, self.segments.len()) {
+        let kept = Self::kept(self.keep.as_ref(), i, self.segments.len());
+        if !kept && self.follow.is_some() {
+            self.rows_of.remove(&i);
+            if !segment.deferred {
+                self.first_deferred = match self.deferred {
+                    0 => i,
+                    _ => self.first_deferred.min(i),
+                };
+                self.deferred += 1;
+                self.segments[i].deferred = true;
+                self.segments[i].height = 0;
+            }
+            return;
+        }
+        if segment.deferred {
+            self.segments[i].deferred = false;
+            self.deferred -= 1;
+        }
+        if kept {
             let rows = self.render(text, &segment, i, theme);
             self.segments[i].height = rows.len();
             self.rows_of.insert(i, rows);

@@ -8,6 +8,16 @@ use crate::tui::state::{Effect, Focus, Popup, Scroll, Severity};
 impl Ui {
     /// The scroll position of the pane behind `focus` (the prompt's: the answer's).
     pub(super) fn scroll_for(&mut self, focus: Focus) -> &mut Scroll {
+        if matches!(focus, Focus::Answer | Focus::Prompt | Focus::Timeline) {
+            // Its arithmetic needs every row above the bottom counted.
+            self.panes.answer.measure_all(&self.app);
+        }
+        self.scroll_as_left(focus)
+    }
+
+    /// The pane's scroll position as the last frame left it: the answer's counts no rows for the
+    /// blocks left unmeasured while it follows the bottom (enough to go back to the bottom).
+    fn scroll_as_left(&mut self, focus: Focus) -> &mut Scroll {
         let panes = &mut self.panes;
         match focus {
             Focus::Plan => &mut panes.plan.scroll,
@@ -125,14 +135,8 @@ impl Ui {
                     self.panes.answer.focus_span = None;
                 }
             }
-            focus => {
-                let scroll = self.scroll_for(focus);
-                if bottom {
-                    scroll.to_bottom();
-                } else {
-                    scroll.to_top();
-                }
-            }
+            focus if bottom => self.scroll_as_left(focus).to_bottom(),
+            focus => self.scroll_for(focus).to_top(),
         }
     }
 

@@ -117,6 +117,15 @@ impl AnswerBuffer {
 
 pub const CHECKPOINT_EVERY: usize = 64;
 
+/// How many of the 8 bytes of `word` start a character (are not `0b10xx_xxxx`).
+fn starts_in(word: u64) -> usize {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    // Bit 0 of each byte: not a continuation byte (its top bit clear, or the one below set).
+    let starts = ((!word >> 7) | (word >> 6)) & LOW;
+    // The sum of the eight bytes (each 0 or 1) gathers in the top byte.
+    (starts.wrapping_mul(LOW) >> 56) as usize
+}
+
 /// `checkpoints[i]` is the byte offset of code point `i * CHECKPOINT_EVERY`.
 #[derive(Debug, Default, Clone)]
 struct CodePointIndex {
@@ -137,31 +146,44 @@ impl CodePointIndex {
             self.len = end;
             return;
         }
-        // A character starts at any byte but a continuation byte. Counting those in a slice is a
-        // loop without branches (vectorised): from one checkpoint, the next is found by counting
-        // the starts in as many bytes as characters are still to pass (never more than that many
-        // characters), until none is left.
-        let starts = |bytes: &[u8]| bytes.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        // A character starts at any byte but a continuation byte. From one checkpoint the next
+        // is as many bytes on as characters are to pass when those bytes are ASCII (most text);
+        // else the starts are counted a word (8 bytes) at a time while a word holds no more
+        // than are still to pass, then byte by byte to the start of the checkpoint's character.
+        let is_start = |b: u8| (b as i8) >= -0x40;
         let bytes = chunk.as_bytes();
-        let end = self.len + starts(bytes);
         let mut next = self.checkpoints.len() * CHECKPOINT_EVERY;
         // Byte `at` of the chunk is the start of code point `cp` (or the chunk's end).
         let (mut at, mut cp) = (0, self.len);
-        self.len = end;
-        while next < end {
+        loop {
             let mut left = next - cp;
-            while left > 0 {
-                let take = left.min(bytes.len() - at);
-                left -= starts(&bytes[at..at + take]);
-                at += take;
-            }
-            while at < bytes.len() && (bytes[at] as i8) < -0x40 {
-                at += 1;
+            let rest = &bytes[at..];
+            if left < rest.len() && rest[..left].is_ascii() {
+                at += left;
+            } else {
+                while let Some(word) = bytes.get(at..at + 8) {
+                    let n = starts_in(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+                    if n > left {
+                        break;
+                    }
+                    left -= n;
+                    at += 8;
+                }
+                while at < bytes.len() && !(left == 0 && is_start(bytes[at])) {
+                    left -= usize::from(is_start(bytes[at]));
+                    at += 1;
+                }
+                if at == bytes.len() {
+                    // The chunk ends before code point `next`.
+                    cp = next - left;
+                    break;
+                }
             }
             self.checkpoints.push(base + at);
             cp = next;
             next += CHECKPOINT_EVERY;
         }
+        self.len = cp;
     }
 
     /// Count `chunk`'s code points without indexing them (the text is not kept).

@@ -88,15 +88,28 @@ impl FrameSplitter {
 const OWNED_FRAME_BYTES: usize = 64 * 1024;
 
 fn frame(bytes: Vec<u8>) -> Frame {
-    let delay_ms = bytes
-        .split(|&b| b == b'\n')
-        .find_map(|line| {
-            let value = line.strip_prefix(b": delay=")?;
-            std::str::from_utf8(value).ok()?.trim().parse().ok()
-        })
-        .unwrap_or(DEFAULT_DELAY_MS);
+    let delay_ms = delay_of(&bytes).unwrap_or(DEFAULT_DELAY_MS);
     Frame { delay_ms, bytes }
 }
+
+/// The pause the first line of `bytes` starting `: delay=` with a number after it asks for. Found
+/// with a SIMD search for the comment rather than by walking every line byte by byte (most frames
+/// have none, and every frame's bytes were walked).
+fn delay_of(bytes: &[u8]) -> Option<u64> {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(DELAY));
+    FINDER
+        .find_iter(bytes)
+        .filter(|&at| at == 0 || bytes[at - 1] == b'\n')
+        .find_map(|at| {
+            let value = &bytes[at + DELAY.len()..];
+            let value = &value[..memchr::memchr(b'\n', value).unwrap_or(value.len())];
+            std::str::from_utf8(value).ok()?.trim().parse().ok()
+        })
+}
+
+/// The comment that gives a frame's pause.
+const DELAY: &[u8] = b": delay=";
 
 #[cfg(test)]
 mod tests {
@@ -111,6 +124,31 @@ mod tests {
         assert_eq!(frames[1].delay_ms, DEFAULT_DELAY_MS);
         let joined: Vec<u8> = frames.iter().flat_map(|f| f.bytes.clone()).collect();
         assert_eq!(joined, text);
+    }
+
+    /// What `frame` read before it searched for the comment: the first line (split at `\n`)
+    /// that starts with `: delay=` and whose rest is a number.
+    fn delay_line_by_line(bytes: &[u8]) -> Option<u64> {
+        bytes.split(|&b| b == b'\n').find_map(|line| {
+            let value = line.strip_prefix(DELAY)?;
+            std::str::from_utf8(value).ok()?.trim().parse().ok()
+        })
+    }
+
+    proptest::proptest! {
+        /// A frame's pause is the one its first `: delay=` line with a number gives, wherever the
+        /// comment is, whatever surrounds it (line breaks, a number cut or out of range).
+        #[test]
+        fn the_pause_is_read_from_the_first_delay_line_with_a_number(
+            picks in proptest::collection::vec(0usize..12, 0..40),
+        ) {
+            const PIECES: [&[u8]; 12] = [
+                b": delay=", b"120", b"\n", b"\r", b" ", b"x", b"data: {}", b"-5",
+                b"99999999999999999999999", b":", b"delay=", b"\xff",
+            ];
+            let bytes: Vec<u8> = picks.iter().flat_map(|&i| PIECES[i].iter().copied()).collect();
+            proptest::prop_assert_eq!(delay_of(&bytes), delay_line_by_line(&bytes));
+        }
     }
 
     #[test]

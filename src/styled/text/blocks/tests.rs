@@ -181,8 +181,103 @@ fn an_answer_without_blank_lines_is_cut_into_blocks_the_same_however_it_arrives(
     );
 }
 
+/// `text` as it streams in: longer by about `step` bytes each time (to a character boundary).
+fn prefixes(text: &str, step: usize) -> impl Iterator<Item = &str> {
+    let mut end = 0;
+    std::iter::from_fn(move || {
+        if end >= text.len() {
+            return None;
+        }
+        end = text.ceil_char_boundary((end + step).min(text.len()));
+        Some(&text[..end])
+    })
+}
+
+/// Rows `top..top + height` of `view` once shown there.
+fn window(view: &mut AnswerView, text: &str, top: usize, height: usize) -> Vec<String> {
+    view.show(text, top, height, &theme());
+    view.rows(top, height).map(RLine::text).collect()
+}
+
+#[test]
+fn a_long_answer_followed_at_the_bottom_measures_only_the_blocks_near_it() {
+    let theme = theme();
+    let ann = Annotations::default();
+    let mut text = String::new();
+    let mut view = AnswerView::new();
+    view.follow_bottom(Some(31));
+    let mut full = AnswerView::new();
+    for i in 0..2000 {
+        text.push_str(&format!(
+            "Paragraph {i} with **some** words to wrap at forty columns.\n\n"
+        ));
+        if i % 100 == 99 {
+            view.sync(&text, &ann, 0, 0, 40, &theme);
+            full.sync(&text, &ann, 0, 0, 40, &theme);
+            let (top, full_top) = (view.height() - 30, full.height() - 30);
+            assert_eq!(
+                window(&mut view, &text, top, 30),
+                window(&mut full, &text, full_top, 30)
+            );
+        }
+    }
+    assert!(
+        view.renders < full.renders / 3,
+        "{} blocks laid out, {} when measuring all",
+        view.renders,
+        full.renders
+    );
+    // Leaving the bottom: every block is measured, the rows are those of a view that measured all.
+    let short = view.height();
+    assert_eq!(
+        short + view.measure_deferred(&text, 0, &theme),
+        full.height()
+    );
+    assert_eq!(view.measure_deferred(&text, 0, &theme), 0, "measured once");
+    view.follow_bottom(None);
+    assert_eq!(
+        rows_through_windows(&mut view, &text, 30),
+        rows_through_windows(&mut full, &text, 30)
+    );
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+    /// Followed at the bottom as it streams in, blocks far above the window are left unmeasured:
+    /// the window at the bottom shows the rows a view that measures every block shows there (and
+    /// more rows than fit, so the scroll hint is the same), and once they are measured (the view
+    /// leaves the bottom) every row and the height are the same.
+    #[test]
+    fn blocks_left_unmeasured_while_following_the_bottom_change_no_row_shown(
+        picks in proptest::collection::vec(0usize..FRAGMENTS.len(), 0..160),
+        width in 1usize..60,
+        step in 1usize..400,
+        height in 1usize..12,
+    ) {
+        let theme = theme();
+        let ann = Annotations::default();
+        let text = answer_of(&picks).repeat(3);
+        let mut built = AnswerView::new();
+        built.sync(&text, &ann, 0, 0, width, &theme);
+        let mut full = AnswerView::new();
+        let mut view = AnswerView::new();
+        view.follow_bottom(Some(height + 1));
+        for now in prefixes(&text, step) {
+            full.sync(now, &ann, 0, 0, width, &theme);
+            view.sync(now, &ann, 0, 0, width, &theme);
+            let (all, counted) = (full.height(), view.height());
+            proptest::prop_assert!(counted <= all);
+            proptest::prop_assert!(counted == all || counted > height);
+            let shown = window(&mut view, now, counted.saturating_sub(height), height);
+            let expected = window(&mut full, now, all.saturating_sub(height), height);
+            proptest::prop_assert_eq!(shown, expected);
+        }
+        let counted = view.height();
+        proptest::prop_assert_eq!(counted + view.measure_deferred(&text, 0, &theme), built.height());
+        view.follow_bottom(None);
+        proptest::prop_assert_eq!(rows_through_windows(&mut view, &text, height), all_rows(&built));
+    }
 
     /// An answer streaming in below the window shown has its blocks out of view only measured;
     /// read back a window at a time, every row is the one a view that built every row shows.
@@ -201,14 +296,9 @@ proptest::proptest! {
         let expected = all_rows(&built);
         // Scrolled to the top while the rest streams in below.
         let mut view = AnswerView::new();
-        let mut end = 0;
-        while end < text.len() {
-            end = (end + step).min(text.len());
-            while !text.is_char_boundary(end) {
-                end += 1;
-            }
-            view.sync(&text[..end], &ann, 0, 0, width, &theme);
-            view.show(&text[..end], 0, height, &theme);
+        for now in prefixes(&text, step) {
+            view.sync(now, &ann, 0, 0, width, &theme);
+            view.show(now, 0, height, &theme);
         }
         proptest::prop_assert_eq!(view.height(), built.height());
         proptest::prop_assert_eq!(rows_through_windows(&mut view, &text, height), expected);

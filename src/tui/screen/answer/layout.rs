@@ -258,7 +258,18 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
         pane.views
             .retain(|id, _| app.turns.iter().any(|turn| turn.id == *id));
     }
-    let parts = layout(app, pane, width);
+    // Following the bottom with nothing to bring into view: blocks far above the window are left
+    // unmeasured (the rows are numbered as if they were empty; every reader in this frame agrees).
+    // Anywhere else every row must be where it is, so they are measured first.
+    let following = pane.scroll.follow
+        && pane.scroll_to_turn.is_none()
+        && pane.scroll_to_structured.is_none()
+        && pane.scroll_to_byte.is_none()
+        && pane.scroll_to_anchor.is_none();
+    if !following {
+        pane.measure_all(app);
+    }
+    let parts = layout(app, pane, width, following.then_some(height + 1));
     let total: usize = parts.iter().map(|(_, _, h)| h).sum();
     scroll_to_requests(app, pane, &parts, total, height);
     let top = pane.scroll.resolve(total, height);
@@ -277,8 +288,14 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     }
 }
 
-/// Every turn's parts (header, answer or placeholder, trailer), their renderings synced to `width`.
-fn layout(app: &App, pane: &mut AnswerPane, width: usize) -> Vec<(usize, Part, usize)> {
+/// Every turn's parts (header, answer or placeholder, trailer), their renderings synced to `width`
+/// (following the bottom `follow` rows when given: see `AnswerView::follow_bottom`).
+fn layout(
+    app: &App,
+    pane: &mut AnswerPane,
+    width: usize,
+    follow: Option<usize>,
+) -> Vec<(usize, Part, usize)> {
     let theme = &app.theme;
     let mut parts: Vec<(usize, Part, usize)> = Vec::new();
     for (index, turn) in app.turns.iter().enumerate() {
@@ -288,6 +305,7 @@ fn layout(app: &App, pane: &mut AnswerPane, width: usize) -> Vec<(usize, Part, u
             parts.push((index, Part::Rows(head), h));
         }
         let view = pane.views.entry(turn.id).or_default();
+        view.follow_bottom(follow);
         view.sync(
             turn.session.answer.as_str(),
             &turn.ann,

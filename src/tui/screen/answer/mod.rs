@@ -95,6 +95,24 @@ impl AnswerPane {
         }
     }
 
+    /// Measure the answer blocks left unmeasured while the pane followed the bottom, before the
+    /// view leaves it (a scroll key, a jump): the scroll position, counted without them, moves down
+    /// by the rows they add, so it stays on the same rows (all of them are above the window).
+    pub fn measure_all(&mut self, app: &App) {
+        let mut added = 0;
+        for turn in &app.turns {
+            if let Some(view) = self.views.get_mut(&turn.id) {
+                added += view.measure_deferred(
+                    turn.session.answer.as_str(),
+                    turn.generation,
+                    &app.theme,
+                );
+            }
+        }
+        self.scroll.total += added;
+        self.scroll.top += added;
+    }
+
     /// Trade the rows kept between frames with `other`'s.
     pub fn swap_rows(&mut self, other: &mut AnswerPane) {
         std::mem::swap(&mut self.views, &mut other.views);

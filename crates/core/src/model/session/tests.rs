@@ -48,6 +48,25 @@ fn code_point_index_is_exact_across_many_checkpoints() {
     }
 }
 
+/// Every code point's byte is found in an answer that arrived as `chunks`.
+fn index_is_exact(
+    chunks: impl Iterator<Item = String>,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    let mut answer = AnswerBuffer::default();
+    let mut expected = String::new();
+    for chunk in chunks {
+        answer.push(&chunk);
+        expected.push_str(&chunk);
+    }
+    for (cp, (byte, _)) in expected.char_indices().enumerate() {
+        proptest::prop_assert_eq!(answer.byte_of(cp), Some(byte), "code point {}", cp);
+    }
+    let len = expected.chars().count();
+    proptest::prop_assert_eq!(answer.byte_of(len), Some(expected.len()));
+    proptest::prop_assert_eq!(answer.byte_of(len + 1), None);
+    Ok(())
+}
+
 proptest::proptest! {
     /// The code point index is exact however the answer arrives: chunks of any length of ASCII,
     /// accents, CJK and emoji, each code point's byte found.
@@ -61,19 +80,24 @@ proptest::proptest! {
             1..12,
         ),
     ) {
-        let mut answer = AnswerBuffer::default();
-        let mut expected = String::new();
-        for chunk in chunks {
-            let chunk: String = chunk.concat();
-            answer.push(&chunk);
-            expected.push_str(&chunk);
-        }
-        for (cp, (byte, _)) in expected.char_indices().enumerate() {
-            proptest::prop_assert_eq!(answer.byte_of(cp), Some(byte), "code point {}", cp);
-        }
-        let len = expected.chars().count();
-        proptest::prop_assert_eq!(answer.byte_of(len), Some(expected.len()));
-        proptest::prop_assert_eq!(answer.byte_of(len + 1), None);
+        index_is_exact(chunks.iter().map(|chunk| chunk.concat()))?;
+    }
+
+    /// Mostly ASCII with a character beyond it here and there, as most answers are (runs of
+    /// ASCII longer than the index's step between two checkpoints): exact too.
+    #[test]
+    fn code_point_index_is_exact_for_mostly_ascii_chunks(
+        chunks in proptest::collection::vec(
+            proptest::collection::vec(
+                (0usize..150, proptest::sample::select(vec!["é", "日本", "😀", "e\u{301}", ""])),
+                0..6,
+            ),
+            1..12,
+        ),
+    ) {
+        index_is_exact(chunks.iter().map(|pieces| {
+            pieces.iter().map(|(n, c)| "ab ".repeat(*n / 3) + c).collect::<String>()
+        }))?;
     }
 }
 
