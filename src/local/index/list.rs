@@ -34,23 +34,24 @@ pub fn path(root: &Path) -> PathBuf {
     index.with_extension("list")
 }
 
-/// One session as `sessions` lists it.
+/// One session as `sessions` lists it, borrowed from the meta or the list line it was made of
+/// where it can be (a listing makes 100,000 of them, each printed at once).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Row {
-    pub id: String,
-    pub updated_at: String,
-    pub provider: String,
+pub struct Row<'a> {
+    pub id: &'a str,
+    pub updated_at: Cow<'a, str>,
+    pub provider: Cow<'a, str>,
     pub turns: usize,
-    pub status: String,
-    pub checkpoint: Option<String>,
-    pub question: String,
+    pub status: Cow<'a, str>,
+    pub checkpoint: Option<Cow<'a, str>>,
+    pub question: Cow<'a, str>,
     /// `meta.json` as compact JSON, when asked for.
-    pub json: Option<String>,
+    pub json: Option<Cow<'a, str>>,
     /// The comparison this session is one agent of.
-    pub comparison: Option<String>,
+    pub comparison: Option<Cow<'a, str>>,
     /// The meta, when it has what a row alone does not say (the session it branched from, a
-    /// turn's stream its file left out); boxed, as few rows have one and 100,000 rows are held.
-    pub noted: Option<Box<SessionMeta>>,
+    /// turn's stream its file left out).
+    pub noted: Option<Cow<'a, SessionMeta>>,
 }
 
 /// Whether `meta` has what its row alone does not say.
@@ -58,42 +59,45 @@ fn has_notes(meta: &SessionMeta) -> bool {
     meta.branched_from.is_some() || meta.turns.iter().any(|t| t.not_saved.is_some())
 }
 
-impl Row {
-    pub fn of(meta: &SessionMeta, json: bool) -> Row {
+impl<'a> Row<'a> {
+    pub fn of(meta: &'a SessionMeta, json: bool) -> Row<'a> {
         Row {
-            id: meta.id.clone(),
-            updated_at: meta.updated_at.clone(),
-            provider: meta.provider.clone(),
+            id: &meta.id,
+            updated_at: Cow::Borrowed(&meta.updated_at),
+            provider: Cow::Borrowed(&meta.provider),
             turns: meta.turns.len(),
-            status: meta.status().to_owned(),
-            checkpoint: meta.last_checkpoint_id().map(str::to_owned),
-            question: meta.first_question().to_owned(),
-            json: json.then(|| serde_json::to_string(meta).unwrap_or_default()),
-            comparison: meta.comparison.clone(),
-            noted: has_notes(meta).then(|| Box::new(meta.clone())),
+            status: Cow::Borrowed(meta.status()),
+            checkpoint: meta.last_checkpoint_id().map(Cow::Borrowed),
+            question: Cow::Borrowed(meta.first_question()),
+            json: json.then(|| Cow::Owned(serde_json::to_string(meta).unwrap_or_default())),
+            comparison: meta.comparison.as_deref().map(Cow::Borrowed),
+            noted: has_notes(meta).then_some(Cow::Borrowed(meta)),
         }
     }
 
-    fn of_listed(listed: &Listed, json: bool) -> Option<Row> {
+    fn of_listed(listed: &Listed<'a>, json: bool) -> Option<Row<'a>> {
         let meta = if listed.noted {
             Some(listed.meta()?)
         } else {
             None
         };
         Some(Row {
-            id: listed.id.to_owned(),
-            updated_at: listed.updated_at.clone().into_owned(),
-            provider: listed.provider.clone().into_owned(),
+            id: listed.id,
+            updated_at: listed.updated_at.clone(),
+            provider: listed.provider.clone(),
             turns: listed.turns,
-            status: listed.status.clone().into_owned(),
-            checkpoint: listed.checkpoint.clone().map(Cow::into_owned),
-            question: listed.question.clone().into_owned(),
+            status: listed.status.clone(),
+            checkpoint: listed.checkpoint.clone(),
+            question: listed.question.clone(),
             json: match json {
-                true => Some(std::str::from_utf8(listed.meta_json).ok()?.to_owned()),
+                true => Some(Cow::Borrowed(std::str::from_utf8(listed.meta_json).ok()?)),
                 false => None,
             },
-            comparison: meta.as_ref().and_then(|meta| meta.comparison.clone()),
-            noted: meta.filter(has_notes).map(Box::new),
+            comparison: meta
+                .as_ref()
+                .and_then(|meta| meta.comparison.clone())
+                .map(Cow::Owned),
+            noted: meta.filter(has_notes).map(Cow::Owned),
         })
     }
 }
@@ -122,21 +126,27 @@ impl<'a> Listed<'a> {
         if length != cut {
             return None;
         }
-        let mut fields = line[..cut].splitn(11, |&b| b == b'\t');
-        let mut text = || std::str::from_utf8(fields.next()?).ok();
-        let head: [&str; 10] = [
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-            text()?,
-        ];
-        let meta_json = fields.next()?;
+        // The ten columns before the meta, checked as text at once (a tab never splits a
+        // character), then cut at their tabs.
+        let body = &line[..cut];
+        let mut tabs = [0usize; 10];
+        let mut found = 0;
+        for (i, &b) in body.iter().enumerate() {
+            if b == b'\t' {
+                tabs[found] = i;
+                found += 1;
+                if found == tabs.len() {
+                    break;
+                }
+            }
+        }
+        if found < tabs.len() {
+            return None;
+        }
+        let text = std::str::from_utf8(&body[..tabs[9]]).ok()?;
+        let meta_json = &body[tabs[9] + 1..];
+        let head: [&str; 10] =
+            std::array::from_fn(|k| &text[if k == 0 { 0 } else { tabs[k - 1] + 1 }..tabs[k]]);
         let version = head[0].strip_prefix(TAG)?.strip_prefix('.')?;
         if version.parse() != Ok(VERSION) {
             return None;
@@ -273,44 +283,43 @@ fn every<T: Send>(
 /// How many bytes of an item's time its sort key holds.
 const KEY: usize = 24;
 
-/// `items` newest first by `time` and `id` (as [`crate::local::meta::newest_first`] orders metas), sorted by index so
-/// each item, a row or a meta of a few hundred bytes, moves once rather than at every step of the
-/// sort, and by a key holding the time's first bytes, so most comparisons read no item.
+/// `items` newest first by `time` and `id` (as [`crate::local::meta::newest_first`] orders metas),
+/// sorted by index so each item, a meta of a few hundred bytes, moves once rather than at every
+/// step of the sort.
 fn newest<T>(items: Vec<T>, time: impl Fn(&T) -> &str, id: impl Fn(&T) -> &str) -> Vec<T> {
-    let mut order: Vec<([u8; KEY], usize)> = items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
+    let order = newest_order(
+        items.len(),
+        |i| time(&items[i]).as_bytes(),
+        |i| id(&items[i]).as_bytes(),
+    );
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+/// The places `0..n` newest first by `time` and `id` of each, sorted with a key holding the
+/// time's first bytes, so most comparisons read no item.
+fn newest_order<'a>(
+    n: usize,
+    time: impl Fn(usize) -> &'a [u8],
+    id: impl Fn(usize) -> &'a [u8],
+) -> Vec<usize> {
+    let mut order: Vec<([u8; KEY], usize)> = (0..n)
+        .map(|i| {
             let mut key = [0u8; KEY];
-            let time = time(item).as_bytes();
+            let time = time(i);
             let n = time.len().min(KEY);
             key[..n].copy_from_slice(&time[..n]);
             (key, i)
         })
         .collect();
-    order.sort_by(|(key_a, a), (key_b, b)| {
-        let (a, b) = (&items[*a], &items[*b]);
+    // No two items have the same id, so an unstable sort orders as a stable one would.
+    order.sort_unstable_by(|(key_a, a), (key_b, b)| {
         key_b
             .cmp(key_a)
-            .then_with(|| time(b).cmp(time(a)))
-            .then_with(|| id(b).cmp(id(a)))
+            .then_with(|| time(*b).cmp(time(*a)))
+            .then_with(|| id(*b).cmp(id(*a)))
     });
-    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    order
-        .into_iter()
-        .filter_map(|(_, i)| slots[i].take())
-        .collect()
-}
-
-/// Every session of `root` as `sessions` lists it, newest first (from the list, and `meta.json`
-/// for sessions it has no fresh line for); with `json`, each with its meta as JSON.
-pub fn rows(root: &Path, json: bool) -> Vec<Row> {
-    let rows = every(
-        root,
-        |listed| Row::of_listed(listed, json),
-        |meta| Row::of(&meta, json),
-    );
-    newest(rows, |row| &row.updated_at, |row| &row.id)
+    order.into_iter().map(|(_, i)| i).collect()
 }
 
 /// Every readable session's meta, newest first (the order and content of reading every
@@ -319,6 +328,9 @@ pub fn metas(root: &Path) -> Vec<SessionMeta> {
     let metas = every(root, |listed| listed.meta(), |meta| meta);
     newest(metas, |meta| &meta.updated_at, |meta| &meta.id)
 }
+
+mod printed;
+pub use printed::{Printed, printed};
 
 #[cfg(test)]
 mod tests;

@@ -31,7 +31,7 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-pub use list::{Row, metas, rows};
+pub use list::{Printed, Row, metas, printed};
 #[cfg(test)]
 pub(crate) use record::line;
 pub use record::{ANSWER_HEAD, MetaStamp, Record, with_answer_heads};
@@ -257,11 +257,24 @@ const HELD: usize = 4 << 20;
 
 impl NewLines {
     fn after<T>(index: &Path, pass: &Pass<T>) -> NewLines {
-        let superseded = pass.lines.saturating_sub(pass.taken.len());
-        let rewrite = (pass.too_large || superseded > pass.taken.len().max(1024))
+        NewLines::after_lines(index, pass.lines, pass.taken.len(), pass.too_large, || {
+            pass.taken.values().map(|(o, l, _)| (*o, *l)).collect()
+        })
+    }
+
+    /// After a pass over `lines` lines of `index` that took `taken` of them (at `kept`: offset
+    /// and length); `too_large`: the index could not be read for its size.
+    fn after_lines(
+        index: &Path,
+        lines: usize,
+        taken: usize,
+        too_large: bool,
+        kept: impl FnOnce() -> Vec<(u64, usize)>,
+    ) -> NewLines {
+        let superseded = lines.saturating_sub(taken);
+        let rewrite = (too_large || superseded > taken.max(1024))
             .then(|| {
-                let mut kept: Vec<(u64, usize)> =
-                    pass.taken.values().map(|(o, l, _)| (*o, *l)).collect();
+                let mut kept = kept();
                 kept.sort_unstable();
                 write::Rewrite::begin(index, &kept).ok()
             })

@@ -1,0 +1,144 @@
+use std::borrow::Cow;
+
+use proptest::prelude::*;
+
+use super::*;
+
+/// A listed row as `sessions` wrote it before rows were written straight into bytes: the
+/// formatter's padding (in characters) is the reference the fast writer must equal.
+fn row_by_format(out: &mut impl Write, meta: &Row) {
+    let date = meta
+        .updated_at
+        .get(..16)
+        .unwrap_or(&meta.updated_at)
+        .replace('T', " ");
+    let question: String = clean(&meta.question).chars().take(60).collect();
+    let question = match &meta.comparison {
+        Some(id) => format!("{question}  [comparison {}]", clean(id)),
+        None => question,
+    };
+    let _ = writeln!(
+        out,
+        "{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} {}",
+        clean(meta.id),
+        clean(&date),
+        clean(provider_name(&meta.provider)),
+        meta.turns,
+        clean(&meta.status),
+        clean(meta.checkpoint.as_deref().unwrap_or("-")),
+        question
+    );
+}
+
+/// Text of every kind a field may hold: plain ASCII with `T`s and dates, controls, escapes,
+/// wide and combining characters, emoji, invisible ones.
+fn text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[ -~]{0,12}",
+        Just("2026-02-06T17:56:00Z".to_string()),
+        Just("T".to_string()),
+        Just("—".to_string()),
+        Just("\t\n\r\u{1b}[31m\u{7}".to_string()),
+        Just("株式会社".to_string()),
+        Just("e\u{301}".to_string()),
+        Just("👩‍🔬".to_string()),
+        Just("\u{200b}\u{202e}\u{feff}".to_string()),
+        Just("\u{85}\u{9b}".to_string()),
+        Just("x".repeat(70)),
+    ];
+    proptest::collection::vec(piece, 0..8).prop_map(|p| p.concat())
+}
+
+fn rows() -> impl Strategy<Value = (Vec<String>, usize, bool, bool)> {
+    (
+        proptest::collection::vec(text(), 7),
+        prop_oneof![0usize..10, 0usize..1_000_000, Just(usize::MAX)],
+        any::<bool>(),
+        any::<bool>(),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn a_row_written_straight_into_bytes_is_the_formatted_row(
+        (texts, turns, checkpoint, comparison) in rows()
+    ) {
+        let row = Row {
+            id: &texts[0],
+            updated_at: Cow::Borrowed(&texts[1]),
+            provider: Cow::Borrowed(&texts[2]),
+            turns,
+            status: Cow::Borrowed(&texts[3]),
+            checkpoint: checkpoint.then(|| Cow::Borrowed(texts[4].as_str())),
+            question: Cow::Borrowed(&texts[5]),
+            json: None,
+            comparison: comparison.then(|| Cow::Borrowed(texts[6].as_str())),
+            noted: None,
+        };
+        let mut fast = Vec::new();
+        row_into(&mut fast, &row);
+        let mut formatted = Vec::new();
+        row_by_format(&mut formatted, &row);
+        prop_assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&formatted));
+        prop_assert_eq!(fast, formatted);
+    }
+}
+
+#[test]
+fn an_empty_provider_and_short_or_odd_times_are_written_as_formatted() {
+    for time in [
+        "",
+        "2026",
+        "2026-02-06T17:56",
+        "2026-02-06T17:5é",
+        "ééééééééééééééééé",
+    ] {
+        let row = Row {
+            id: "20260101-000000-0001",
+            updated_at: Cow::Borrowed(time),
+            provider: Cow::Borrowed(""),
+            turns: 123456,
+            status: Cow::Borrowed("complete"),
+            checkpoint: None,
+            question: Cow::Borrowed(""),
+            json: None,
+            comparison: None,
+            noted: None,
+        };
+        let (mut fast, mut formatted) = (Vec::new(), Vec::new());
+        row_into(&mut fast, &row);
+        row_by_format(&mut formatted, &row);
+        assert_eq!(
+            String::from_utf8(fast).unwrap(),
+            String::from_utf8(formatted).unwrap()
+        );
+    }
+}
+
+#[test]
+fn text_is_left_untouched_exactly_when_sanitize_line_leaves_it() {
+    let mut text = String::new();
+    for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
+        for context in ["", "a", "—"] {
+            text.clear();
+            text.push_str(context);
+            text.push(c);
+            text.push_str(context);
+            assert_eq!(
+                untouched(&text),
+                matches!(sanitize_line(&text), Cow::Borrowed(_)),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn a_field_is_cleaned_as_sanitize_line_cleans_it(text in text()) {
+        prop_assert_eq!(clean(&text), sanitize_line(&text));
+    }
+}
