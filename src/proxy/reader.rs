@@ -154,22 +154,12 @@ impl Reader {
         self.failure.get_or_insert(why);
     }
 
-    /// Decode bytes already saved (a paused turn's stream so far) without saving them again.
+    /// Decode bytes already saved (a paused turn's stream so far) without saving them again. A
+    /// dialect that fails on them stops decoding, but the failure is not this recording's to note.
     pub(super) fn decode_only(&mut self, bytes: &[u8]) {
-        let mut applying = Applying {
-            events: &mut self.events,
-            session: &mut self.session,
-            digest: &mut self.digest,
-        };
-        let pipeline = &mut self.pipeline;
-        let decoded = catch_unwind(AssertUnwindSafe(|| {
-            let _ = pipeline.feed_into(bytes, &mut applying);
-            applying.flush();
-        }));
-        if decoded.is_err() {
-            self.events.clear();
-            self.undecodable = true;
-        }
+        self.decode_quietly(bytes, |pipeline, bytes, out| {
+            let _ = pipeline.feed_into(bytes, out);
+        });
     }
 
     /// Take a chunk: masked, written, and decoded unless decoding is `behind` (the recorder's queue
@@ -266,16 +256,28 @@ impl Reader {
         self.decode(bytes, decode);
     }
 
-    /// Decode `bytes` with `decode` unless the dialect already failed.
-    /// Events are taken into the session and the digest as they are decoded, so a dialect that
-    /// panics leaves the session with what it decoded before (and the turn saved incomplete).
+    /// Decode `bytes` with `decode` unless the dialect already failed; a dialect that fails now
+    /// is noted in the turn.
     fn decode(
         &mut self,
         bytes: &[u8],
         decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Applying<'_>),
     ) {
+        if !self.decode_quietly(bytes, decode) {
+            self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
+        }
+    }
+
+    /// Decode `bytes` with `decode` unless the dialect already failed; `false` when it fails now.
+    /// Events are taken into the session and the digest as they are decoded, so a dialect that
+    /// panics leaves the session with what it decoded before (and the turn saved incomplete).
+    fn decode_quietly(
+        &mut self,
+        bytes: &[u8],
+        decode: impl FnOnce(&mut EventPipeline, &[u8], &mut Applying<'_>),
+    ) -> bool {
         if self.undecodable {
-            return;
+            return true;
         }
         let pipeline = &mut self.pipeline;
         let mut applying = Applying {
@@ -290,8 +292,8 @@ impl Reader {
         if decoded.is_err() {
             self.events.clear();
             self.undecodable = true;
-            self.note_failure("the stream could not be decoded (a bug in its dialect)".into());
         }
+        decoded.is_ok()
     }
 
     /// The end of the stream: what the redactor held back, the dialect's last events, and how the
