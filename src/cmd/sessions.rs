@@ -1,7 +1,6 @@
 //! `research-tui sessions`: the saved sessions, newest first, as a table or one JSON object a line;
 //! with `--search TEXT`, only those that match, best first ([`crate::local::search`]).
 
-use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::local::index::{self, Row};
@@ -148,51 +147,6 @@ fn notes(out: &mut impl Write, meta: &SessionMeta) {
     }
 }
 
-/// `text` as [`sanitize_line`] makes it, without decoding the characters of text it leaves as it
-/// is (nearly every field of every row).
-fn clean(text: &str) -> Cow<'_, str> {
-    if untouched(text) {
-        Cow::Borrowed(text)
-    } else {
-        sanitize_line(text)
-    }
-}
-
-/// Whether [`sanitize_line`] leaves `text` as it is: no control character, tab or newline, and
-/// none of the invisible or bidi characters it replaces, found by their UTF-8 bytes (a lead
-/// byte is never a continuation byte, so each character is matched where it starts). Checked
-/// against `sanitize_line` for every character.
-fn untouched(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
-    for (i, &b) in bytes.iter().enumerate() {
-        let unsafe_here = match b {
-            // C0 controls, tab, newline; DEL.
-            0x00..=0x1F | 0x7F => true,
-            0x20..=0xC1 => false,
-            // U+0080..U+009F, the C1 controls.
-            0xC2 => at(i + 1) <= 0x9F,
-            // U+061C, the Arabic letter mark.
-            0xD8 => at(i + 1) == 0x9C,
-            // U+200B, U+200D..U+200F, U+2028..U+202E; U+2060..U+2064, U+2066..U+2069.
-            0xE2 => match at(i + 1) {
-                0x80 => matches!(at(i + 2), 0x8B | 0x8D..=0x8F | 0xA8..=0xAE),
-                0x81 => matches!(at(i + 2), 0xA0..=0xA4 | 0xA6..=0xA9),
-                _ => false,
-            },
-            // U+FEFF, the byte-order mark.
-            0xEF => at(i + 1) == 0xBB && at(i + 2) == 0xBF,
-            // U+E0000..U+E007F, the tag characters.
-            0xF3 => at(i + 1) == 0xA0 && at(i + 2) <= 0x81,
-            _ => false,
-        };
-        if unsafe_here {
-            return false;
-        }
-    }
-    true
-}
-
 fn row(out: &mut impl Write, row: &Row) {
     let mut line = Vec::with_capacity(200);
     row_into(&mut line, row);
@@ -202,7 +156,7 @@ fn row(out: &mut impl Write, row: &Row) {
 /// `row`'s line, as `format!("{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} {}\n", ..)` writes it
 /// (widths in characters), written straight into `out`: a listing prints 100,000 of them.
 fn row_into(out: &mut Vec<u8>, row: &Row) {
-    pad(out, &clean(row.id), 28);
+    pad(out, &sanitize_line(row.id), 28);
     let date = row.updated_at.get(..16).unwrap_or(&row.updated_at);
     if date.len() <= 16 && printable_ascii(date) {
         let mut buf = [0u8; 16];
@@ -216,9 +170,9 @@ fn row_into(out: &mut Vec<u8>, row: &Row) {
             17,
         );
     } else {
-        pad(out, &clean(&date.replace('T', " ")), 17);
+        pad(out, &sanitize_line(&date.replace('T', " ")), 17);
     }
-    pad(out, &clean(provider_name(&row.provider)), 10);
+    pad(out, &sanitize_line(provider_name(&row.provider)), 10);
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut turns = row.turns;
@@ -236,9 +190,13 @@ fn row_into(out: &mut Vec<u8>, row: &Row) {
     ));
     out.extend_from_slice(&digits[at..]);
     out.extend_from_slice(b"  ");
-    pad(out, &clean(&row.status), 13);
-    pad(out, &clean(row.checkpoint.as_deref().unwrap_or("-")), 26);
-    let question = clean(&row.question);
+    pad(out, &sanitize_line(&row.status), 13);
+    pad(
+        out,
+        &sanitize_line(row.checkpoint.as_deref().unwrap_or("-")),
+        26,
+    );
+    let question = sanitize_line(&row.question);
     let cut = if question.len() <= 60 {
         question.len()
     } else {
@@ -251,7 +209,7 @@ fn row_into(out: &mut Vec<u8>, row: &Row) {
     // One agent of a comparison: the id its sibling sessions share, after the question.
     if let Some(id) = &row.comparison {
         out.extend_from_slice(b"  [comparison ");
-        out.extend_from_slice(clean(id).as_bytes());
+        out.extend_from_slice(sanitize_line(id).as_bytes());
         out.push(b']');
     }
     out.push(b'\n');

@@ -32,7 +32,7 @@ pub fn is_unsafe(c: char) -> bool {
 /// assert_eq!(sanitize("a\x1b[2Jb\u{202E}c\n"), "a\u{FFFD}[2Jb\u{FFFD}c\n");
 /// ```
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    if !any_unsafe(text) {
+    if !any_unsafe(text, false) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(
@@ -42,14 +42,15 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     )
 }
 
-/// `text.chars().any(is_unsafe)`, reading bytes: every answer `render` prints passes through here,
-/// and only the characters whose UTF-8 form starts with one of five lead bytes can be unsafe.
-fn any_unsafe(text: &str) -> bool {
+/// `text.chars().any(is_unsafe)` (with `one_line`, newline and tab too), reading bytes: every
+/// answer `render` prints and every field `sessions` lists passes through here, and only the
+/// characters whose UTF-8 form starts with one of five lead bytes can be unsafe.
+fn any_unsafe(text: &str, one_line: bool) -> bool {
     let bytes = text.as_bytes();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         match b {
-            b'\n' | b'\t' => i += 1,
+            b'\n' | b'\t' if !one_line => i += 1,
             0..0x20 | 0x7F => return true,
             // C1 controls (C2), U+061C (D8), the U+20xx marks (E2), U+FEFF (EF), tags (F3).
             0xC2 | 0xD8 | 0xE2 | 0xEF | 0xF3 => {
@@ -69,7 +70,7 @@ fn any_unsafe(text: &str) -> bool {
 
 /// For one-line places (labels, tool names, status bar): newlines and tabs become spaces too.
 pub fn sanitize_line(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| is_unsafe(c) || c == '\n' || c == '\t') {
+    if !any_unsafe(text, true) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(
@@ -104,7 +105,27 @@ mod tests {
     fn the_byte_scan_finds_exactly_the_unsafe_characters() {
         for c in (0..=0x10FFFF).filter_map(char::from_u32) {
             let text = format!("a€{c}b");
-            assert_eq!(any_unsafe(&text), is_unsafe(c), "U+{:04X}", c as u32);
+            assert_eq!(any_unsafe(&text, false), is_unsafe(c), "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn a_line_is_left_as_it_is_exactly_when_it_holds_no_unsafe_character_newline_or_tab() {
+        let mut text = String::new();
+        for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
+            for context in ["", "a", "—"] {
+                text.clear();
+                text.push_str(context);
+                text.push(c);
+                text.push_str(context);
+                let kept = !(is_unsafe(c) || c == '\n' || c == '\t');
+                assert_eq!(
+                    matches!(sanitize_line(&text), Cow::Borrowed(_)),
+                    kept,
+                    "U+{:04X}",
+                    c as u32
+                );
+            }
         }
     }
 
