@@ -748,3 +748,41 @@ fn an_idle_timeout_of_0_and_a_thinking_budget_under_1024_are_usage_errors() {
         .unwrap();
     assert!(accepted.status.success(), "{accepted:?}");
 }
+
+/// `--resume` (or `--chat-id`) naming what no saved session knows is still sent, and `ask` says so
+/// on stderr as the app does; a checkpoint a saved session knows says nothing.
+#[test]
+fn a_resume_no_saved_session_knows_is_sent_and_said() {
+    let home = tempfile::tempdir().unwrap();
+    let ask = |extra: &[&str]| {
+        support::cli(home.path())
+            .args([
+                "ask",
+                "And AMD?",
+                "--demo",
+                "--demo-speed",
+                "100",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    for (flag, what, id) in [
+        ("--resume", "checkpoint", "ckpt-nope"),
+        ("--chat-id", "chat", "chat-nope"),
+    ] {
+        let output = ask(&[flag, id]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let said = format!(
+            "research-tui: no saved session knows {what} {id}: the question is sent with it"
+        );
+        assert_eq!(stderr.lines().next(), Some(said.as_str()), "{output:?}");
+    }
+    let first: serde_json::Value = serde_json::from_slice(&ask(&[]).stdout).unwrap();
+    let checkpoint = first["checkpoint_id"].as_str().unwrap();
+    let output = ask(&["--resume", checkpoint]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
