@@ -103,6 +103,10 @@ pub struct Search {
     /// The score the query gets against itself: a field that scores as much is as good a match as
     /// there will be, so the session's other fields are not scored.
     own: u32,
+    /// The matched characters of the field last scored, and of the best field so far (as
+    /// `nucleo` gives them: each word's, unsorted).
+    indices: Vec<u32>,
+    best_indices: Vec<u32>,
     /// The buffers a field is read into for the tests before scoring.
     reader: Reader,
     /// Each word's letters, for the test a field must pass before it is scored ([`Letters`]).
@@ -140,6 +144,8 @@ impl Search {
             ),
             matcher: Matcher::new(Config::DEFAULT),
             chars: Vec::new(),
+            indices: Vec::new(),
+            best_indices: Vec::new(),
             prose_floor: 0,
             question_floor: 0,
             own: 0,
@@ -184,14 +190,21 @@ impl Search {
         if in_place.is_some_and(|hay| !self.letters.may_match(&hay)) {
             return None;
         }
-        let read = self.reader.read(text);
+        let read = match in_place {
+            Some(_) => self.reader.read_in_place(text),
+            None => self.reader.read(text),
+        };
         if in_place.is_none() && !self.letters.may_match(&read)
             || !self.bound.may_reach(&read, need)
         {
             return None;
         }
+        // Scored with its matched characters, in the one call (the same programme, which also
+        // keeps the path): the best field's are not asked for again.
         let hay = haystack(text, &mut self.chars);
-        self.pattern.score(hay, &mut self.matcher)
+        self.indices.clear();
+        self.pattern
+            .indices(hay, &mut self.matcher, &mut self.indices)
     }
 
     /// How `summary` matches the query, if it does: its best field.
@@ -206,6 +219,7 @@ impl Search {
         fields: impl Iterator<Item = (Field, Cow<'t, str>)>,
     ) -> Option<Hit> {
         let mut best: Option<(u32, Field, Cow<'t, str>)> = None;
+        let mut indices = std::mem::take(&mut self.best_indices);
         for (field, text) in fields {
             let floor = match field {
                 Field::Question => self.question_floor,
@@ -220,15 +234,16 @@ impl Search {
                 && best.as_ref().is_none_or(|(top, _, _)| score > *top)
             {
                 best = Some((score, field, text));
+                std::mem::swap(&mut indices, &mut self.indices);
                 if score >= self.own {
                     break;
                 }
             }
         }
-        let (score, field, text) = best?;
-        let mut indices = Vec::new();
-        let hay = haystack(&text, &mut self.chars);
-        self.pattern.indices(hay, &mut self.matcher, &mut indices);
+        let Some((score, field, text)) = best else {
+            self.best_indices = indices;
+            return None;
+        };
         indices.sort_unstable();
         indices.dedup();
         Some(Hit {
@@ -533,5 +548,90 @@ mod tests {
                 .best(&summary("cöwos pâckaging", "", &[]))
                 .is_some()
         );
+    }
+}
+
+#[cfg(test)]
+mod probe {
+    use super::*;
+    use crate::local::index::Record;
+    use std::time::Instant;
+
+    #[test]
+    #[ignore]
+    fn probe_phases() {
+        let path = std::env::var("PROBE_INDEX").unwrap();
+        let query = std::env::var("PROBE_QUERY").unwrap();
+        let bytes = std::fs::read(path).unwrap();
+        let t = Instant::now();
+        let lines: Vec<&str> = bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| simdutf8::basic::from_utf8(l).unwrap())
+            .collect();
+        let records: Vec<Record> = lines.iter().filter_map(|l| Record::parse(l)).collect();
+        eprintln!("split+utf8+parse {:?} {}", t.elapsed(), records.len());
+        let mut search = Search::new(&query);
+        let raw = search.raw_letters();
+        let t = Instant::now();
+        let mut n = 0;
+        for r in &records {
+            n += r.fields_where(|_| false).count();
+        }
+        eprintln!("tabs {:?} {n}", t.elapsed());
+        let t = Instant::now();
+        let mut passing: Vec<(Field, Cow<str>)> = Vec::new();
+        for r in &records {
+            passing.extend(r.fields_where(|item| raw.may_match(item)));
+        }
+        eprintln!("raw pass {:?} {}", t.elapsed(), passing.len());
+        let t = Instant::now();
+        let mut k = 0;
+        for (_, text) in &passing {
+            let in_place = hay::in_place(text);
+            if in_place.is_some_and(|hay| !search.letters.may_match(&hay)) {
+                continue;
+            }
+            k += 1;
+        }
+        eprintln!("in_place+letters {:?} {k}", t.elapsed());
+        let t = Instant::now();
+        let mut k = 0;
+        let mut ascii = 0;
+        for (_, text) in &passing {
+            let read = search.reader.read(text);
+            k += read.raw.len();
+            ascii += usize::from(text.is_ascii());
+        }
+        eprintln!("read {:?} {k} ascii {ascii}", t.elapsed());
+        let t = Instant::now();
+        let mut k = 0;
+        let floor = search.prose_floor;
+        let mut reached = Vec::new();
+        for (_, text) in &passing {
+            let read = search.reader.read(text);
+            if search.bound.may_reach(&read, floor) {
+                k += 1;
+                reached.push(text);
+            }
+        }
+        eprintln!("read+bound(floor) {:?} {k}", t.elapsed());
+        let t = Instant::now();
+        let mut k = 0;
+        for text in &reached {
+            let hay = haystack(text, &mut search.chars);
+            k += usize::from(search.pattern.score(hay, &mut search.matcher).is_some());
+        }
+        eprintln!("nucleo {:?} {k}", t.elapsed());
+        let t = Instant::now();
+        let mut k = 0;
+        for r in &records {
+            k += usize::from(
+                search
+                    .best_of(r.fields_where(|item| raw.may_match(item)))
+                    .is_some(),
+            );
+        }
+        eprintln!("whole {:?} {k}", t.elapsed());
     }
 }

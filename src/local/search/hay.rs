@@ -59,6 +59,34 @@ pub fn may_fold(bytes: &[u8]) -> bool {
 }
 
 impl Reader {
+    /// `text`, which [`in_place`] takes as it is, read one position a `char`, as the matcher
+    /// counts them: as [`Reader::read`] reads it, without decoding a `char` (none of its
+    /// characters beyond ASCII has a key, so each is one [`NO_KEY`] position, found from its
+    /// first byte, and the keys are the positions in either case).
+    pub fn read_in_place<'a>(&'a mut self, text: &'a str) -> Hay<'a> {
+        let bytes = text.as_bytes();
+        if text.is_ascii() {
+            return Hay {
+                raw: bytes,
+                keys: None,
+                any: false,
+            };
+        }
+        self.raw.clear();
+        // A `char` starts at every byte that is not a continuation byte (10xxxxxx).
+        self.raw.extend(
+            bytes
+                .iter()
+                .filter(|&&b| b & 0xC0 != 0x80)
+                .map(|&b| b.min(NO_KEY)),
+        );
+        Hay {
+            raw: &self.raw,
+            keys: None,
+            any: false,
+        }
+    }
+
     /// `text`, read one position a `char`, as the matcher counts them.
     pub fn read<'a>(&'a mut self, text: &'a str) -> Hay<'a> {
         if text.is_ascii() {
