@@ -441,6 +441,45 @@ mod tests {
             .prop_map(|pieces| pieces.concat())
     }
 
+    /// The best field as the matcher alone finds it, field by field, scoring each with
+    /// `Pattern::score` and asking the best one's matched characters after: no test before
+    /// scoring, no characters kept from the scoring call.
+    fn matcher_alone(query: &str, summary: &SessionSummary) -> Option<Hit> {
+        let mut search = Search::new(query);
+        let mut chars = Vec::new();
+        let mut best: Option<(u32, Field, &str)> = None;
+        for (field, text) in fields(summary) {
+            let floor = match field {
+                Field::Question => search.question_floor,
+                _ => search.prose_floor,
+            };
+            let hay = haystack(text, &mut chars);
+            if let Some(score) = search.pattern.score(hay, &mut search.matcher)
+                && score >= floor
+                && best.is_none_or(|(top, _, _)| score > top)
+            {
+                best = Some((score, field, text));
+                if score >= search.own {
+                    break;
+                }
+            }
+        }
+        let (score, field, text) = best?;
+        let mut indices = Vec::new();
+        let hay = haystack(text, &mut chars);
+        search
+            .pattern
+            .indices(hay, &mut search.matcher, &mut indices);
+        indices.sort_unstable();
+        indices.dedup();
+        Some(Hit {
+            score,
+            field,
+            text: text.to_owned(),
+            indices,
+        })
+    }
+
     use proptest::prelude::*;
 
     proptest! {
@@ -471,7 +510,9 @@ mod tests {
             }
             let mut one = summary(&fields[0], &fields[1..].join("\n"), &[]);
             one.turns[0].title = fields.last().cloned();
-            prop_assert_eq!(fast.best(&one), plain.best(&one));
+            let found = fast.best(&one);
+            prop_assert_eq!(&found, &plain.best(&one));
+            prop_assert_eq!(&found, &matcher_alone(&query, &one));
         }
     }
 
@@ -500,7 +541,14 @@ mod tests {
             let mut plain = Search::new(&query);
             plain.letters = Letters::default();
             plain.bound = Bound::off();
-            prop_assert_eq!(fast.rank(&list, |s| s), plain.rank(&list, |s| s));
+            let ranked = fast.rank(&list, |s| s);
+            prop_assert_eq!(&ranked, &plain.rank(&list, |s| s));
+            for (i, hit) in &ranked {
+                prop_assert_eq!(Some(hit.clone()), matcher_alone(&query, &list[*i]));
+            }
+            let found = ranked.iter().map(|(i, _)| *i);
+            let alone = (0..list.len()).filter(|&i| matcher_alone(&query, &list[i]).is_some());
+            prop_assert_eq!(found.count(), alone.count());
         }
     }
 
@@ -530,7 +578,9 @@ mod tests {
                 let text = line(&one, stamp).unwrap();
                 let record = Record::parse(text.trim_end_matches('\n')).unwrap();
                 let first = search.best_of(record.fields_where(|item| raw.may_match(item)));
-                prop_assert_eq!(first, search.best_of(record.fields()));
+                prop_assert_eq!(&first, &search.best_of(record.fields()));
+                let read = record.summary().unwrap();
+                prop_assert_eq!(&first, &matcher_alone(&query, &read));
             }
         }
     }
@@ -548,90 +598,5 @@ mod tests {
                 .best(&summary("cöwos pâckaging", "", &[]))
                 .is_some()
         );
-    }
-}
-
-#[cfg(test)]
-mod probe {
-    use super::*;
-    use crate::local::index::Record;
-    use std::time::Instant;
-
-    #[test]
-    #[ignore]
-    fn probe_phases() {
-        let path = std::env::var("PROBE_INDEX").unwrap();
-        let query = std::env::var("PROBE_QUERY").unwrap();
-        let bytes = std::fs::read(path).unwrap();
-        let t = Instant::now();
-        let lines: Vec<&str> = bytes
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .map(|l| simdutf8::basic::from_utf8(l).unwrap())
-            .collect();
-        let records: Vec<Record> = lines.iter().filter_map(|l| Record::parse(l)).collect();
-        eprintln!("split+utf8+parse {:?} {}", t.elapsed(), records.len());
-        let mut search = Search::new(&query);
-        let raw = search.raw_letters();
-        let t = Instant::now();
-        let mut n = 0;
-        for r in &records {
-            n += r.fields_where(|_| false).count();
-        }
-        eprintln!("tabs {:?} {n}", t.elapsed());
-        let t = Instant::now();
-        let mut passing: Vec<(Field, Cow<str>)> = Vec::new();
-        for r in &records {
-            passing.extend(r.fields_where(|item| raw.may_match(item)));
-        }
-        eprintln!("raw pass {:?} {}", t.elapsed(), passing.len());
-        let t = Instant::now();
-        let mut k = 0;
-        for (_, text) in &passing {
-            let in_place = hay::in_place(text);
-            if in_place.is_some_and(|hay| !search.letters.may_match(&hay)) {
-                continue;
-            }
-            k += 1;
-        }
-        eprintln!("in_place+letters {:?} {k}", t.elapsed());
-        let t = Instant::now();
-        let mut k = 0;
-        let mut ascii = 0;
-        for (_, text) in &passing {
-            let read = search.reader.read(text);
-            k += read.raw.len();
-            ascii += usize::from(text.is_ascii());
-        }
-        eprintln!("read {:?} {k} ascii {ascii}", t.elapsed());
-        let t = Instant::now();
-        let mut k = 0;
-        let floor = search.prose_floor;
-        let mut reached = Vec::new();
-        for (_, text) in &passing {
-            let read = search.reader.read(text);
-            if search.bound.may_reach(&read, floor) {
-                k += 1;
-                reached.push(text);
-            }
-        }
-        eprintln!("read+bound(floor) {:?} {k}", t.elapsed());
-        let t = Instant::now();
-        let mut k = 0;
-        for text in &reached {
-            let hay = haystack(text, &mut search.chars);
-            k += usize::from(search.pattern.score(hay, &mut search.matcher).is_some());
-        }
-        eprintln!("nucleo {:?} {k}", t.elapsed());
-        let t = Instant::now();
-        let mut k = 0;
-        for r in &records {
-            k += usize::from(
-                search
-                    .best_of(r.fields_where(|item| raw.may_match(item)))
-                    .is_some(),
-            );
-        }
-        eprintln!("whole {:?} {k}", t.elapsed());
     }
 }

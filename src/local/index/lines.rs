@@ -232,7 +232,7 @@ mod tests {
         };
         assert_eq!(
             lines_of(text.as_bytes(), cut),
-            [(0, b"a".to_vec()), (100_004, b"b".to_vec())]
+            [(0, b"a".to_vec()), (100_003, b"b".to_vec())]
         );
     }
 }
