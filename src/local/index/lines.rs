@@ -38,7 +38,7 @@ pub(super) fn in_blocks<C, R: Send>(
     let blocks = size.div_ceil(cut.block as u64) as usize;
     let next = AtomicUsize::new(0);
     let work = || {
-        let (mut buf, mut spans, mut made) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut buf, mut spans, mut made) = (Buf::default(), Vec::new(), Vec::new());
         let mut context = context();
         loop {
             let k = next.fetch_add(1, Ordering::Relaxed);
@@ -46,8 +46,9 @@ pub(super) fn in_blocks<C, R: Send>(
                 return made;
             }
             let from = lines_of_block(file, size, k, cut, &mut buf, &mut spans);
+            let read = buf.read();
             let lines: Vec<(u64, &[u8])> = (spans.iter())
-                .map(|&(at, stop)| (from + at as u64, &buf[at..stop]))
+                .map(|&(at, stop)| (from + at as u64, &read[at..stop]))
                 .collect();
             made.push((k, each(&mut context, &lines)));
         }
@@ -76,7 +77,7 @@ fn lines_of_block(
     size: u64,
     k: usize,
     cut: Cut,
-    buf: &mut Vec<u8>,
+    buf: &mut Buf,
     spans: &mut Vec<(usize, usize)>,
 ) -> u64 {
     spans.clear();
@@ -84,35 +85,36 @@ fn lines_of_block(
     let end = size.min(start + cut.block as u64);
     // From the byte before the block, which says whether a line starts at its first byte.
     let from = start.saturating_sub(1);
-    read_at(file, buf, from, (end - from) as usize);
-    let eof = |buf: &Vec<u8>| from + buf.len() as u64 >= size;
+    buf.filled = 0;
+    buf.extend_at(file, from, (end - from) as usize);
+    let eof = |buf: &Buf| from + buf.filled as u64 >= size;
     let mut at = if start == 0 {
         0
     } else {
-        match memchr::memchr(b'\n', buf) {
+        match memchr::memchr(b'\n', buf.read()) {
             Some(i) => i + 1,
             None => return from,
         }
     };
     let end = (end - from) as usize;
-    while at < end.min(buf.len()) {
-        let stop = match memchr::memchr(b'\n', &buf[at..]) {
+    while at < end.min(buf.filled) {
+        let stop = match memchr::memchr(b'\n', &buf.read()[at..]) {
             Some(i) => at + i,
             None => {
                 // The block's last line goes on past what was read: read on until its end.
                 let mut tail = TAIL;
                 loop {
-                    let had = buf.len();
+                    let had = buf.filled;
                     if eof(buf) || had - at > cut.max_line {
-                        break buf.len();
+                        break had;
                     }
                     let want = tail.min(cut.max_line + 1 - (had - at));
                     let want = want.min((size - (from + had as u64)) as usize);
-                    extend_at(file, buf, from + had as u64, want);
-                    if buf.len() == had {
+                    buf.extend_at(file, from + had as u64, want);
+                    if buf.filled == had {
                         break had;
                     }
-                    if let Some(i) = memchr::memchr(b'\n', &buf[had..]) {
+                    if let Some(i) = memchr::memchr(b'\n', &buf.read()[had..]) {
                         break had + i;
                     }
                     tail *= 2;
@@ -127,27 +129,40 @@ fn lines_of_block(
     from
 }
 
-/// `buf` made the `len` bytes of `file` from `offset` (fewer where the file ends sooner).
-fn read_at(file: &File, buf: &mut Vec<u8>, offset: u64, len: usize) {
-    buf.clear();
-    extend_at(file, buf, offset, len);
+/// What a thread read of the file: the first `filled` bytes of `bytes`, which is zeroed only
+/// where it grows (zeroing 1 MiB for every block read into it cost as much as a copy of it).
+#[derive(Default)]
+struct Buf {
+    bytes: Vec<u8>,
+    filled: usize,
 }
 
-/// The `len` bytes of `file` from `offset` added to `buf` (fewer where the file ends sooner).
-fn extend_at(file: &File, buf: &mut Vec<u8>, offset: u64, len: usize) {
-    let had = buf.len();
-    // Zeroed only where it grows: the buffer is reused from block to block.
-    buf.resize(had + len, 0);
-    let mut filled = 0;
-    while filled < len {
-        match file.read_at(&mut buf[had + filled..], offset + filled as u64) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
+impl Buf {
+    fn read(&self) -> &[u8] {
+        &self.bytes[..self.filled]
     }
-    buf.truncate(had + filled);
+
+    /// The `len` bytes of `file` from `offset` added to what was read (fewer where the file ends
+    /// sooner).
+    fn extend_at(&mut self, file: &File, offset: u64, len: usize) {
+        let had = self.filled;
+        if self.bytes.len() < had + len {
+            self.bytes.resize(had + len, 0);
+        }
+        let mut filled = 0;
+        while filled < len {
+            match file.read_at(
+                &mut self.bytes[had + filled..had + len],
+                offset + filled as u64,
+            ) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        self.filled = had + filled;
+    }
 }
 
 #[cfg(test)]
