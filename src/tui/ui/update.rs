@@ -136,14 +136,13 @@ impl Ui {
         }
     }
 
-    /// A character typed in a pane: it goes to the prompt, with the letter that waited for its
-    /// confirmation before it and the letters that acted just before that one.
+    /// A character typed in a pane (or in a popup a word's letter opened): it goes to the prompt,
+    /// with the letters that acted just before it and the letter that waited for its confirmation.
     fn type_key(&mut self, key: KeyEvent, armed: Option<char>) {
-        self.set_focus(Focus::Prompt);
         let letters = self.take_letters();
+        self.set_focus(Focus::Prompt);
+        self.panes.prompt.editor.insert_str(letters);
         if let Some(letter) = armed {
-            // The letters that acted just before the armed one were the word's start too.
-            self.panes.prompt.editor.insert_str(letters);
             self.panes.prompt.editor.insert_char(letter);
         }
         self.panes.prompt.input(key);
