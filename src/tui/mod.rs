@@ -293,8 +293,9 @@ fn start_replay(
     replay_opts: &ReplayOptions,
 ) -> eyre::Result<()> {
     let cannot_read = || format!("cannot read {}", replay_opts.path.display());
-    let head = read_head(&replay_opts.path).wrap_err_with(cannot_read)?;
-    app.provider = replay_opts.provider.or_else(|| detect_provider(&head));
+    let detected =
+        crate::agent::replay::provider_of(&replay_opts.path).wrap_err_with(cannot_read)?;
+    app.provider = replay_opts.provider.or(detected);
     // Played as it is read: a recording of any size is never in memory whole.
     let handle = replay_file(&replay_opts.path, replay_opts.speed, replay_opts.provider)
         .wrap_err_with(cannot_read)?;
@@ -389,30 +390,6 @@ fn unknown_resume(resume: &Continuation) -> Option<String> {
         "no saved session knows {what} {}: the first question will be sent with it",
         screen::clean(id)
     ))
-}
-
-/// The first MiB of a recording: enough to tell its provider.
-fn read_head(path: &std::path::Path) -> io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut head = Vec::new();
-    std::fs::File::open(path)?
-        .take(1 << 20)
-        .read_to_end(&mut head)?;
-    Ok(head)
-}
-
-/// The provider a recording speaks, from its first identifying events.
-fn detect_provider(bytes: &[u8]) -> Option<Provider> {
-    let mut pipeline = crate::wire::provider::EventPipeline::auto();
-    let mut events = Vec::new();
-    for chunk in bytes.chunks(64 * 1024) {
-        let _ = pipeline.feed(chunk, &mut events);
-        events.clear();
-        if let Some(provider) = pipeline.provider() {
-            return Some(provider);
-        }
-    }
-    None
 }
 
 /// Stream updates applied in one go before input is read again…

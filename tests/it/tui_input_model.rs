@@ -332,3 +332,27 @@ fn words_whose_letters_open_the_picker_or_the_timeline_are_typed_whole() {
     t.send(&["C-c"]);
     assert_exited_and_restored(&t);
 }
+
+/// In the help (`?`), `y` copies nothing (the source selected behind it is not the help's), and
+/// Ctrl-C closes the help before it quits.
+#[test]
+fn in_the_help_y_copies_nothing_and_ctrl_c_closes_it_before_quitting() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    keys(&mut app, "cj");
+    assert!(app.panes.sources.selected.is_some(), "a source is selected");
+    keys(&mut app, "?");
+    assert!(matches!(
+        app.popup,
+        Some(research_tui::tui::state::Popup::Help { .. })
+    ));
+    assert_eq!(key(&mut app, KeyCode::Char('y')), None);
+    assert_eq!(ctrl(&mut app, 'c'), None);
+    assert_eq!(app.popup, None);
+    assert!(!app.quit);
+    assert_eq!(
+        ctrl(&mut app, 'c'),
+        Some(research_tui::tui::state::Effect::Quit)
+    );
+}

@@ -362,7 +362,7 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Ctrl-C",
-        help: "drop the queued question, else cancel the running stream, else end the search, else clear the prompt, else quit",
+        help: "drop the queued question, else cancel the running stream, else close the popup, else end the search, else clear the prompt, else quit",
         readme: None,
         bindings: &[bind(Anywhere, &[ctrl('c')], Action::Interrupt)],
     },
