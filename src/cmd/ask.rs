@@ -252,6 +252,20 @@ fn demo_url(args: &AskArgs) -> Result<Option<String>, ExitCode> {
 }
 
 fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
+    // One provider's own settings are not sent to another, and never dropped in silence (a
+    // script may give every provider the same flags, so this is a note, not a refusal).
+    if args.tenant.is_some() && args.provider != Provider::Zeta {
+        eprintln!(
+            "research-tui: --tenant is Zeta Alpha's: not sent to {}",
+            args.provider.label()
+        );
+    }
+    if args.thinking.is_some() && args.provider != Provider::Anthropic {
+        eprintln!(
+            "research-tui: --thinking is Anthropic's: not sent to {}",
+            args.provider.label()
+        );
+    }
     // Workflows, effort, schemas and the rest of these flags are Bigdata.com's own request fields.
     if args.provider == Provider::Bigdata {
         return bigdata_plan(args, known);

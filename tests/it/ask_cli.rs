@@ -786,3 +786,42 @@ fn a_resume_no_saved_session_knows_is_sent_and_said() {
     assert!(output.status.success(), "{output:?}");
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
 }
+
+/// One provider's own settings given for another are not sent, and a line on stderr says so (a
+/// script may give every provider the same flags: the answer still comes).
+#[test]
+fn a_setting_of_another_provider_is_not_sent_and_said() {
+    for (args, said) in [
+        (
+            &["--provider", "xai", "--tenant", "acme"][..],
+            "--tenant is Zeta Alpha's: not sent to xAI",
+        ),
+        (
+            &["--tenant", "acme"][..],
+            "--tenant is Zeta Alpha's: not sent to Bigdata.com",
+        ),
+        (
+            &["--provider", "openai", "--thinking", "2048"][..],
+            "--thinking is Anthropic's: not sent to OpenAI",
+        ),
+    ] {
+        let output = support::cli(support::scratch())
+            .args([
+                "ask",
+                "Q?",
+                "--demo",
+                "--demo-speed",
+                "100",
+                "--format",
+                "json",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            format!("research-tui: {said}\n")
+        );
+    }
+}

@@ -35,6 +35,15 @@ impl Ui {
             Action::FocusPrev => {
                 self.set_focus(self.focus.step(false, self.facts.narrow, self.shows_plan()))
             }
+            Action::Tab(forward) => {
+                let step = |focus: Focus| focus.step(forward, self.facts.narrow, self.shows_plan());
+                let next = step(self.focus);
+                self.set_focus(if next == Focus::Prompt {
+                    step(next)
+                } else {
+                    next
+                })
+            }
             Action::Resize(grow) => {
                 let narrow = self.facts.narrow;
                 self.panes.answer.keep_anchor();
