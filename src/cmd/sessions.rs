@@ -52,20 +52,16 @@ fn list(out: &mut impl Write, store: &SessionStore, json: bool) {
 
 /// The sessions that match `query`, best first: the table with the matched line under each row,
 /// or each session's JSON object with `score`, `field` and the matched `text` added. Each is
-/// written as it comes (no list of every match's meta is held).
+/// printed into bytes where it is found, on the threads that read the index (no list of every
+/// match's meta is held).
 fn search_sessions(out: &mut impl Write, store: &SessionStore, query: &str, json: bool) {
-    let mut any = false;
-    let searched = index::search(store.root(), query, |meta, hit| {
+    let (rows, searched) = index::search(store.root(), query, |meta, hit, out| {
         if json {
-            let _ = writeln!(out, "{}", hit_json(&meta, &hit));
+            let _ = writeln!(out, "{}", hit_json(meta, hit));
             return;
         }
-        if !any {
-            header(out);
-        }
-        any = true;
-        row(out, &Row::of(&meta, false));
-        notes(out, &meta);
+        row_into(out, &Row::of(meta, false));
+        notes(out, meta);
         let _ = writeln!(
             out,
             "{:<28} ↳ {}: {}",
@@ -74,14 +70,21 @@ fn search_sessions(out: &mut impl Write, store: &SessionStore, query: &str, json
             snippet(&hit.text, hit.indices.first().copied().unwrap_or(0), 100)
         );
     });
-    if !json && !any {
-        let _ = writeln!(
-            out,
-            "No saved session matches \"{}\" ({} searched in {})",
-            sanitize_line(query),
-            searched,
-            store.root().display()
-        );
+    if !json {
+        if rows.is_empty() {
+            let _ = writeln!(
+                out,
+                "No saved session matches \"{}\" ({} searched in {})",
+                sanitize_line(query),
+                searched,
+                store.root().display()
+            );
+            return;
+        }
+        header(out);
+    }
+    for row in rows {
+        let _ = out.write_all(&row);
     }
 }
 
@@ -149,12 +152,6 @@ fn notes(out: &mut impl Write, meta: &SessionMeta) {
             let _ = writeln!(out, "{:<28} ↳ turn {}: {}", "", i + 1, sanitize_line(note));
         }
     }
-}
-
-fn row(out: &mut impl Write, row: &Row) {
-    let mut line = Vec::with_capacity(200);
-    row_into(&mut line, row);
-    let _ = out.write_all(&line);
 }
 
 /// `row`'s line, as `format!("{:<28} {:<17} {:<10} {:>5}  {:<13} {:<26} {}\n", ..)` writes it

@@ -103,6 +103,10 @@ pub struct Search {
     /// The score the query gets against itself: a field that scores as much is as good a match as
     /// there will be, so the session's other fields are not scored.
     own: u32,
+    /// The matched characters of the field last scored, and of the best field so far (as
+    /// `nucleo` gives them: each word's, unsorted).
+    indices: Vec<u32>,
+    best_indices: Vec<u32>,
     /// The buffers a field is read into for the tests before scoring.
     reader: Reader,
     /// Each word's letters, for the test a field must pass before it is scored ([`Letters`]).
@@ -140,6 +144,8 @@ impl Search {
             ),
             matcher: Matcher::new(Config::DEFAULT),
             chars: Vec::new(),
+            indices: Vec::new(),
+            best_indices: Vec::new(),
             prose_floor: 0,
             question_floor: 0,
             own: 0,
@@ -184,14 +190,21 @@ impl Search {
         if in_place.is_some_and(|hay| !self.letters.may_match(&hay)) {
             return None;
         }
-        let read = self.reader.read(text);
+        let read = match in_place {
+            Some(_) => self.reader.read_in_place(text),
+            None => self.reader.read(text),
+        };
         if in_place.is_none() && !self.letters.may_match(&read)
             || !self.bound.may_reach(&read, need)
         {
             return None;
         }
+        // Scored with its matched characters, in the one call (the same programme, which also
+        // keeps the path): the best field's are not asked for again.
         let hay = haystack(text, &mut self.chars);
-        self.pattern.score(hay, &mut self.matcher)
+        self.indices.clear();
+        self.pattern
+            .indices(hay, &mut self.matcher, &mut self.indices)
     }
 
     /// How `summary` matches the query, if it does: its best field.
@@ -206,6 +219,7 @@ impl Search {
         fields: impl Iterator<Item = (Field, Cow<'t, str>)>,
     ) -> Option<Hit> {
         let mut best: Option<(u32, Field, Cow<'t, str>)> = None;
+        let mut indices = std::mem::take(&mut self.best_indices);
         for (field, text) in fields {
             let floor = match field {
                 Field::Question => self.question_floor,
@@ -220,15 +234,16 @@ impl Search {
                 && best.as_ref().is_none_or(|(top, _, _)| score > *top)
             {
                 best = Some((score, field, text));
+                std::mem::swap(&mut indices, &mut self.indices);
                 if score >= self.own {
                     break;
                 }
             }
         }
-        let (score, field, text) = best?;
-        let mut indices = Vec::new();
-        let hay = haystack(&text, &mut self.chars);
-        self.pattern.indices(hay, &mut self.matcher, &mut indices);
+        let Some((score, field, text)) = best else {
+            self.best_indices = indices;
+            return None;
+        };
         indices.sort_unstable();
         indices.dedup();
         Some(Hit {
@@ -426,6 +441,45 @@ mod tests {
             .prop_map(|pieces| pieces.concat())
     }
 
+    /// The best field as the matcher alone finds it, field by field, scoring each with
+    /// `Pattern::score` and asking the best one's matched characters after: no test before
+    /// scoring, no characters kept from the scoring call.
+    fn matcher_alone(query: &str, summary: &SessionSummary) -> Option<Hit> {
+        let mut search = Search::new(query);
+        let mut chars = Vec::new();
+        let mut best: Option<(u32, Field, &str)> = None;
+        for (field, text) in fields(summary) {
+            let floor = match field {
+                Field::Question => search.question_floor,
+                _ => search.prose_floor,
+            };
+            let hay = haystack(text, &mut chars);
+            if let Some(score) = search.pattern.score(hay, &mut search.matcher)
+                && score >= floor
+                && best.is_none_or(|(top, _, _)| score > top)
+            {
+                best = Some((score, field, text));
+                if score >= search.own {
+                    break;
+                }
+            }
+        }
+        let (score, field, text) = best?;
+        let mut indices = Vec::new();
+        let hay = haystack(text, &mut chars);
+        search
+            .pattern
+            .indices(hay, &mut search.matcher, &mut indices);
+        indices.sort_unstable();
+        indices.dedup();
+        Some(Hit {
+            score,
+            field,
+            text: text.to_owned(),
+            indices,
+        })
+    }
+
     use proptest::prelude::*;
 
     proptest! {
@@ -456,7 +510,9 @@ mod tests {
             }
             let mut one = summary(&fields[0], &fields[1..].join("\n"), &[]);
             one.turns[0].title = fields.last().cloned();
-            prop_assert_eq!(fast.best(&one), plain.best(&one));
+            let found = fast.best(&one);
+            prop_assert_eq!(&found, &plain.best(&one));
+            prop_assert_eq!(&found, &matcher_alone(&query, &one));
         }
     }
 
@@ -485,7 +541,14 @@ mod tests {
             let mut plain = Search::new(&query);
             plain.letters = Letters::default();
             plain.bound = Bound::off();
-            prop_assert_eq!(fast.rank(&list, |s| s), plain.rank(&list, |s| s));
+            let ranked = fast.rank(&list, |s| s);
+            prop_assert_eq!(&ranked, &plain.rank(&list, |s| s));
+            for (i, hit) in &ranked {
+                prop_assert_eq!(Some(hit.clone()), matcher_alone(&query, &list[*i]));
+            }
+            let found = ranked.iter().map(|(i, _)| *i);
+            let alone = (0..list.len()).filter(|&i| matcher_alone(&query, &list[i]).is_some());
+            prop_assert_eq!(found.count(), alone.count());
         }
     }
 
@@ -515,7 +578,9 @@ mod tests {
                 let text = line(&one, stamp).unwrap();
                 let record = Record::parse(text.trim_end_matches('\n')).unwrap();
                 let first = search.best_of(record.fields_where(|item| raw.may_match(item)));
-                prop_assert_eq!(first, search.best_of(record.fields()));
+                prop_assert_eq!(&first, &search.best_of(record.fields()));
+                let read = record.summary().unwrap();
+                prop_assert_eq!(&first, &matcher_alone(&query, &read));
             }
         }
     }

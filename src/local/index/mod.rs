@@ -21,6 +21,7 @@
 //!   bounded in size, lines over [`MAX_LINE`] skipped.
 
 mod at;
+mod lines;
 mod list;
 mod record;
 mod write;
@@ -28,7 +29,6 @@ mod write;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub use list::{Printed, Row, metas, printed};
@@ -58,6 +58,10 @@ pub const MAX_INDEX_BYTES: u64 = 1 << 30;
 
 /// How much of the index is read (and matched, between threads) at a time.
 const BLOCK: usize = 4 << 20;
+
+/// How much of the index a thread of a pass takes at a time (small enough that the threads end
+/// together, large enough that each block's last line, read past its end, costs little).
+const SHARE: usize = 1 << 20;
 
 /// Record the session in `dir` as `summary` (just built from `meta.json` as written by a writer
 /// holding the session lock) in the index of its sessions folder.
@@ -156,7 +160,7 @@ fn pass_over<C, T: Send>(
         unreadable: false,
         too_large: false,
     };
-    let mut file = match open_regular(index, MAX_INDEX_BYTES) {
+    let file = match open_regular(index, MAX_INDEX_BYTES) {
         Ok(file) => file,
         Err(e) => {
             pass.unreadable = true;
@@ -165,23 +169,26 @@ fn pass_over<C, T: Send>(
             return pass;
         }
     };
-    let threads = threads();
-    let _ = for_each_block(&mut file, |block| {
-        pass.lines += block.len();
-        let share = block.len().div_ceil(threads).max(64);
-        let results = in_shares(block, share, |lines| {
-            let mut context = context();
-            lines
-                .iter()
-                .map(|(_, line)| take(&mut context, line))
-                .collect()
-        });
-        for ((offset, line), result) in block.iter().zip(results) {
-            if let Some((id, made)) = result {
-                pass.taken.insert(id, (*offset, line.len(), made));
-            }
-        }
+    // The lines there when the pass began (a line appended since is the next reader's).
+    let size = file.metadata().map_or(0, |m| m.len());
+    let cut = lines::Cut {
+        block: SHARE,
+        max_line: MAX_LINE,
+        threads: threads(),
+    };
+    let blocks = lines::in_blocks(&file, size, cut, context, |context, lines| {
+        let made: Vec<_> = (lines.iter())
+            .filter_map(|&(offset, line)| {
+                let (id, made) = take(context, line)?;
+                Some((id, (offset, line.len(), made)))
+            })
+            .collect();
+        (lines.len(), made)
     });
+    for (lines, made) in blocks {
+        pass.lines += lines;
+        pass.taken.extend(made);
+    }
     pass
 }
 
@@ -231,13 +238,6 @@ fn for_each_block(file: &mut File, mut each: impl FnMut(&[(u64, &[u8])])) -> io:
             return Ok(());
         }
     }
-}
-
-/// The line at `offset` of the index of `root`, `len` bytes long.
-fn line_at(file: &File, offset: u64, len: usize) -> Option<Vec<u8>> {
-    let mut bytes = vec![0; len];
-    file.read_exact_at(&mut bytes, offset).ok()?;
-    Some(bytes)
 }
 
 /// The lines of sessions read raw, on their way into the index: appended a few MiB at a time, or,
@@ -329,22 +329,29 @@ fn read_raw(root: &Path, id: &str, before: MetaStamp) -> Option<(SessionSummary,
     Some((summary, line))
 }
 
-/// A session that matched: its hit, its time and id (the order), and where its meta is.
+/// A session that matched: its score, time and id (the order), and what is printed for it.
 struct Found {
-    hit: Hit,
+    score: u32,
     updated_at: String,
     id: String,
-    /// Read raw (else it is parsed from the index line at `offset`, `len` bytes, when its turn
-    /// comes: only one meta is held at a time).
-    meta: Option<Box<SessionMeta>>,
-    offset: u64,
-    len: usize,
+    printed: Vec<u8>,
 }
 
-/// Give the saved sessions of `root` matching `query` to `each`, best first (equal scores newest
-/// first), each with its meta, read when its turn comes (so no list of every match's meta is
-/// held); how many sessions were searched.
-pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) -> usize {
+/// What a matching line of the index made: its session printed, or only its hit when its meta
+/// did not read (then the meta is read from its file).
+enum Made {
+    Printed(u32, Vec<u8>),
+    Hit(Hit),
+}
+
+/// The saved sessions of `root` matching `query`, best first (equal scores newest first), each as
+/// `print` writes it with its meta and how it matched (on the threads that read the index, as
+/// each session is found); and how many sessions were searched.
+pub fn search(
+    root: &Path,
+    query: &str,
+    print: impl Fn(&SessionMeta, &Hit, &mut Vec<u8>) + Sync,
+) -> (Vec<Vec<u8>>, usize) {
     let disk = scan(root);
     let pass = pass(
         root,
@@ -356,76 +363,67 @@ pub fn search(root: &Path, query: &str, mut each: impl FnMut(SessionMeta, Hit)) 
         |(letters, search), record| {
             // Items failing the letters test as written are not read at all; every other field
             // is taken exactly as `Record::fields` gives it, so the best field is the same.
-            search
-                .best_of(record.fields_where(|item| letters.may_match(item)))
-                .map(|hit| (hit, record.updated_at.clone().into_owned()))
+            let hit = search.best_of(record.fields_where(|item| letters.may_match(item)))?;
+            let made = match record.meta() {
+                Some(meta) => {
+                    let mut out = Vec::new();
+                    print(&meta, &hit, &mut out);
+                    Made::Printed(hit.score, out)
+                }
+                None => Made::Hit(hit),
+            };
+            Some((made, record.updated_at.clone().into_owned()))
         },
     );
-    let file = open_regular(&path(root), MAX_INDEX_BYTES).ok();
-    let mut found: Vec<Found> = Vec::new();
-    let mut searched = 0;
-    for (id, (offset, len, hit)) in &pass.taken {
-        searched += 1;
-        if let Some((hit, updated_at)) = hit {
-            found.push(Found {
-                hit: hit.clone(),
-                updated_at: updated_at.clone(),
-                id: id.clone(),
-                meta: None,
-                offset: *offset,
-                len: *len,
-            });
-        }
-    }
     let mut new_lines = NewLines::after(&path(root), &pass);
+    let mut found: Vec<Found> = Vec::new();
+    let mut searched = pass.taken.len();
+    let mut taken = pass.taken;
     let mut search = Search::new(query);
+    let printed = |found: &mut Vec<Found>, meta: &SessionMeta, hit: Hit, id: &str| {
+        let mut out = Vec::new();
+        print(meta, &hit, &mut out);
+        found.push(Found {
+            score: hit.score,
+            updated_at: meta.updated_at.clone(),
+            id: id.to_owned(),
+            printed: out,
+        });
+    };
     for (id, stamp) in &disk {
-        if pass.taken.contains_key(id) {
-            continue;
-        }
-        let Some((summary, line)) = read_raw(root, id, *stamp) else {
-            continue;
-        };
-        searched += 1;
-        new_lines.push(line);
-        if let Some(hit) = search.best(&summary) {
-            let meta = summary.meta;
-            found.push(Found {
-                hit,
-                updated_at: meta.updated_at.clone(),
+        match taken.remove(id) {
+            Some((_, _, None)) => {}
+            Some((_, _, Some((Made::Printed(score, out), updated_at)))) => found.push(Found {
+                score,
+                updated_at,
                 id: id.clone(),
-                meta: Some(Box::new(meta)),
-                offset: 0,
-                len: 0,
-            });
+                printed: out,
+            }),
+            Some((_, _, Some((Made::Hit(hit), _)))) => {
+                if let Ok(summary) = summary::load(&root.join(id)) {
+                    printed(&mut found, &summary.meta, hit, id);
+                }
+            }
+            None => {
+                let Some((summary, line)) = read_raw(root, id, *stamp) else {
+                    continue;
+                };
+                searched += 1;
+                new_lines.push(line);
+                if let Some(hit) = search.best(&summary) {
+                    printed(&mut found, &summary.meta, hit, id);
+                }
+            }
         }
     }
     new_lines.finish();
-    drop(pass);
     found.sort_by(|a, b| {
-        (b.hit.score.cmp(&a.hit.score))
+        (b.score.cmp(&a.score))
             .then(b.updated_at.cmp(&a.updated_at))
             .then(b.id.cmp(&a.id))
     });
-    for found in found {
-        let meta = match found.meta {
-            Some(meta) => Some(*meta),
-            // The line read again, and only if it is still this session's: another process may
-            // have rewritten the index since the pass (then the meta is read from its file).
-            None => file
-                .as_ref()
-                .and_then(|file| line_at(file, found.offset, found.len))
-                .and_then(|line| {
-                    let record = Record::parse(simdutf8::basic::from_utf8(&line).ok()?)?;
-                    (record.id == found.id).then(|| record.meta())?
-                })
-                .or_else(|| summary::load(&root.join(&found.id)).ok().map(|s| s.meta)),
-        };
-        if let Some(meta) = meta {
-            each(meta, found.hit);
-        }
-    }
-    searched
+    let rows = found.into_iter().map(|found| found.printed).collect();
+    (rows, searched)
 }
 
 /// Every readable session's summary as the index keeps it (answers cut to their heads), newest

@@ -59,6 +59,34 @@ pub fn may_fold(bytes: &[u8]) -> bool {
 }
 
 impl Reader {
+    /// `text`, which [`in_place`] takes as it is, read one position a `char`, as the matcher
+    /// counts them: as [`Reader::read`] reads it, without decoding a `char` (none of its
+    /// characters beyond ASCII has a key, so each is one [`NO_KEY`] position, found from its
+    /// first byte, and the keys are the positions in either case).
+    pub fn read_in_place<'a>(&'a mut self, text: &'a str) -> Hay<'a> {
+        let bytes = text.as_bytes();
+        if text.is_ascii() {
+            return Hay {
+                raw: bytes,
+                keys: None,
+                any: false,
+            };
+        }
+        self.raw.clear();
+        // A `char` starts at every byte that is not a continuation byte (10xxxxxx).
+        self.raw.extend(
+            bytes
+                .iter()
+                .filter(|&&b| b & 0xC0 != 0x80)
+                .map(|&b| b.min(NO_KEY)),
+        );
+        Hay {
+            raw: &self.raw,
+            keys: None,
+            any: false,
+        }
+    }
+
     /// `text`, read one position a `char`, as the matcher counts them.
     pub fn read<'a>(&'a mut self, text: &'a str) -> Hay<'a> {
         if text.is_ascii() {
@@ -422,6 +450,56 @@ mod tests {
         let hay = reader.read(&text);
         assert_eq!(hay.positions(b'e', 0).collect::<Vec<_>>(), [0]);
         assert_eq!(hay.positions(b'a', 0).next(), Some(1));
+    }
+
+    /// Pieces of text a field read in place may hold: ASCII of every class, characters of two,
+    /// three and four bytes with no key (no-break space, dashes, quotes, an ellipsis, CJK, emoji).
+    const PIECES: &[&str] = &[
+        "a",
+        "N",
+        "v",
+        "K",
+        "s",
+        " ",
+        "-",
+        "1",
+        ":",
+        "\\",
+        "\u{7f}",
+        "\u{2014}",
+        "\u{2019}",
+        "\u{2026}",
+        "出光",
+        "🔋",
+        "\u{10348}",
+        "\u{a0}",
+        "\u{80}",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// A field read in place from its bytes has the positions and characters of one read a
+        /// `char` at a time: every ASCII character is found at the same positions.
+        #[test]
+        fn a_field_read_in_place_has_the_positions_of_one_read_a_char_at_a_time(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..30),
+        ) {
+            let text = pieces.concat();
+            proptest::prop_assert!(in_place(&text).is_some());
+            let mut slow = Reader::default();
+            let mut fast = Reader::default();
+            let (slow, fast) = (slow.read(&text), fast.read_in_place(&text));
+            proptest::prop_assert_eq!(slow.raw, fast.raw);
+            for c in 0..0x80u8 {
+                let c = c.to_ascii_lowercase();
+                for from in [0, 1, 5] {
+                    let slow: Vec<usize> = slow.positions(c, from).collect();
+                    let fast: Vec<usize> = fast.positions(c, from).collect();
+                    proptest::prop_assert_eq!(slow, fast, "{:?} from {}", c as char, from);
+                }
+            }
+        }
     }
 
     #[test]
