@@ -52,10 +52,11 @@ fn list(out: &mut impl Write, store: &SessionStore, json: bool) {
 
 /// The sessions that match `query`, best first: the table with the matched line under each row,
 /// or each session's JSON object with `score`, `field` and the matched `text` added. Each is
-/// printed into bytes where it is found, on the threads that read the index (no list of every
-/// match's meta is held).
+/// printed into bytes where it is found, on the threads that read the index (up to a bound; past
+/// it, when its turn comes).
 fn search_sessions(out: &mut impl Write, store: &SessionStore, query: &str, json: bool) {
-    let (rows, searched) = index::search(store.root(), query, |meta, hit, out| {
+    let mut any = false;
+    let print = |meta: &SessionMeta, hit: &Hit, out: &mut Vec<u8>| {
         if json {
             let _ = writeln!(out, "{}", hit_json(meta, hit));
             return;
@@ -69,22 +70,22 @@ fn search_sessions(out: &mut impl Write, store: &SessionStore, query: &str, json
             hit.field.as_str(),
             snippet(&hit.text, hit.indices.first().copied().unwrap_or(0), 100)
         );
-    });
-    if !json {
-        if rows.is_empty() {
-            let _ = writeln!(
-                out,
-                "No saved session matches \"{}\" ({} searched in {})",
-                sanitize_line(query),
-                searched,
-                store.root().display()
-            );
-            return;
+    };
+    let searched = index::search(store.root(), query, print, |row| {
+        if !json && !any {
+            header(out);
         }
-        header(out);
-    }
-    for row in rows {
-        let _ = out.write_all(&row);
+        any = true;
+        let _ = out.write_all(row);
+    });
+    if !json && !any {
+        let _ = writeln!(
+            out,
+            "No saved session matches \"{}\" ({} searched in {})",
+            sanitize_line(query),
+            searched,
+            store.root().display()
+        );
     }
 }
 

@@ -329,30 +329,56 @@ fn read_raw(root: &Path, id: &str, before: MetaStamp) -> Option<(SessionSummary,
     Some((summary, line))
 }
 
-/// A session that matched: its score, time and id (the order), and what is printed for it.
+/// How many bytes of matches printed where they were found are held until they are sorted; past
+/// it, a match keeps its hit and is printed when its turn comes (its line read again), so a query
+/// matching most of a large index (`sessions --search e --json`) holds no more than this of rows.
+const HELD_ROWS: usize = 32 << 20;
+
+/// A session that matched: its score, time and id (the order), and its output.
 struct Found {
     score: u32,
     updated_at: String,
     id: String,
-    printed: Vec<u8>,
+    output: Output,
 }
 
-/// What a matching line of the index made: its session printed, or only its hit when its meta
-/// did not read (then the meta is read from its file).
+/// A match's output: printed, or to be printed from its meta when its turn comes (read from its
+/// index line at offset and length, else from its `meta.json`).
+enum Output {
+    Printed(Vec<u8>),
+    Later(Hit, Option<(u64, usize)>),
+}
+
+/// What a matching line of the index made: its session printed, or only its hit (past
+/// [`HELD_ROWS`], or when the line's meta did not read).
 enum Made {
     Printed(u32, Vec<u8>),
     Hit(Hit),
 }
 
-/// The saved sessions of `root` matching `query`, best first (equal scores newest first), each as
-/// `print` writes it with its meta and how it matched (on the threads that read the index, as
-/// each session is found); and how many sessions were searched.
+/// Give the saved sessions of `root` matching `query` to `each`, best first (equal scores newest
+/// first), each as `print` writes it with its meta and how it matched (on the threads that read
+/// the index, as each session is found, up to [`HELD_ROWS`] of them); how many sessions were
+/// searched.
 pub fn search(
     root: &Path,
     query: &str,
     print: impl Fn(&SessionMeta, &Hit, &mut Vec<u8>) + Sync,
-) -> (Vec<Vec<u8>>, usize) {
+    each: impl FnMut(&[u8]),
+) -> usize {
+    search_holding(root, query, HELD_ROWS, print, each)
+}
+
+/// [`search`], holding at most about `held_rows` bytes of rows printed where they were found.
+fn search_holding(
+    root: &Path,
+    query: &str,
+    held_rows: usize,
+    print: impl Fn(&SessionMeta, &Hit, &mut Vec<u8>) + Sync,
+    mut each: impl FnMut(&[u8]),
+) -> usize {
     let disk = scan(root);
+    let held = std::sync::atomic::AtomicUsize::new(0);
     let pass = pass(
         root,
         &disk,
@@ -361,13 +387,18 @@ pub fn search(
             (search.raw_letters(), search)
         },
         |(letters, search), record| {
+            use std::sync::atomic::Ordering::Relaxed;
             // Items failing the letters test as written are not read at all; every other field
             // is taken exactly as `Record::fields` gives it, so the best field is the same.
             let hit = search.best_of(record.fields_where(|item| letters.may_match(item)))?;
-            let made = match record.meta() {
+            let meta = (held.load(Relaxed) < held_rows)
+                .then(|| record.meta())
+                .flatten();
+            let made = match meta {
                 Some(meta) => {
                     let mut out = Vec::new();
                     print(&meta, &hit, &mut out);
+                    held.fetch_add(out.len(), Relaxed);
                     Made::Printed(hit.score, out)
                 }
                 None => Made::Hit(hit),
@@ -380,41 +411,37 @@ pub fn search(
     let mut searched = pass.taken.len();
     let mut taken = pass.taken;
     let mut search = Search::new(query);
-    let printed = |found: &mut Vec<Found>, meta: &SessionMeta, hit: Hit, id: &str| {
-        let mut out = Vec::new();
-        print(meta, &hit, &mut out);
-        found.push(Found {
-            score: hit.score,
-            updated_at: meta.updated_at.clone(),
-            id: id.to_owned(),
-            printed: out,
-        });
-    };
     for (id, stamp) in &disk {
-        match taken.remove(id) {
-            Some((_, _, None)) => {}
-            Some((_, _, Some((Made::Printed(score, out), updated_at)))) => found.push(Found {
-                score,
-                updated_at,
-                id: id.clone(),
-                printed: out,
-            }),
-            Some((_, _, Some((Made::Hit(hit), _)))) => {
-                if let Ok(summary) = summary::load(&root.join(id)) {
-                    printed(&mut found, &summary.meta, hit, id);
-                }
+        let (score, updated_at, output) = match taken.remove(id) {
+            Some((_, _, None)) => continue,
+            Some((_, _, Some((Made::Printed(score, out), updated_at)))) => {
+                (score, updated_at, Output::Printed(out))
             }
+            Some((offset, len, Some((Made::Hit(hit), updated_at)))) => (
+                hit.score,
+                updated_at,
+                Output::Later(hit, Some((offset, len))),
+            ),
             None => {
                 let Some((summary, line)) = read_raw(root, id, *stamp) else {
                     continue;
                 };
                 searched += 1;
                 new_lines.push(line);
-                if let Some(hit) = search.best(&summary) {
-                    printed(&mut found, &summary.meta, hit, id);
-                }
+                let Some(hit) = search.best(&summary) else {
+                    continue;
+                };
+                let mut out = Vec::new();
+                print(&summary.meta, &hit, &mut out);
+                (hit.score, summary.meta.updated_at, Output::Printed(out))
             }
-        }
+        };
+        found.push(Found {
+            score,
+            updated_at,
+            id: id.clone(),
+            output,
+        });
     }
     new_lines.finish();
     found.sort_by(|a, b| {
@@ -422,8 +449,39 @@ pub fn search(
             .then(b.updated_at.cmp(&a.updated_at))
             .then(b.id.cmp(&a.id))
     });
-    let rows = found.into_iter().map(|found| found.printed).collect();
-    (rows, searched)
+    let file = open_regular(&path(root), MAX_INDEX_BYTES).ok();
+    for found in found {
+        match found.output {
+            Output::Printed(out) => each(&out),
+            Output::Later(hit, line) => {
+                if let Some(meta) = meta_of(root, file.as_ref(), &found.id, line) {
+                    let mut out = Vec::new();
+                    print(&meta, &hit, &mut out);
+                    each(&out);
+                }
+            }
+        }
+    }
+    searched
+}
+
+/// Session `id`'s meta from its index line at `line` (offset, length), when that line still is
+/// this session's (another process may have rewritten the index since), else from its file.
+fn meta_of(
+    root: &Path,
+    file: Option<&File>,
+    id: &str,
+    line: Option<(u64, usize)>,
+) -> Option<SessionMeta> {
+    use std::os::unix::fs::FileExt;
+    let from_line = || {
+        let (offset, len) = line?;
+        let mut bytes = vec![0; len];
+        file?.read_exact_at(&mut bytes, offset).ok()?;
+        let record = Record::parse(simdutf8::basic::from_utf8(&bytes).ok()?)?;
+        (record.id == id).then(|| record.meta())?
+    };
+    from_line().or_else(|| summary::load(&root.join(id)).ok().map(|s| s.meta))
 }
 
 /// Every readable session's summary as the index keeps it (answers cut to their heads), newest
@@ -445,4 +503,80 @@ pub fn summaries(root: &Path) -> Vec<SessionSummary> {
     new_lines.finish();
     summaries.sort_by(|a, b| newest_first(&a.meta, &b.meta));
     summaries
+}
+
+#[cfg(test)]
+mod search_tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::agent::turn::TurnRecorder;
+    use crate::local::store::{SavedTurn, SessionStore};
+    use crate::model::session::Session;
+    use crate::model::stream_end::StreamEnd;
+
+    /// A session whose one turn streamed Bigdata.com answer `text`.
+    fn saved(store: &SessionStore, question: &str, text: &str) {
+        let mut saved = store
+            .create("research-agent", "bigdata", "http://127.0.0.1:9")
+            .unwrap();
+        let writer = saved.begin_turn(question, None).unwrap();
+        let (mut turn, sink) = SavedTurn::new(saved.clone(), writer);
+        let event =
+            serde_json::json!({"chat_id": "c", "message": {"type": "ANSWER", "content": text}});
+        write!(sink.lock().unwrap(), "data: {event}\n\n").unwrap();
+        turn.end(&Session::new(), &StreamEnd::Closed).unwrap();
+    }
+
+    fn printed(root: &Path, query: &str, held_rows: usize) -> (Vec<String>, usize) {
+        let mut rows = Vec::new();
+        let print = |meta: &SessionMeta, hit: &Hit, out: &mut Vec<u8>| {
+            let _ = writeln!(
+                out,
+                "{} {} {} {:?}",
+                meta.id, hit.score, hit.text, hit.indices
+            );
+        };
+        let searched = search_holding(root, query, held_rows, print, |row| {
+            rows.push(String::from_utf8_lossy(row).into_owned())
+        });
+        (rows, searched)
+    }
+
+    /// Past the bound on rows held, matches are printed when their turn comes, from their line
+    /// read again: the same rows in the same order as when every row is held, whether none, some
+    /// or all of them were held.
+    #[test]
+    fn rows_past_the_bound_are_printed_in_their_turn_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("sessions");
+        let store = SessionStore::new(&root);
+        for n in 0..12 {
+            let margins = if n % 3 == 0 {
+                "NVIDIA margins held"
+            } else {
+                "revenue grew"
+            };
+            saved(
+                &store,
+                &format!("NVIDIA question {n}"),
+                &format!("Answer {n}: {margins}."),
+            );
+        }
+        // The first search reads the sessions raw and writes the index; the rest read it.
+        let raw = printed(&root, "nvidia margins", usize::MAX);
+        for query in ["nvidia margins", "answer", "question 1", "zzz"] {
+            let all = printed(&root, query, usize::MAX);
+            assert_eq!(all.1, 12, "every session searched");
+            for held in [0, 1, 200] {
+                assert_eq!(
+                    printed(&root, query, held),
+                    all,
+                    "{query}, {held} bytes held"
+                );
+            }
+        }
+        assert_eq!(printed(&root, "nvidia margins", usize::MAX), raw);
+        assert!(!raw.0.is_empty());
+    }
 }
