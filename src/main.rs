@@ -28,6 +28,8 @@ enum Command {
     Render {
         /// The recording, or `-` to read standard input as it arrives.
         file: String,
+        /// markdown: the answer with [^n] footnotes; json: one object (answer, sources,
+        /// citations, charts, status); text: for reading, charts drawn in Unicode.
         #[arg(long, value_enum, default_value_t = Format::Markdown)]
         format: Format,
         /// The wire format (default: detected from the first events).

@@ -331,6 +331,26 @@ impl Player {
     }
 }
 
+/// The provider the recording at `path` speaks, from the identifying events in its first MiB
+/// (`None`: none identifies one).
+pub fn provider_of(path: &Path) -> std::io::Result<Option<Provider>> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)?
+        .take(1 << 20)
+        .read_to_end(&mut head)?;
+    let mut pipeline = EventPipeline::auto();
+    let mut events = Vec::new();
+    for chunk in head.chunks(64 * 1024) {
+        let _ = pipeline.feed(chunk, &mut events);
+        events.clear();
+        if let Some(provider) = pipeline.provider() {
+            return Ok(Some(provider));
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,8 +31,9 @@ pub struct TuiArgs {
     /// Which agent: Bigdata.com (default; BIGDATA_API_KEY or the config file), xAI (XAI_API_KEY),
     /// Zeta Alpha (ZETA_ALPHA_API_KEY), OpenAI (OPENAI_API_KEY; deep research runs in the
     /// background, resumes after a drop, and Ctrl-C cancels it on the server), Perplexity
-    /// (PERPLEXITY_API_KEY) or Google Gemini (GEMINI_API_KEY; the Deep Research agent, which
-    /// resumes and cancels likewise, or with --model a model grounded with Google Search).
+    /// (PERPLEXITY_API_KEY), Google Gemini (GEMINI_API_KEY; the Deep Research agent, which
+    /// resumes and cancels likewise, or with --model a model grounded with Google Search) or
+    /// Anthropic (ANTHROPIC_API_KEY; Claude with web search).
     #[arg(
         long = "provider",
         value_name = "PROVIDER",
@@ -54,7 +55,7 @@ pub struct TuiArgs {
     #[arg(long, value_name = "ID")]
     pub chat_id: Option<String>,
     /// Seconds without data before a stream counts as stalled.
-    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..))]
     pub idle_timeout: u64,
     /// The model: xAI (default grok-4), OpenAI (default o4-mini-deep-research), Perplexity
     /// (default sonar-pro), Gemini (default the Deep Research agent; a model name such as
@@ -63,7 +64,7 @@ pub struct TuiArgs {
     pub model: Option<String>,
     /// Anthropic: extended thinking with this budget of tokens (at least 1024); the thinking
     /// shows in Activity, never in the answer.
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(1024..))]
     pub thinking: Option<u32>,
     /// Zeta Alpha: the tenant.
     #[arg(long)]
@@ -104,7 +105,7 @@ pub struct OpenArgs {
     /// The session id (see `research-tui sessions`).
     pub id: String,
     /// Seconds without data before a follow-up's stream counts as stalled.
-    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..))]
     pub idle_timeout: u64,
     /// Demo playback speed for follow-ups of a demo session (for tests).
     #[arg(long, hide = true, default_value_t = 1.0)]
@@ -127,7 +128,7 @@ pub struct WatchArgs {
     #[arg(long)]
     pub follow: bool,
     /// Seconds without data before a follow-up's stream counts as stalled.
-    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..))]
     pub idle_timeout: u64,
     /// Demo playback speed for follow-ups of a demo session (for tests).
     #[arg(long, hide = true, default_value_t = 1.0)]

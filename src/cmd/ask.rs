@@ -69,7 +69,7 @@ pub struct AskArgs {
     pub model: Option<String>,
     /// Anthropic: extended thinking with this budget of tokens (at least 1024); the thinking
     /// shows in Activity, never in the answer.
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(1024..))]
     pub thinking: Option<u32>,
     /// Which agent: Bigdata.com (default), xAI (XAI_API_KEY), Zeta Alpha (ZETA_ALPHA_API_KEY),
     /// OpenAI (OPENAI_API_KEY), Perplexity (PERPLEXITY_API_KEY), Google Gemini (GEMINI_API_KEY) or
@@ -126,7 +126,7 @@ pub struct AskArgs {
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Seconds without data before the stream counts as stalled.
-    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..))]
     pub idle_timeout: u64,
     /// The agent's base URL (also BIGDATA_AGENTS_URL).
     #[arg(long, value_name = "URL")]

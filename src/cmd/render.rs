@@ -68,7 +68,20 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
                     eprintln!("research-tui: {reason}: rendered as far as that");
                     ExitCode::from(5)
                 }
-                None => ExitCode::SUCCESS,
+                None => {
+                    // JSON says so in its `status`; Markdown and text would look finished.
+                    if format != Format::Json
+                        && session.status() == crate::model::session::Status::Incomplete
+                    {
+                        let source = if file == "-" { "standard input" } else { file };
+                        eprintln!(
+                            "research-tui: {} ends before the agent finished (no completion, \
+                             error or cancellation): rendered as far as it goes",
+                            crate::render::sanitize::sanitize_line(source)
+                        );
+                    }
+                    ExitCode::SUCCESS
+                }
             }
         }
         Err(e) => {
@@ -138,8 +151,19 @@ pub(crate) fn unknown_format(
         1 => "1 event".to_owned(),
         n => format!("{n} events"),
     };
+    let other = provider
+        .filter(|_| source != "standard input")
+        .and_then(|named| reads_as(Path::new(source), named))
+        .map(|other| {
+            format!(
+                "; it reads as {}: leave out --provider, or give --provider {}",
+                other.label(),
+                other.as_str()
+            )
+        })
+        .unwrap_or_default();
     Some(format!(
-        "research-tui: {} is in no format research-tui reads ({events}, {} unknown, {} malformed; tried {})",
+        "research-tui: {} is in no format research-tui reads ({events}, {} unknown, {} malformed; tried {}){other}",
         crate::render::sanitize::sanitize_line(source),
         stats.unknown,
         stats.malformed,
@@ -154,4 +178,14 @@ pub(crate) fn output_width() -> usize {
         true => crossterm::terminal::size().map_or(80, |(w, _)| usize::from(w).max(20)),
         false => crate::render::text::DEFAULT_WIDTH,
     }
+}
+
+/// The provider whose format the file at `path` reads as (its first MiB understood), when
+/// `--provider` named another.
+fn reads_as(path: &Path, named: Provider) -> Option<Provider> {
+    use std::io::Read;
+    let detected = crate::agent::replay::provider_of(path).ok()??;
+    let head = std::fs::File::open(path).ok()?.take(1 << 20);
+    let (session, _, _) = read_session_limited(head, Some(detected), usize::MAX).ok()?;
+    (detected != named && !session.understood_nothing()).then_some(detected)
 }

@@ -99,7 +99,11 @@ fn hit_json(meta: &SessionMeta, hit: &Hit) -> String {
 /// About `width` characters of `text` (sanitised) around character `at`, `…` where cut.
 pub fn snippet(text: &str, at: u32, width: usize) -> String {
     let chars: Vec<char> = sanitize_line(text).chars().collect();
-    let start = (at as usize).saturating_sub(width / 4).min(chars.len());
+    // A quarter of the width before the match, but never less of the text than fits: a question
+    // shorter than the width is shown whole.
+    let start = (at as usize)
+        .saturating_sub(width / 4)
+        .min(chars.len().saturating_sub(width));
     let end = (start + width).min(chars.len());
     let mut out = String::new();
     if start > 0 {

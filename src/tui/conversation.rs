@@ -476,7 +476,7 @@ impl Conversation {
         match warning {
             Some(warning) => app.set_message(warning, Severity::Warning),
             None if watching => app.set_message(
-                "watching live — q quits, the session goes on",
+                "watching live — q q quits, the session goes on",
                 Severity::Info,
             ),
             // The turns are shown whole; their files are not.

@@ -49,9 +49,10 @@ pub fn conversation_markdown(turns: &[Turn], meta: &ExportMeta) -> String {
             _ => out.push_str(&format!("## Turn {}\n\n", i + 1)),
         }
         let attribution = Attribution::resolve(&turn.session, true);
-        out.push_str(&below_heading(&crate::render::markdown::render(
+        out.push_str(&below_heading(&crate::render::markdown::render_part(
             &turn.session,
             &attribution,
+            i + 1,
         )));
         if let Some(error) = &turn.session.error {
             out.push_str(&format!("\n> Error: {}\n", sanitize_line(error)));

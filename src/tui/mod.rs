@@ -248,6 +248,7 @@ pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
     }
 
     // Everything that can fail before the screen is taken over.
+    let mut first_question = None;
     if let Some(replay_opts) = &opts.replay {
         start_replay(&mut app, &mut conversation, replay_opts)?;
     } else if let Some(saved) = opts.open.clone() {
@@ -255,13 +256,27 @@ pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
     } else if let Some(follow) = opts.watch {
         conversation.watch_sessions(&mut app, follow).await;
     } else {
-        start_agent(&mut app, &mut conversation, &opts, &settings).await?;
+        first_question = start_agent(&mut app, &mut conversation, &opts, &settings).await?;
     }
     if let Some(warning) = warning {
         app.set_message(warning, Severity::Warning);
     }
+    // Without a terminal the app cannot run: said before the first question is asked, so no
+    // session is saved for a question nobody could watch.
+    terminal::terminal_available().wrap_err("cannot set up the terminal")?;
+    if let Some(question) = first_question {
+        let cont = app.continuation();
+        conversation.ask(&mut app, question, cont);
+    }
 
-    let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
+    let mut terminal = match setup_terminal() {
+        Ok(terminal) => terminal,
+        Err(e) => {
+            // The question asked is cancelled, and saved so.
+            conversation.finish(&mut app);
+            return Err(e).wrap_err("cannot set up the terminal");
+        }
+    };
     let _guard = TerminalGuard;
     let result = event_loop(&mut terminal, &mut app, &mut conversation, &opts).await;
     conversation.finish(&mut app);
@@ -278,8 +293,9 @@ fn start_replay(
     replay_opts: &ReplayOptions,
 ) -> eyre::Result<()> {
     let cannot_read = || format!("cannot read {}", replay_opts.path.display());
-    let head = read_head(&replay_opts.path).wrap_err_with(cannot_read)?;
-    app.provider = replay_opts.provider.or_else(|| detect_provider(&head));
+    let detected =
+        crate::agent::replay::provider_of(&replay_opts.path).wrap_err_with(cannot_read)?;
+    app.provider = replay_opts.provider.or(detected);
     // Played as it is read: a recording of any size is never in memory whole.
     let handle = replay_file(&replay_opts.path, replay_opts.speed, replay_opts.provider)
         .wrap_err_with(cannot_read)?;
@@ -333,7 +349,7 @@ async fn start_agent(
     conversation: &mut Conversation,
     opts: &TuiOptions,
     settings: &Settings,
-) -> eyre::Result<()> {
+) -> eyre::Result<Option<String>> {
     let resuming = opts.resume != Continuation::default();
     let demo = opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty());
     let agent = if demo {
@@ -356,16 +372,11 @@ async fn start_agent(
     if let Some(unknown) = unknown_resume(&opts.resume) {
         app.set_message(unknown, Severity::Warning);
     }
-    let question = match opts.question.as_deref().map(str::trim) {
+    Ok(match opts.question.as_deref().map(str::trim) {
         Some(q) if !q.is_empty() => Some(q.to_owned()),
         _ if demo && !resuming => Some(live::demo_question(opts.provider).to_owned()),
         _ => None,
-    };
-    if let Some(question) = question {
-        let cont = app.continuation();
-        conversation.ask(app, question, cont);
-    }
-    Ok(())
+    })
 }
 
 /// `--resume CKPT` (or `--chat-id ID`) that no saved session knows: what happens with it.
@@ -379,30 +390,6 @@ fn unknown_resume(resume: &Continuation) -> Option<String> {
         "no saved session knows {what} {}: the first question will be sent with it",
         screen::clean(id)
     ))
-}
-
-/// The first MiB of a recording: enough to tell its provider.
-fn read_head(path: &std::path::Path) -> io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut head = Vec::new();
-    std::fs::File::open(path)?
-        .take(1 << 20)
-        .read_to_end(&mut head)?;
-    Ok(head)
-}
-
-/// The provider a recording speaks, from its first identifying events.
-fn detect_provider(bytes: &[u8]) -> Option<Provider> {
-    let mut pipeline = crate::wire::provider::EventPipeline::auto();
-    let mut events = Vec::new();
-    for chunk in bytes.chunks(64 * 1024) {
-        let _ = pipeline.feed(chunk, &mut events);
-        events.clear();
-        if let Some(provider) = pipeline.provider() {
-            return Some(provider);
-        }
-    }
-    None
 }
 
 /// Stream updates applied in one go before input is read again…

@@ -99,6 +99,20 @@ pub(crate) fn setup_terminal() -> io::Result<Term> {
     Terminal::new(CrosstermBackend::new(io::stdout())).map(|t| Term(Some(t)))
 }
 
+/// Whether there is a terminal to take: standard input when it is one, else the process's
+/// controlling terminal (`/dev/tty`), as raw mode looks for it.
+pub(crate) fn terminal_available() -> io::Result<()> {
+    use std::io::IsTerminal;
+    if io::stdin().is_terminal() {
+        return Ok(());
+    }
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .map(drop)
+}
+
 /// Raw mode, the alternate screen, bracketed paste, and the mouse when the app has it.
 pub(crate) fn take_terminal(mouse: bool) -> io::Result<()> {
     TAKEN.store(true, Ordering::SeqCst);

@@ -697,3 +697,54 @@ async fn a_unique_prefix_of_a_checkpoint_resumes_it_and_an_ambiguous_one_names_t
     );
     assert!(text.contains(&checkpoint), "{text}");
 }
+
+/// Values the agents cannot take are refused before anything is sent, with clap's usage error: a
+/// stall after 0 seconds (it waited 1 s and said "no data for 1 s"), a thinking budget under the
+/// 1,024 tokens Anthropic requires — for `ask`, the app and `open`.
+#[test]
+fn an_idle_timeout_of_0_and_a_thinking_budget_under_1024_are_usage_errors() {
+    for args in [
+        &["ask", "Q?", "--demo", "--idle-timeout", "0"][..],
+        &[
+            "ask",
+            "Q?",
+            "--demo",
+            "--provider",
+            "anthropic",
+            "--thinking",
+            "10",
+        ][..],
+        &["--demo", "--idle-timeout", "0"][..],
+        &["--demo", "--provider", "anthropic", "--thinking", "1023"][..],
+        &["open", "some-id", "--idle-timeout", "0"][..],
+    ] {
+        let output = support::cli(support::scratch())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("invalid value"), "{args:?}: {stderr}");
+    }
+    let accepted = support::cli(support::scratch())
+        .args([
+            "ask",
+            "Q?",
+            "--demo",
+            "--demo-speed",
+            "100",
+            "--provider",
+            "anthropic",
+        ])
+        .args([
+            "--thinking",
+            "1024",
+            "--idle-timeout",
+            "1",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(accepted.status.success(), "{accepted:?}");
+}

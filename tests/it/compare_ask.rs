@@ -13,7 +13,7 @@ use crate::support;
 
 const THREE: &str = "bigdata,openai,perplexity";
 
-fn ask(home: &std::path::Path, args: &[&str]) -> Output {
+pub(crate) fn ask(home: &std::path::Path, args: &[&str]) -> Output {
     support::cli(home)
         .args(["ask", COMPARISON_QUESTION, "--provider", THREE])
         .args(["--demo-speed", "100"])

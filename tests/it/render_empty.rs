@@ -1,5 +1,6 @@
 //! `research-tui render` on input that holds no event at all, or events in no format it reads: it
-//! says so and fails, instead of printing an empty document with exit 0 (`replay` too).
+//! says so and fails, instead of printing an empty document with exit 0 (`replay` too); a format
+//! named wrongly is told which one the file reads as; a stream cut short renders and says so.
 
 use std::io::Write;
 use std::process::{Output, Stdio};
@@ -119,4 +120,67 @@ fn a_stream_with_events_still_renders_and_a_missing_file_is_named_once() {
         "{text}"
     );
     assert_eq!(text.matches("cannot").count(), 1, "{text}");
+}
+
+/// `--provider` naming the wrong format for a file: the one line says which format it reads as.
+#[test]
+fn a_recording_given_the_wrong_provider_is_told_which_it_reads_as() {
+    for command in ["render", "replay"] {
+        let output = support::cli(support::scratch())
+            .args([
+                command,
+                "assets/recordings/bigdata/follow-up.sse",
+                "--provider",
+                "xai",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let text = stderr(&output);
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(
+            text.ends_with(
+                "tried xAI); it reads as Bigdata.com: leave out --provider, or give --provider bigdata\n"
+            ),
+            "{command}: {text}"
+        );
+    }
+}
+
+/// A stream that stops before the agent finished renders what came, and Markdown and text (which
+/// would look finished) say on stderr that it ends early; JSON says so in its `status`.
+#[test]
+fn a_stream_cut_before_the_agent_finished_renders_and_says_so() {
+    let recording = std::fs::read_to_string(support::EARNINGS).unwrap();
+    let cut = &recording[..recording.find("\"type\":\"ANSWER\"").unwrap() + 2000];
+    let cut = &cut[..cut.rfind("\n\n").unwrap() + 2];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.sse");
+    std::fs::write(&path, cut).unwrap();
+    for format in ["markdown", "text"] {
+        let output = support::cli(support::scratch())
+            .args(["render", path.to_str().unwrap(), "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        assert!(!output.stdout.is_empty(), "what came is rendered");
+        assert!(
+            stderr(&output).ends_with(
+                "cut.sse ends before the agent finished (no completion, error or cancellation): rendered as far as it goes\n"
+            ),
+            "{format}: {}",
+            stderr(&output)
+        );
+    }
+    let output = render_file(&path);
+    assert_eq!(stderr(&output), "");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["status"], "incomplete");
+    // A complete recording says nothing.
+    let output = support::cli(support::scratch())
+        .args(["render", support::EARNINGS, "--format", "text"])
+        .output()
+        .unwrap();
+    assert_eq!(stderr(&output), "");
 }

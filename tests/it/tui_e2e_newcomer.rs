@@ -326,3 +326,33 @@ fn ask_on_a_terminal_renders_the_markdown() {
     assert!(answer.contains("• Compute revenue"), "{text}");
     assert!(text.contains("\nSources\n  [1] NVIDIA Newsroom"), "{text}");
 }
+
+/// Without a terminal (standard input not one, no controlling terminal to fall back on) the app
+/// says so in one line and exits 1, and saves no session for a question nobody could watch.
+#[test]
+fn without_a_terminal_the_app_says_so_and_saves_no_session() {
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    let home = tempfile::tempdir().unwrap();
+    let mut command = support::cli(home.path());
+    command
+        .args(["--demo", "--demo-speed", "8"])
+        .stdin(Stdio::null());
+    // SAFETY: `setsid` is async-signal-safe; it detaches the child from the tests' terminal.
+    unsafe {
+        command.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let out = command.output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("research-tui: cannot set up the terminal"),
+        "{stderr}"
+    );
+    let listed = support::cli(home.path()).arg("sessions").output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.starts_with("No saved sessions"), "{listed}");
+}

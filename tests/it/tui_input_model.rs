@@ -210,7 +210,8 @@ fn y_copies_in_the_ids_popup_and_in_the_raw_json_popup() {
     assert_exited_and_restored(&t);
 }
 
-/// A key that needs the answer to end said so; when the answer ends the message goes.
+/// A key that needs the answer to end said so; when the answer ends the message goes, and the
+/// keys stay with the panes the person was browsing.
 #[test]
 fn still_answering_goes_from_the_status_bar_when_the_answer_ends() {
     let mut app = app();
@@ -222,7 +223,11 @@ fn still_answering_goes_from_the_status_bar_when_the_answer_ends() {
     assert!(message.contains("still answering"), "{message}");
     app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
     assert_eq!(app.message, None, "the answer ended");
-    assert_eq!(app.focus, Focus::Prompt);
+    // The person was browsing: the panes keep the keys (`r` Enter now retries; it is not typed).
+    assert_ne!(app.focus, Focus::Prompt);
+    key(&mut app, KeyCode::Char('r'));
+    assert!(key(&mut app, KeyCode::Enter).is_some(), "r Enter retries");
+    assert!(app.panes.prompt.is_empty());
 }
 
 /// After Esc, every letter of a word either moves or is typed, in every pane.
@@ -253,4 +258,101 @@ fn no_word_typed_in_a_pane_writes_opens_quits_or_sends() {
         }
         assert!(app.mouse);
     }
+}
+
+/// Words typed after Esc reach the prompt whole, whatever their first letters did: moved (`c` `j`
+/// `g` `t` `a` `k`), armed (`o` `e` `r` `m`), opened the ids (`I`) or zoomed (`z`). The popup a
+/// letter opened closes and the zoom is put back.
+#[test]
+fn a_word_typed_after_esc_reaches_the_prompt_whole_and_what_its_letters_did_is_undone() {
+    for word in [
+        "cx", "just", "gnu", "pawn", "tack it", "Is it up", "zebra", "go on", "compare",
+    ] {
+        let mut app = app();
+        play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+        browse(&mut app);
+        let mut effects = Vec::new();
+        for c in word.chars() {
+            effects.extend(key(&mut app, KeyCode::Char(c)));
+        }
+        assert_eq!(app.panes.prompt.text(), word);
+        assert_eq!(effects, [], "{word}");
+        assert_eq!(app.popup, None, "{word}");
+        assert!(!app.zoom, "{word}");
+        assert_eq!(app.focus, Focus::Prompt, "{word}");
+    }
+}
+
+/// Browsing is not typing: letters apart, a letter pressed again and again, the popup's own keys
+/// and the prompt's `i` act as before.
+#[test]
+fn moving_in_the_panes_and_popups_is_never_taken_for_a_word() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    // `jjj` then a space pages down; `c` then `i` goes to the prompt with nothing typed.
+    keys(&mut app, "jjj ");
+    assert!(app.panes.prompt.is_empty());
+    assert_ne!(app.focus, Focus::Prompt);
+    keys(&mut app, "ci");
+    assert_eq!(app.focus, Focus::Prompt);
+    assert!(app.panes.prompt.is_empty());
+    // `I` then `y` copies from the ids popup; a space after `I` alone pages it.
+    key(&mut app, KeyCode::Esc);
+    keys(&mut app, "I");
+    assert!(app.popup.is_some());
+    let copied = key(&mut app, KeyCode::Char('y'));
+    assert!(
+        matches!(copied, Some(research_tui::tui::state::Effect::CopyText(_))),
+        "{copied:?}"
+    );
+    assert!(app.popup.is_some());
+    assert!(app.panes.prompt.is_empty());
+}
+
+/// In the real app: a word whose letter opened the sessions picker (`s` of `gas`) or the timeline
+/// (`T` of `Tell`) is typed whole, the popup closed.
+#[test]
+fn words_whose_letters_open_the_picker_or_the_timeline_are_typed_whole() {
+    let t = demo_answered(140, 42);
+    for (word, popup) in [("gas prices", "Saved sessions"), ("Tell me", "Timeline")] {
+        t.send(&["Escape"]);
+        t.wait_for("BROWSE", SOON, |s| status_line(s).contains("BROWSE"));
+        t.send(&[word]);
+        let screen = t.wait_for("the word in the prompt", SOON, |s| {
+            prompt_rows(s).first().is_some_and(|r| r == word)
+        });
+        assert!(!screen.contains(popup), "{screen}");
+        assert!(status_line(&screen).contains("TYPE"), "{screen}");
+        t.send(&["C-u"]);
+        t.wait_for("an empty prompt", SOON, |s| {
+            status_line(s).contains("Ctrl-C quits")
+        });
+    }
+    t.send(&["C-c"]);
+    assert_exited_and_restored(&t);
+}
+
+/// In the help (`?`), `y` copies nothing (the source selected behind it is not the help's), and
+/// Ctrl-C closes the help before it quits.
+#[test]
+fn in_the_help_y_copies_nothing_and_ctrl_c_closes_it_before_quitting() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    keys(&mut app, "cj");
+    assert!(app.panes.sources.selected.is_some(), "a source is selected");
+    keys(&mut app, "?");
+    assert!(matches!(
+        app.popup,
+        Some(research_tui::tui::state::Popup::Help { .. })
+    ));
+    assert_eq!(key(&mut app, KeyCode::Char('y')), None);
+    assert_eq!(ctrl(&mut app, 'c'), None);
+    assert_eq!(app.popup, None);
+    assert!(!app.quit);
+    assert_eq!(
+        ctrl(&mut app, 'c'),
+        Some(research_tui::tui::state::Effect::Quit)
+    );
 }

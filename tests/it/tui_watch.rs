@@ -50,7 +50,7 @@ fn answer_text(screen: &str) -> String {
 
 fn waiting(t: &Tmux) {
     t.wait_for("the waiting screen", Duration::from_secs(15), |s| {
-        s.contains("Waiting for a research session to start… (q quits)") && s.contains("WATCH")
+        s.contains("Waiting for a research session to start… (q q quits)") && s.contains("WATCH")
     });
 }
 

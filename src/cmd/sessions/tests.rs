@@ -116,3 +116,20 @@ fn an_empty_provider_and_short_or_odd_times_are_written_as_formatted() {
         );
     }
 }
+
+#[test]
+fn a_snippet_shows_text_that_fits_whole_and_keeps_the_match_in_a_full_window() {
+    let question = "How does that compare with AMD?";
+    assert_eq!(snippet(question, 27, 100), question);
+    let long: String = (0..300)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    // Near the end: the window ends with the text, full width, `…` before it only.
+    let end = snippet(&long, 290, 100);
+    assert_eq!(end.chars().count(), 101);
+    assert!(end.starts_with('…') && end.ends_with(&long[200..]));
+    // In the middle: a quarter of the width before the match, `…` on both sides.
+    assert_eq!(snippet(&long, 150, 100), format!("…{}…", &long[125..225]));
+    // At the start: no `…` before it.
+    assert_eq!(snippet(&long, 3, 100), format!("{}…", &long[..100]));
+}

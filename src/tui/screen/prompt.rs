@@ -130,19 +130,20 @@ fn hint(app: &App, focused: bool, short: bool) -> String {
     }
     if short || app.queued.is_some() {
         return match (focused, app.can_ask) {
-            (true, _) => "typing · Esc browse",
+            (true, true) => "typing · Esc browse",
             (false, true) => "i types",
-            (false, false) => "replay",
+            (_, false) => "replay",
         }
         .to_owned();
     }
     match (focused, app.can_ask) {
-        (true, _) if app.stream_running || app.in_progress() => {
+        // A replay sends nothing: its prompt never says Enter sends.
+        (_, false) => "replay: nothing to ask".to_owned(),
+        (true, true) if app.stream_running || app.in_progress() => {
             "typing · Enter queues it for when the answer ends · Esc browse".to_owned()
         }
-        (true, _) => "typing · Enter send · Alt-Enter newline · Esc browse".to_owned(),
+        (true, true) => "typing · Enter send · Alt-Enter newline · Esc browse".to_owned(),
         (false, true) => "browsing: letters are keys (?) · i types a question".to_owned(),
-        (false, false) => "replay: nothing to ask".to_owned(),
     }
 }
 

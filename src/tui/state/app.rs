@@ -371,9 +371,9 @@ impl App {
             }) {
                 self.message = None;
             }
-            if self.can_ask {
-                self.focus = Focus::Prompt;
-            }
+            // The focus stays where it is: the prompt when the person typed ahead or waited, a
+            // pane when they left the prompt to browse while it streamed (their next `j` moves,
+            // it is not typed; a question typed there still reaches the prompt).
         }
     }
 

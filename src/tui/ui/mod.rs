@@ -35,17 +35,54 @@ pub struct Ui {
     pub panes: Panes,
     /// From the last frame drawn, for the next update.
     pub facts: FrameFacts,
-    /// Plain letters pressed in a pane that acted at once, in a row: when a letter after an armed
-    /// one shows a word is being typed (`compare` after Esc: `c` moved the focus, `o` armed, `m`
-    /// typed), they go to the prompt ahead of it.
+    /// The word being typed after Esc, as far as it acted: see [`Word`].
+    word: Word,
+}
+
+/// Plain letters pressed in a pane that acted at once, in a row, no further apart than
+/// [`WORD_PAUSE`]: when a character shows a word is being typed (one no key takes, one after an
+/// armed letter, a space after two letters), they go to the prompt ahead of it, and what they
+/// did that the prompt does not undo is undone (a zoom; a popup one opened closes). `compare`
+/// after Esc: `c` moved the focus, `o` armed, `m` typed; `Is it` : `I` opened the ids, `s` typed.
+#[derive(Debug, Default)]
+struct Word {
     letters: String,
     /// When the last key came: letters typed after a pause (a person read, then moved on
     /// deliberately) start a new run.
     last_key: Option<Instant>,
+    /// The last letter opened a popup (`I`, `T`, `J`, `s`): a character it does not move by is
+    /// the word's next one.
+    opened_popup: bool,
+    /// The letters toggled the zoom (an odd number of `z`).
+    zoomed: bool,
+}
+
+impl Word {
+    fn clear(&mut self) {
+        self.letters.clear();
+        self.opened_popup = false;
+        self.zoomed = false;
+    }
+
+    /// The letters so far look like the start of a word: two or more, not one letter repeated
+    /// (`jjj` moves three rows).
+    fn is_word(&self) -> bool {
+        let mut letters = self.letters.chars();
+        let first = letters.next();
+        self.letters.chars().count() >= 2 && letters.any(|c| Some(c) != first)
+    }
 }
 
 /// Letters further apart than this are not one word being typed.
 const WORD_PAUSE: Duration = Duration::from_secs(1);
+
+/// Whether `action`, asked for by a letter in a pane, opens a popup.
+fn opens_popup(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Ids | Action::Timeline | Action::RawJson | Action::Sessions
+    )
+}
 
 /// What reads or changes the conversation (the turns, the focus, the popup) reads the app through
 /// the `Ui` as through the app itself.
@@ -70,48 +107,71 @@ impl Ui {
             app: App::new(config),
             panes,
             facts: FrameFacts::default(),
-            letters: String::new(),
-            last_key: None,
+            word: Word::default(),
         }
     }
 
     /// Map a key to an action given the current state (see the key table), remembering the
-    /// letters that acted at once in a pane (see [`Ui::take_letters`]).
+    /// letters that acted at once in a pane (see [`Word`]).
     pub fn handle_key(&mut self, key: KeyEvent) -> Option<Action> {
-        let action = action_for(&self.app, self.facts.narrow, key);
         let now = Instant::now();
-        if self.last_key.is_some_and(|at| now - at > WORD_PAUSE) {
-            self.letters.clear();
+        if self.word.last_key.is_some_and(|at| now - at > WORD_PAUSE) {
+            self.word.clear();
         }
-        self.last_key = Some(now);
-        let letter = match key.code {
+        self.word.last_key = Some(now);
+        let typed = match key.code {
             KeyCode::Char(c)
-                if c.is_alphabetic()
-                    && !key
-                        .modifiers
-                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+                if !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
             {
                 Some(c)
             }
             _ => None,
         };
         let in_panes = Context::Panes.holds(&self.app, self.facts.narrow);
-        match (&action, letter) {
+        let mut action = action_for(&self.app, self.facts.narrow, key);
+        let in_word_popup = self.word.opened_popup && self.app.popup.is_some();
+        let word_goes_on = match typed {
+            // A space after a word's letters ends the word: it does not page.
+            Some(' ') if in_word_popup => self.word.is_word(),
+            Some(' ') => in_panes && self.app.armed.is_none() && self.word.is_word(),
+            // In the popup a word's letter opened, a letter the popup takes acts (`I` then `y`
+            // copies); any other, or one after a letter it armed, is the word's next.
+            Some(c) if in_word_popup => {
+                c.is_alphabetic() && (action.is_none() || self.app.armed.is_some())
+            }
+            _ => false,
+        };
+        if word_goes_on && self.app.can_ask {
+            action = Some(Action::Type(key));
+        }
+        match (&action, typed.filter(|c| c.is_alphabetic())) {
             // Typing takes them (see `type_key`); an armed letter waits with them.
             (Some(Action::Type(_) | Action::Arm(_)), _) => {}
-            (Some(_), Some(c))
-                if in_panes && self.app.armed.is_none() && self.letters.len() < 16 =>
+            (Some(action), Some(c))
+                if in_panes && self.app.armed.is_none() && self.word.letters.len() < 16 =>
             {
-                self.letters.push(c)
+                self.word.letters.push(c);
+                self.word.opened_popup = opens_popup(action);
+                self.word.zoomed ^= *action == Action::Zoom;
             }
-            _ => self.letters.clear(),
+            _ => self.word.clear(),
         }
         action
     }
 
-    /// The letters that acted at once just before a word turned out to be typed.
+    /// The letters that acted at once just before a word turned out to be typed, what they did
+    /// undone (see [`Word`]).
     fn take_letters(&mut self) -> String {
-        std::mem::take(&mut self.letters)
+        if std::mem::take(&mut self.word.opened_popup) {
+            self.app.popup = None;
+        }
+        if std::mem::take(&mut self.word.zoomed) {
+            self.panes.answer.keep_anchor();
+            self.app.toggle_zoom();
+        }
+        std::mem::take(&mut self.word.letters)
     }
 
     /// Get the panes ready for a frame of `area` (their rows, their scroll positions).

@@ -136,14 +136,13 @@ impl Ui {
         }
     }
 
-    /// A character typed in a pane: it goes to the prompt, with the letter that waited for its
-    /// confirmation before it and the letters that acted just before that one.
+    /// A character typed in a pane (or in a popup a word's letter opened): it goes to the prompt,
+    /// with the letters that acted just before it and the letter that waited for its confirmation.
     fn type_key(&mut self, key: KeyEvent, armed: Option<char>) {
-        self.set_focus(Focus::Prompt);
         let letters = self.take_letters();
+        self.set_focus(Focus::Prompt);
+        self.panes.prompt.editor.insert_str(letters);
         if let Some(letter) = armed {
-            // The letters that acted just before the armed one were the word's start too.
-            self.panes.prompt.editor.insert_str(letters);
             self.panes.prompt.editor.insert_char(letter);
         }
         self.panes.prompt.input(key);
@@ -188,12 +187,18 @@ impl Ui {
             self.cancel();
             return Some(Effect::Cancel);
         }
-        if self.popup.is_none() && self.search.take().is_some() {
+        // A popup closes first, as Esc would close it: what was behind it is still there.
+        if self.popup.take().is_some() {
+            self.app
+                .set_message("closed — Ctrl-C again quits", Severity::Info);
+            return None;
+        }
+        if self.search.take().is_some() {
             self.app
                 .set_message("search ended — Ctrl-C again quits", Severity::Info);
             return None;
         }
-        if self.focus == Focus::Prompt && self.popup.is_none() && !self.panes.prompt.is_empty() {
+        if self.focus == Focus::Prompt && !self.panes.prompt.is_empty() {
             self.reset_prompt();
             self.app
                 .set_message("prompt cleared — Ctrl-C again quits", Severity::Info);
@@ -238,9 +243,10 @@ impl Ui {
     /// `o` (`open`) or `y`: the URL of the source the popup shows, else of the selected one; in the
     /// ids popup `y` copies the checkpoint id.
     fn source_url(&mut self, open: bool) -> Option<Effect> {
+        // The help and the picker show no source (the one selected behind them is not theirs).
         if matches!(
             self.popup,
-            Some(Popup::Sessions { .. } | Popup::Chart { .. })
+            Some(Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Help { .. })
         ) {
             return None;
         }

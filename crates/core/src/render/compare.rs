@@ -143,9 +143,10 @@ pub fn to_markdown(question: &str, answers: &[Answer<'_>]) -> String {
         if let Some((_, why)) = answer.outcome {
             let _ = writeln!(out, "> {}\n", escape_inline(&sanitize_line(why)));
         }
-        out.push_str(&crate::render::markdown::render(
+        out.push_str(&crate::render::markdown::render_part(
             run.session,
             run.attribution,
+            agent + 1,
         ));
         out.push('\n');
     }

@@ -1,4 +1,5 @@
-//! `--format markdown`: the answer with `[^n]` footnote markers and a footnote list of sources.
+//! `--format markdown`: the answer with `[^n]` footnote markers and a footnote list of sources (in a
+//! document of several answers, `[^2-n]` from the second on: [`render_part`]).
 //! Sources the answer cites without a position get their `[^n]` on one line after the answer, so
 //! every footnote is referenced (Markdown renderers drop footnotes nothing refers to). Each chart
 //! sits after the paragraph its span ends in (after the answer when it has none) as its title,
@@ -17,8 +18,8 @@ use crate::render::sanitize::{sanitize, sanitize_line};
 use crate::render::table_text;
 
 /// The `[^n]: [label](url)` line of every numbered source, after a blank line (the last without
-/// its newline).
-fn footnotes<W: io::Write>(out: &mut Out<W>, attribution: &Attribution) {
+/// its newline); `part` goes before each `n` (see [`render_part`]).
+fn footnotes<W: io::Write>(out: &mut Out<W>, attribution: &Attribution, part: &str) {
     let mut sources = attribution.numbered().peekable();
     if sources.peek().is_none() {
         return;
@@ -32,27 +33,45 @@ fn footnotes<W: io::Write>(out: &mut Out<W>, attribution: &Attribution) {
         let _ = match &source.url {
             Some(url) => write!(
                 out,
-                "[^{}]: [{label}]({})",
+                "[^{part}{}]: [{label}]({})",
                 source.n,
                 escape_url(&sanitize_line(url))
             ),
-            None => write!(out, "[^{}]: {label}", source.n),
+            None => write!(out, "[^{part}{}]: {label}", source.n),
         };
     }
 }
 
 pub fn render(session: &Session, attribution: &Attribution) -> String {
-    to_string(|out| render_into(out, session, attribution))
+    render_part(session, attribution, 1)
+}
+
+/// [`render`] as part `part` (from 1) of a document holding several answers (the turns of a
+/// conversation, the agents of a comparison): from the second part on, each footnote's label
+/// carries the part (`[^2-1]`), since a document's footnote labels must be unique — a renderer
+/// takes a label's first definition, so a repeated `[^1]` would send the second answer's first
+/// citation to the first answer's source.
+pub fn render_part(session: &Session, attribution: &Attribution, part: usize) -> String {
+    let part = match part {
+        0 | 1 => String::new(),
+        part => format!("{part}-"),
+    };
+    to_string(|out| render_into(out, session, attribution, &part))
 }
 
 /// [`render`] written to `out` as it is rendered (the document is never held whole).
 pub fn write(session: &Session, attribution: &Attribution, out: impl io::Write) -> io::Result<()> {
     let mut out = Out::new(out);
-    render_into(&mut out, session, attribution);
+    render_into(&mut out, session, attribution, "");
     out.finish().map(drop)
 }
 
-fn render_into<W: io::Write>(out: &mut Out<W>, session: &Session, attribution: &Attribution) {
+fn render_into<W: io::Write>(
+    out: &mut Out<W>,
+    session: &Session,
+    attribution: &Attribution,
+    part: &str,
+) {
     let (inline, after): (Vec<_>, Vec<_>) = session
         .charts
         .iter()
@@ -75,7 +94,7 @@ fn render_into<W: io::Write>(out: &mut Out<W>, session: &Session, attribution: &
         attribution,
         sanitize,
         |n, out| {
-            let _ = write!(out, "[^{n}]");
+            let _ = write!(out, "[^{part}{n}]");
         },
         &inserts,
     );
@@ -84,7 +103,7 @@ fn render_into<W: io::Write>(out: &mut Out<W>, session: &Session, attribution: &
         out.blank_line_after();
         out.push_str("*Cited without a position:*");
         for source in unplaced {
-            let _ = write!(out, " [^{}]", source.n);
+            let _ = write!(out, " [^{part}{}]", source.n);
         }
         out.push('\n');
     }
@@ -100,7 +119,7 @@ fn render_into<W: io::Write>(out: &mut Out<W>, session: &Session, attribution: &
         let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
         fenced(out, "json", &pretty);
     }
-    footnotes(out, attribution);
+    footnotes(out, attribution, part);
     tool_citations(out, session, attribution);
     out.push('\n');
 }

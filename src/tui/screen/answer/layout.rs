@@ -359,7 +359,7 @@ fn layout(
 /// What the answer pane says before the first question.
 fn empty_hint(app: &App) -> String {
     if app.mode == crate::tui::state::Mode::Watch {
-        return "Waiting for a research session to start… (q quits). Any `research-tui ask`, \
+        return "Waiting for a research session to start… (q q quits). Any `research-tui ask`, \
                 app or proxy on this machine shows here as it streams."
             .to_owned();
     }

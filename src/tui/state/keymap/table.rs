@@ -15,7 +15,7 @@ use KeyCode::{BackTab, Down, End, Enter, Esc, F, Home, Left, PageDown, PageUp, R
 pub static KEYMAP: &[KeyHelp] = &[
     KeyHelp {
         keys: "Tab / Shift-Tab",
-        help: "cycle focus through the panes and the prompt (narrow: the tabs, Timeline among them)",
+        help: "cycle focus through the panes and the prompt (narrow: the tabs, Timeline among them; there ← → and h l step through the tabs too)",
         readme: None,
         bindings: &[
             bind(Panes, &[any(Tab)], Action::FocusNext),
@@ -279,7 +279,7 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "any letter",
-        help: "in a pane, a character no key here takes (or one after o e r m q, with the letters just before it) starts typing a question in the prompt",
+        help: "in a pane, a character no key here takes (or one after o e r m q, a space after two letters) starts typing a question in the prompt, with the letters just before it",
         readme: None,
         bindings: &[],
     },
@@ -362,7 +362,7 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "Ctrl-C",
-        help: "drop the queued question, else cancel the running stream, else end the search, else clear the prompt, else quit",
+        help: "drop the queued question, else cancel the running stream, else close the popup, else end the search, else clear the prompt, else quit",
         readme: None,
         bindings: &[bind(Anywhere, &[ctrl('c')], Action::Interrupt)],
     },
