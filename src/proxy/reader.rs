@@ -198,6 +198,7 @@ impl Reader {
     pub(super) fn feed_batch(&mut self, chunks: &[Bytes], defer: bool) {
         let len = chunks.iter().map(Bytes::len).sum();
         let uncopied = chunks.len() > 1 && chunks.len() <= UNCOPIED_CHUNKS;
+        let defer = defer || self.lag_from.is_some();
         if uncopied && self.error_body.is_none() && !self.stopped && defer && self.may_defer(len) {
             if self.lag_from.is_none() {
                 self.lag_from = self.file_len();
@@ -229,8 +230,9 @@ impl Reader {
     }
 
     /// Take a chunk: masked, written, and decoded — unless decoding may wait (`defer`: the stream
-    /// floods in, [`Reader::may_defer`]): then only written, and decoded from the file later, when
-    /// the stream pauses or ends, so decoding does not take the CPU from a flood still pouring in.
+    /// floods in; or it already waits; [`Reader::may_defer`]): then only written, and decoded from
+    /// the file later, when the stream pauses or ends, so decoding does not take the CPU from a
+    /// flood still pouring in.
     fn feed(&mut self, chunk: &[u8], defer: bool) {
         self.fed = self.fed.saturating_add(chunk.len());
         if let Some(body) = &mut self.error_body {
@@ -243,12 +245,14 @@ impl Reader {
         }
         // Borrowed unless the key (or the start of one) had to be masked: no copy per chunk.
         let bytes = self.redactor.feed(chunk);
+        // Once lagging, decoding waits for a pause (or the end) unless the answer's limit is near.
+        let defer = defer || self.lag_from.is_some();
         if defer && self.may_defer(bytes.len()) {
             if self.lag_from.is_none() {
                 self.lag_from = self.file_len();
             }
         } else if self.lag_from.is_some() {
-            // What waits is decoded first (the limit is near, or the flood is over).
+            // What waits is decoded first: the answer's limit is near.
             self.catch_up(false);
         }
         if self.lag_from.is_some() {

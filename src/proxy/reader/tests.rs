@@ -76,7 +76,8 @@ fn without_indexes(mut session: String) -> String {
 }
 
 /// `bytes` cut into chunks of `size` (then of sizes that vary), in batches of `per_batch`
-/// chunks; every batch deferred or not by `defer`, a pause after every `pause`th.
+/// chunks; with `defer`, three batches in four may wait to be decoded (the fourth comes alone, as
+/// in a lull), else none; a pause after every `pause`th.
 fn plan(bytes: &[u8], size: usize, per_batch: usize, defer: bool, pause: usize) -> Plan {
     let mut chunks = Vec::new();
     let mut at = 0;
@@ -90,7 +91,13 @@ fn plan(bytes: &[u8], size: usize, per_batch: usize, defer: bool, pause: usize) 
     chunks
         .chunks(per_batch)
         .enumerate()
-        .map(|(i, batch)| (batch.to_vec(), defer, pause > 0 && i % pause == 0))
+        .map(|(i, batch)| {
+            (
+                batch.to_vec(),
+                defer && i % 4 != 3,
+                pause > 0 && i % pause == 0,
+            )
+        })
         .collect()
 }
 
