@@ -5,7 +5,7 @@
 //! recorder catches up or at the end, so memory stays flat and the recording whole.
 
 use std::borrow::Cow;
-use std::io::{IoSlice, Read, Seek, SeekFrom, Write};
+use std::io::{IoSlice, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
@@ -28,7 +28,7 @@ use super::recorder::TurnToRecord;
 const ERROR_BODY_LIMIT: usize = 16 * 1024;
 
 /// How much of a lagging turn file is read back at once while the stream goes on.
-const READ_BACK: usize = 64 << 10;
+const READ_BACK: usize = 256 << 10;
 /// … and once it ended (or decoding must catch up): fewer reads.
 const READ_BACK_ALL: usize = 1 << 20;
 
@@ -74,6 +74,8 @@ pub(super) struct Reader {
     undecoded: usize,
     /// The block a lagging turn file is read back into (kept: no allocation per block).
     read_back: Vec<u8>,
+    /// The turn file opened to be read back.
+    read_from: Option<std::fs::File>,
     /// A batch's chunks joined, to be decoded whole (kept: no allocation per batch).
     joined: Vec<u8>,
     /// Bytes taken so far.
@@ -104,6 +106,7 @@ impl Reader {
             lag_from: None,
             undecoded: 0,
             read_back: Vec::new(),
+            read_from: None,
             joined: Vec::new(),
             events: Vec::new(),
             fed: 0,
@@ -280,41 +283,52 @@ impl Reader {
     pub(super) fn catch_up(&mut self, some: bool) {
         let lag_from = self.lag_from.take();
         let waited = std::mem::take(&mut self.undecoded);
-        let (Some(from), Some(path)) = (lag_from, &self.path) else {
+        let Some(from) = lag_from else {
             return;
         };
-        let Ok(mut file) = std::fs::File::open(path) else {
+        // Opened once a turn, read at offsets: no open and seek per block.
+        let file = self.read_from.take().or_else(|| {
+            let path = self.path.as_ref()?;
+            std::fs::File::open(path).ok()
+        });
+        let Some(file) = file else {
             self.note_failure("the turn file could not be read back to decode it".into());
             return;
         };
-        if file.seek(SeekFrom::Start(from)).is_err() {
-            return;
-        }
         let mut block = std::mem::take(&mut self.read_back);
         block.resize(if some { READ_BACK } else { READ_BACK_ALL }, 0);
-        self.decode_back(&mut file, from, &mut block, some, waited);
+        self.decode_back(&file, from, &mut block, some, waited);
         self.read_back = block;
+        self.read_from = Some(file);
     }
 
     /// [`Reader::catch_up`] from offset `from` of the turn file, `waited` bytes said to wait.
     fn decode_back(
         &mut self,
-        file: &mut std::fs::File,
+        file: &std::fs::File,
         from: u64,
         block: &mut [u8],
         some: bool,
         waited: usize,
     ) {
+        use std::os::unix::fs::FileExt;
         let mut at = from;
         while !self.undecodable {
-            let n = match file.read(block) {
+            let n = match file.read_at(block, at) {
                 Ok(0) | Err(_) => return,
                 Ok(n) => n,
             };
-            self.decode(&block[..n], |pipeline, bytes, out| {
+            // Whole lines while more follows (read again from the last one's end): an event cut
+            // between two blocks would take the decoder's slow path.
+            let more = n == block.len();
+            let whole = match memchr::memrchr(b'\n', &block[..n]) {
+                Some(end) if more => end + 1,
+                _ => n,
+            };
+            self.decode(&block[..whole], |pipeline, bytes, out| {
                 let _ = pipeline.feed_into(bytes, out);
             });
-            at += n as u64;
+            at += whole as u64;
             if self.session.answer.len() > self.max_answer {
                 // Decoded late, so saved past the limit: nothing more is.
                 self.stopped = true;
@@ -324,7 +338,7 @@ impl Reader {
             }
             if some {
                 // The rest waits for the next turn of the loop (nothing more is read now).
-                self.lag_from = Some(at).filter(|_| n == block.len());
+                self.lag_from = Some(at).filter(|_| more);
                 if self.lag_from.is_some() {
                     self.undecoded = waited.saturating_sub((at - from) as usize);
                 }
