@@ -42,7 +42,8 @@ enum Command {
         /// (played at the pace it arrived, from the arrival times kept beside it).
         file: PathBuf,
         /// Playback speed: a factor (2 = twice as fast) or `max` (no pauses).
-        #[arg(long, default_value = "1")]
+        // A negative factor is a value (refused as one), not a flag.
+        #[arg(long, default_value = "1", allow_negative_numbers = true)]
         speed: research_tui::agent::replay::Speed,
         /// Quit a moment after the stream ends.
         #[arg(long)]

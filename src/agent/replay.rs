@@ -195,6 +195,10 @@ fn replay_timed(
                 }
                 tokio::time::sleep_until(due).await;
             }
+            // The timeline keeps the times the turn arrived at, not the playback's (scaled).
+            if !player.arrived(ms).await {
+                return;
+            }
             loop {
                 let room = to.map_or(buffer.len() as u64, |to| to.saturating_sub(at));
                 let want = room.min(buffer.len() as u64) as usize;

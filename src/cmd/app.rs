@@ -112,7 +112,7 @@ pub struct OpenArgs {
     pub demo_speed: f64,
     /// Play the session turn by turn at the pace it arrived, scaled: a factor (2 = twice as fast)
     /// or `max`; without it, every turn is shown at once.
-    #[arg(long, value_name = "FACTOR|max")]
+    #[arg(long, value_name = "FACTOR|max", allow_negative_numbers = true)]
     pub speed: Option<crate::agent::replay::Speed>,
     /// Quit a moment after the last turn has played (for tests).
     #[arg(long, hide = true)]

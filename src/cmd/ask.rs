@@ -185,6 +185,21 @@ pub fn run_cli(mut args: AskArgs) -> ExitCode {
         }
     };
     let known = store.find(args.resume.as_deref(), args.chat_id.as_deref());
+    // As the app says it: an id no saved session knows is still sent (another machine's, a
+    // session deleted), but not in silence.
+    if known.is_none() {
+        let unknown = match (&args.resume, &args.chat_id) {
+            (Some(checkpoint), _) => Some(("checkpoint", checkpoint)),
+            (None, Some(chat)) => Some(("chat", chat)),
+            (None, None) => None,
+        };
+        if let Some((what, id)) = unknown {
+            eprintln!(
+                "research-tui: no saved session knows {what} {}: the question is sent with it",
+                sanitize_line(id)
+            );
+        }
+    }
     let plan = match build_request(&args, known.as_ref()) {
         Ok(plan) => plan,
         Err(message) => return usage(message),
@@ -237,6 +252,20 @@ fn demo_url(args: &AskArgs) -> Result<Option<String>, ExitCode> {
 }
 
 fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
+    // One provider's own settings are not sent to another, and never dropped in silence (a
+    // script may give every provider the same flags, so this is a note, not a refusal).
+    if args.tenant.is_some() && args.provider != Provider::Zeta {
+        eprintln!(
+            "research-tui: --tenant is Zeta Alpha's: not sent to {}",
+            args.provider.label()
+        );
+    }
+    if args.thinking.is_some() && args.provider != Provider::Anthropic {
+        eprintln!(
+            "research-tui: --thinking is Anthropic's: not sent to {}",
+            args.provider.label()
+        );
+    }
     // Workflows, effort, schemas and the rest of these flags are Bigdata.com's own request fields.
     if args.provider == Provider::Bigdata {
         return bigdata_plan(args, known);

@@ -240,7 +240,8 @@ fn saved_with_gaps(store: &research_tui::local::store::SessionStore) -> String {
 }
 
 #[tokio::test(start_paused = true)]
-async fn open_with_a_speed_plays_every_saved_turn_at_its_recorded_pace_then_takes_a_follow_up() {
+async fn open_with_a_speed_plays_every_saved_turn_at_its_recorded_pace_keeps_its_times_then_takes_a_follow_up()
+ {
     use research_tui::local::store::SessionStore;
     use research_tui::tui::conversation::{Conversation, Settings};
     let dir = tempfile::tempdir().unwrap();
@@ -249,6 +250,8 @@ async fn open_with_a_speed_plays_every_saved_turn_at_its_recorded_pace_then_take
     let mut app = support::app();
     let mut conversation = Conversation::new(Some(store.clone()), Settings::default());
     let saved = store.load(&id).unwrap();
+    // Events take their arrival times, not the tests' fixed clock.
+    app.fixed_elapsed = None;
     conversation
         .play_saved(&mut app, saved, Speed::Factor(2.0))
         .await
@@ -282,6 +285,11 @@ async fn open_with_a_speed_plays_every_saved_turn_at_its_recorded_pace_then_take
             .all(|t| t.session.answer.as_str() == "First. Second.")
     );
     assert_eq!(app.continuation().checkpoint_id.as_deref(), Some("k1"));
+    // The timelines keep the times the turns arrived at, not the playback's halved ones.
+    for turn in &app.turns {
+        let timeline = turn.timeline.as_ref().unwrap();
+        assert_eq!(timeline.last_ms, Some(3200), "{timeline:?}");
+    }
 }
 
 fn render(home: &Path, file: &Path, format: &str) -> String {

@@ -748,3 +748,80 @@ fn an_idle_timeout_of_0_and_a_thinking_budget_under_1024_are_usage_errors() {
         .unwrap();
     assert!(accepted.status.success(), "{accepted:?}");
 }
+
+/// `--resume` (or `--chat-id`) naming what no saved session knows is still sent, and `ask` says so
+/// on stderr as the app does; a checkpoint a saved session knows says nothing.
+#[test]
+fn a_resume_no_saved_session_knows_is_sent_and_said() {
+    let home = tempfile::tempdir().unwrap();
+    let ask = |extra: &[&str]| {
+        support::cli(home.path())
+            .args([
+                "ask",
+                "And AMD?",
+                "--demo",
+                "--demo-speed",
+                "100",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    for (flag, what, id) in [
+        ("--resume", "checkpoint", "ckpt-nope"),
+        ("--chat-id", "chat", "chat-nope"),
+    ] {
+        let output = ask(&[flag, id]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let said = format!(
+            "research-tui: no saved session knows {what} {id}: the question is sent with it"
+        );
+        assert_eq!(stderr.lines().next(), Some(said.as_str()), "{output:?}");
+    }
+    let first: serde_json::Value = serde_json::from_slice(&ask(&[]).stdout).unwrap();
+    let checkpoint = first["checkpoint_id"].as_str().unwrap();
+    let output = ask(&["--resume", checkpoint]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
+
+/// One provider's own settings given for another are not sent, and a line on stderr says so (a
+/// script may give every provider the same flags: the answer still comes).
+#[test]
+fn a_setting_of_another_provider_is_not_sent_and_said() {
+    for (args, said) in [
+        (
+            &["--provider", "xai", "--tenant", "acme"][..],
+            "--tenant is Zeta Alpha's: not sent to xAI",
+        ),
+        (
+            &["--tenant", "acme"][..],
+            "--tenant is Zeta Alpha's: not sent to Bigdata.com",
+        ),
+        (
+            &["--provider", "openai", "--thinking", "2048"][..],
+            "--thinking is Anthropic's: not sent to OpenAI",
+        ),
+    ] {
+        let output = support::cli(support::scratch())
+            .args([
+                "ask",
+                "Q?",
+                "--demo",
+                "--demo-speed",
+                "100",
+                "--format",
+                "json",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            format!("research-tui: {said}\n")
+        );
+    }
+}

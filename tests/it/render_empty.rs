@@ -184,3 +184,33 @@ fn a_stream_cut_before_the_agent_finished_renders_and_says_so() {
         .unwrap();
     assert_eq!(stderr(&output), "");
 }
+
+/// A speed that is not one — zero, negative, a word — is refused by `replay` and `open` with the
+/// same line (a negative one was taken for an unknown flag).
+#[test]
+fn a_speed_that_is_not_one_is_refused_with_what_a_speed_is() {
+    for (command, speed) in [
+        ("replay", "-1"),
+        ("replay", "0"),
+        ("replay", "fast"),
+        ("open", "-2"),
+    ] {
+        let target = if command == "replay" {
+            "x.sse"
+        } else {
+            "some-id"
+        };
+        let output = support::cli(support::scratch())
+            .args([command, target, "--speed", speed])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{command} {speed}");
+        assert!(
+            stderr(&output).contains(&format!(
+                "`{speed}` is not a speed: use a positive factor (0.5, 2, 10) or `max`"
+            )),
+            "{command} {speed}: {}",
+            stderr(&output)
+        );
+    }
+}

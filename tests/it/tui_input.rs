@@ -87,6 +87,17 @@ fn q_in_a_pane_quits_only_with_enter_or_a_second_q_even_when_nothing_streams() {
     assert_eq!(key(&mut app, KeyCode::Char('q')), Some(Effect::Quit));
 }
 
+/// A pasted tab (cells of a spreadsheet, indented code) keeps the words apart as four spaces;
+/// other control characters go.
+#[test]
+fn a_pasted_tab_keeps_words_apart_and_other_controls_go() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    app.update(Action::Paste("\tGaming\t$4.5B\x07\x1b[31m".into()));
+    assert_eq!(app.panes.prompt.editor.lines(), ["    Gaming    $4.5B[31m"]);
+}
+
 #[test]
 fn a_pasted_question_keeps_its_lines_and_so_does_its_echo() {
     let mut app = app();

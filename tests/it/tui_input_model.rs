@@ -356,3 +356,30 @@ fn in_the_help_y_copies_nothing_and_ctrl_c_closes_it_before_quitting() {
         Some(research_tui::tui::state::Effect::Quit)
     );
 }
+
+/// Narrow, `h` and `l` (and ← →) step through the tabs only — the prompt is not a tab — so `hello`
+/// typed after Esc reaches the prompt whole (it lost its `h`, which had moved to the prompt).
+#[test]
+fn narrow_h_and_l_step_through_the_tabs_and_hello_is_typed_whole() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    draw(&mut app, 80, 24);
+    browse(&mut app);
+    let mut seen = Vec::new();
+    for _ in 0..12 {
+        keys(&mut app, "l");
+        assert_ne!(app.focus, Focus::Prompt);
+        seen.push(app.focus);
+        // Apart, as a person browsing presses them.
+        app.update(Action::Escape);
+        key(&mut app, KeyCode::Left);
+        key(&mut app, KeyCode::Right);
+        assert_ne!(app.focus, Focus::Prompt);
+    }
+    seen.sort_by_key(|f| format!("{f:?}"));
+    seen.dedup();
+    assert!(seen.len() >= 4, "every tab in turn: {seen:?}");
+    keys(&mut app, "hello");
+    assert_eq!(app.panes.prompt.text(), "hello");
+    assert_eq!(app.focus, Focus::Prompt);
+}

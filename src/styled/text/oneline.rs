@@ -34,3 +34,22 @@ pub fn truncate(text: &str, width: usize) -> String {
     out.push('…');
     out
 }
+
+/// Cut a row of pieces to `width` columns: the pieces that fit, then the first that does not cut
+/// (ending with `…`), and none after it.
+pub fn truncate_pieces(pieces: Vec<super::Piece>, width: usize) -> Vec<super::Piece> {
+    let mut out = Vec::with_capacity(pieces.len());
+    let mut used = 0;
+    for mut p in pieces {
+        let w = p.text.width();
+        if used + w <= width {
+            used += w;
+            out.push(p);
+        } else {
+            p.text = truncate(&p.text, width - used);
+            out.push(p);
+            break;
+        }
+    }
+    out
+}

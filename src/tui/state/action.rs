@@ -16,6 +16,8 @@ pub enum Action {
     Suspend,
     FocusNext,
     FocusPrev,
+    /// The narrow layout's next (`true`) or previous tab: the prompt is not one.
+    Tab(bool),
     Focus(Focus),
     Up,
     Down,

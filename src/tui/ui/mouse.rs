@@ -97,7 +97,7 @@ impl Ui {
         let text = if self.mouse {
             "mouse on: click and scroll the panes"
         } else {
-            "mouse off: select text with it · m turns it on again"
+            "mouse off: select text with it · m then Enter takes it back"
         };
         self.app.set_message(text, Severity::Info);
         Effect::MouseCapture(self.mouse)

@@ -35,6 +35,15 @@ impl Ui {
             Action::FocusPrev => {
                 self.set_focus(self.focus.step(false, self.facts.narrow, self.shows_plan()))
             }
+            Action::Tab(forward) => {
+                let step = |focus: Focus| focus.step(forward, self.facts.narrow, self.shows_plan());
+                let next = step(self.focus);
+                self.set_focus(if next == Focus::Prompt {
+                    step(next)
+                } else {
+                    next
+                })
+            }
             Action::Resize(grow) => {
                 let narrow = self.facts.narrow;
                 self.panes.answer.keep_anchor();
@@ -320,9 +329,12 @@ impl Ui {
     /// Pasted text goes into the prompt (focusing it), line breaks kept (terminals send them as CR),
     /// control and unsafe characters left out.
     fn paste(&mut self, text: &str) {
+        // A tab (a spreadsheet's cells, indented code) keeps its words apart as the prompt's own
+        // four columns; every other control character goes.
         let clean: String = text
             .replace("\r\n", "\n")
             .replace('\r', "\n")
+            .replace('\t', "    ")
             .chars()
             .filter(|&c| c == '\n' || !(c.is_control() || is_unsafe(c)))
             .collect();

@@ -4,11 +4,11 @@
 
 use ratatui::style::{Modifier, Style};
 use serde_json::Value;
-use unicode_width::UnicodeWidthStr;
 
 use super::super::{clean, piece, truncate};
 use crate::model::event::Role;
 use crate::model::session::{Activity, Session};
+use crate::styled::text::oneline::truncate_pieces;
 use crate::styled::text::{Piece, RLine, inline_text, render_block, wrap};
 use crate::styled::theme::Theme;
 
@@ -270,17 +270,12 @@ fn tool_call_rows(
     rows
 }
 
-/// One row, its last piece cut to fit `width`.
-fn one_row(mut pieces: Vec<Piece>, width: usize) -> Vec<RLine> {
-    let used: usize = pieces.iter().map(|p| p.text.width()).sum();
-    if used > width
-        && let Some(last) = pieces.last_mut()
-    {
-        let last_w = last.text.width();
-        let keep = width.saturating_sub(used - last_w);
-        last.text = truncate(&last.text, keep);
-    }
-    vec![RLine { pieces }]
+/// One row cut to fit `width`, `…` where it is cut (in the last piece, or an earlier one when
+/// that alone is too wide: a long tool name).
+fn one_row(pieces: Vec<Piece>, width: usize) -> Vec<RLine> {
+    vec![RLine {
+        pieces: truncate_pieces(pieces, width),
+    }]
 }
 
 /// `pieces` wrapped after a `glyph` in `style`, continuation rows indented under it.
@@ -311,6 +306,29 @@ mod tests {
             "NVDA entity_id=D8442A"
         );
         assert_eq!(summarize_args(&Value::Null), "");
+    }
+
+    #[test]
+    fn a_tool_call_row_too_wide_ends_in_an_ellipsis_even_when_the_name_alone_is() {
+        use crate::styled::text::test_support::{plain, theme};
+        let args = json!({"query": "NVIDIA data-center revenue"});
+        let row = |width| {
+            plain(&tool_call_rows(
+                &None,
+                "get_market_tearsheet_for_company",
+                &args,
+                Fold::Folded,
+                width,
+                &theme(),
+            ))
+        };
+        // The summary cut, then the name itself.
+        assert_eq!(
+            row(48),
+            ["⚙ get_market_tearsheet_for_company \"NVIDIA data…"]
+        );
+        assert_eq!(row(20), ["⚙ get_market_tearsh…"]);
+        assert!(unicode_width::UnicodeWidthStr::width(row(20)[0].as_str()) <= 20);
     }
 
     #[test]

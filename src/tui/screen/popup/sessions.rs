@@ -11,6 +11,7 @@ use crate::local::search::Field;
 use crate::local::summary::SessionSummary;
 use crate::local::timestamp::unix_seconds;
 use crate::local::watch::is_live;
+use crate::styled::text::oneline::truncate_pieces;
 use crate::styled::text::{Piece, RLine};
 use crate::styled::theme::Theme;
 use crate::tui::screen::{clean, piece, select_row, truncate, wrap_text};
@@ -230,24 +231,6 @@ fn highlighted(text: &str, indices: &[u32], base: Style, width: usize) -> Vec<Pi
         }
     }
     truncate_pieces(pieces, width)
-}
-
-/// Cut a row of pieces to `width` columns.
-fn truncate_pieces(pieces: Vec<Piece>, width: usize) -> Vec<Piece> {
-    let mut out = Vec::with_capacity(pieces.len());
-    let mut used = 0;
-    for mut p in pieces {
-        let w = p.text.width();
-        if used + w <= width {
-            used += w;
-            out.push(p);
-        } else {
-            p.text = truncate(&p.text, width - used);
-            out.push(p);
-            break;
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -280,8 +280,8 @@ const READLINE: [(Key, &str); 9] = [
 /// (typing, clicks, confirming an armed letter).
 pub fn action_name(context: Context, action: &Action) -> Option<&'static str> {
     Some(match action {
-        Action::FocusNext if context == Context::NarrowPanes => "next_tab",
-        Action::FocusPrev if context == Context::NarrowPanes => "previous_tab",
+        Action::Tab(true) => "next_tab",
+        Action::Tab(false) => "previous_tab",
         Action::FocusNext => "focus_next",
         Action::FocusPrev => "focus_previous",
         Action::Focus(Focus::Answer) if context == Context::Prompt => "leave_prompt",

@@ -22,8 +22,8 @@ pub static KEYMAP: &[KeyHelp] = &[
             bind(Panes, &[any(BackTab)], Action::FocusPrev),
             bind(Prompt, &[any(Tab)], Action::FocusNext),
             bind(Prompt, &[any(BackTab)], Action::FocusPrev),
-            bind(NarrowPanes, &[any(Right), plain('l')], Action::FocusNext),
-            bind(NarrowPanes, &[any(Left), plain('h')], Action::FocusPrev),
+            bind(NarrowPanes, &[any(Right), plain('l')], Action::Tab(true)),
+            bind(NarrowPanes, &[any(Left), plain('h')], Action::Tab(false)),
         ],
     },
     KeyHelp {
