@@ -74,6 +74,7 @@ pub fn run_cli(args: ProxyArgs) -> ExitCode {
         eprintln!("research-tui: {message}");
         return ExitCode::from(2);
     }
+    crate::proxy::keep_freed_memory();
     let runtime = match crate::runtime() {
         Ok(runtime) => runtime,
         Err(exit) => return exit,

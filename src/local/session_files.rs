@@ -440,32 +440,55 @@ impl TurnFile {
         })
     }
 
-    /// Write `bytes`, all of them or up to the file's cap (then a failure saying so).
-    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let room = usize::try_from(self.cap.saturating_sub(self.written)).unwrap_or(usize::MAX);
-        let kept = &bytes[..bytes.len().min(room)];
-        if let Err(e) = self.file.write_all(kept) {
-            self.failure = Some(e.to_string());
-            return Err(e);
+    /// Write `kept`, one part after another in one system call where it can, all of them or up
+    /// to the file's cap (then a failure saying so).
+    fn put(&mut self, kept: &[&[u8]]) -> io::Result<()> {
+        let mut room = usize::try_from(self.cap.saturating_sub(self.written)).unwrap_or(usize::MAX);
+        let mut slices = Vec::with_capacity(kept.len());
+        let mut cut = false;
+        for part in kept.iter().filter(|part| !part.is_empty()) {
+            let take = part.len().min(room);
+            cut |= take < part.len();
+            room -= take;
+            if take > 0 {
+                slices.push(io::IoSlice::new(&part[..take]));
+            }
         }
-        self.written += kept.len() as u64;
-        if kept.len() < bytes.len() {
+        let mut bufs = &mut slices[..];
+        while !bufs.is_empty() {
+            match self.file.write_vectored(bufs) {
+                Ok(0) => return self.fail(io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    self.written += n as u64;
+                    io::IoSlice::advance_slices(&mut bufs, n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return self.fail(e),
+            }
+        }
+        if cut {
             let cap = match self.cap {
                 cap if cap.is_multiple_of(1 << 30) => format!("{} GiB", cap >> 30),
                 cap => format!("{cap} bytes"),
             };
-            let why = format!("the stream passed {cap}, the most a turn file holds");
-            self.failure = Some(why.clone());
-            return Err(io::Error::other(why));
+            return self.fail(io::Error::other(format!(
+                "the stream passed {cap}, the most a turn file holds"
+            )));
         }
         Ok(())
     }
 
-    /// `buf` with the tails of overlong lines left out, written in as few writes as it takes (one,
+    /// Remember the first failure: nothing is written after it.
+    fn fail(&mut self, e: io::Error) -> io::Result<()> {
+        self.failure = Some(e.to_string());
+        Err(e)
+    }
+
+    /// The parts of `buf` kept, the tails of overlong lines left out, added to `kept` (one part,
     /// unless a line is cut).
-    fn write_bounded(&mut self, buf: &[u8]) -> io::Result<()> {
+    fn keep<'b>(&mut self, buf: &'b [u8], kept: &mut Vec<&'b [u8]>) {
         let keep = self.line_limit + 1;
-        // Bytes from `pending` on are kept, not yet written.
+        // Bytes from `pending` on are kept, not yet added.
         let mut pending = 0;
         let mut at = 0;
         while at < buf.len() {
@@ -478,7 +501,7 @@ impl TurnFile {
                     self.long_lines += 1;
                 }
                 self.skipped += (content - room) as u64;
-                self.put(&buf[pending..at + room])?;
+                kept.push(&buf[pending..at + room]);
                 pending = end.unwrap_or(buf.len());
             }
             self.line += content;
@@ -491,7 +514,7 @@ impl TurnFile {
                 None => at = buf.len(),
             }
         }
-        self.put(&buf[pending..])
+        kept.push(&buf[pending..]);
     }
 }
 
@@ -526,17 +549,27 @@ impl crate::agent::client::RawWrite for TurnFile {
 
 impl Write for TurnFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_vectored(&[io::IoSlice::new(buf)])
+    }
+
+    /// The bytes of `bufs` one after another, all of them (as [`Write::write`] of their whole),
+    /// their arrival noted once: a batch written without first copying its chunks together.
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
         if let Some(failure) = &self.failure {
             return Err(io::Error::other(failure.clone()));
         }
         let before = self.written;
-        self.write_bounded(buf)?;
+        let mut kept = Vec::with_capacity(bufs.len());
+        for buf in bufs {
+            self.keep(buf, &mut kept);
+        }
+        self.put(&kept)?;
         if let Some(times) = &mut self.times
             && self.written > before
         {
             times.arrived(self.written - before);
         }
-        Ok(buf.len())
+        Ok(bufs.iter().map(|buf| buf.len()).sum())
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -607,6 +640,25 @@ mod tests {
                 Some("3 lines past the decoder's 0 MiB limit kept in part (15 bytes left out)")
             );
             assert_eq!(file.failure(), None);
+        }
+    }
+
+    #[test]
+    fn chunks_written_as_one_vectored_write_save_what_their_whole_saves() {
+        let input = b"ab\nAAAAAAAAAAAAAAA\nc\r\nDDDDDDDDDDDDD\r\n\ndata: 12345678\nxyz";
+        for cap in [u64::MAX, 30, 9] {
+            let (whole, file) = written_in_chunks(input, input.len(), cap);
+            let said = (file.not_saved(), file.failure().map(str::to_owned));
+            for size in 1..input.len() {
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join("turn-001.sse");
+                let mut file = TurnFile::with_limits(File::create(&path).unwrap(), 8, cap);
+                let bufs: Vec<io::IoSlice<'_>> = input.chunks(size).map(io::IoSlice::new).collect();
+                let _ = file.write_vectored(&bufs);
+                let saved = std::fs::read(&path).unwrap();
+                assert_eq!(saved, whole, "chunks of {size}, a cap of {cap}");
+                assert_eq!((file.not_saved(), file.failure().map(str::to_owned)), said);
+            }
         }
     }
 

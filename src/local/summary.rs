@@ -31,7 +31,7 @@ use crate::local::turn_status::TurnStatus;
 
 /// The largest `summary.json` read (it holds the start of each turn's answer).
 const MAX_SUMMARY_BYTES: u64 = 16 << 20;
-use crate::model::citations::Attribution;
+use crate::model::citations::{Attribution, Source};
 use crate::model::event::AgentEvent;
 use crate::model::session::Session;
 use crate::wire::input::read_session_counting;
@@ -188,9 +188,9 @@ impl TurnDigest {
     ///
     /// [`AnswerBuffer::stop_keeping_text`]: crate::model::session::AnswerBuffer::stop_keeping_text
     pub fn summary(&self, session: &Session, stream_file: &str, bytes: u64) -> TurnSummary {
-        let sources = Attribution::resolve(session, true)
-            .numbered()
-            .map(|source| without_keys(source.headline.as_deref().unwrap_or(&source.label)))
+        let sources = Attribution::numbered_docs(session, true)
+            .into_iter()
+            .map(|doc| without_keys(&Source::title_of(doc)))
             .collect();
         let answer = cut_at_boundary(&self.text, ANSWER_LIMIT);
         TurnSummary {

@@ -4,9 +4,12 @@
 //! wire, a debug build): then the file itself is the backlog, read back and decoded when the
 //! recorder catches up or at the end, so memory stays flat and the recording whole.
 
-use std::io::{Read, Seek, SeekFrom};
+use std::borrow::Cow;
+use std::io::{IoSlice, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
+
+use axum::body::Bytes;
 
 use crate::agent::client::RawSink;
 use crate::local::store::SavedTurn;
@@ -24,11 +27,17 @@ use super::recorder::TurnToRecord;
 /// How much of an error body is read for the turn's reason.
 const ERROR_BODY_LIMIT: usize = 16 * 1024;
 
-/// How much of a lagging turn file is read back at once.
-const READ_BACK: usize = 64 << 10;
+/// How much of a lagging turn file is read back at once while the stream goes on.
+const READ_BACK: usize = 256 << 10;
+/// … and once it ended (or decoding must catch up): fewer reads.
+const READ_BACK_ALL: usize = 1 << 20;
 
 /// How many bytes one batch gathers before it is written and decoded.
 pub(super) const BATCH_BYTES: usize = 1 << 20;
+
+/// The most chunks a batch written without copying them together has ([`Reader::feed_batch`]):
+/// a flood's chunks are large; many small ones are cheaper copied than written one by one.
+const UNCOPIED_CHUNKS: usize = 64;
 
 /// A batch's size while the conversation's ids are still to come ([`Reader::batch_room`]).
 const FIRST_BATCH_BYTES: usize = 64 << 10;
@@ -61,6 +70,14 @@ pub(super) struct Reader {
     events: Vec<AgentEvent>,
     /// Decoding fell behind: the file's bytes from here on are not decoded yet.
     lag_from: Option<u64>,
+    /// Bytes saved since decoding fell behind (at most what the answer may still grow by).
+    undecoded: usize,
+    /// The block a lagging turn file is read back into (kept: no allocation per block).
+    read_back: Vec<u8>,
+    /// The turn file opened to be read back.
+    read_from: Option<std::fs::File>,
+    /// A batch's chunks joined, to be decoded whole (kept: no allocation per batch).
+    joined: Vec<u8>,
     /// Bytes taken so far.
     fed: usize,
 }
@@ -87,6 +104,10 @@ impl Reader {
             digest: TurnDigest::default(),
             path,
             lag_from: None,
+            undecoded: 0,
+            read_back: Vec::new(),
+            read_from: None,
+            joined: Vec::new(),
             events: Vec::new(),
             fed: 0,
         }
@@ -128,11 +149,14 @@ impl Reader {
     /// is never shorter than the text it carries, so a batch this long cannot take the answer past
     /// the limit unnoticed (the recorder's batches shrink to one chunk near it).
     /// Once saving stopped, there is no limit left to watch.
+    /// Bytes saved but not decoded yet count as answer already: decoded, they could carry that much.
     pub(super) fn answer_room(&self) -> usize {
         if self.stopped {
             return usize::MAX;
         }
-        self.max_answer.saturating_sub(self.session.answer.len())
+        self.max_answer
+            .saturating_sub(self.session.answer.len())
+            .saturating_sub(self.undecoded)
     }
 
     /// How many bytes the next batch may gather: [`BATCH_BYTES`], less near the answer's limit
@@ -140,9 +164,7 @@ impl Reader {
     /// known in the stream's first MiB — the batch that brings them is followed by a save of the
     /// session's meta, whose summary decodes the turn file so far again, so that file is kept short.
     pub(super) fn batch_room(&self) -> usize {
-        let ids = &self.session.ids;
-        let first = ids.chat_id.is_none() && ids.execution_id.is_none() && self.fed < BATCH_BYTES;
-        let batch = if first {
+        let batch = if self.ids_pending() {
             FIRST_BATCH_BYTES
         } else {
             BATCH_BYTES
@@ -150,8 +172,56 @@ impl Reader {
         batch.min(self.answer_room())
     }
 
+    /// The conversation's ids are not known yet, in the stream's first MiB.
+    fn ids_pending(&self) -> bool {
+        let ids = &self.session.ids;
+        ids.chat_id.is_none() && ids.execution_id.is_none() && self.fed < BATCH_BYTES
+    }
+
+    /// Whether `len` more bytes may be saved without decoding them now: once the ids are known
+    /// (they are saved as soon as they arrive), and only while the bytes waiting to be decoded could
+    /// not take the answer past `--max-answer-mib` (a JSON string is never shorter than its text),
+    /// so the limit is noticed before a byte past it is saved, as when every batch is decoded.
+    fn may_defer(&self, len: usize) -> bool {
+        let room = self.max_answer.saturating_sub(self.session.answer.len());
+        !self.undecodable
+            && self.path.is_some()
+            && !self.ids_pending()
+            && self.undecoded.saturating_add(len) <= room
+    }
+
     pub(super) fn note_failure(&mut self, why: String) {
         self.failure.get_or_insert(why);
+    }
+
+    /// Take one batch of chunks, as [`Reader::feed`] takes their bytes one after another. While
+    /// decoding may wait and the chunks are large (a flood: no more than [`UNCOPIED_CHUNKS`] make
+    /// the batch), they are written as they are, in one write, never copied together; else they
+    /// are joined into one buffer first (the decoder reads a batch whole: no event cut in two).
+    pub(super) fn feed_batch(&mut self, chunks: &[Bytes], defer: bool) {
+        let len = chunks.iter().map(Bytes::len).sum();
+        let uncopied = chunks.len() > 1 && chunks.len() <= UNCOPIED_CHUNKS;
+        let defer = defer || self.lag_from.is_some();
+        if uncopied && self.error_body.is_none() && !self.stopped && defer && self.may_defer(len) {
+            if self.lag_from.is_none() {
+                self.lag_from = self.file_len();
+            }
+            if self.lag_from.is_some() {
+                self.fed = self.fed.saturating_add(len);
+                let pieces: Vec<_> = chunks.iter().map(|c| self.redactor.feed(c)).collect();
+                self.save_all(&pieces);
+                self.undecoded += len;
+                pieces.iter().for_each(|piece| self.check_limits(piece));
+                return;
+            }
+        }
+        let mut joined = std::mem::take(&mut self.joined);
+        joined.clear();
+        chunks
+            .iter()
+            .for_each(|chunk| joined.extend_from_slice(chunk));
+        self.feed(&joined, defer);
+        self.joined = joined;
     }
 
     /// Decode bytes already saved (a paused turn's stream so far) without saving them again. A
@@ -162,9 +232,11 @@ impl Reader {
         });
     }
 
-    /// Take a chunk: masked, written, and decoded unless decoding is `behind` (the recorder's queue
-    /// is filling up) or already lagging — then only written, to be decoded from the file later.
-    pub(super) fn feed(&mut self, chunk: &[u8], behind: bool) {
+    /// Take a chunk: masked, written, and decoded — unless decoding may wait (`defer`: the stream
+    /// floods in; or it already waits; [`Reader::may_defer`]): then only written, and decoded from
+    /// the file later, when the stream pauses or ends, so decoding does not take the CPU from a
+    /// flood still pouring in.
+    fn feed(&mut self, chunk: &[u8], defer: bool) {
         self.fed = self.fed.saturating_add(chunk.len());
         if let Some(body) = &mut self.error_body {
             let room = ERROR_BODY_LIMIT.saturating_sub(body.len());
@@ -176,11 +248,19 @@ impl Reader {
         }
         // Borrowed unless the key (or the start of one) had to be masked: no copy per chunk.
         let bytes = self.redactor.feed(chunk);
-        if behind && self.lag_from.is_none() && !self.undecodable {
-            self.lag_from = self.file_len();
+        // Once lagging, decoding waits for a pause (or the end) unless the answer's limit is near.
+        let defer = defer || self.lag_from.is_some();
+        if defer && self.may_defer(bytes.len()) {
+            if self.lag_from.is_none() {
+                self.lag_from = self.file_len();
+            }
+        } else if self.lag_from.is_some() {
+            // What waits is decoded first: the answer's limit is near.
+            self.catch_up(false);
         }
         if self.lag_from.is_some() {
             self.save(&bytes);
+            self.undecoded += bytes.len();
         } else {
             self.save_and_decode(&bytes, |pipeline, bytes, out| {
                 let _ = pipeline.feed_into(bytes, out);
@@ -201,27 +281,54 @@ impl Reader {
     /// Decode what decoding left behind, read back from the turn file: all of it, or (`some`) one
     /// block, so the recorder goes back to its queue between blocks.
     pub(super) fn catch_up(&mut self, some: bool) {
-        let (Some(from), Some(path)) = (self.lag_from.take(), &self.path) else {
+        let lag_from = self.lag_from.take();
+        let waited = std::mem::take(&mut self.undecoded);
+        let Some(from) = lag_from else {
             return;
         };
-        let Ok(mut file) = std::fs::File::open(path) else {
+        // Opened once a turn, read at offsets: no open and seek per block.
+        let file = self.read_from.take().or_else(|| {
+            let path = self.path.as_ref()?;
+            std::fs::File::open(path).ok()
+        });
+        let Some(file) = file else {
             self.note_failure("the turn file could not be read back to decode it".into());
             return;
         };
-        if file.seek(SeekFrom::Start(from)).is_err() {
-            return;
-        }
-        let mut block = vec![0; READ_BACK];
+        let mut block = std::mem::take(&mut self.read_back);
+        block.resize(if some { READ_BACK } else { READ_BACK_ALL }, 0);
+        self.decode_back(&file, from, &mut block, some, waited);
+        self.read_back = block;
+        self.read_from = Some(file);
+    }
+
+    /// [`Reader::catch_up`] from offset `from` of the turn file, `waited` bytes said to wait.
+    fn decode_back(
+        &mut self,
+        file: &std::fs::File,
+        from: u64,
+        block: &mut [u8],
+        some: bool,
+        waited: usize,
+    ) {
+        use std::os::unix::fs::FileExt;
         let mut at = from;
         while !self.undecodable {
-            let n = match file.read(&mut block) {
+            let n = match file.read_at(block, at) {
                 Ok(0) | Err(_) => return,
                 Ok(n) => n,
             };
-            self.decode(&block[..n], |pipeline, bytes, out| {
+            // Whole lines while more follows (read again from the last one's end): an event cut
+            // between two blocks would take the decoder's slow path.
+            let more = n == block.len();
+            let whole = match memchr::memrchr(b'\n', &block[..n]) {
+                Some(end) if more => end + 1,
+                _ => n,
+            };
+            self.decode(&block[..whole], |pipeline, bytes, out| {
                 let _ = pipeline.feed_into(bytes, out);
             });
-            at += n as u64;
+            at += whole as u64;
             if self.session.answer.len() > self.max_answer {
                 // Decoded late, so saved past the limit: nothing more is.
                 self.stopped = true;
@@ -231,7 +338,10 @@ impl Reader {
             }
             if some {
                 // The rest waits for the next turn of the loop (nothing more is read now).
-                self.lag_from = Some(at).filter(|_| n == READ_BACK);
+                self.lag_from = Some(at).filter(|_| more);
+                if self.lag_from.is_some() {
+                    self.undecoded = waited.saturating_sub((at - from) as usize);
+                }
                 return;
             }
         }
@@ -239,10 +349,19 @@ impl Reader {
 
     /// Write `bytes` to the turn file (a failure is kept by the file and ends the turn cut).
     fn save(&self, bytes: &[u8]) {
-        if !bytes.is_empty()
+        self.save_all(&[Cow::Borrowed(bytes)]);
+    }
+
+    /// Write `pieces` to the turn file one after another, in one write where the sink takes them so.
+    fn save_all(&self, pieces: &[Cow<'_, [u8]>]) {
+        let mut slices: Vec<IoSlice<'_>> = (pieces.iter())
+            .filter(|piece| !piece.is_empty())
+            .map(|piece| IoSlice::new(piece))
+            .collect();
+        if !slices.is_empty()
             && let Ok(mut sink) = self.sink.lock()
         {
-            let _ = sink.write_all(bytes).and_then(|()| sink.flush());
+            let _ = write_all_vectored(&mut *sink, &mut slices).and_then(|()| sink.flush());
         }
     }
 
@@ -306,10 +425,11 @@ impl Reader {
             let message = sanitize_line(&masked).chars().take(300).collect();
             return StreamEnd::Http { status, message };
         }
+        // What was saved and not decoded yet, even when saving stopped since.
+        self.catch_up(false);
         if self.stopped {
             return end;
         }
-        self.catch_up(false);
         let held = self.redactor.finish();
         let clean = end == StreamEnd::Closed;
         self.save_and_decode(&held, |pipeline, bytes, out| {
@@ -322,6 +442,19 @@ impl Reader {
         });
         end
     }
+}
+
+/// Write all of `bufs` (what the standard library's unstable `write_all_vectored` does).
+fn write_all_vectored(out: &mut dyn Write, mut bufs: &mut [IoSlice<'_>]) -> std::io::Result<()> {
+    while !bufs.is_empty() {
+        match out.write_vectored(bufs) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut bufs, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// The recorder's [`EventSink`]: decoded events taken into the turn's digest and session as they
@@ -362,3 +495,6 @@ impl EventSink for Applying<'_> {
         self.session.apply_answer_delta(&text);
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -244,7 +244,7 @@ pub fn record(
             reader.decode_only(&bytes);
         }
     }
-    let mut batch = Vec::new();
+    let mut batch = Batch::default();
     let mut first_timed = false;
     let mut last_message = std::time::Instant::now();
     let mut flooding = false;
@@ -255,7 +255,7 @@ pub fn record(
         let taken = rx.chunks;
         let (tee, more) = gather(&mut rx, next, &mut batch, room);
         // More than one chunk waited (or a large one): bytes come faster than one at a time.
-        flooding = rx.chunks - taken > 1 || batch.len() >= FLOOD_CHUNK;
+        flooding = rx.chunks - taken > 1 || batch.len >= FLOOD_CHUNK;
         if let Some(&first) = rx.first_chunk.get()
             && !first_timed
         {
@@ -265,10 +265,10 @@ pub fn record(
                 sink.chunk_arrived(first);
             }
         }
-        if !batch.is_empty() {
-            // A queue filling up: the batch is only saved, and decoded from the file later.
+        if batch.len > 0 {
+            // A flood, or a queue filling up: the batch may be only saved, and decoded later.
             let queued = rx.queued.load(Ordering::Relaxed);
-            reader.feed(&batch, queued > MAX_QUEUED_BYTES / 4);
+            reader.feed_batch(&batch.chunks, flooding || queued > MAX_QUEUED_BYTES / 4);
             batch.clear();
             if let Err(e) = saved_turn.progress(&reader.session) {
                 reader.note_failure(format!("its ids could not be saved: {e}"));
@@ -343,21 +343,46 @@ fn next_message(
     rx.blocking_recv()
 }
 
-/// `first` and the chunks already waiting after it, until they reach `room` bytes, appended to
+/// The chunks of one batch, as they came (not copied together).
+#[derive(Default)]
+struct Batch {
+    chunks: Vec<Bytes>,
+    len: usize,
+}
+
+impl Batch {
+    fn push(&mut self, chunk: Bytes) {
+        self.len += chunk.len();
+        self.chunks.push(chunk);
+    }
+
+    fn clear(&mut self) {
+        self.chunks.clear();
+        self.len = 0;
+    }
+
+    /// Its bytes, one after another.
+    #[cfg(test)]
+    fn concat(&self) -> Vec<u8> {
+        self.chunks.concat()
+    }
+}
+
+/// `first` and the chunks already waiting after it, until they reach `room` bytes, added to
 /// `batch`: the message that ended the gathering (not a chunk), or `true` when the
 /// batch is full and more may follow.
 fn gather(
     rx: &mut TeeReceiver,
     first: Option<Tee>,
-    batch: &mut Vec<u8>,
+    batch: &mut Batch,
     room: usize,
 ) -> (Option<Tee>, bool) {
     let mut next = first;
     loop {
         match next {
             Some(Tee::Chunk(chunk)) => {
-                batch.extend_from_slice(&chunk);
-                if batch.len() >= room {
+                batch.push(chunk);
+                if batch.len >= room {
                     return (None, true);
                 }
             }
@@ -595,10 +620,10 @@ mod tests {
             assert!(tx.send(Tee::Chunk(Bytes::copy_from_slice(part))));
         }
         assert!(!tx.send(Tee::End(Ok(()))));
-        let mut batch = Vec::new();
+        let mut batch = Batch::default();
         let first = rx.try_recv();
         let (tee, more) = gather(&mut rx, first, &mut batch, BATCH_BYTES);
-        assert_eq!(batch, b"data: 1\n\ndata: 2\n\n");
+        assert_eq!(batch.concat(), b"data: 1\n\ndata: 2\n\n");
         assert!(matches!(tee, Some(Tee::End(Ok(())))) && !more);
     }
 }

@@ -74,25 +74,31 @@ pub struct Source {
     pub consulted_only: bool,
 }
 
+/// Who published `doc`, when, and the label that says both.
+fn published(doc: &SourceDoc) -> (String, Option<Date>, String) {
+    let publisher = doc
+        .src_name
+        .clone()
+        .or_else(|| doc.action_name.clone())
+        .unwrap_or_else(|| "Unknown source".to_owned());
+    // `ts`, else `action.ts` (EXTERNAL results date their action); a present but malformed `ts`
+    // means no date rather than a guess from elsewhere.
+    let date = doc
+        .ts
+        .as_deref()
+        .filter(|ts| !ts.is_empty())
+        .or(doc.action_ts.as_deref())
+        .and_then(Date::from_timestamp);
+    let label = match date {
+        Some(date) => format!("{publisher} - {}", date.display()),
+        None => publisher.clone(),
+    };
+    (publisher, date, label)
+}
+
 impl Source {
     pub(crate) fn from_doc(n: usize, key: String, doc: &SourceDoc) -> Self {
-        let publisher = doc
-            .src_name
-            .clone()
-            .or_else(|| doc.action_name.clone())
-            .unwrap_or_else(|| "Unknown source".to_owned());
-        // `ts`, else `action.ts` (EXTERNAL results date their action); a present but malformed `ts`
-        // means no date rather than a guess from elsewhere.
-        let date = doc
-            .ts
-            .as_deref()
-            .filter(|ts| !ts.is_empty())
-            .or(doc.action_ts.as_deref())
-            .and_then(Date::from_timestamp);
-        let label = match date {
-            Some(date) => format!("{publisher} - {}", date.display()),
-            None => publisher.clone(),
-        };
+        let (publisher, date, label) = published(doc);
         Source {
             n,
             key,
@@ -106,6 +112,15 @@ impl Source {
             citations: Vec::new(),
             cited_without_position: false,
             consulted_only: false,
+        }
+    }
+
+    /// What a list of sources calls the source `doc` is: its headline, else its label (as
+    /// [`Source::headline`], else [`Source::label`], of the source made of it).
+    pub fn title_of(doc: &SourceDoc) -> Cow<'_, str> {
+        match &doc.headline {
+            Some(headline) => Cow::Borrowed(headline),
+            None => Cow::Owned(published(doc).2),
         }
     }
 
@@ -250,6 +265,31 @@ impl Attribution {
             numbering.consulted(doc);
         }
         numbering.finish()
+    }
+
+    /// The documents [`Attribution::resolve`] numbers, in number order (each source as first
+    /// cited), without building the citations and sources: for a list of what an answer cites
+    /// (a turn's summary), at a fraction of the cost on a turn of thousands of references.
+    pub fn numbered_docs(session: &Session, finished: bool) -> Vec<&SourceDoc> {
+        let finished = finished || session.is_finished();
+        let len = session.answer.char_len();
+        let mut numbered = std::collections::HashSet::new();
+        let mut docs = Vec::new();
+        for reference in &session.references {
+            // Numbered as `resolve` numbers: unplaced, or a span that is (or may become) valid.
+            let numbers = reference.unplaced
+                || matches!((reference.start, reference.end),
+                    (Some(start), Some(end)) if start <= end && (end as usize <= len || !finished));
+            let Some(doc) = reference.source.as_ref().filter(|_| numbers) else {
+                continue;
+            };
+            if let Some(key) = source_key(doc)
+                && numbered.insert(key)
+            {
+                docs.push(doc);
+            }
+        }
+        docs
     }
 
     /// Numbered (cited) sources only.

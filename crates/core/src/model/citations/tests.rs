@@ -406,3 +406,117 @@ fn several_markers_at_one_offset_are_ascending_without_repeats() {
     let markers = Attribution::resolve(&s, true).markers();
     assert_eq!(markers, vec![(2, vec![1]), (4, vec![1, 2])]);
 }
+
+/// What a list of an answer's sources shows, the full way: every source [`Attribution::resolve`]
+/// numbers, its key and title.
+fn numbered_the_full_way(session: &Session, finished: bool) -> Vec<(String, String)> {
+    Attribution::resolve(session, finished)
+        .numbered()
+        .map(|s| (s.key.clone(), s.headline.clone().unwrap_or(s.label.clone())))
+        .collect()
+}
+
+/// The same from [`Attribution::numbered_docs`] and [`Source::title_of`].
+fn numbered_the_short_way(session: &Session, finished: bool) -> Vec<(String, String)> {
+    Attribution::numbered_docs(session, finished)
+        .into_iter()
+        .map(|doc| {
+            let key = source_key(doc).unwrap().into_owned();
+            (key, Source::title_of(doc).into_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn the_numbered_documents_are_the_sources_resolve_numbers_in_every_recording() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let mut dirs = vec![
+        std::path::PathBuf::from(format!("{root}/tests/fixtures/real")),
+        std::path::PathBuf::from(format!("{root}/assets/recordings")),
+    ];
+    let (mut recordings, mut numbered) = (0, 0);
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "sse") {
+                continue;
+            }
+            let file = std::fs::File::open(&path).unwrap();
+            let (whole, _) = crate::wire::input::read_session(file, None).unwrap();
+            recordings += 1;
+            // Whole, and cut short (references past the answer's end: pending, or invalid).
+            let mut cut = whole.clone();
+            (cut.completion, cut.error, cut.cancelled) = (None, None, None);
+            cut.answer = crate::model::session::AnswerBuffer::default();
+            for (session, finished) in
+                [(&whole, true), (&whole, false), (&cut, true), (&cut, false)]
+            {
+                let full = numbered_the_full_way(session, finished);
+                numbered += full.len();
+                assert_eq!(
+                    numbered_the_short_way(session, finished),
+                    full,
+                    "{}, finished: {finished}",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(
+        recordings >= 40 && numbered > 500,
+        "{recordings} recordings, {numbered} numbered"
+    );
+}
+
+proptest::proptest! {
+    /// Spans valid, invalid, past the end and missing, unplaced references, tool-level ones,
+    /// documents keyed by id, URL (with tracking parameters), headline or nothing, cited again.
+    #[test]
+    fn the_numbered_documents_are_the_sources_resolve_numbers(
+        answer in "[a-zé😀 ]{0,40}",
+        refs in proptest::collection::vec(
+            (0u64..60, 0u64..60, proptest::option::of(0usize..12), 0u8..8, proptest::bool::ANY),
+            0..40,
+        ),
+        finished in proptest::bool::ANY,
+    ) {
+        let docs = [
+            doc(Some("a"), None, Some("A")),
+            doc(Some("a"), Some("https://x.com/other"), None),
+            doc(None, Some("https://x.com/p?utm_source=s"), Some("P")),
+            doc(None, Some("https://x.com/p"), None),
+            doc(None, None, Some("H")),
+            doc(None, None, None),
+            doc(Some(""), Some("https://y.org/q"), Some("")),
+            SourceDoc { src_name: Some("Reuters".into()), ts: Some("2026-04-05T00:00:00Z".into()), id: Some("r".into()), ..Default::default() },
+            SourceDoc { action_name: Some("Web".into()), action_url: Some("https://z.net".into()), action_ts: Some("2026-02-30".into()), ..Default::default() },
+            SourceDoc { action_url: Some("https://z.net?utm_medium=m".into()), ts: Some("bad".into()), action_ts: Some("2025-01-02".into()), ..Default::default() },
+            doc(Some("b"), None, None),
+            doc(None, Some("https://x.com/p?id=1&utm_x=2#f"), Some("Q")),
+        ];
+        let references = refs
+            .into_iter()
+            .map(|(start, end, source, shape, unplaced)| Reference {
+                start: (shape != 1).then_some(start),
+                end: (shape != 2).then_some(end),
+                source: source.map(|i| docs[i].clone()),
+                unplaced,
+                ..reference(0, 0, None)
+            })
+            .collect();
+        let mut session = session(&answer, references);
+        if !finished {
+            session.completion = None;
+        }
+        for finished in [false, true] {
+            proptest::prop_assert_eq!(
+                numbered_the_short_way(&session, finished),
+                numbered_the_full_way(&session, finished)
+            );
+        }
+    }
+}

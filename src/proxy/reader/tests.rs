@@ -1,0 +1,239 @@
+//! The reader's fast paths held to its plain one: a batch saved as its chunks (not copied
+//! together) and decoding deferred to the turn file (read back as the stream pauses or ends) give
+//! the same turn file, session and summary as every batch joined, saved and decoded at once.
+
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+
+use super::*;
+use crate::local::session_files::TurnFile;
+use crate::wire::provider::Provider;
+use crate::wire::provider::asked::Asked;
+
+const KEY: &str = "sk-test-0123456789abcdef";
+
+/// A reader of `provider`'s stream saving into `dir`/turn.sse, masking [`KEY`], its answer limit
+/// `max_answer`.
+fn reader(dir: &std::path::Path, provider: Provider, max_answer: usize) -> Reader {
+    let path = dir.join("turn.sse");
+    let file = std::fs::File::create(&path).unwrap();
+    let sink: RawSink = Arc::new(Mutex::new(TurnFile::new(file)));
+    let turn = TurnToRecord {
+        provider,
+        endpoint: provider.spec().endpoints[0],
+        upstream: "http://127.0.0.1:9".into(),
+        asked: Asked::default(),
+        request: serde_json::Value::Null,
+        key: Secret::new(KEY),
+        status: 200,
+        sent: std::time::Instant::now(),
+    };
+    let mut reader = Reader::new(&turn, sink, Some(path));
+    reader.max_answer = max_answer;
+    reader
+}
+
+/// How a stream is fed: each batch of chunks, whether decoding may wait, and whether the stream
+/// paused after it (a lagging reader then decodes one block of its backlog).
+type Plan = Vec<(Vec<Bytes>, bool, bool)>;
+
+/// What the reader made of the stream fed by `plan`: the turn file, the session, the summary,
+/// the failure noted.
+fn recorded(provider: Provider, plan: &Plan, max_answer: usize) -> [String; 4] {
+    let dir = tempfile::tempdir().unwrap();
+    let mut reader = reader(dir.path(), provider, max_answer);
+    for (chunks, defer, paused) in plan {
+        reader.feed_batch(chunks, *defer);
+        if *paused && reader.lagging() {
+            reader.catch_up(true);
+        }
+    }
+    let end = reader.finish(StreamEnd::Closed, 200);
+    let file = std::fs::read(dir.path().join("turn.sse")).unwrap();
+    let summary = reader.digest.summary(&reader.session, "turn.sse", 0);
+    [
+        String::from_utf8_lossy(&file).into_owned(),
+        format!(
+            "{} {end:?}",
+            without_indexes(format!("{:?}", reader.session))
+        ),
+        format!("{summary:?}"),
+        format!("{:?}", reader.failure),
+    ]
+}
+
+/// A session's `Debug` without its hash-map indexes (of its audits and activity, which it
+/// shows in their order): their order differs from one map to the next.
+fn without_indexes(mut session: String) -> String {
+    for index in ["audit_by_tool_id: {", "thinking_by_message_id: {"] {
+        if let Some(start) = session.find(index) {
+            let end = start + session[start..].find("}, ").unwrap() + 3;
+            session.replace_range(start..end, "");
+        }
+    }
+    session
+}
+
+/// `bytes` cut into chunks of `size` (then of sizes that vary), in batches of `per_batch`
+/// chunks; with `defer`, three batches in four may wait to be decoded (the fourth comes alone, as
+/// in a lull), else none; a pause after every `pause`th.
+fn plan(bytes: &[u8], size: usize, per_batch: usize, defer: bool, pause: usize) -> Plan {
+    let mut chunks = Vec::new();
+    let mut at = 0;
+    let mut n = 0;
+    while at < bytes.len() {
+        let len = (size + n % 3 * size / 2).clamp(1, bytes.len() - at);
+        chunks.push(Bytes::copy_from_slice(&bytes[at..at + len]));
+        at += len;
+        n += 1;
+    }
+    chunks
+        .chunks(per_batch)
+        .enumerate()
+        .map(|(i, batch)| {
+            (
+                batch.to_vec(),
+                defer && i % 4 != 3,
+                pause > 0 && i % pause == 0,
+            )
+        })
+        .collect()
+}
+
+fn recordings() -> Vec<(std::path::PathBuf, Provider)> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut files = Vec::new();
+    for dir in ["tests/fixtures/real", "assets/recordings"] {
+        let mut dirs = vec![std::path::Path::new(root).join(dir)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "sse") {
+                    let named = path.to_string_lossy().into_owned();
+                    let provider = Provider::ALL
+                        .into_iter()
+                        .find(|p| named.contains(&format!("/{}", p.as_str())))
+                        .unwrap_or(Provider::Bigdata);
+                    files.push((path, provider));
+                }
+            }
+        }
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
+}
+
+/// A Bigdata.com stream of `chunks` answer chunks of `size` bytes, the key quoted now and then.
+fn flood(chunks: usize, size: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for i in 0..chunks {
+        let mut text = format!("part {i} 📈 ").repeat(size / 12 + 1);
+        if i % 7 == 3 {
+            text.push_str(KEY);
+        }
+        let event =
+            serde_json::json!({"chat_id": "c-1", "message": {"type": "ANSWER", "content": text}});
+        out.push_str(&format!("data: {event}\n\n"));
+    }
+    out.push_str("data: {\"chat_id\":\"c-1\",\"message\":{\"type\":\"COMPLETE\"}}\n\n");
+    out.into_bytes()
+}
+
+#[test]
+fn a_deferred_and_uncopied_recording_saves_and_decodes_every_recording_as_the_plain_one() {
+    let files = recordings();
+    assert!(files.len() >= 40, "only {} recordings", files.len());
+    for (path, provider) in &files {
+        let bytes = std::fs::read(path).unwrap();
+        for (size, per_batch) in [(1 << 16, 16), (997, 8), (61, 64), (5, 3)] {
+            let plain = recorded(
+                *provider,
+                &plan(&bytes, size, per_batch, false, 0),
+                usize::MAX,
+            );
+            for pause in [0, 1, 3] {
+                let fast = plan(&bytes, size, per_batch, true, pause);
+                let got = recorded(*provider, &fast, usize::MAX);
+                assert!(
+                    got == plain,
+                    "{}, chunks of {size}, {per_batch} a batch, a pause every {pause}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_flood_with_the_key_in_it_is_saved_masked_and_decoded_the_same_deferred_or_not() {
+    // 2.7 MB: a pause finds more than a block of it waiting to be decoded.
+    let bytes = flood(2500, 900);
+    for (size, per_batch) in [(1 << 16, 16), (4096, 64), (KEY.len() / 2, 64), (300, 2)] {
+        let plain = recorded(
+            Provider::Bigdata,
+            &plan(&bytes, size, per_batch, false, 0),
+            usize::MAX,
+        );
+        assert!(!plain[0].contains(KEY) && plain[0].contains(&"*".repeat(KEY.len())));
+        for pause in [0, 1, 3] {
+            let fast = plan(&bytes, size, per_batch, true, pause);
+            assert!(
+                recorded(Provider::Bigdata, &fast, usize::MAX) == plain,
+                "chunks of {size}, {per_batch} a batch, a pause every {pause}"
+            );
+        }
+    }
+}
+
+#[test]
+fn deferred_decoding_never_saves_an_answer_past_its_limit() {
+    let bytes = flood(400, 900);
+    // The answer's limit met in the middle of the flood: what is saved and noted is the same.
+    for max_answer in [50_000, 100_000, 333_333] {
+        let plain = recorded(
+            Provider::Bigdata,
+            &plan(&bytes, 4096, 4, false, 0),
+            max_answer,
+        );
+        assert!(plain[3].contains("--max-answer-mib"), "{}", plain[3]);
+        assert!(
+            plain[0].len() < max_answer + max_answer / 10 + 40_000,
+            "{} bytes",
+            plain[0].len()
+        );
+        for pause in [0, 1, 3] {
+            let fast = recorded(
+                Provider::Bigdata,
+                &plan(&bytes, 4096, 4, true, pause),
+                max_answer,
+            );
+            assert!(
+                fast == plain,
+                "an answer limit of {max_answer}, a pause every {pause}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_line_past_the_decoders_limit_stops_a_deferred_recording_where_it_stops_the_plain_one() {
+    let mut bytes = flood(200, 900);
+    let long = crate::wire::sse::DEFAULT_LIMIT + (1 << 20);
+    bytes.extend(std::iter::repeat_n(b'x', long));
+    bytes.extend(flood(200, 900));
+    let plain = recorded(
+        Provider::Bigdata,
+        &plan(&bytes, 1 << 16, 16, false, 0),
+        usize::MAX,
+    );
+    assert!(plain[3].contains("a line passed"), "{}", plain[3]);
+    let fast = recorded(
+        Provider::Bigdata,
+        &plan(&bytes, 1 << 16, 16, true, 0),
+        usize::MAX,
+    );
+    assert!(fast == plain);
+}
