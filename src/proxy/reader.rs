@@ -39,6 +39,11 @@ pub(super) const BATCH_BYTES: usize = 1 << 20;
 /// a flood's chunks are large; many small ones are cheaper copied than written one by one.
 const UNCOPIED_CHUNKS: usize = 64;
 
+/// The most bytes saved and not yet decoded: past it what waits is decoded at once, a few ms of the
+/// recorder's time, so a long flood never leaves tens of MiB to decode in one go while the queue
+/// behind the recorder fills.
+const MOST_DEFERRED: usize = 8 << 20;
+
 /// A batch's size while the conversation's ids are still to come ([`Reader::batch_room`]).
 const FIRST_BATCH_BYTES: usize = 64 << 10;
 
@@ -187,7 +192,7 @@ impl Reader {
         !self.undecodable
             && self.path.is_some()
             && !self.ids_pending()
-            && self.undecoded.saturating_add(len) <= room
+            && self.undecoded.saturating_add(len) <= room.min(MOST_DEFERRED)
     }
 
     pub(super) fn note_failure(&mut self, why: String) {

@@ -237,3 +237,31 @@ fn a_line_past_the_decoders_limit_stops_a_deferred_recording_where_it_stops_the_
     );
     assert!(fast == plain);
 }
+
+/// A long flood with no lull never leaves more than [`MOST_DEFERRED`] waiting to be decoded (what
+/// waits is decoded at once past it, so the queue behind the recorder cannot fill meanwhile), and
+/// is saved and decoded as the plain recording.
+#[test]
+fn a_long_flood_never_leaves_more_than_the_most_deferred_waiting() {
+    let bytes = flood(360, 64 << 10);
+    assert!(bytes.len() > 2 * MOST_DEFERRED);
+    let plain = recorded(
+        Provider::Bigdata,
+        &plan(&bytes, 1 << 16, 16, false, 0),
+        usize::MAX,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut reader = reader(dir.path(), Provider::Bigdata, usize::MAX);
+    let mut most = 0;
+    for chunks in plan(&bytes, 1 << 16, 16, false, 0).into_iter().map(|b| b.0) {
+        reader.feed_batch(&chunks, true);
+        most = most.max(reader.undecoded);
+    }
+    assert!(most > MOST_DEFERRED / 2, "it deferred: {most}");
+    assert!(most <= MOST_DEFERRED, "{most} waited");
+    let all_deferred: Plan = plan(&bytes, 1 << 16, 16, false, 0)
+        .into_iter()
+        .map(|(chunks, _, _)| (chunks, true, false))
+        .collect();
+    assert!(recorded(Provider::Bigdata, &all_deferred, usize::MAX) == plain);
+}
