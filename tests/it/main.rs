@@ -7,6 +7,7 @@ mod support;
 mod anthropic_turns;
 mod arrival_times;
 mod ask_cli;
+mod ask_flags;
 mod ask_terminal;
 mod chart_bounds;
 mod charts_cli;
