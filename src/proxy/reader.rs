@@ -85,6 +85,8 @@ pub(super) struct Reader {
     joined: Vec<u8>,
     /// Bytes taken so far.
     fed: usize,
+    /// A write to the turn file failed (the disk, or the file's cap): nothing is deferred after it.
+    save_failed: bool,
 }
 
 impl Reader {
@@ -103,6 +105,7 @@ impl Reader {
             error_body: failed.then(Vec::new),
             failure: None,
             undecodable: false,
+            save_failed: false,
             max_answer: crate::agent::turn::max_answer_bytes(),
             line: 0,
             stopped: false,
@@ -190,6 +193,7 @@ impl Reader {
     fn may_defer(&self, len: usize) -> bool {
         let room = self.max_answer.saturating_sub(self.session.answer.len());
         !self.undecodable
+            && !self.save_failed
             && self.path.is_some()
             && !self.ids_pending()
             && self.undecoded.saturating_add(len) <= room.min(MOST_DEFERRED)
@@ -214,8 +218,13 @@ impl Reader {
             if self.lag_from.is_some() {
                 self.fed = self.fed.saturating_add(len);
                 let pieces: Vec<_> = chunks.iter().map(|c| self.redactor.feed(c)).collect();
-                self.save_all(&pieces);
+                let saved = self.save_all(&pieces);
                 self.undecoded += len;
+                if !saved {
+                    drop(pieces);
+                    self.stop_at_what_was_saved();
+                    return;
+                }
                 pieces.iter().for_each(|piece| self.check_limits(piece));
                 return;
             }
@@ -264,8 +273,12 @@ impl Reader {
             self.catch_up(false);
         }
         if self.lag_from.is_some() {
-            self.save(&bytes);
+            let saved = self.save(&bytes);
             self.undecoded += bytes.len();
+            if !saved {
+                drop(bytes);
+                return self.stop_at_what_was_saved();
+            }
         } else {
             self.save_and_decode(&bytes, |pipeline, bytes, out| {
                 let _ = pipeline.feed_into(bytes, out);
@@ -352,22 +365,36 @@ impl Reader {
         }
     }
 
-    /// Write `bytes` to the turn file (a failure is kept by the file and ends the turn cut).
-    fn save(&self, bytes: &[u8]) {
-        self.save_all(&[Cow::Borrowed(bytes)]);
+    /// Write `bytes` to the turn file (a failure is kept by the file and ends the turn cut);
+    /// whether they were written.
+    fn save(&mut self, bytes: &[u8]) -> bool {
+        self.save_all(&[Cow::Borrowed(bytes)])
+    }
+
+    /// Saving stopped (the disk, the file's cap) while decoding waited for the file: what the file
+    /// holds is decoded and nothing after it, so the session and summary are of the saved stream,
+    /// never of its start with a later piece of the stream glued on (the bytes between were neither
+    /// saved nor decoded).
+    fn stop_at_what_was_saved(&mut self) {
+        self.catch_up(false);
+        self.stopped = true;
     }
 
     /// Write `pieces` to the turn file one after another, in one write where the sink takes them so.
-    fn save_all(&self, pieces: &[Cow<'_, [u8]>]) {
+    fn save_all(&mut self, pieces: &[Cow<'_, [u8]>]) -> bool {
         let mut slices: Vec<IoSlice<'_>> = (pieces.iter())
             .filter(|piece| !piece.is_empty())
             .map(|piece| IoSlice::new(piece))
             .collect();
         if !slices.is_empty()
             && let Ok(mut sink) = self.sink.lock()
+            && write_all_vectored(&mut *sink, &mut slices)
+                .and_then(|()| sink.flush())
+                .is_err()
         {
-            let _ = write_all_vectored(&mut *sink, &mut slices).and_then(|()| sink.flush());
+            self.save_failed = true;
         }
+        !self.save_failed
     }
 
     /// Write `bytes` to the turn file, then decode them with `decode`.

@@ -265,3 +265,28 @@ fn a_long_flood_never_leaves_more_than_the_most_deferred_waiting() {
         .collect();
     assert!(recorded(Provider::Bigdata, &all_deferred, usize::MAX) == plain);
 }
+
+/// Saving stopped at the file's cap while decoding waited for the file: the session is of what
+/// the file holds (its answer as long as the saved stream's), never the saved start with a later
+/// piece of the stream glued on (the bytes between were neither saved nor decoded).
+#[test]
+fn a_deferred_recording_whose_file_stops_growing_decodes_what_was_saved() {
+    let bytes = flood(80, 16 << 10);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("turn.sse");
+    let cap = 400 << 10;
+    let file = std::fs::File::create(&path).unwrap();
+    let sink: RawSink = Arc::new(Mutex::new(TurnFile::with_limits(file, 16 << 20, cap)));
+    let mut reader = reader(dir.path(), Provider::Bigdata, usize::MAX);
+    reader.sink = sink;
+    for chunks in plan(&bytes, 16 << 10, 8, false, 0).into_iter().map(|b| b.0) {
+        reader.feed_batch(&chunks, true);
+    }
+    let _ = reader.finish(StreamEnd::Closed, 200);
+    let saved = std::fs::read(&path).unwrap();
+    assert_eq!(saved.len() as u64, cap, "the file stopped at its cap");
+    let (from_file, _) =
+        crate::wire::input::read_session(saved.as_slice(), Provider::Bigdata).unwrap();
+    assert!(!from_file.answer.is_empty());
+    assert_eq!(reader.session.answer.len(), from_file.answer.len());
+}
