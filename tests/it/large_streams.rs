@@ -133,6 +133,9 @@ fn an_answer_past_the_limit_is_cut_there_with_a_message_and_exit_5() {
     );
 }
 
+/// Numbers the apps' tmux sockets.
+static NEXT_SOCKET: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// The app in a detached tmux session on its own server, started directly (the pane's process is
 /// the app).
 pub(crate) struct App {
@@ -151,10 +154,13 @@ impl App {
         );
         let dir = tempfile::tempdir().unwrap();
         let app = App {
+            // One server per app, even for two apps started one after the other with the same
+            // arguments (the first one's server may still be going away).
             socket: format!(
-                "research-tui-large-{}-{}",
+                "research-tui-large-{}-{}-{}",
                 std::process::id(),
-                args.join("").len()
+                args.join("").len(),
+                NEXT_SOCKET.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             ),
             _dir: dir,
         };
