@@ -170,7 +170,7 @@ fn seen(app: &mut Ui, (width, height): (u16, u16)) -> (Buffer, usize, Vec<Spot>)
     (screen, hint, spots)
 }
 
-/// Paragraphs enough for thousands of rows: most of them stay unmeasured while followed.
+/// Blocks of every kind enough for thousands of rows: most stay unmeasured while followed.
 fn long_turn(blocks: usize) -> (String, Option<usize>) {
     let picks: Vec<usize> = (0..blocks)
         .map(|n| (n * 7 + n / 3) % FRAGMENTS.len())
@@ -178,12 +178,23 @@ fn long_turn(blocks: usize) -> (String, Option<usize>) {
     (answer_of(&picks), None)
 }
 
+/// One-row paragraphs: at the bottom, only the rows that fill the pane are measured.
+fn short_turn(blocks: usize) -> (String, Option<usize>) {
+    let short = FRAGMENTS.len() - 1;
+    (answer_of(&vec![short; blocks]), None)
+}
+
 #[test]
 fn the_first_page_up_after_a_long_answer_was_followed_lays_out_a_few_blocks_not_the_answer() {
     let size = (140, 42);
-    let turns = [long_turn(6000)];
-    // In one piece only the bottom is measured; in 40 every frame measured the blocks at its bottom.
-    for chunks in [1, 40] {
+    // In one piece only the bottom is measured; in 40 every frame measured the blocks at its
+    // bottom.
+    for (turn, chunks) in [
+        (long_turn(6000), 1),
+        (long_turn(6000), 40),
+        (short_turn(6000), 1),
+    ] {
+        let turns = [turn];
         let mut following = streamed(&turns, chunks, size, false);
         let mut every = streamed(&turns, chunks, size, true);
         assert!(following.panes.answer.scroll.follow);
@@ -203,7 +214,11 @@ fn the_first_page_up_after_a_long_answer_was_followed_lays_out_a_few_blocks_not_
             key(&mut every, KeyCode::PageUp);
             let shown = seen(&mut following, size);
             let by_key = following.panes.answer.blocks_laid_out() - laid_out;
-            println!("{chunks} chunks, page {page} up: {by_key} blocks laid out ({before} before)");
+            println!(
+                "{} bytes in {chunks} chunks, page {page} up: {by_key} blocks laid out \
+                 ({before} before)",
+                turns[0].0.len()
+            );
             // The window's blocks, and enough below it to place the hint on the border exactly.
             assert!(
                 by_key < 1000,
@@ -222,17 +237,20 @@ fn the_first_page_up_after_a_long_answer_was_followed_lays_out_a_few_blocks_not_
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Whatever the answers (one or two turns, a chart in them or not), the pane's size and the
     /// scrolls made after following them to the bottom, each screen and each click is the one
     /// of an app that laid out every block as it came.
     #[test]
     fn scrolling_up_from_the_bottom_shows_what_laying_out_every_block_shows(
-        first in proptest::collection::vec(0usize..FRAGMENTS.len(), 1..900),
+        first in prop_oneof![
+            proptest::collection::vec(0usize..FRAGMENTS.len(), 1..900),
+            proptest::collection::vec(Just(FRAGMENTS.len() - 1), 1..2000),
+        ],
         second in proptest::option::of(proptest::collection::vec(0usize..FRAGMENTS.len(), 1..400)),
         chart in proptest::option::of(0usize..20_000),
-        chunks in prop_oneof![3 => 1usize..3, 1 => 3usize..12],
+        chunks in prop_oneof![3 => Just(1usize), 1 => 2usize..12],
         width in 30u16..150,
         height in 6u16..45,
         steps in proptest::collection::vec(moves(), 1..24),
