@@ -274,3 +274,31 @@ proptest! {
         }
     }
 }
+
+/// Zeta resends the whole answer with every message: scrolled up from the bottom of a long
+/// answer (blocks above the window still unmeasured), a resend of the same text and more keeps
+/// the same rows in view as an app that laid out every block.
+#[test]
+fn a_resend_of_the_answer_while_scrolled_up_keeps_the_rows_in_view() {
+    let size = (140, 42);
+    let (text, _) = short_turn(3000);
+    let turns = [(text.clone(), None)];
+    let resend = |app: &mut Ui| {
+        let resent = AgentEvent::AnswerReplace {
+            text: format!("{text}More after the resend.\n\n"),
+        };
+        app.apply_update(StreamUpdate::Events(vec![resent]));
+    };
+    let mut following = streamed(&turns, 1, size, false);
+    let mut every = streamed(&turns, 1, size, true);
+    for app in [&mut following, &mut every] {
+        key(app, KeyCode::PageUp);
+        key(app, KeyCode::PageUp);
+        draw(app, size.0, size.1);
+        resend(app);
+    }
+    assert_eq!(seen(&mut following, size), seen(&mut every, size), "after the resend");
+    key(&mut following, KeyCode::PageUp);
+    key(&mut every, KeyCode::PageUp);
+    assert_eq!(seen(&mut following, size), seen(&mut every, size), "a page up");
+}

@@ -12,9 +12,10 @@
 //! rows), so a flood of text costs one parse and one count per block, and rows only for what is seen.
 //!
 //! While the pane follows the bottom ([`AnswerView::follow_bottom`]) such a block is not even
-//! measured: it counts as no rows until the view leaves the bottom ([`AnswerView::measure_deferred`]),
-//! as long as the rows below the last such block fill the window. Rows are then numbered as if
-//! those blocks were empty, the same for every reader within a frame.
+//! measured: it counts as no rows, as long as the rows below the last such block fill the window,
+//! until the pane scrolls up to it ([`AnswerView::measure_block`], from the bottom up) or jumps
+//! ([`AnswerView::measure_deferred`]). Rows are then numbered as if those blocks were empty, the
+//! same for every reader within a frame.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

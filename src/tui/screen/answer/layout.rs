@@ -243,7 +243,8 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     let width = inner.width.max(1) as usize;
     // Another width (the terminal resized, a zoom, a resize key) wraps every row anew: the line at
     // the top stays at the top.
-    if pane.width.replace(width).is_some_and(|w| w != width) {
+    let rewrapped = pane.width.replace(width).is_some_and(|w| w != width);
+    if rewrapped {
         pane.keep_anchor();
     }
     let height = inner.height as usize;
@@ -273,7 +274,9 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     // A jump may go anywhere, so every row must be where it is: they are measured first. Scrolled
     // up, they are measured from the bottom up as far as the window and its hint need (`settle`).
     let following = pane.scroll.follow && !requested;
-    if requested {
+    // (Rewrapped, every block is measured anew: the scroll position first counts all the rows it
+    // was above.)
+    if requested || (rewrapped && !following) {
         pane.measure_all(app);
     }
     let mut parts = layout(app, pane, width, following.then_some(height + 1));
