@@ -63,6 +63,7 @@ mod tui_popups;
 mod tui_sessions;
 mod tui_snapshots;
 mod tui_timeline;
+mod tui_turns;
 mod tui_watch;
 mod turn_file_bounds;
 mod watch_sessions;
