@@ -8,6 +8,7 @@ mod anthropic_turns;
 mod arrival_times;
 mod ask_cli;
 mod ask_flags;
+mod ask_keys;
 mod ask_terminal;
 mod chart_bounds;
 mod charts_cli;
