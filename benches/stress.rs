@@ -282,7 +282,10 @@ fn flood(bench: &Bench) {
         );
         // The first and second PgUp once the whole answer is in, in runs of their own (the
         // baseline's first PgUp measures every block: its CPU would count in the flood's).
-        for (build, pages) in [(Some(bench), &mut pages), (baseline.as_ref(), &mut base_pages)] {
+        for (build, pages) in [
+            (Some(bench), &mut pages),
+            (baseline.as_ref(), &mut base_pages),
+        ] {
             if let Some(build) = build {
                 let args = build.args(&["replay", &path, "--speed", "max"]);
                 build.run_app(&args, |capture| pages.push(page_ups(capture)));
@@ -375,7 +378,7 @@ fn page_ups(capture: &dyn Fn() -> String) -> (Duration, Duration) {
     }
     // The last frames drawn: the screen stays as it is until a key.
     std::thread::sleep(Duration::from_millis(300));
-    let mut page_up = || {
+    let page_up = || {
         let before = capture();
         let pressed = Instant::now();
         send("PageUp");

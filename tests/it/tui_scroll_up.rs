@@ -297,8 +297,16 @@ fn a_resend_of_the_answer_while_scrolled_up_keeps_the_rows_in_view() {
         draw(app, size.0, size.1);
         resend(app);
     }
-    assert_eq!(seen(&mut following, size), seen(&mut every, size), "after the resend");
+    assert_eq!(
+        seen(&mut following, size),
+        seen(&mut every, size),
+        "after the resend"
+    );
     key(&mut following, KeyCode::PageUp);
     key(&mut every, KeyCode::PageUp);
-    assert_eq!(seen(&mut following, size), seen(&mut every, size), "a page up");
+    assert_eq!(
+        seen(&mut following, size),
+        seen(&mut every, size),
+        "a page up"
+    );
 }
