@@ -364,8 +364,12 @@ fn bigdata_plan(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, St
         request.persistence_mode = Some("enabled".into());
     }
     if let Some(path) = &args.schema {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the schema {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => {
+                format!("the schema {} is not text (UTF-8 JSON)", path.display())
+            }
+            _ => format!("cannot read the schema {}: {e}", path.display()),
+        })?;
         request.structured_output_schema = Some(
             serde_json::from_str(&text)
                 .map_err(|e| format!("the schema {} is not valid JSON: {e}", path.display()))?,
