@@ -5,7 +5,9 @@
 //! - Flood (issue 20): the 100 MB answer flood below, `replay --speed max` in the app against
 //!   `render` of the same file, alternating, CPU (user+sys) medians: target ≤ 2×. And `?` pressed
 //!   while it floods in against the same key once the answer is complete (idle, same app, same
-//!   answer), medians: target ≤ 1.5×. Both ratios are printed with the machine's load.
+//!   answer), medians: target ≤ 1.5×. Both ratios are printed with the machine's load. Then, in
+//!   runs of their own, the first PgUp once the whole answer is in against the second (the pane
+//!   followed the bottom, so blocks far above it were never measured): target about 1×.
 //! - Memory: a 100 MB Bigdata.com stream (1 KB answer chunks, 2,000 references sent before the
 //!   answer) replayed at max speed in the app (tmux, 140×42) and answered by `ask` (`--format json`
 //!   and `text`) from a local server. Targets: app ≤ 3×, `ask --format json` ≤ 2×, `ask --format
@@ -249,6 +251,7 @@ fn flood(bench: &Bench) {
         runs: bench.runs,
     });
     let (mut base_app, mut base_busy, mut base_idle) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut pages, mut base_pages) = (Vec::new(), Vec::new());
     let runs = bench.runs.min(3);
     for _ in 0..runs {
         if let Some(base) = &baseline {
@@ -277,6 +280,17 @@ fn flood(bench: &Bench) {
                 })
                 .cpu,
         );
+        // The first and second PgUp once the whole answer is in, in runs of their own (the
+        // baseline's first PgUp measures every block: its CPU would count in the flood's).
+        for (build, pages) in [
+            (Some(bench), &mut pages),
+            (baseline.as_ref(), &mut base_pages),
+        ] {
+            if let Some(build) = build {
+                let args = build.args(&["replay", &path, "--speed", "max"]);
+                build.run_app(&args, |capture| pages.push(page_ups(capture)));
+            }
+        }
     }
     let (render, app) = (median(render), median(app));
     if let Some(base) = &baseline {
@@ -301,9 +315,11 @@ fn flood(bench: &Bench) {
         app.as_secs_f64() / render.as_secs_f64()
     );
     print_keys("flood:", busy, idle);
+    print_pages("flood:", pages);
     if let Some(base) = &baseline {
         let label = format!("flood, baseline {}:", base.bin.display());
         print_keys(&label, base_busy, base_idle);
+        print_pages(&label, base_pages);
     }
     println!("flood: {} at the end", load());
     std::fs::remove_file(&file).unwrap();
@@ -328,6 +344,55 @@ fn print_keys(label: &str, busy: Vec<Duration>, idle: Vec<Duration>) {
         idle.as_secs_f64() * 1e3,
         busy.as_secs_f64() / idle.as_secs_f64()
     );
+}
+
+/// The first and the second PgUp after the flood, medians of the runs.
+fn print_pages(label: &str, pages: Vec<(Duration, Duration)>) {
+    if pages.is_empty() {
+        return;
+    }
+    let n = pages.len();
+    let first = median(pages.iter().map(|p| p.0).collect());
+    let second = median(pages.iter().map(|p| p.1).collect());
+    println!(
+        "{label} the first PgUp after the whole answer moved the screen in {:.1} ms, the second in \
+         {:.1} ms (medians of {n}, tmux capture included): {:.2}×",
+        first.as_secs_f64() * 1e3,
+        second.as_secs_f64() * 1e3,
+        first.as_secs_f64() / second.as_secs_f64()
+    );
+}
+
+/// Once the answer is complete, PgUp twice: the times until each changed the screen. Quits the
+/// app (`q`, Enter) at the end.
+fn page_ups(capture: &dyn Fn() -> String) -> (Duration, Duration) {
+    let socket = format!("research-tui-stress-{}", std::process::id());
+    let send = |key: &str| {
+        let _ = Command::new("tmux")
+            .args(["-L", &socket, "send-keys", "-t", "stress", key])
+            .output();
+    };
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while !capture().contains("complete") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The last frames drawn: the screen stays as it is until a key.
+    std::thread::sleep(Duration::from_millis(300));
+    let page_up = || {
+        let before = capture();
+        let pressed = Instant::now();
+        send("PageUp");
+        while capture() == before && pressed.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        pressed.elapsed()
+    };
+    let first = page_up();
+    std::thread::sleep(Duration::from_millis(150));
+    let second = page_up();
+    send("q");
+    send("Enter");
+    (first, second)
 }
 
 /// `?` pressed (and closed again) while the answer streams, then as often once it is complete:

@@ -12,9 +12,10 @@
 //! rows), so a flood of text costs one parse and one count per block, and rows only for what is seen.
 //!
 //! While the pane follows the bottom ([`AnswerView::follow_bottom`]) such a block is not even
-//! measured: it counts as no rows until the view leaves the bottom ([`AnswerView::measure_deferred`]),
-//! as long as the rows below the last such block fill the window. Rows are then numbered as if
-//! those blocks were empty, the same for every reader within a frame.
+//! measured: it counts as no rows, as long as the rows below the last such block fill the window,
+//! until the pane scrolls up to it ([`AnswerView::measure_block`], from the bottom up) or jumps
+//! ([`AnswerView::measure_deferred`]). Rows are then numbered as if those blocks were empty, the
+//! same for every reader within a frame.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -92,9 +93,11 @@ pub struct AnswerView {
     /// While the pane follows the bottom: rows at the bottom that must be measured (blocks above
     /// them are left unmeasured); `None` measures every block.
     follow: Option<usize>,
-    /// Completed blocks left unmeasured, and the first of them (when there are any).
+    /// Completed blocks left unmeasured, the first of them (when there are any), and a bound
+    /// past the last of them (measured from the bottom up, no block at or after it is).
     deferred: usize,
     first_deferred: usize,
+    deferred_end: usize,
     /// Blocks rendered since creation (for tests and the benchmark: caching works).
     pub renders: usize,
 }
@@ -205,18 +208,18 @@ impl AnswerView {
                 )
             });
         }
-        match self.follow {
-            Some(rows) => self.measure_bottom(text, rows, theme),
-            None => {
-                self.measure_deferred(text, generation, theme);
-            }
+        // Away from the bottom, blocks left unmeasured stay so (all of them are above the rows
+        // shown): the pane measures them from the bottom up as it scrolls to them.
+        if let Some(rows) = self.follow {
+            self.measure_bottom(text, rows, theme);
         }
     }
 
     /// The pane follows the bottom, showing at most `rows - 1` rows of this answer (`Some`), or
     /// it shows any row (`None`): from the next [`AnswerView::sync`], blocks completed above the
-    /// bottom `rows` rows (and away from the rows kept) are left unmeasured, or every block is
-    /// measured.
+    /// bottom `rows` rows (and away from the rows kept) are left unmeasured, or every block
+    /// completed is measured (those left unmeasured before stay so until
+    /// [`AnswerView::measure_deferred`] or [`AnswerView::measure_block`]).
     pub fn follow_bottom(&mut self, rows: Option<usize>) {
         self.follow = rows;
     }
@@ -248,6 +251,37 @@ impl AnswerView {
     /// Blocks completed above the bottom were left unmeasured (see [`AnswerView::follow_bottom`]).
     pub fn has_deferred(&self) -> bool {
         self.deferred > 0
+    }
+
+    /// The last block left unmeasured before block `limit`, and the row it starts (and, counting
+    /// no rows, ends) at: where its rows go once measured. Exact while blocks after it are
+    /// measured only by [`AnswerView::measure_block`] (their prefix sums wait for
+    /// [`AnswerView::measured_from`]).
+    pub fn last_deferred_before(&self, limit: usize) -> Option<(usize, usize)> {
+        if self.deferred == 0 {
+            return None;
+        }
+        let end = limit.min(self.deferred_end).min(self.segments.len());
+        (self.first_deferred..end)
+            .rev()
+            .find(|&i| self.segments[i].deferred)
+            .map(|i| (i, self.prefix[i]))
+    }
+
+    /// Measure block `i`, left unmeasured, when no block after it is (the pane goes up from the
+    /// bottom); returns its height. The rows after it are numbered anew by
+    /// [`AnswerView::measured_from`] once the pane stops.
+    pub fn measure_block(&mut self, text: &str, i: usize, theme: &Theme) -> usize {
+        if !self.segments.get(i).is_some_and(|s| s.deferred) || self.known_len > text.len() {
+            return 0;
+        }
+        self.deferred_end = i;
+        self.measure_deferred_block(text, i, theme)
+    }
+
+    /// Blocks from `i` on were measured by [`AnswerView::measure_block`]: number the rows anew.
+    pub fn measured_from(&mut self, i: usize) {
+        self.recompute_prefix(i + 1);
     }
 
     /// Measure unmeasured blocks from the bottom up until `rows` rows below them are measured.
@@ -407,12 +441,17 @@ impl AnswerView {
     fn lay_out(&mut self, text: &str, i: usize, theme: &Theme) {
         let segment = self.segments[i].clone();
         let kept = Self::kept(self.keep.as_ref(), i, self.segments.len());
-        if !kept && self.follow.is_some() {
+        // Away from the bottom a block left unmeasured stays so: the rows shown are below it.
+        if (!kept && self.follow.is_some()) || (segment.deferred && self.follow.is_none()) {
             self.rows_of.remove(&i);
             if !segment.deferred {
                 self.first_deferred = match self.deferred {
                     0 => i,
                     _ => self.first_deferred.min(i),
+                };
+                self.deferred_end = match self.deferred {
+                    0 => i + 1,
+                    _ => self.deferred_end.max(i + 1),
                 };
                 self.deferred += 1;
                 self.segments[i].deferred = true;

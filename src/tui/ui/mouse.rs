@@ -88,7 +88,7 @@ impl Ui {
             Spot::Prompt | Spot::Popup | Spot::Nothing => return,
         };
         self.panes.reveal_selection = false;
-        self.scroll_for(pane).by(rows);
+        self.scroll_by(pane, rows);
     }
 
     /// `m`: capture the mouse, or leave it to the terminal (to select text natively).

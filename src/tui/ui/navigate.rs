@@ -6,14 +6,26 @@ use crate::model::session::Activity;
 use crate::tui::state::{Effect, Focus, Popup, Scroll, Severity};
 
 impl Ui {
-    /// The scroll position of the pane behind `focus` (the prompt's: the answer's).
-    pub(super) fn scroll_for(&mut self, focus: Focus) -> &mut Scroll {
+    /// Scroll the pane behind `focus` (the prompt's: the answer) by `delta` rows.
+    pub(super) fn scroll_by(&mut self, focus: Focus, delta: isize) {
         if matches!(focus, Focus::Answer | Focus::Prompt | Focus::Timeline) {
-            // Its arithmetic needs every row above the bottom counted.
+            // Its arithmetic needs the rows it scrolls into counted (not the rest of a long
+            // answer followed at the bottom: they stay above the window).
+            self.panes.relayout_stale_answer(&self.app);
+            let up = delta.min(0).unsigned_abs();
+            self.panes.answer.measure_above(&self.app, up);
+        }
+        self.scroll_as_left(focus).by(delta);
+    }
+
+    /// The pane behind `focus` (the prompt's: the answer) at its top.
+    fn scroll_to_top(&mut self, focus: Focus) {
+        if matches!(focus, Focus::Answer | Focus::Prompt | Focus::Timeline) {
+            // Every row above the bottom counted.
             self.panes.relayout_stale_answer(&self.app);
             self.panes.answer.measure_all(&self.app);
         }
-        self.scroll_as_left(focus)
+        self.scroll_as_left(focus).to_top();
     }
 
     /// The pane's scroll position as the last frame left it: the answer's counts no rows for the
@@ -89,7 +101,7 @@ impl Ui {
         match self.focus {
             Focus::Activity => self.panes.activity.move_by(&self.app, delta),
             Focus::Sources => self.move_source(delta),
-            focus => self.scroll_for(focus).by(delta),
+            focus => self.scroll_by(focus, delta),
         }
     }
 
@@ -105,14 +117,14 @@ impl Ui {
             return;
         }
         let focus = self.focus;
-        let viewport = self.scroll_for(focus).viewport.max(2) as isize;
+        let viewport = self.scroll_as_left(focus).viewport.max(2) as isize;
         match focus {
             Focus::Activity => self
                 .panes
                 .activity
                 .move_by(&self.app, direction * (viewport - 1)),
             Focus::Sources => self.move_source(direction * (viewport / 2).max(1)),
-            _ => self.scroll_for(focus).by(direction * (viewport - 1)),
+            _ => self.scroll_by(focus, direction * (viewport - 1)),
         }
     }
 
@@ -137,7 +149,7 @@ impl Ui {
                 }
             }
             focus if bottom => self.scroll_as_left(focus).to_bottom(),
-            focus => self.scroll_for(focus).to_top(),
+            focus => self.scroll_to_top(focus),
         }
     }
 

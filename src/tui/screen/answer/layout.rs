@@ -243,7 +243,8 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     let width = inner.width.max(1) as usize;
     // Another width (the terminal resized, a zoom, a resize key) wraps every row anew: the line at
     // the top stays at the top.
-    if pane.width.replace(width).is_some_and(|w| w != width) {
+    let rewrapped = pane.width.replace(width).is_some_and(|w| w != width);
+    if rewrapped {
         pane.keep_anchor();
     }
     let height = inner.height as usize;
@@ -259,21 +260,34 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
         pane.views
             .retain(|id, _| app.turns.iter().any(|turn| turn.id == *id));
     }
+    // Scrolled up from a text replaced since blocks of it were left unmeasured: their rows can no
+    // longer be counted, so the text at the top is put back where it was.
+    if !pane.scroll.follow && pane.scroll_to_anchor.is_none() && pane.stale_deferred(app) {
+        pane.scroll_to_anchor = pane.top_anchor;
+    }
+    let requested = pane.scroll_to_turn.is_some()
+        || pane.scroll_to_structured.is_some()
+        || pane.scroll_to_byte.is_some()
+        || pane.scroll_to_anchor.is_some();
     // Following the bottom with nothing to bring into view: blocks far above the window are left
     // unmeasured (the rows are numbered as if they were empty; every reader in this frame agrees).
-    // Anywhere else every row must be where it is, so they are measured first.
-    let following = pane.scroll.follow
-        && pane.scroll_to_turn.is_none()
-        && pane.scroll_to_structured.is_none()
-        && pane.scroll_to_byte.is_none()
-        && pane.scroll_to_anchor.is_none();
-    if !following {
+    // A jump may go anywhere, so every row must be where it is: they are measured first. Scrolled
+    // up, they are measured from the bottom up as far as the window and its hint need (`settle`).
+    let following = pane.scroll.follow && !requested;
+    // (Rewrapped, every block is measured anew: the scroll position first counts all the rows it
+    // was above.)
+    if requested || (rewrapped && !following) {
         pane.measure_all(app);
     }
-    let parts = layout(app, pane, width, following.then_some(height + 1));
-    let total: usize = parts.iter().map(|(_, _, h)| h).sum();
+    let mut parts = layout(app, pane, width, following.then_some(height + 1));
+    let mut total: usize = parts.iter().map(|(_, _, h)| h).sum();
     scroll_to_requests(app, pane, &parts, total, height);
-    let top = pane.scroll.resolve(total, height);
+    let mut top = pane.scroll.resolve(total, height);
+    if !following && pane.settle(app, &parts, height) {
+        parts = layout(app, pane, width, None);
+        total = parts.iter().map(|(_, _, h)| h).sum();
+        top = pane.scroll.resolve(total, height);
+    }
     show_window(app, pane, &parts, top, height);
     pane.top_anchor = match pane.held_anchor {
         Some((anchor, held)) if held == top => Some(anchor),
@@ -291,7 +305,7 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
 
 /// Every turn's parts (header, answer or placeholder, trailer), their renderings synced to `width`
 /// (following the bottom `follow` rows when given: see `AnswerView::follow_bottom`).
-fn layout(
+pub(super) fn layout(
     app: &App,
     pane: &mut AnswerPane,
     width: usize,

@@ -9,6 +9,7 @@
 mod anchor;
 mod draw;
 mod layout;
+mod measure;
 
 use std::collections::{HashMap, HashSet};
 
@@ -97,9 +98,11 @@ impl AnswerPane {
         }
     }
 
-    /// Measure the answer blocks left unmeasured while the pane followed the bottom, before the
-    /// view leaves it (a scroll key, a jump): the scroll position, counted without them, moves down
-    /// by the rows they add, so it stays on the same rows (all of them are above the window).
+    /// Measure every answer block left unmeasured while the pane followed the bottom, before a jump
+    /// that may go anywhere (`g`, `[`/`]`, `n`/`N`, unfolding, a zoom; a scroll key measures only
+    /// what it scrolls to: [`AnswerPane::measure_above`]): the scroll position, counted without
+    /// them, moves down by the rows they add, so it stays on the same rows (all of them are above
+    /// the window).
     pub fn measure_all(&mut self, app: &App) {
         let mut added = 0;
         for turn in &app.turns {
@@ -115,24 +118,34 @@ impl AnswerPane {
         self.scroll.top += added;
     }
 
-    /// A turn's answer was replaced (or cut) since the pane was last laid out following the
-    /// bottom with blocks of it left unmeasured, and nothing waits to be brought into view: the
-    /// rows those blocks held can no longer be counted ([`AnswerPane::measure_all`] cannot), so the
-    /// pane must be laid out again — still at the bottom — before its scroll position moves.
-    /// (Zeta resends the whole answer with every message, xAI once at the end.)
+    /// A turn's answer was replaced (or cut) since the pane was last laid out with blocks of it
+    /// left unmeasured, and no jump waits while it follows the bottom: the rows those blocks held
+    /// can no longer be counted ([`AnswerPane::measure_all`] cannot), so the pane must be laid out
+    /// again before its scroll position moves — still at the bottom, or (scrolled up) with the
+    /// text at its top put back in place (see [`prepare`]). (Zeta resends the whole answer with
+    /// every message, xAI once at the end.)
     pub fn stale_at_bottom(&self, app: &App) -> bool {
         let requested = self.scroll_to_turn.is_some()
             || self.scroll_to_structured.is_some()
             || self.scroll_to_byte.is_some()
             || self.scroll_to_anchor.is_some();
-        self.scroll.follow
-            && !requested
-            && app.turns.iter().any(|turn| {
-                self.views.get(&turn.id).is_some_and(|view| {
-                    view.has_deferred()
-                        && view.is_stale(turn.session.answer.as_str().len(), turn.generation)
-                })
+        !(self.scroll.follow && requested) && self.stale_deferred(app)
+    }
+
+    /// A turn's answer was replaced (or cut) since blocks of it were left unmeasured.
+    fn stale_deferred(&self, app: &App) -> bool {
+        app.turns.iter().any(|turn| {
+            self.views.get(&turn.id).is_some_and(|view| {
+                view.has_deferred()
+                    && view.is_stale(turn.session.answer.as_str().len(), turn.generation)
             })
+        })
+    }
+
+    /// Answer blocks laid out (wrapped into rows or measured) since the pane began: a scroll
+    /// key's work, for tests and benchmarks.
+    pub fn blocks_laid_out(&self) -> usize {
+        self.views.values().map(|view| view.renders).sum()
     }
 
     /// The area the pane was last laid out in.
