@@ -543,6 +543,49 @@ mod search_tests {
         (rows, searched)
     }
 
+    /// A line for `dir`'s session saying its answer is `answer`, with the meta's stamp turned by
+    /// `turn` (the identity: the stamp on disk).
+    fn forged(dir: &Path, answer: &str, turn: impl Fn(MetaStamp) -> MetaStamp) -> String {
+        let mut summary = summary::load(dir).unwrap();
+        summary.turns[0].answer = answer.into();
+        let stamp = MetaStamp::of(&std::fs::symlink_metadata(dir.join("meta.json")).unwrap());
+        record::line(&summary, turn(stamp)).unwrap()
+    }
+
+    /// A later line whose stamp is not the meta's never wins over an earlier fresh one, and the
+    /// last fresh line of a session still wins over earlier ones.
+    #[test]
+    fn the_last_line_fresh_by_its_meta_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("sessions");
+        let store = SessionStore::new(&root);
+        saved(&store, "NVIDIA question", "Alpha margins held.");
+        let session = std::fs::read_dir(&root)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let found = |query| printed(&root, query, usize::MAX).0.len();
+        assert_eq!(found("alpha"), 1, "the index written, then read");
+        let other = |stamp: MetaStamp| MetaStamp {
+            ino: stamp.ino + 1,
+            ..stamp
+        };
+        let stale = forged(&session, "Omega revenue.", other);
+        write::append(&path(&root), &[stale]).unwrap();
+        assert_eq!(
+            found("omega"),
+            0,
+            "a later line of another meta is not taken"
+        );
+        assert_eq!(found("alpha"), 1, "the earlier fresh line is");
+        let fresh = forged(&session, "Omega revenue.", |stamp| stamp);
+        write::append(&path(&root), &[fresh]).unwrap();
+        assert_eq!(found("omega"), 1, "the last fresh line wins");
+        assert_eq!(found("alpha"), 0);
+    }
+
     /// Past the bound on rows held, matches are printed when their turn comes, from their line
     /// read again: the same rows in the same order as when every row is held, whether none, some
     /// or all of them were held.
