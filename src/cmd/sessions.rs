@@ -260,16 +260,20 @@ fn row_into(out: &mut Vec<u8>, row: &Row) {
         &sanitize_line(row.checkpoint.as_deref().unwrap_or("-")),
         26,
     );
+    // At most 60 characters: a longer question shows 59 and `…`, so a cut one never reads whole.
     let question = sanitize_line(&row.question);
     let cut = if question.len() <= 60 {
-        question.len()
+        None
     } else {
-        question
-            .char_indices()
-            .nth(60)
-            .map_or(question.len(), |(i, _)| i)
+        question.char_indices().nth(59).map(|(i, _)| i)
     };
-    out.extend_from_slice(question[..cut].as_bytes());
+    match cut {
+        Some(cut) if question[cut..].chars().nth(1).is_some() => {
+            out.extend_from_slice(question[..cut].as_bytes());
+            out.extend_from_slice("…".as_bytes());
+        }
+        _ => out.extend_from_slice(question.as_bytes()),
+    }
     // One agent of a comparison: the id its sibling sessions share, after the question.
     if let Some(id) = &row.comparison {
         out.extend_from_slice(b"  [comparison ");

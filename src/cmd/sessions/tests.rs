@@ -12,7 +12,12 @@ fn row_by_format(out: &mut impl Write, meta: &Row) {
         .get(..16)
         .unwrap_or(&meta.updated_at)
         .replace('T', " ");
-    let question: String = sanitize_line(&meta.question).chars().take(60).collect();
+    let question = sanitize_line(&meta.question);
+    let question: String = if question.chars().count() > 60 {
+        question.chars().take(59).chain(['…']).collect()
+    } else {
+        question.into_owned()
+    };
     let question = match &meta.comparison {
         Some(id) => format!("{question}  [comparison {}]", sanitize_line(id)),
         None => question,
