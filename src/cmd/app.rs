@@ -15,6 +15,12 @@ use crate::wire::provider::{Provider, ProviderOptions};
 use crate::tui::TuiOptions;
 use crate::tui::state::Continuation;
 
+/// The built-in themes' names, which `--theme` takes (the config file's `theme` may name another:
+/// that one is said and replaced by dark, a mistyped flag is a usage error as `--format`'s is).
+fn theme_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::styled::theme::BUILTIN.map(|(name, _)| name))
+}
+
 /// Options of the interactive app (no subcommand).
 #[derive(Debug, clap::Args)]
 pub struct TuiArgs {
@@ -22,7 +28,7 @@ pub struct TuiArgs {
     #[arg(long)]
     pub demo: bool,
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = theme_names())]
     pub theme: Option<String>,
     /// When the app fails, also print the whole report: each context, the cause, where in the code
     /// (always written to the log file).

@@ -187,18 +187,14 @@ pub fn run_cli(mut args: AskArgs) -> ExitCode {
     let known = store.find(args.resume.as_deref(), args.chat_id.as_deref());
     // As the app says it: an id no saved session knows is still sent (another machine's, a
     // session deleted), but not in silence.
-    if known.is_none() {
-        let unknown = match (&args.resume, &args.chat_id) {
-            (Some(checkpoint), _) => Some(("checkpoint", checkpoint)),
-            (None, Some(chat)) => Some(("chat", chat)),
-            (None, None) => None,
-        };
-        if let Some((what, id)) = unknown {
-            eprintln!(
-                "research-tui: no saved session knows {what} {}: the question is sent with it",
-                sanitize_line(id)
-            );
-        }
+    if known.is_none()
+        && let Some(unknown) = crate::local::ids::unknown_continuation(
+            args.resume.as_deref(),
+            args.chat_id.as_deref(),
+            "the question is sent with it",
+        )
+    {
+        eprintln!("research-tui: {unknown}");
     }
     let plan = match build_request(&args, known.as_ref()) {
         Ok(plan) => plan,

@@ -12,8 +12,28 @@ use clap_mangen::Man;
 pub fn completions(mut cmd: clap::Command, shell: Shell) -> ExitCode {
     let name = cmd.get_name().to_owned();
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut cmd, name, &mut script);
+    clap_complete::generate(shell, &mut cmd, name.clone(), &mut script);
+    if shell == Shell::Bash {
+        script = bash_states_named_alike(&script, &name);
+    }
     print(&script)
+}
+
+/// clap_complete 4.6's bash script spells a subcommand's state two ways when the program's name has
+/// a hyphen (clap-rs/clap#6421, open): the loop over the words reaches `research__tui__subcmd__ask`,
+/// the arm that would complete `ask`'s options is labelled `research__subcmd__tui__subcmd__ask`,
+/// so no subcommand's option or value ever completed. The labels are spelt as the loop spells them.
+fn bash_states_named_alike(script: &[u8], name: &str) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    let (labels, states) = (name.replace('-', "__subcmd__"), name.replace('-', "__"));
+    if labels == states {
+        return script.to_vec();
+    }
+    text.replace(
+        &format!("{labels}__subcmd__"),
+        &format!("{states}__subcmd__"),
+    )
+    .into_bytes()
 }
 
 /// Print the manual page (roff, section 1) to standard output.

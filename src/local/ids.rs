@@ -55,6 +55,25 @@ fn ambiguous(what: &str, typed: &str, several: &[String]) -> String {
     )
 }
 
+/// The line saying that no saved session knows the `--resume` checkpoint (or, without one, the
+/// `--chat-id`) a person gave, so it goes to the agent as given (another machine's id, a session
+/// deleted) but not in silence; `then` says when it is sent. None when neither was given.
+pub fn unknown_continuation(
+    checkpoint: Option<&str>,
+    chat: Option<&str>,
+    then: &str,
+) -> Option<String> {
+    let (what, id) = match (checkpoint, chat) {
+        (Some(checkpoint), _) => ("checkpoint", checkpoint),
+        (None, Some(chat)) => ("chat", chat),
+        (None, None) => return None,
+    };
+    Some(format!(
+        "no saved session knows {what} {}: {then}",
+        sanitize_line(id)
+    ))
+}
+
 impl SessionStore {
     /// The saved session `typed` names (a whole id or a unique prefix of one), or the line that
     /// says why none is.

@@ -369,7 +369,11 @@ async fn start_agent(
     };
     conversation.set_agent(agent, app);
     app.resume = opts.resume.clone();
-    if let Some(unknown) = unknown_resume(&opts.resume) {
+    if let Some(unknown) = crate::local::ids::unknown_continuation(
+        opts.resume.checkpoint_id.as_deref(),
+        opts.resume.chat_id.as_deref(),
+        "the first question will be sent with it",
+    ) {
         app.set_message(unknown, Severity::Warning);
     }
     Ok(match opts.question.as_deref().map(str::trim) {
@@ -377,19 +381,6 @@ async fn start_agent(
         _ if demo && !resuming => Some(live::demo_question(opts.provider).to_owned()),
         _ => None,
     })
-}
-
-/// `--resume CKPT` (or `--chat-id ID`) that no saved session knows: what happens with it.
-fn unknown_resume(resume: &Continuation) -> Option<String> {
-    let (what, id) = match (&resume.checkpoint_id, &resume.chat_id) {
-        (Some(checkpoint), _) => ("checkpoint", checkpoint),
-        (None, Some(chat)) => ("chat", chat),
-        (None, None) => return None,
-    };
-    Some(format!(
-        "no saved session knows {what} {}: the first question will be sent with it",
-        screen::clean(id)
-    ))
 }
 
 /// Stream updates applied in one go before input is read again…

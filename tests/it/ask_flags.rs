@@ -2,7 +2,27 @@
 //! errors, an id no saved session knows is sent and said, and one provider's settings given for
 //! another are not sent and said.
 
+use std::path::Path;
+use std::process::Output;
+
 use crate::support;
+
+/// `ask QUESTION` of the demo agent at 100× its pace, as JSON, in `home`, with `extra` flags.
+fn ask_demo(home: &Path, question: &str, extra: &[&str]) -> Output {
+    support::cli(home)
+        .args([
+            "ask",
+            question,
+            "--demo",
+            "--demo-speed",
+            "100",
+            "--format",
+            "json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
 
 /// Values the agents cannot take are refused before anything is sent, with clap's usage error: a
 /// stall after 0 seconds (it waited 1 s and said "no data for 1 s"), a thinking budget under the
@@ -32,26 +52,18 @@ fn an_idle_timeout_of_0_and_a_thinking_budget_under_1024_are_usage_errors() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("invalid value"), "{args:?}: {stderr}");
     }
-    let accepted = support::cli(support::scratch())
-        .args([
-            "ask",
-            "Q?",
-            "--demo",
-            "--demo-speed",
-            "100",
+    let accepted = ask_demo(
+        support::scratch(),
+        "Q?",
+        &[
             "--provider",
             "anthropic",
-        ])
-        .args([
             "--thinking",
             "1024",
             "--idle-timeout",
             "1",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(accepted.status.success(), "{accepted:?}");
 }
 
@@ -60,21 +72,7 @@ fn an_idle_timeout_of_0_and_a_thinking_budget_under_1024_are_usage_errors() {
 #[test]
 fn a_resume_no_saved_session_knows_is_sent_and_said() {
     let home = tempfile::tempdir().unwrap();
-    let ask = |extra: &[&str]| {
-        support::cli(home.path())
-            .args([
-                "ask",
-                "And AMD?",
-                "--demo",
-                "--demo-speed",
-                "100",
-                "--format",
-                "json",
-            ])
-            .args(extra)
-            .output()
-            .unwrap()
-    };
+    let ask = |extra: &[&str]| ask_demo(home.path(), "And AMD?", extra);
     for (flag, what, id) in [
         ("--resume", "checkpoint", "ckpt-nope"),
         ("--chat-id", "chat", "chat-nope"),
@@ -111,19 +109,7 @@ fn a_setting_of_another_provider_is_not_sent_and_said() {
             "--thinking is Anthropic's: not sent to OpenAI",
         ),
     ] {
-        let output = support::cli(support::scratch())
-            .args([
-                "ask",
-                "Q?",
-                "--demo",
-                "--demo-speed",
-                "100",
-                "--format",
-                "json",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
+        let output = ask_demo(support::scratch(), "Q?", args);
         assert!(output.status.success(), "{args:?}: {output:?}");
         assert_eq!(
             String::from_utf8_lossy(&output.stderr),

@@ -59,18 +59,25 @@ fn every_shell_gets_a_completion_script_that_names_every_subcommand() {
     }
 }
 
-#[test]
-fn bash_completes_the_subcommands_after_the_program_name() {
+/// What bash offers on Tab after `research-tui` and `words` (the last one being completed): the script is sourced and
+/// the function it registered for the program (`complete -p` names it) called as bash calls it.
+fn bash_offers(words: &[&str]) -> Vec<String> {
     let script = String::from_utf8(research_tui(&["completions", "bash"]).stdout).unwrap();
     let path = support::scratch().join("research-tui.bash");
     std::fs::write(&path, script).unwrap();
-    // What bash does on `research-tui <Tab>`: call the function the script registered for the
-    // program (`complete -p` names it) with the words so far.
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let current = words[words.len() - 1];
+    let previous = words
+        .len()
+        .checked_sub(2)
+        .map_or("research-tui", |i| words[i]);
     let probe = format!(
         "source '{}' && f=$(complete -p research-tui | sed -E 's/.*-F ([^ ]+).*/\\1/') && \
-         COMP_WORDS=(research-tui '') && COMP_CWORD=1 && \
-         \"$f\" research-tui '' research-tui && printf '%s\\n' \"${{COMPREPLY[@]}}\"",
-        path.display()
+         COMP_WORDS=(research-tui {}) && COMP_CWORD={} && \
+         \"$f\" research-tui '{current}' '{previous}' && printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        path.display(),
+        quoted.join(" "),
+        words.len(),
     );
     let output = Command::new("bash").args(["-c", &probe]).output().unwrap();
     assert!(
@@ -78,13 +85,47 @@ fn bash_completes_the_subcommands_after_the_program_name() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let offered = String::from_utf8(output.stdout).unwrap();
-    let offered: Vec<&str> = offered.lines().collect();
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn bash_completes_the_subcommands_after_the_program_name() {
+    let offered = bash_offers(&[""]);
     for name in subcommands() {
-        assert!(
-            offered.contains(&name.as_str()),
-            "{name} not offered in {offered:?}"
-        );
+        assert!(offered.contains(&name), "{name} not offered in {offered:?}");
+    }
+}
+
+/// A subcommand's own options and an option's values complete too (with clap_complete's script as
+/// generated, nothing did after a subcommand: the program's name has a hyphen, clap-rs/clap#6421).
+#[test]
+fn bash_completes_a_subcommands_options_and_the_theme_names() {
+    for (words, expected) in [
+        (&["research-tui", "render", "--f"][..], &["--format"][..]),
+        (
+            &["research-tui", "ask", "Q?", "--for"][..],
+            &["--format"][..],
+        ),
+        (
+            &["research-tui", "render", "--theme", ""][..],
+            &["dark", "light", "high-contrast"][..],
+        ),
+        (
+            &["research-tui", "render", "--format", ""][..],
+            &["markdown", "json", "text"][..],
+        ),
+    ] {
+        let offered = bash_offers(&words[1..]);
+        for name in expected {
+            assert!(
+                offered.iter().any(|o| o == name),
+                "{words:?}: {name} not in {offered:?}"
+            );
+        }
     }
 }
 

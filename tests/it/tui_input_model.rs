@@ -267,10 +267,10 @@ fn no_word_typed_in_a_pane_writes_opens_quits_or_sends() {
 fn a_word_typed_after_esc_reaches_the_prompt_whole_and_what_its_letters_did_is_undone() {
     for word in [
         "cx", "just", "gnu", "pawn", "tack it", "Is it up", "zebra", "go on", "compare",
+        // `i` after a word's first letter goes to the prompt; the letter after it shows a word.
+        "kind", "jitter", "gig", "hi there",
     ] {
-        let mut app = app();
-        play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
-        browse(&mut app);
+        let mut app = answered_and_browsing();
         let mut effects = Vec::new();
         for c in word.chars() {
             effects.extend(key(&mut app, KeyCode::Char(c)));
@@ -283,13 +283,19 @@ fn a_word_typed_after_esc_reaches_the_prompt_whole_and_what_its_letters_did_is_u
     }
 }
 
+/// The demo's answer, browsed.
+fn answered_and_browsing() -> research_tui::tui::ui::Ui {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    app
+}
+
 /// Browsing is not typing: letters apart, a letter pressed again and again, the popup's own keys
 /// and the prompt's `i` act as before.
 #[test]
 fn moving_in_the_panes_and_popups_is_never_taken_for_a_word() {
-    let mut app = app();
-    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
-    browse(&mut app);
+    let mut app = answered_and_browsing();
     // `jjj` then a space pages down; `c` then `i` goes to the prompt with nothing typed.
     keys(&mut app, "jjj ");
     assert!(app.panes.prompt.is_empty());
@@ -297,6 +303,12 @@ fn moving_in_the_panes_and_popups_is_never_taken_for_a_word() {
     keys(&mut app, "ci");
     assert_eq!(app.focus, Focus::Prompt);
     assert!(app.panes.prompt.is_empty());
+    // `i` after one letter again and again, or after nothing, only goes to the prompt.
+    for before in ["jj", ""] {
+        let mut app = answered_and_browsing();
+        keys(&mut app, &format!("{before}iwhat"));
+        assert_eq!(app.panes.prompt.text(), "what", "{before}");
+    }
     // `I` then `y` copies from the ids popup; a space after `I` alone pages it.
     key(&mut app, KeyCode::Esc);
     keys(&mut app, "I");

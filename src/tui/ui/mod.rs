@@ -55,6 +55,10 @@ struct Word {
     opened_popup: bool,
     /// The letters toggled the zoom (an odd number of `z`).
     zoomed: bool,
+    /// The last letter was `i` after a word's first letters: it went to the prompt, and a letter
+    /// typed there next, at a word's pace, is the word's next (`kind`: `k` moved, `i` went to the
+    /// prompt, `n` shows a word was being typed).
+    to_prompt: bool,
 }
 
 impl Word {
@@ -62,6 +66,7 @@ impl Word {
         self.letters.clear();
         self.opened_popup = false;
         self.zoomed = false;
+        self.to_prompt = false;
     }
 
     /// The letters so far look like the start of a word: two or more, not one letter repeated
@@ -133,6 +138,8 @@ impl Ui {
         let mut action = action_for(&self.app, self.facts.narrow, key);
         let in_word_popup = self.word.opened_popup && self.app.popup.is_some();
         let word_goes_on = match typed {
+            // The prompt `i` went to takes the next character as the word's next.
+            Some(_) if self.word.to_prompt => matches!(action, Some(Action::Edit(_))),
             // A space after a word's letters ends the word: it does not page.
             Some(' ') if in_word_popup => self.word.is_word(),
             Some(' ') => in_panes && self.app.armed.is_none() && self.word.is_word(),
@@ -149,6 +156,20 @@ impl Ui {
         match (&action, typed.filter(|c| c.is_alphabetic())) {
             // Typing takes them (see `type_key`); an armed letter waits with them.
             (Some(Action::Type(_) | Action::Arm(_)), _) => {}
+            // `i` after one letter, or a word's start, goes to the prompt and waits with them;
+            // after nothing, or one letter again and again (`jji`), it only goes to the prompt.
+            (Some(Action::Focus(Focus::Prompt)), Some(c))
+                if in_panes && self.app.armed.is_none() =>
+            {
+                let starts_word = self.word.letters.chars().count() == 1 || self.word.is_word();
+                if starts_word && self.word.letters.len() < 16 {
+                    self.word.letters.push(c);
+                    self.word.opened_popup = false;
+                    self.word.to_prompt = true;
+                } else {
+                    self.word.clear();
+                }
+            }
             (Some(action), Some(c))
                 if in_panes && self.app.armed.is_none() && self.word.letters.len() < 16 =>
             {
