@@ -63,8 +63,9 @@ pub struct TuiArgs {
     /// Seconds without data before a stream counts as stalled.
     #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..))]
     pub idle_timeout: u64,
-    /// The model: xAI (default grok-4), OpenAI (default o4-mini-deep-research), Perplexity
-    /// (default sonar-pro), Gemini (default the Deep Research agent; a model name such as
+    /// The model: `base` or `pro` for Bigdata.com; xAI (default grok-4), OpenAI (default
+    /// o4-mini-deep-research), Perplexity (default sonar-pro), Gemini (default the Deep Research
+    /// agent; a model name such as
     /// gemini-2.5-flash is grounded with Google Search), Anthropic (default claude-sonnet-4-5).
     #[arg(long)]
     pub model: Option<String>,
@@ -243,6 +244,22 @@ pub fn run(args: TuiArgs) -> ExitCode {
         && let Err(message) = crate::agent::client::check_base_url_flag(url)
     {
         return fail(2, message);
+    }
+    // As `ask` checks them; a person at the app is told at once (a line said before the app
+    // starts would be drawn over), so another agent's setting is refused, not just said.
+    if provider == Provider::Bigdata
+        && let Err(message) = crate::cmd::ask::bigdata_model(args.model.as_deref())
+    {
+        return fail(2, message);
+    }
+    let tenant = args.tenant.is_some();
+    if let Some(note) =
+        crate::cmd::ask::settings_of_others(provider, tenant, args.thinking.is_some()).first()
+    {
+        return fail(
+            2,
+            format_args!("{note} (drop it, or choose that --provider)"),
+        );
     }
     let (base_url, api_key) = if args.demo {
         (live::default_base_url(provider).to_owned(), None)

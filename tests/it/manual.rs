@@ -63,7 +63,10 @@ fn every_shell_gets_a_completion_script_that_names_every_subcommand() {
 /// the function it registered for the program (`complete -p` names it) called as bash calls it.
 fn bash_offers(words: &[&str]) -> Vec<String> {
     let script = String::from_utf8(research_tui(&["completions", "bash"]).stdout).unwrap();
-    let path = support::scratch().join("research-tui.bash");
+    // A file of its own: tests run at once, and one must not source another's half-written file.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = support::scratch().join(format!("research-tui-{call}.bash"));
     std::fs::write(&path, script).unwrap();
     let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
     let current = words[words.len() - 1];
@@ -150,6 +153,18 @@ fn the_man_page_renders_without_warnings_with_a_section_for_every_subcommand() {
     );
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("NAME") && text.contains("SYNOPSIS") && text.contains("VERSION"));
+    // What clap's definitions do not hold: the exit codes, the variables (every provider's key),
+    // the files.
+    for section in ["EXIT STATUS", "ENVIRONMENT", "FILES"] {
+        assert!(
+            text.contains(&format!("\n{section}\n")),
+            "no {section} in:\n{text}"
+        );
+    }
+    for variable in support::key_variables().chain(["NO_COLOR", "RESEARCH_TUI_MAX_ANSWER_MIB"]) {
+        assert!(text.contains(variable), "{variable} is not on the page");
+    }
+    assert!(text.contains("research-tui/config.toml"));
     for name in subcommands() {
         let section = format!("RESEARCH-TUI {}", name.to_uppercase());
         assert!(text.contains(&section), "no section {section} in:\n{text}");
