@@ -76,6 +76,9 @@ enum Command {
         /// per turn (OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint; docs/opentelemetry.md).
         #[arg(long, conflicts_with_all = ["json", "search"])]
         export_otlp: bool,
+        /// Delete the sessions the IDs name (whole ids or unique prefixes): their folders go.
+        #[arg(long, requires = "ids", conflicts_with_all = ["json", "search", "export_otlp"])]
+        delete: bool,
         /// Only these sessions (whole ids or unique prefixes); with --export-otlp, the ones sent.
         #[arg(value_name = "ID", conflicts_with = "search")]
         ids: Vec<String>,
@@ -120,6 +123,9 @@ fn main() -> ExitCode {
             otlp,
             ..
         }) => research_tui::cmd::sessions_export::run(&ids, &otlp),
+        Some(Command::Sessions {
+            delete: true, ids, ..
+        }) => research_tui::cmd::sessions::run_delete(&ids),
         Some(Command::Sessions { json, ids, .. }) if !ids.is_empty() => {
             research_tui::cmd::sessions::run_named(json, &ids)
         }

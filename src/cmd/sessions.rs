@@ -59,6 +59,31 @@ pub fn run_named(json: bool, ids: &[String]) -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
+/// `research-tui sessions --delete ID…`: each session the ids name deleted, a line each; exit 1 when
+/// one could not be (the others are still deleted).
+pub fn run_delete(ids: &[String]) -> std::process::ExitCode {
+    let store = SessionStore::default();
+    let mut failed = false;
+    for typed in ids {
+        match store
+            .session_id(typed)
+            .and_then(|id| store.delete(&id).map(|()| id))
+        {
+            Ok(id) => {
+                let _ = writeln!(io::stdout(), "deleted session {}", sanitize_line(&id));
+            }
+            Err(message) => {
+                eprintln!("research-tui: {message}");
+                failed = true;
+            }
+        }
+    }
+    match failed {
+        true => std::process::ExitCode::FAILURE,
+        false => std::process::ExitCode::SUCCESS,
+    }
+}
+
 /// Every session, newest first (from the sessions list, and `meta.json` where it is not fresh:
 /// no raw stream is read). Each row is printed into bytes on the threads that read the list.
 fn list(out: &mut impl Write, store: &SessionStore, json: bool) {

@@ -597,5 +597,6 @@ impl SavedTurn {
     }
 }
 
+mod delete;
 #[cfg(test)]
 mod tests;

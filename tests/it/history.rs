@@ -251,3 +251,61 @@ fn draw(app: &mut research_tui::tui::ui::Ui) -> String {
     terminal.draw(|frame| app.draw(frame)).unwrap();
     terminal.backend().to_string()
 }
+
+/// `sessions --delete ID…` deletes the sessions named (whole ids or prefixes), a line each, and never
+/// one a live process still writes; the listing no longer has them. A newcomer found no way to
+/// remove the sessions every try of the app leaves.
+#[test]
+fn sessions_delete_removes_the_named_sessions_but_never_one_being_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path();
+    let store = SessionStore::new(data.join("research-tui").join("sessions"));
+    let mut done = store.create("research-agent", "bigdata", "x").unwrap();
+    let writer = done.begin_turn("A finished question", None).unwrap();
+    SavedTurn::new(done.clone(), writer)
+        .0
+        .end(&Session::new(), &StreamEnd::Closed)
+        .unwrap();
+    // Another process writing a session (here: this test, holding the turn lock).
+    let mut live = store.create("research-agent", "xai", "x").unwrap();
+    let writer = live.begin_turn("What is streaming now?", None).unwrap();
+    let _writing = SavedTurn::new(live.clone(), writer);
+    let (done_id, live_id) = (done.meta.id.clone(), live.meta.id.clone());
+    assert_eq!(
+        json_lines(&research_tui(data, &["sessions", "--json"])).len(),
+        2
+    );
+
+    let deleted = research_tui(data, &["sessions", "--delete", &done_id, &live_id]);
+    assert_eq!(deleted.status.code(), Some(1), "{deleted:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&deleted.stdout),
+        format!("deleted session {done_id}\n")
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&deleted.stderr),
+        format!(
+            "research-tui: session {live_id} is still being written (turn 1) by another process: \
+             not deleted\n"
+        )
+    );
+    let left = json_lines(&research_tui(data, &["sessions", "--json"]));
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0]["id"], live_id.as_str());
+    assert!(!data.join("research-tui/sessions").join(&done_id).exists());
+
+    // A link among the sessions to a folder elsewhere: that folder is not ours to delete.
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("keep.txt"), "mine").unwrap();
+    let link = data.join("research-tui/sessions/20260101-000000-link");
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    let refused = research_tui(data, &["sessions", "--delete", "20260101-000000-link"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(elsewhere.join("keep.txt").exists() && link.exists());
+
+    let unknown = research_tui(data, &["sessions", "--delete", "nope"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    let without_ids = research_tui(data, &["sessions", "--delete"]);
+    assert_eq!(without_ids.status.code(), Some(2));
+}
