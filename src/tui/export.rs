@@ -48,6 +48,12 @@ pub fn conversation_markdown(turns: &[Turn], meta: &ExportMeta) -> String {
             }
             _ => out.push_str(&format!("## Turn {}\n\n", i + 1)),
         }
+        // Where the turn went on from, when not the turn before it (as the app's rule says).
+        if let Some(of) = turn.retry_of {
+            out.push_str(&format!("*Retry of turn {}.*\n\n", of + 1));
+        } else if let Some(from) = turn.request.from_turn.filter(|from| from + 1 != i) {
+            out.push_str(&format!("*Branches from turn {}.*\n\n", from + 1));
+        }
         let attribution = Attribution::resolve(&turn.session, true);
         out.push_str(&below_heading(&crate::render::markdown::render_part(
             &turn.session,
@@ -104,9 +110,21 @@ fn metadata(turns: &[Turn], meta: &ExportMeta) -> String {
     lines.join("\n") + "\n"
 }
 
-/// Answer Markdown moved below a `##` question: its ATX headings two levels deeper (`#` → `###`,
-/// at most `######`), code fences left alone.
+/// Answer Markdown moved below a `##` question: its ATX headings moved so that its highest is a
+/// `###` (an answer whose headings start at `##` gets `###`, not `####`; at most `######`), code
+/// fences left alone.
 fn below_heading(markdown: &str) -> String {
+    let mut highest = 6;
+    with_headings(markdown, |level| {
+        highest = highest.min(level);
+        level
+    });
+    let by = 3usize.saturating_sub(highest);
+    with_headings(markdown, |level| (level + by).min(6))
+}
+
+/// `markdown` with each ATX heading's level (outside code fences) replaced by `level(it)`.
+fn with_headings(markdown: &str, mut level_of: impl FnMut(usize) -> usize) -> String {
     let mut out = String::with_capacity(markdown.len() + 64);
     let mut fence: Option<String> = None;
     for line in markdown.split_inclusive('\n') {
@@ -135,8 +153,7 @@ fn below_heading(markdown: &str) -> String {
             && (1..=6).contains(&level)
             && (trimmed[level..].is_empty() || trimmed[level..].starts_with([' ', '\t', '\n']));
         if is_heading {
-            let deeper = (level + 2).min(6);
-            out.push_str(&"#".repeat(deeper));
+            out.push_str(&"#".repeat(level_of(level)));
             out.push_str(&trimmed[level..]);
         } else {
             out.push_str(line);
@@ -495,6 +512,11 @@ mod tests {
         assert_eq!(
             below_heading(answer),
             "### Top\n\nText\n#### Mix\n```md\n# not a heading\n```\n###### Deep\n#hashtag\n"
+        );
+        // An answer whose headings start at `##` is not left a level short of the question's.
+        assert_eq!(
+            below_heading("## Mix\n### Detail\n```\n# code\n```\n"),
+            "### Mix\n#### Detail\n```\n# code\n```\n"
         );
     }
 }

@@ -253,6 +253,15 @@ fn a_branched_conversation_marks_the_selected_turn_and_where_the_next_question_g
         key(&mut app, KeyCode::Up);
     }
     assert!(found, "turn 3's rule says where it branched from");
+    // The export says so too, under turn 3's question, and turn 2 (on from turn 1) says nothing.
+    let exported =
+        research_tui::tui::export::conversation_markdown(&app.turns, &Default::default());
+    let turn_3 = exported.find("## Margins instead?\n\n").unwrap();
+    assert!(
+        exported[turn_3..].starts_with("## Margins instead?\n\n*Branches from turn 1.*\n"),
+        "{exported}"
+    );
+    assert_eq!(exported.matches("Branches from").count(), 1, "{exported}");
     insta::assert_snapshot!("branch_narrow_prompt", {
         keys(&mut app, "[[");
         draw(&mut app, 80, 24).backend().to_string()
