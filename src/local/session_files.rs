@@ -488,6 +488,20 @@ impl TurnFile {
     /// unless a line is cut).
     fn keep<'b>(&mut self, buf: &'b [u8], kept: &mut Vec<&'b [u8]>) {
         let keep = self.line_limit + 1;
+        if self.line.saturating_add(buf.len()) <= keep {
+            // No line can pass the limit in `buf` (nor is one being cut: that one is past it):
+            // kept whole, and only where its last line starts looked for, from its end — not every
+            // line end of a flood.
+            self.line = match memchr::memrchr2(b'\n', b'\r', buf) {
+                Some(end) => {
+                    self.cutting_line = false;
+                    buf.len() - end - 1
+                }
+                None => self.line + buf.len(),
+            };
+            kept.push(buf);
+            return;
+        }
         // Bytes from `pending` on are kept, not yet added.
         let mut pending = 0;
         let mut at = 0;

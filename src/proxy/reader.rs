@@ -38,6 +38,12 @@ pub(super) const BATCH_BYTES: usize = 1 << 20;
 /// The most chunks a batch written without copying them together has ([`Reader::feed_batch`]):
 /// a flood's chunks are large; many small ones are cheaper copied than written one by one.
 const UNCOPIED_CHUNKS: usize = 64;
+/// … unless they are this large on average: then up to [`UNCOPIED_LARGE_CHUNKS`] are (hyper hands
+/// a body that ends with its connection on in 8 KiB pieces, so a 1 MiB batch has 128 of them, and
+/// copying them together was a twentieth of the proxy's CPU on a flood).
+const LARGE_CHUNK: usize = 4 << 10;
+/// The most large chunks a batch written without copying them together has.
+const UNCOPIED_LARGE_CHUNKS: usize = 1024;
 
 /// The most bytes saved and not yet decoded: past it what waits is decoded at once, a few ms of the
 /// recorder's time, so a long flood never leaves tens of MiB to decode in one go while the queue
@@ -205,11 +211,18 @@ impl Reader {
 
     /// Take one batch of chunks, as [`Reader::feed`] takes their bytes one after another. While
     /// decoding may wait and the chunks are large (a flood: no more than [`UNCOPIED_CHUNKS`] make
-    /// the batch), they are written as they are, in one write, never copied together; else they
-    /// are joined into one buffer first (the decoder reads a batch whole: no event cut in two).
+    /// the batch, or [`UNCOPIED_LARGE_CHUNKS`] of [`LARGE_CHUNK`] on average), they are written as
+    /// they are, in one write, never copied together; else they are joined into one buffer first
+    /// (the decoder reads a batch whole: no event cut in two). A batch of one chunk is that chunk.
     pub(super) fn feed_batch(&mut self, chunks: &[Bytes], defer: bool) {
-        let len = chunks.iter().map(Bytes::len).sum();
-        let uncopied = chunks.len() > 1 && chunks.len() <= UNCOPIED_CHUNKS;
+        if let [chunk] = chunks {
+            // Nothing to join: taken as it is.
+            return self.feed(chunk, defer);
+        }
+        let len: usize = chunks.iter().map(Bytes::len).sum();
+        let n = chunks.len();
+        let uncopied =
+            n > 1 && (n <= UNCOPIED_CHUNKS || n <= UNCOPIED_LARGE_CHUNKS && len >= n * LARGE_CHUNK);
         let defer = defer || self.lag_from.is_some();
         if uncopied && self.error_body.is_none() && !self.stopped && defer && self.may_defer(len) {
             if self.lag_from.is_none() {

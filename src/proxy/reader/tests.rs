@@ -171,7 +171,16 @@ fn a_deferred_and_uncopied_recording_saves_and_decodes_every_recording_as_the_pl
 fn a_flood_with_the_key_in_it_is_saved_masked_and_decoded_the_same_deferred_or_not() {
     // 2.7 MB: a pause finds more than a block of it waiting to be decoded.
     let bytes = flood(2500, 900);
-    for (size, per_batch) in [(1 << 16, 16), (4096, 64), (KEY.len() / 2, 64), (300, 2)] {
+    // Batches of one chunk, and of many large ones (a body hyper hands on in 8 KiB pieces).
+    let sizes = [
+        (1 << 16, 16),
+        (4096, 64),
+        (KEY.len() / 2, 64),
+        (300, 2),
+        (8192, 128),
+        (4096, 1),
+    ];
+    for (size, per_batch) in sizes {
         let plain = recorded(
             Provider::Bigdata,
             &plan(&bytes, size, per_batch, false, 0),
