@@ -63,6 +63,7 @@ mod tui_mouse;
 mod tui_popups;
 mod tui_sessions;
 mod tui_snapshots;
+mod tui_status;
 mod tui_timeline;
 mod tui_turns;
 mod tui_watch;

@@ -235,10 +235,12 @@ fn draw_search(frame: &mut Frame, area: Rect, app: &App) {
     }
 }
 
-/// What the connection is doing, with its glyph: ` ✔ complete`, ` ⠋ streaming`, ` ! cut`.
+/// What the connection of the turn the panes show is doing, with its glyph: ` ✔ complete`,
+/// ` ⠋ streaming`, ` ! cut` (an earlier turn picked with `[` says how it ended, like its time and
+/// tokens beside it; the newest turn's stream, still running, has a fact of its own).
 fn state_fact(app: &App) -> (String, Style) {
     let theme = &app.theme;
-    let Some(turn) = app.latest() else {
+    let Some(turn) = app.current() else {
         if app.mode == Mode::Watch {
             return (" waiting for a session".to_owned(), theme.muted());
         }
@@ -259,7 +261,7 @@ fn state_fact(app: &App) -> (String, Style) {
         ConnState::Idle => ("·".to_owned(), theme.muted()),
         _ => (app.spinner().to_owned(), theme.accent()),
     };
-    if app.watching && turn.conn.in_progress() {
+    if app.watching && turn.conn.in_progress() && app.current_index() + 1 == app.turns.len() {
         // Another process streams it: this app only follows.
         return (format!(" {glyph} watching · live"), style);
     }
@@ -302,21 +304,26 @@ fn mode_badge(app: &App) -> Span<'static> {
 /// tokens, which turn the panes show, and the short ids of that turn.
 fn facts(app: &App) -> Vec<(String, Style)> {
     let theme = &app.theme;
-    let Some(latest) = app.latest() else {
+    let (Some(turn), Some(latest)) = (app.current(), app.latest()) else {
         return Vec::new();
     };
     let mut facts: Vec<(String, Style)> = Vec::new();
     if !app.mouse {
         facts.push(("mouse off (m)".to_owned(), theme.warning()));
     }
-    match &latest.conn {
-        ConnState::Cut(_) | ConnState::Stalled(_) if !latest.session.answer.as_str().is_empty() => {
+    let last = app.turns.len();
+    if app.current_index() + 1 < last && latest.conn.in_progress() {
+        // An earlier turn is shown while the newest one streams: say so, or it looks finished.
+        let doing = if app.watching { "live" } else { "streaming" };
+        facts.push((format!("turn {last} {doing}"), theme.accent()));
+    }
+    match &turn.conn {
+        ConnState::Cut(_) | ConnState::Stalled(_) if !turn.session.answer.as_str().is_empty() => {
             facts.push(("kept what arrived".to_owned(), theme.warning()));
         }
         _ => {}
     }
     facts.push((format_elapsed(app.elapsed()), theme.text()));
-    let turn = app.current().unwrap_or(latest);
     if let Some(completion) = &turn.session.completion
         && completion.total_tokens() != (0, 0)
     {

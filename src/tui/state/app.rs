@@ -385,9 +385,10 @@ impl App {
         })
     }
 
+    /// How long the turn the panes show took (or has taken so far).
     pub fn elapsed(&self) -> Duration {
         self.fixed_elapsed
-            .unwrap_or_else(|| self.latest().map_or(Duration::ZERO, Turn::elapsed))
+            .unwrap_or_else(|| self.current().map_or(Duration::ZERO, Turn::elapsed))
     }
 
     pub fn spinner(&self) -> &'static str {
