@@ -57,6 +57,7 @@ mod tui_history;
 mod tui_hostile_store;
 mod tui_input;
 mod tui_input_model;
+mod tui_key_hints;
 mod tui_keys;
 mod tui_layouts;
 mod tui_mouse;

@@ -13,6 +13,7 @@ use super::CompareScreen;
 use crate::model::compare::{AgentFigures, Comparison};
 use crate::styled::theme::Theme;
 use crate::tui::screen::{self, clean, truncate};
+use crate::tui::state::keymap::Context;
 
 /// From this many columns, two or three agents side by side; below, one at a time in tabs.
 pub const WIDE_FROM: u16 = 120;
@@ -56,8 +57,19 @@ pub fn draw(frame: &mut Frame, screen: &mut CompareScreen) {
     } else {
         "the focused agent"
     };
+    // The keys in force (every column has the same key map).
+    let fill = |template: &str| {
+        screen.columns.first().map_or_else(String::new, |column| {
+            column.ui.app.keys.fill(&[Context::Comparison], template)
+        })
+    };
+    let moves = fill(
+        "{next_agent}/{previous_agent} agent · {next_merged_source}/{previous_merged_source} merged source",
+    );
+    let send_to = fill("{send_to} ");
     let keys = format!(
-        " Alt-N/P agent · Alt-J/K merged source · Alt-A follow-ups go to: {to} · comparison {}",
+        " {moves}{}{send_to}follow-ups go to: {to} · comparison {}",
+        if moves.is_empty() { "" } else { " · " },
         clean(&screen.comparison_id)
     );
     frame.render_widget(

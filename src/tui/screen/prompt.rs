@@ -11,6 +11,7 @@ use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
 use super::{clean, pane_block, piece, title};
 use crate::styled::theme::Theme;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, Focus};
 
 /// The prompt's own state: the editor and its text.
@@ -119,31 +120,40 @@ pub fn text_rows(pane: &PromptPane, width: u16) -> u16 {
 /// Below this width the prompt's hints are the short ones.
 const SHORT_BELOW: u16 = 70;
 
-/// The prompt's title hint: what keys do now (`short` for a narrow prompt).
+/// The prompt's title hint: what keys do now (`short` for a narrow prompt), with the keys in force.
 fn hint(app: &App, focused: bool, short: bool) -> String {
+    let prompt = |template: &str| {
+        app.keys
+            .fill(&[Context::Prompt, Context::Anywhere], template)
+    };
+    let panes = |template: &str| {
+        app.keys
+            .fill(&[Context::Panes, Context::Anywhere], template)
+    };
     if app.search_typing() {
-        return match short {
-            true => "searching · Esc",
-            false => "searching: letters go to the search below · Esc browse the hits",
-        }
-        .to_owned();
+        let template = match short {
+            true => "searching · {escape}",
+            false => "searching: letters go to the search below · {escape} browse the hits",
+        };
+        return app.keys.fill(&[Context::Search], template);
     }
     if short || app.queued.is_some() {
         return match (focused, app.can_ask) {
-            (true, true) => "typing · Esc browse",
-            (false, true) => "i types",
-            (_, false) => "replay",
-        }
-        .to_owned();
+            (true, true) => prompt("typing · {leave_prompt} browse"),
+            (false, true) => panes("{focus_prompt} types"),
+            (_, false) => "replay".to_owned(),
+        };
     }
     match (focused, app.can_ask) {
         // A replay sends nothing: its prompt never says Enter sends.
         (_, false) => "replay: nothing to ask".to_owned(),
         (true, true) if app.stream_running || app.in_progress() => {
-            "typing · Enter queues it for when the answer ends · Esc browse".to_owned()
+            prompt("typing · {send} queues it for when the answer ends · {leave_prompt} browse")
         }
-        (true, true) => "typing · Enter send · Alt-Enter newline · Esc browse".to_owned(),
-        (false, true) => "browsing: letters are keys (?) · i types a question".to_owned(),
+        (true, true) => prompt("typing · {send} send · {new_line} newline · {leave_prompt} browse"),
+        (false, true) => {
+            panes("browsing: letters are keys ({help}) · {focus_prompt} types a question")
+        }
     }
 }
 

@@ -198,15 +198,19 @@ fn draw_search(frame: &mut Frame, area: Rect, app: &App) {
             style.add_modifier(Modifier::BOLD),
         ));
     }
-    let hints: &[&str] = if search.typing {
-        &[
-            "Enter/↓ next",
-            "Shift-Enter/↑ previous",
-            "Esc browse the hits",
-        ]
+    let hints = if search.typing {
+        app.keys.fill(
+            &[Context::Search],
+            // Enter and Shift-Enter, as the help says them (the key map writes Alt-Enter).
+            "Enter/↓ next · Shift-Enter/↑ previous · {escape} browse the hits",
+        )
     } else {
-        &["n next", "N previous", "/ edit", "Esc ends the search"]
+        app.keys.fill(
+            &[Context::Panes],
+            "{next_span} next · {previous_span} previous · {search} edit · {escape} ends the search",
+        )
     };
+    let hints: Vec<&str> = hints.split(" · ").collect();
     let mut budget = width.saturating_sub(spans.iter().map(|s| s.content.width()).sum());
     // A message (no match, the last chart) says more than the hints, in their place.
     let hints = match &app.message {
@@ -215,7 +219,7 @@ fn draw_search(frame: &mut Frame, area: Rect, app: &App) {
             spans.push(Span::styled(truncate(&text, budget), theme.accent()));
             &[][..]
         }
-        None => hints,
+        None => &hints[..],
     };
     for (i, hint) in hints.iter().enumerate() {
         let piece = if i == 0 {
@@ -376,12 +380,12 @@ fn right_text(app: &App, prompt_empty: bool, short: bool) -> (String, Style) {
             (clean(text), style)
         }
         None if app.can_ask && app.current().is_some_and(|t| t.retryable()) => {
-            let text = if typing(app) {
-                "Esc r⏎ retry"
-            } else {
-                "r⏎ retry"
+            let retry = app.keys.fill(&[Context::Panes], "{retry}⏎ retry");
+            let text = match typing(app) {
+                true => app.keys.fill(&[Context::Prompt], "{leave_prompt} ") + &retry,
+                false => retry,
             };
-            (text.to_owned(), theme.accent())
+            (text, theme.accent())
         }
         None if app.popup.is_some() => (String::new(), theme.muted()),
         None if typing(app) && !prompt_empty => (String::new(), theme.muted()),

@@ -8,6 +8,7 @@ use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::is_unsafe;
 use crate::styled::text::clean;
 use crate::tui::state::app::{Mode, STILL_ANSWERING, STILL_WATCHING};
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity};
 
 impl Ui {
@@ -419,14 +420,18 @@ impl Ui {
     fn cancel(&mut self) {
         self.stream_running = false;
         let watched = std::mem::take(&mut self.watching);
+        let again = self
+            .app
+            .keys
+            .fill(&[Context::Panes], " ({sessions} opens it again)");
         if let Some(turn) = self.turns.last_mut()
             && turn.conn.in_progress()
         {
             turn.end(if watched {
                 StreamEnd::Cut {
-                    reason:
-                        "no longer followed here; it goes on in its own process (s opens it again)"
-                            .into(),
+                    reason: format!(
+                        "no longer followed here; it goes on in its own process{again}"
+                    ),
                 }
             } else {
                 StreamEnd::Cancelled

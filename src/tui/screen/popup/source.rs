@@ -12,6 +12,7 @@ use super::super::{clean, piece, select_row, wrap_text};
 use crate::model::citations::{Attribution, Citation, Source};
 use crate::styled::text::{Piece, RLine, inline_text, wrap};
 use crate::styled::theme::Theme;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, SidebarItem, Turn};
 
 /// A source's detail, laid out.
@@ -65,9 +66,13 @@ pub(super) fn source_rows(
             (title, tool_rows(turn, citation, width, theme))
         }
     };
+    let keys = app.keys.fill(
+        &[Context::Popup],
+        "{down}/{up} pick one, {enter} shows it in the answer",
+    );
     let spans = span_rows(
         &mut rows,
-        a,
+        (a, &keys),
         &citations,
         turn.session.answer.as_str(),
         picked,
@@ -197,7 +202,7 @@ fn tool_rows(turn: &Turn, citation: &Citation, width: usize, theme: &Theme) -> V
 /// marked), added to `rows`; where each one is.
 fn span_rows(
     rows: &mut Vec<RLine>,
-    a: &Attribution,
+    (a, keys): (&Attribution, &str),
     citations: &[usize],
     answer: &str,
     picked: Option<usize>,
@@ -211,7 +216,7 @@ fn span_rows(
     section(
         rows,
         &format!(
-            "Supports {} span{} · j/k pick one, Enter shows it in the answer",
+            "Supports {} span{} · {keys}",
             citations.len(),
             if citations.len() == 1 { "" } else { "s" }
         ),

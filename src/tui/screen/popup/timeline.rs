@@ -12,6 +12,7 @@ use super::super::{clean, piece, truncate, wrap_text};
 use crate::model::timeline::{Gap, Phase, PhaseKind, Timeline, seconds};
 use crate::styled::text::RLine;
 use crate::styled::theme::Theme;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, TimelineView, Turn};
 use crate::wire::raw_events::RowTarget;
 
@@ -401,12 +402,21 @@ pub fn title(app: &App, view: &TimelineView) -> String {
 }
 
 /// The keys the view takes now (in the popup, or in the tab, which Esc does not close).
-pub fn footer(app: &App, view: &TimelineView, tab: bool) -> &'static str {
-    match (&view.events, app.turns.len() > 1, tab) {
-        (Some(_), _, _) => "j/k select · y copy event JSON · Esc back",
-        (None, true, false) => "j/k select · Enter raw events · [ ] turn · y copy row · Esc close",
-        (None, false, false) => "j/k select · Enter raw events · y copy row · Esc close",
-        (None, true, true) => "j/k select · Enter raw events · [ ] turn · y copy row",
-        (None, false, true) => "j/k select · Enter raw events · y copy row",
-    }
+pub fn footer(app: &App, view: &TimelineView, tab: bool) -> String {
+    let template = match (&view.events, app.turns.len() > 1, tab) {
+        (Some(_), _, _) => "{down}/{up} select · {copy} copy event JSON · {escape} back",
+        (None, true, false) => {
+            "{down}/{up} select · {enter} raw events · {previous_turn} {next_turn} turn · {copy} copy row · {escape} close"
+        }
+        (None, false, false) => {
+            "{down}/{up} select · {enter} raw events · {copy} copy row · {escape} close"
+        }
+        (None, true, true) => {
+            "{down}/{up} select · {enter} raw events · {previous_turn} {next_turn} turn · {copy} copy row"
+        }
+        (None, false, true) => "{down}/{up} select · {enter} raw events · {copy} copy row",
+    };
+    // In the tab the panes' keys hold, in the popup the popup's.
+    let place = if tab { Context::Panes } else { Context::Popup };
+    app.keys.fill(&[place, Context::Anywhere], template)
 }
