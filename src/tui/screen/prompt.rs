@@ -180,9 +180,10 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
         let mut line = title(name, Some(hint(app, focused, short)), focused, theme);
         if let Some(queued) = &app.queued {
             let room = (area.width as usize / 3).max(8);
+            let drops = app.keys.fill(&[Context::Anywhere], " ({interrupt} drops)");
             line.spans.push(Span::styled(
                 format!(
-                    "· queued: {} (Ctrl-C drops) ",
+                    "· queued: {}{drops} ",
                     super::truncate(&clean(queued), room)
                 ),
                 theme.warning().add_modifier(Modifier::BOLD),

@@ -104,8 +104,7 @@ pub struct App {
 }
 
 /// What a question gets while the watched turn still streams in another process.
-pub const STILL_WATCHING: &str =
-    "still streaming in another process — wait, or Ctrl-C to stop watching";
+pub const STILL_WATCHING: &str = "another process still answers: wait for its end";
 
 /// What a key that needs the answer to end first gets while it streams (the message goes when it
 /// ends).

@@ -7,7 +7,7 @@ use super::Ui;
 use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::is_unsafe;
 use crate::styled::text::clean;
-use crate::tui::state::app::{Mode, STILL_ANSWERING, STILL_WATCHING};
+use crate::tui::state::app::{Mode, STILL_ANSWERING};
 use crate::tui::state::keymap::Context;
 use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity};
 
@@ -469,10 +469,8 @@ impl Ui {
             );
             return None;
         }
-        if self.watching && self.in_progress() {
-            self.app.set_message(STILL_WATCHING, Severity::Warning);
-            return None;
-        }
+        // The answer streams, here or in the process this app watches: the question waits for
+        // its end (the prompt's title promised it), then continues from it like any follow-up.
         if self.in_progress() || self.stream_running {
             return self.queue(question.to_owned());
         }
@@ -495,10 +493,9 @@ impl Ui {
         }
         self.app.queued = Some(question);
         self.reset_prompt();
-        self.app.set_message(
-            "queued: sent when the answer ends · Ctrl-C drops it",
-            Severity::Info,
-        );
+        // Whole at 80 columns; the prompt's title says how to drop it.
+        self.app
+            .set_message("queued: sent when the answer ends", Severity::Info);
         None
     }
 
