@@ -51,6 +51,7 @@ mod tls;
 mod tui_browse;
 mod tui_charts;
 mod tui_compare;
+mod tui_copy;
 mod tui_e2e;
 mod tui_e2e_newcomer;
 mod tui_history;

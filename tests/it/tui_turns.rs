@@ -70,7 +70,7 @@ fn play_from(
     app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
 }
 
-fn saved_meta(
+pub(crate) fn saved_meta(
     id: &str,
     updated: &str,
     provider: &str,

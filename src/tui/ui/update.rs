@@ -9,7 +9,7 @@ use crate::render::sanitize::is_unsafe;
 use crate::styled::text::clean;
 use crate::tui::state::app::{Mode, STILL_ANSWERING};
 use crate::tui::state::keymap::Context;
-use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity};
+use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity, SidebarItem};
 
 impl Ui {
     /// Apply an action; returns a side effect for the loop, if any.
@@ -253,12 +253,27 @@ impl Ui {
     /// `o` (`open`) or `y`: the URL of the source the popup shows, else of the selected one; in the
     /// ids popup `y` copies the checkpoint id.
     fn source_url(&mut self, open: bool) -> Option<Effect> {
-        // The help and the picker show no source (the one selected behind them is not theirs).
-        if matches!(
-            self.popup,
-            Some(Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Help { .. })
-        ) {
-            return None;
+        // The help, a chart and the picker show no source (the one selected behind them is not
+        // theirs): `y` copies what they show, or says why it cannot.
+        match &self.app.popup {
+            Some(Popup::Sessions { picker }) => {
+                let id = picker.selected_id().map(str::to_owned);
+                return match (open, id) {
+                    (false, Some(id)) => Some(Effect::CopyText(id)),
+                    (false, None) => self.say("no session selected to copy"),
+                    (true, _) => self.say("a session has no web page: Enter opens it here"),
+                };
+            }
+            Some(Popup::Chart { turn, chart }) => {
+                let chart = self.turns.get(*turn)?.session.charts.get(*chart)?;
+                return match (open, crate::render::chart_csv::chart_data(chart)) {
+                    (false, Some(data)) => Some(Effect::CopyText(data)),
+                    (false, None) => self.say("this chart came with no data to copy"),
+                    (true, _) => self.say("a chart has no web page to open"),
+                };
+            }
+            Some(Popup::Help { .. }) => return self.say("the help has nothing to copy or open"),
+            _ => {}
         }
         if let Some(copied) = self.timeline_copy() {
             return copied.filter(|_| !open).map(Effect::CopyText);
@@ -280,6 +295,20 @@ impl Ui {
                 .set_message("select a source first (c, then j/k)", Severity::Warning);
             return None;
         };
+        if let SidebarItem::Tool(ci) = item {
+            // Tool data has no page: `y` copies the data itself.
+            let turn = self.current()?;
+            let citation = turn.attribution.citations.get(ci)?;
+            return match open {
+                false => Some(Effect::CopyText(
+                    crate::tui::screen::popup::source::tool_text(turn, citation),
+                )),
+                true => {
+                    let copy = self.app.keys.fill(&[Context::Panes], " ({copy} copies it)");
+                    self.say(&format!("tool data has no web page to open{copy}"))
+                }
+            };
+        }
         let Some(url) = self.item_url(item) else {
             self.app
                 .set_message("this source has no URL", Severity::Warning);
@@ -481,6 +510,12 @@ impl Ui {
 }
 
 impl Ui {
+    /// Say `text` (why a key did nothing) in the status bar.
+    fn say(&mut self, text: &str) -> Option<Effect> {
+        self.app.set_message(text, Severity::Info);
+        None
+    }
+
     /// Enter while the answer streams: the question waits and is sent when the stream ends (the
     /// prompt's title shows it; Ctrl-C drops it). One question waits at a time.
     fn queue(&mut self, question: String) -> Option<Effect> {

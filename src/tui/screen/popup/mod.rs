@@ -258,7 +258,7 @@ fn sessions_content(app: &App, picker: &Picker, area: Rect, narrow: bool) -> Con
             format!("Saved sessions ({})", picker.entries.len()),
             keys(
                 app,
-                "{enter} open · {down}/{up} move · {filter} filter · {escape} close",
+                "{enter} open · {down}/{up} move · {filter} filter · {copy} copy id · {escape} close",
             ),
         ),
     };
@@ -282,10 +282,10 @@ fn chart_content(app: &App, turn: usize, chart: usize, area: Rect) -> Content {
     let footer = if charts.is_some_and(|c| c.len() > 1) {
         keys(
             app,
-            "{previous_chart} {next_chart} previous / next chart · {escape} close",
+            "{previous_chart} {next_chart} previous / next chart · {copy} copy data · {escape} close",
         )
     } else {
-        keys(app, "{escape} close")
+        keys(app, "{copy} copy data · {escape} close")
     };
     Content::plain(title, footer, rows, rect)
 }
@@ -310,13 +310,17 @@ fn source_content(
     let title_w = laid.title.width() as u16 + 4;
     let width = (widest + 4).max(title_w).max(60.min(most)).min(most);
     let picked = span.and_then(|k| laid.spans.get(k).cloned());
+    // Tool data has no page to open.
+    let footer = match item {
+        SidebarItem::Source(_) => {
+            "{down}/{up} spans · {enter} show · {open_source}⏎ open · {copy} copy · {escape} close"
+        }
+        SidebarItem::Tool(_) => "{down}/{up} spans · {enter} show · {copy} copy · {escape} close",
+    };
     Content {
         rect: fitted(area, width, laid.rows.len()),
         title: laid.title,
-        footer: keys(
-            app,
-            "{down}/{up} spans · {enter} show · {open_source}⏎ open · {copy} copy · {escape} close",
-        ),
+        footer: keys(app, footer),
         rows: laid.rows,
         picked,
     }

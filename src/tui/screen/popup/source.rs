@@ -198,6 +198,40 @@ fn tool_rows(turn: &Turn, citation: &Citation, width: usize, theme: &Theme) -> V
     rows
 }
 
+/// What `y` copies of tool data: its fields, one a line, and the data of the charts it made (CSV).
+pub fn tool_text(turn: &Turn, citation: &Citation) -> String {
+    let mut lines = vec![format!(
+        "Tool: {}",
+        citation.tool_name.as_deref().unwrap_or("tool")
+    )];
+    if let Some(audit) = &citation.audit_id {
+        lines.push(format!("Audit id: {audit}"));
+        if let Some(t) = turn.session.audit(audit).and_then(|t| t.title.as_ref()) {
+            lines.push(format!("Title: {t}"));
+        }
+    }
+    if let Some(q) = &citation.query {
+        lines.push(format!("Query: \"{q}\""));
+    }
+    for chart in charts_of(turn, citation) {
+        lines.push(String::new());
+        lines.push(format!(
+            "Chart: {}",
+            chart.title.as_deref().unwrap_or("chart")
+        ));
+        if let Some(data) = crate::render::chart_csv::chart_data(chart) {
+            lines.push(data.trim_end().to_owned());
+        }
+    }
+    let text: Vec<String> = lines.iter().map(|l| clean_block(l)).collect();
+    text.join("\n")
+}
+
+/// A line (or a CSV block) with anything unsafe for a clipboard taken out, its line breaks kept.
+fn clean_block(text: &str) -> String {
+    text.lines().map(clean).collect::<Vec<_>>().join("\n")
+}
+
 /// Every span the entry supports, numbered, in words as the answer says them (the `picked` one
 /// marked), added to `rows`; where each one is.
 fn span_rows(
