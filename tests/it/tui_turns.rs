@@ -257,6 +257,13 @@ fn a_branched_conversation_marks_the_selected_turn_and_where_the_next_question_g
         keys(&mut app, "[[");
         draw(&mut app, 80, 24).backend().to_string()
     });
+    // Where the whole checkpoint id does not fit, its short form does (never an id cut to
+    // nothing useful).
+    let medium = draw(&mut app, 100, 30).backend().to_string();
+    assert!(
+        medium.contains("↳ from turn 1 · ckpt-…7-0001 ─"),
+        "{medium}"
+    );
 }
 
 #[test]

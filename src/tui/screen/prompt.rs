@@ -8,6 +8,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
+use unicode_width::UnicodeWidthStr;
 
 use super::{clean, pane_block, piece, title};
 use crate::styled::theme::Theme;
@@ -79,26 +80,37 @@ impl PromptPane {
 /// The prompt grows to this many rows of text, then scrolls.
 pub const MAX_ROWS: u16 = 8;
 
-/// Where the next question goes when that is not simply on from the newest turn: `↳ from turn 2 ·
-/// ckpt-…` (a branch), or `↳ resume ckpt-…` before the first question of a resumed conversation.
-pub fn branch_text(app: &App) -> Option<String> {
-    if let Some(from) = app.branch_from() {
-        let next = app.continuation();
-        let mut text = format!("↳ from turn {}", from + 1);
-        if let Some(checkpoint) = &next.checkpoint_id {
-            text.push_str(&format!(" · {}", clean(checkpoint)));
-        }
-        return Some(text);
+/// Where the next question goes, as the prompt's title says it in at most `room` columns: the turn
+/// it branches from (or `--resume`, `--chat-id`) and the id, whole, else the id shortened
+/// (`ckpt-…7cce31`: the whole id is in the ids popup), else without the id; `None` when not even
+/// that fits (or there is nothing to say).
+pub fn branch_text(app: &App, room: usize) -> Option<String> {
+    let (what, id) = if let Some(from) = app.branch_from() {
+        (
+            format!("↳ from turn {}", from + 1),
+            app.continuation().checkpoint_id,
+        )
+    } else if !app.turns.is_empty() {
+        return None;
+    } else if let Some(checkpoint) = &app.resume.checkpoint_id {
+        ("↳ resume".to_owned(), Some(checkpoint.clone()))
+    } else if let Some(chat) = &app.resume.chat_id {
+        ("↳ chat".to_owned(), Some(chat.clone()))
+    } else {
+        return None;
+    };
+    let sep = if what.starts_with("↳ from") {
+        " · "
+    } else {
+        " "
+    };
+    let mut choices = Vec::new();
+    if let Some(id) = &id {
+        choices.push(format!("{what}{sep}{}", clean(id)));
+        choices.push(format!("{what}{sep}{}", super::status::short_id(id)));
     }
-    if app.turns.is_empty() {
-        if let Some(checkpoint) = &app.resume.checkpoint_id {
-            return Some(format!("↳ resume {}", clean(checkpoint)));
-        }
-        if let Some(chat) = &app.resume.chat_id {
-            return Some(format!("↳ chat {}", clean(chat)));
-        }
-    }
-    None
+    choices.push(what);
+    choices.into_iter().find(|text| text.width() <= room)
 }
 
 /// Rows the prompt's text takes at `width` columns (each line word-wrapped as the editor wraps it).
@@ -189,7 +201,10 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
                 theme.warning().add_modifier(Modifier::BOLD),
             ));
         }
-        if let Some(branch) = branch_text(app) {
+        // What is left of the top border (its corners, a space after the text).
+        let used: usize = line.spans.iter().map(|s| s.content.width()).sum();
+        let room = (area.width as usize).saturating_sub(used + 3);
+        if let Some(branch) = branch_text(app, room) {
             line.spans.push(Span::styled(
                 format!("{branch} "),
                 theme.accent().add_modifier(Modifier::BOLD),
