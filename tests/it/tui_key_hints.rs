@@ -75,3 +75,20 @@ fn the_timeline_names_the_moving_and_closing_keys_in_force() {
     assert!(timeline.contains("Ctrl-N/k select"), "{timeline}");
     assert!(timeline.contains("Ctrl-X close"), "{timeline}");
 }
+
+#[test]
+fn the_answer_offers_g_to_follow_only_where_g_moves_the_answer() {
+    let mut app = answered_with(&[]);
+    // The prompt has the keys: G is a letter there.
+    draw(&mut app, 140, 16);
+    key(&mut app, KeyCode::PageUp);
+    let typing = draw(&mut app, 140, 16).backend().to_string();
+    let title = typing.lines().find(|l| l.contains("Answer")).unwrap();
+    assert!(title.contains("Answer ↓ more ─"), "{title}");
+    browse(&mut app);
+    // At the top: no chart in view (Enter would open it: the title says that instead).
+    keys(&mut app, "ag");
+    let browsing = draw(&mut app, 140, 16).backend().to_string();
+    let title = browsing.lines().find(|l| l.contains("Answer")).unwrap();
+    assert!(title.contains("Answer ↓ more · G follows"), "{title}");
+}
