@@ -103,7 +103,7 @@ fn seconds(ms: Option<u64>) -> String {
     })
 }
 
-/// `bigdata · complete · text 0.4 s · total 9.8 s · 5/6 sources · 41230/2410 tok`: the time to the
+/// `bigdata · complete · text 0.4 s · total 9.8 s · 5/6 sources · 41.2k/2.4k tok`: the time to the
 /// first answer text, the total, sources cited / consulted, tokens when known (shorter in a narrow
 /// column).
 fn header(figures: &AgentFigures, focused: bool, theme: &Theme, width: u16) -> Line<'static> {
@@ -117,7 +117,9 @@ fn header(figures: &AgentFigures, focused: bool, theme: &Theme, width: u16) -> L
         figures.consulted,
     );
     if let Some((input, output)) = figures.tokens {
-        text.push_str(&format!(" · {input}/{output} tok"));
+        // As the status bar writes them: `41.2k/2.4k tok`.
+        let tokens = crate::tui::screen::status::format_tokens;
+        text.push_str(&format!(" · {}/{} tok", tokens(input), tokens(output)));
     }
     // A narrow column: the same figures, shorter (`4/6 src · 0.8/2.0 s`: first text / total).
     if text.chars().count() > width as usize {

@@ -134,6 +134,9 @@ const SHORT_BELOW: u16 = 70;
 
 /// The prompt's title hint: what keys do now (`short` for a narrow prompt), with the keys in force.
 fn hint(app: &App, focused: bool, short: bool) -> String {
+    if let Some(note) = &app.keys_elsewhere {
+        return note.clone();
+    }
     let prompt = |template: &str| {
         app.keys
             .fill(&[Context::Prompt, Context::Anywhere], template)
@@ -172,13 +175,15 @@ fn hint(app: &App, focused: bool, short: bool) -> String {
 /// Dress the editor for this frame: its title (what keys do, where the next question goes) and border
 /// when it has the room, its style. The editor is the app's state, so this happens before drawing.
 pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
-    let focused = app.focus == Focus::Prompt;
+    // A comparison's column whose keys another column has is not typed into.
+    let focused = app.focus == Focus::Prompt && app.keys_elsewhere.is_none();
     let theme = &app.theme;
     let name = if app.can_ask { "Ask" } else { "Prompt" };
     let short = area.width < SHORT_BELOW;
     if app.can_ask {
         pane.editor.set_placeholder_text(match (focused, short) {
             _ if app.search_typing() => "(the search has the keys)",
+            _ if app.keys_elsewhere.is_some() => "",
             (true, true) => "Type a question…",
             (true, false) if app.stream_running || app.in_progress() => {
                 "Type a question — Enter queues it for when the answer ends"
@@ -221,7 +226,7 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &PromptPane) {
     frame.render_widget(&pane.editor, area);
-    if app.focus != Focus::Prompt || app.popup.is_some() {
+    if app.focus != Focus::Prompt || app.popup.is_some() || app.keys_elsewhere.is_some() {
         return;
     }
     let inner = pane.editor.block().map_or(area, |block| block.inner(area));

@@ -60,6 +60,9 @@ pub struct App {
     pub stream_running: bool,
     /// This app is one agent's column of a comparison: the comparison's keys hold.
     pub comparison: bool,
+    /// A column of a comparison whose keys another column has: what its prompt says instead of
+    /// offering to type (it is drawn without the focus).
+    pub keys_elsewhere: Option<String>,
     pub focus: Focus,
     /// The pane shown in the narrow (tabbed) layout.
     pub tab: Focus,
@@ -121,6 +124,7 @@ impl App {
             turns: Vec::new(),
             stream_running: false,
             comparison: false,
+            keys_elsewhere: None,
             // The prompt is home: whoever starts typing types a question (a replay has none).
             focus: if config.can_ask {
                 Focus::Prompt
