@@ -468,20 +468,15 @@ fn the_selected_turns_rule_spans_the_answers_width_on_a_wide_screen() {
     play(&mut app, FOLLOW_UP, Some("And AMD?"), None);
     browse(&mut app);
     keys(&mut app, "a[");
-    for (w, h) in [(200, 50)] {
-        let screen = draw(&mut app, w, h).backend().to_string();
-        let row = screen
-            .lines()
-            .find(|l| l.contains("━━ ▶ turn 1"))
-            .unwrap_or_else(|| panic!("{w}x{h}: the selected turn's rule:\n{screen}"));
-        // From the rule to the pane's right border: rule all the way, then at most the margin.
-        let after = &row[row.find("━━ ▶").unwrap()..];
-        let end = after.find('┃').expect("the focused answer's border");
-        let rule = after[..end].trim_end_matches(' ');
-        let gap = after[rule.len()..end].chars().count();
-        assert!(
-            gap <= 2,
-            "{w}x{h}: the rule stops {gap} columns short:\n{row}"
-        );
-    }
+    let screen = draw(&mut app, 200, 50).backend().to_string();
+    let row = screen
+        .lines()
+        .find(|l| l.contains("━━ ▶ turn 1"))
+        .unwrap_or_else(|| panic!("the selected turn's rule:\n{screen}"));
+    // From the rule to the pane's right border: rule all the way, then at most the margin.
+    let after = &row[row.find("━━ ▶").unwrap()..];
+    let end = after.find('┃').expect("the focused answer's border");
+    let rule = after[..end].trim_end_matches(' ');
+    let gap = after[rule.len()..end].chars().count();
+    assert!(gap <= 2, "the rule stops {gap} columns short:\n{row}");
 }
