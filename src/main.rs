@@ -76,8 +76,8 @@ enum Command {
         /// per turn (OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint; docs/opentelemetry.md).
         #[arg(long, conflicts_with_all = ["json", "search"])]
         export_otlp: bool,
-        /// With --export-otlp: these sessions only (whole ids or unique prefixes).
-        #[arg(value_name = "ID", requires = "export_otlp")]
+        /// Only these sessions (whole ids or unique prefixes); with --export-otlp, the ones sent.
+        #[arg(value_name = "ID", conflicts_with = "search")]
         ids: Vec<String>,
         #[command(flatten)]
         otlp: research_tui::otel::OtlpArgs,
@@ -120,6 +120,9 @@ fn main() -> ExitCode {
             otlp,
             ..
         }) => research_tui::cmd::sessions_export::run(&ids, &otlp),
+        Some(Command::Sessions { json, ids, .. }) if !ids.is_empty() => {
+            research_tui::cmd::sessions::run_named(json, &ids)
+        }
         Some(Command::Sessions { json, search, .. }) => {
             research_tui::cmd::sessions::run_cli(json, search.as_deref())
         }

@@ -15,6 +15,12 @@ use crate::wire::provider::{Provider, ProviderOptions};
 use crate::tui::TuiOptions;
 use crate::tui::state::Continuation;
 
+/// The built-in themes' names, which `--theme` takes (the config file's `theme` may name another:
+/// that one is said and replaced by dark, a mistyped flag is a usage error as `--format`'s is).
+fn theme_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::styled::theme::BUILTIN.map(|(name, _)| name))
+}
+
 /// Options of the interactive app (no subcommand).
 #[derive(Debug, clap::Args)]
 pub struct TuiArgs {
@@ -22,7 +28,7 @@ pub struct TuiArgs {
     #[arg(long)]
     pub demo: bool,
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = theme_names())]
     pub theme: Option<String>,
     /// When the app fails, also print the whole report: each context, the cause, where in the code
     /// (always written to the log file).
@@ -57,8 +63,9 @@ pub struct TuiArgs {
     /// Seconds without data before a stream counts as stalled.
     #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..))]
     pub idle_timeout: u64,
-    /// The model: xAI (default grok-4), OpenAI (default o4-mini-deep-research), Perplexity
-    /// (default sonar-pro), Gemini (default the Deep Research agent; a model name such as
+    /// The model: `base` or `pro` for Bigdata.com; xAI (default grok-4), OpenAI (default
+    /// o4-mini-deep-research), Perplexity (default sonar-pro), Gemini (default the Deep Research
+    /// agent; a model name such as
     /// gemini-2.5-flash is grounded with Google Search), Anthropic (default claude-sonnet-4-5).
     #[arg(long)]
     pub model: Option<String>,
@@ -237,6 +244,22 @@ pub fn run(args: TuiArgs) -> ExitCode {
         && let Err(message) = crate::agent::client::check_base_url_flag(url)
     {
         return fail(2, message);
+    }
+    // As `ask` checks them; a person at the app is told at once (a line said before the app
+    // starts would be drawn over), so another agent's setting is refused, not just said.
+    if provider == Provider::Bigdata
+        && let Err(message) = crate::cmd::ask::bigdata_model(args.model.as_deref())
+    {
+        return fail(2, message);
+    }
+    let tenant = args.tenant.is_some();
+    if let Some(note) =
+        crate::cmd::ask::settings_of_others(provider, tenant, args.thinking.is_some()).first()
+    {
+        return fail(
+            2,
+            format_args!("{note} (drop it, or choose that --provider)"),
+        );
     }
     let (base_url, api_key) = if args.demo {
         (live::default_base_url(provider).to_owned(), None)

@@ -250,17 +250,12 @@ fn demo_url(args: &AskArgs) -> Result<Option<String>, ExitCode> {
 fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
     // One provider's own settings are not sent to another, and never dropped in silence (a
     // script may give every provider the same flags, so this is a note, not a refusal).
-    if args.tenant.is_some() && args.provider != Provider::Zeta {
-        eprintln!(
-            "research-tui: --tenant is Zeta Alpha's: not sent to {}",
-            args.provider.label()
-        );
-    }
-    if args.thinking.is_some() && args.provider != Provider::Anthropic {
-        eprintln!(
-            "research-tui: --thinking is Anthropic's: not sent to {}",
-            args.provider.label()
-        );
+    for note in settings_of_others(
+        args.provider,
+        args.tenant.is_some(),
+        args.thinking.is_some(),
+    ) {
+        eprintln!("research-tui: {note}");
     }
     // Workflows, effort, schemas and the rest of these flags are Bigdata.com's own request fields.
     if args.provider == Provider::Bigdata {
@@ -303,13 +298,37 @@ fn build_request(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, S
     }))
 }
 
+/// What is said of `--tenant` (Zeta Alpha's) and `--thinking` (Anthropic's) given for `provider`,
+/// which does not take them: they are not sent.
+pub(crate) fn settings_of_others(provider: Provider, tenant: bool, thinking: bool) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (given, flag, owner) in [
+        (tenant, "--tenant", Provider::Zeta),
+        (thinking, "--thinking", Provider::Anthropic),
+    ] {
+        if given && provider != owner {
+            notes.push(format!(
+                "{flag} is {}'s: not sent to {}",
+                owner.label(),
+                provider.label()
+            ));
+        }
+    }
+    notes
+}
+
+/// Bigdata.com's `--model`: one of its model names, or a usage error.
+pub(crate) fn bigdata_model(model: Option<&str>) -> Result<Option<String>, String> {
+    match model {
+        None => Ok(None),
+        Some(model) if MODEL_NAMES.contains(&model) => Ok(Some(model.to_owned())),
+        Some(other) => Err(format!("--model takes base or pro, not {other:?}")),
+    }
+}
+
 /// A Research Agent question or a workflow run, from the flags.
 fn bigdata_plan(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, String> {
-    let model_name = match args.model.as_deref() {
-        None => None,
-        Some(model) if MODEL_NAMES.contains(&model) => Some(model.to_owned()),
-        Some(other) => return Err(format!("--model takes base or pro, not {other:?}")),
-    };
+    let model_name = bigdata_model(args.model.as_deref())?;
     if let Some(template) = &args.workflow {
         if args.charts {
             return Err(
@@ -345,8 +364,12 @@ fn bigdata_plan(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, St
         request.persistence_mode = Some("enabled".into());
     }
     if let Some(path) = &args.schema {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the schema {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => {
+                format!("the schema {} is not text (UTF-8 JSON)", path.display())
+            }
+            _ => format!("cannot read the schema {}: {e}", path.display()),
+        })?;
         request.structured_output_schema = Some(
             serde_json::from_str(&text)
                 .map_err(|e| format!("the schema {} is not valid JSON: {e}", path.display()))?,

@@ -73,6 +73,12 @@ impl TerminalAnswer {
         write_out(&text);
     }
 
+    /// A whole finished answer as [`TerminalAnswer::finish`] prints it, for the terminal on
+    /// standard output (`render --format text`).
+    pub fn whole(session: &Session) -> String {
+        TerminalAnswer::new().rest(session)
+    }
+
     /// What [`TerminalAnswer::finish`] prints.
     fn rest(&mut self, session: &Session) -> String {
         self.deferred |= session.answer.is_resent();

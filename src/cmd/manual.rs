@@ -12,8 +12,28 @@ use clap_mangen::Man;
 pub fn completions(mut cmd: clap::Command, shell: Shell) -> ExitCode {
     let name = cmd.get_name().to_owned();
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut cmd, name, &mut script);
+    clap_complete::generate(shell, &mut cmd, name.clone(), &mut script);
+    if shell == Shell::Bash {
+        script = bash_states_named_alike(&script, &name);
+    }
     print(&script)
+}
+
+/// clap_complete 4.6's bash script spells a subcommand's state two ways when the program's name has
+/// a hyphen (clap-rs/clap#6421, open): the loop over the words reaches `research__tui__subcmd__ask`,
+/// the arm that would complete `ask`'s options is labelled `research__subcmd__tui__subcmd__ask`,
+/// so no subcommand's option or value ever completed. The labels are spelt as the loop spells them.
+fn bash_states_named_alike(script: &[u8], name: &str) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    let (labels, states) = (name.replace('-', "__subcmd__"), name.replace('-', "__"));
+    if labels == states {
+        return script.to_vec();
+    }
+    text.replace(
+        &format!("{labels}__subcmd__"),
+        &format!("{states}__subcmd__"),
+    )
+    .into_bytes()
 }
 
 /// Print the manual page (roff, section 1) to standard output.
@@ -53,8 +73,87 @@ pub fn man_page(mut cmd: clap::Command, out: &mut dyn Write) -> io::Result<()> {
         man.render_options_section(&mut body)?;
         page.extend(demote_sections(&body));
     }
+    page.extend(reference_sections().into_bytes());
     top.render_version_section(&mut page)?;
     out.write_all(&tidy(&page))
+}
+
+/// EXIT STATUS, ENVIRONMENT and FILES, which clap's definitions do not hold: what a script checks,
+/// which variables the program reads (each provider's key from its row of the provider table) and
+/// where it keeps its files.
+fn reference_sections() -> String {
+    let mut roff = String::from(".SH \"EXIT STATUS\"\n");
+    for (code, meaning) in [
+        ("0", "complete"),
+        (
+            "1",
+            "anything else: Ctrl\\-C, a file that cannot be read, a complete answer that could not be saved",
+        ),
+        (
+            "2",
+            "a usage error (a flag or value the program does not take)",
+        ),
+        (
+            "3",
+            "an HTTP error before the stream (also a 200 that is not an event stream)",
+        ),
+        ("4", "the agent sent an error"),
+        (
+            "5",
+            "the stream was cut or stalled before it completed, or the answer passed \\-\\-max\\-answer\\-mib",
+        ),
+    ] {
+        roff.push_str(&format!(".TP\n\\fB{code}\\fR\n{meaning}\n"));
+    }
+    roff.push_str(".SH ENVIRONMENT\n");
+    for provider in crate::wire::provider::Provider::ALL {
+        let variable = provider.spec().api_key_env;
+        let label = provider.label();
+        roff.push_str(&format!(
+            ".TP\n\\fB{variable}\\fR\nthe API key for {label}\n"
+        ));
+    }
+    for (variable, meaning) in [
+        (
+            "BIGDATA_AGENTS_URL",
+            "the Bigdata.com base URL when \\-\\-base\\-url is not given",
+        ),
+        (
+            "RESEARCH_TUI_MAX_ANSWER_MIB",
+            "the answer limit when \\-\\-max\\-answer\\-mib is not given (default 64)",
+        ),
+        (
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "send each turn as an OpenTelemetry trace there (also the _TRACES_ENDPOINT, _HEADERS and _PROTOCOL variables, and OTEL_SERVICE_NAME)",
+        ),
+        ("NO_COLOR", "no colors"),
+        ("COLORTERM", "truecolor or 24bit: 24\\-bit colors"),
+        ("BROWSER", "the program that opens a source\\(aqs URL"),
+        (
+            "XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_CACHE_HOME",
+            "where the files below live",
+        ),
+    ] {
+        roff.push_str(&format!(".TP\n\\fB{variable}\\fR\n{meaning}\n"));
+    }
+    roff.push_str(".SH FILES\n");
+    for (file, meaning) in [
+        (
+            "$XDG_CONFIG_HOME/research\\-tui/config.toml",
+            "the configuration (the key, the base URL, the theme, [keys]); private to its owner",
+        ),
+        (
+            "$XDG_DATA_HOME/research\\-tui/sessions/",
+            "the saved sessions, a folder each, with the index beside it",
+        ),
+        (
+            "$XDG_CACHE_HOME/research\\-tui/research\\-tui.log",
+            "the log, with each failure\\(aqs whole report",
+        ),
+    ] {
+        roff.push_str(&format!(".TP\n\\fI{file}\\fR\n{meaning}\n"));
+    }
+    roff
 }
 
 /// A subcommand's own sections become subsections of its section (`.SH` → `.SS`). The roff writer

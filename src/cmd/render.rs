@@ -98,7 +98,13 @@ fn write_with_timing(
     timeline: Option<&crate::model::timeline::Timeline>,
     mut out: impl std::io::Write,
 ) -> std::io::Result<()> {
-    write_sized(session, format, output_width(), &mut out)?;
+    // On a terminal, text is for people: rendered as `ask` renders it there (headings, tables,
+    // wrapping); to a pipe or a file, the plain text scripts read.
+    if format == Format::Text && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        out.write_all(crate::cmd::ask_terminal::TerminalAnswer::whole(session).as_bytes())?;
+    } else {
+        write_sized(session, format, output_width(), &mut out)?;
+    }
     if let Some(timeline) = timeline {
         writeln!(out, "\n{}", timeline.summary_line())?;
     }

@@ -14,7 +14,7 @@ pub struct ServeArgs {
     /// Directory of `*.sse` recordings to play instead of the built-in ones (same file names).
     #[arg(long, value_name = "DIR")]
     pub recordings: Option<PathBuf>,
-    /// Playback speed factor (2 = twice as fast as recorded).
+    /// Playback speed factor (2 = twice as fast as recorded; `max`: no pauses, as `replay` takes it).
     #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
     pub speed: f64,
     /// Misbehave on every request: cut, stall or status=N.
@@ -26,9 +26,13 @@ pub struct ServeArgs {
 }
 
 fn parse_speed(s: &str) -> Result<f64, String> {
+    if s == "max" {
+        // Every pause divided by it is no pause (`Duration::try_from_secs_f64` of 0).
+        return Ok(f64::INFINITY);
+    }
     match s.parse::<f64>() {
         Ok(speed) if speed > 0.0 => Ok(speed),
-        _ => Err(format!("`{s}` is not a positive number")),
+        _ => Err(format!("`{s}` is not a positive number or max")),
     }
 }
 
@@ -48,7 +52,11 @@ pub fn run_cli(args: ServeArgs) -> ExitCode {
         let (addr, task) = match spawn(config, args.port).await {
             Ok(bound) => bound,
             Err(e) => {
-                eprintln!("research-tui: cannot start the demo agent: {e}");
+                eprintln!(
+                    "research-tui: cannot start the demo agent on 127.0.0.1:{}: {e} (--port 0 \
+                     picks a free port)",
+                    args.port
+                );
                 return ExitCode::from(1);
             }
         };

@@ -22,6 +22,43 @@ pub fn run_cli(json: bool, search: Option<&str>) -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
+/// `research-tui sessions ID…`: the rows of the sessions named (whole ids or unique prefixes), in
+/// the order given, as the listing prints them; an id that names none is said, exit 1.
+pub fn run_named(json: bool, ids: &[String]) -> std::process::ExitCode {
+    let store = SessionStore::default();
+    let mut metas = Vec::new();
+    for typed in ids {
+        let loaded = store.session_id(typed).and_then(|id| {
+            store
+                .load(&id)
+                .map_err(|e| format!("cannot read session {id}: {e}"))
+        });
+        match loaded {
+            Ok(saved) => metas.push(saved.meta),
+            Err(message) => {
+                eprintln!("research-tui: {message}");
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if !json {
+        header(&mut out);
+    }
+    for meta in &metas {
+        let row = Row::of(meta, json);
+        if json {
+            out.extend_from_slice(row.json.as_deref().unwrap_or_default().as_bytes());
+            out.push(b'\n');
+        } else {
+            row_into(&mut out, &row);
+            notes(&mut out, meta);
+        }
+    }
+    let _ = io::stdout().lock().write_all(&out);
+    std::process::ExitCode::SUCCESS
+}
+
 /// Every session, newest first (from the sessions list, and `meta.json` where it is not fresh:
 /// no raw stream is read). Each row is printed into bytes on the threads that read the list.
 fn list(out: &mut impl Write, store: &SessionStore, json: bool) {

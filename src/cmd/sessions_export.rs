@@ -2,6 +2,7 @@
 //! collector (a backfill), one trace per turn; how many traces and spans went, or one line saying
 //! why the collector did not take them (exit 1).
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use crate::local::store::SessionStore;
@@ -65,7 +66,9 @@ pub fn run(ids: &[String], otlp: &OtlpArgs) -> ExitCode {
     let endpoint = config.endpoint_label();
     match &tally.error {
         None => {
-            println!(
+            // Said whatever became of stdout (`println!` panics on a closed pipe).
+            let _ = writeln!(
+                std::io::stdout(),
                 "Sent {} ({} spans) to {endpoint}",
                 crate::otel::export::traces(tally.traces),
                 tally.spans

@@ -31,6 +31,8 @@ use crate::wire::provider::gemini::request::{GenerateRequest, INTERACTIONS, Inte
 #[derive(Debug, Clone)]
 pub(super) struct Interaction {
     recording: &'static str,
+    /// What was asked (the note a resumed stream goes on with).
+    question: String,
     previous_interaction_id: Option<String>,
     background: bool,
     cancelled: bool,
@@ -64,8 +66,11 @@ async fn create(
                 None => recordings::GEMINI_RESEARCH,
             };
             let id = interaction_id();
+            let question = request.question();
+            let note = super::note::for_question(recording, &question);
             let interaction = Interaction {
                 recording,
+                question,
                 previous_interaction_id: request.previous_interaction_id,
                 background: request.background,
                 cancelled: false,
@@ -75,7 +80,7 @@ async fn create(
                 .interactions
                 .insert(id.clone(), interaction.clone());
             let frames = state.recordings.get(recording);
-            stream_response(&state, frames, rewrite(&id, &interaction), fault, None)
+            stream_response(&state, frames, rewrite(&id, &interaction), fault, note)
         }
     };
     log(&state, "POST", &uri, &headers, &body, &response);
@@ -101,12 +106,14 @@ async fn generate(
     } else {
         match admit(&state, &headers, &body, GenerateRequest::parse) {
             Err((status, why)) => google_error(status, &why),
-            Ok((fault, _)) => {
+            Ok((fault, request)) => {
+                let note =
+                    super::note::for_question(recordings::GEMINI_GROUNDED, &request.question());
                 let frames = state.recordings.get(recordings::GEMINI_GROUNDED);
                 let rewrite = Rewrite::Generate {
                     response_id: rng::id("resp"),
                 };
-                stream_response(&state, frames, rewrite, fault, None)
+                stream_response(&state, frames, rewrite, fault, note)
             }
         }
     };
@@ -151,10 +158,10 @@ fn retrieve_response(state: &Arc<AppState>, id: &str, uri: &Uri, headers: &Heade
         Ok(fault) => fault,
         Err(why) => return google_error(StatusCode::BAD_REQUEST, why),
     };
-    let frames = state.recordings.get(interaction.recording);
+    let all = state.recordings.get(interaction.recording);
     let frames = match query("last_event_id") {
-        None => frames,
-        Some(last) => match frames_after(&frames, &last) {
+        None => all.clone(),
+        Some(last) => match frames_after(&all, &last) {
             Some(frames) => frames,
             None => {
                 let why = format!("Invalid last_event_id '{last}' for interaction '{id}'.");
@@ -162,7 +169,10 @@ fn retrieve_response(state: &Arc<AppState>, id: &str, uri: &Uri, headers: &Heade
             }
         },
     };
-    stream_response(state, frames, rewrite(id, &interaction), fault, None)
+    let sent = &all[..all.len() - frames.len()];
+    let note = super::note::for_question(interaction.recording, &interaction.question)
+        .map(|note| note.after(sent));
+    stream_response(state, frames, rewrite(id, &interaction), fault, note)
 }
 
 /// `POST /v1beta/interactions/{id}/cancel`: a background interaction is cancelled.

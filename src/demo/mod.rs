@@ -270,10 +270,11 @@ fn perplexity_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) 
     } else {
         recordings::PERPLEXITY_RESEARCH
     };
+    let note = note::for_question(recording, request.question());
     let rewrite = Rewrite::Perplexity {
         completion_id: rng::id("cmpl"),
     };
-    stream_response(state, state.recordings.get(recording), rewrite, fault, None)
+    stream_response(state, state.recordings.get(recording), rewrite, fault, note)
 }
 
 /// Anthropic: the version header is required (as the API requires it); a new question gets the
@@ -299,10 +300,12 @@ fn anthropic_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -
     } else {
         recordings::ANTHROPIC_RESEARCH
     };
+    // The continuation of a paused turn has no note: its turn's first part had it.
+    let note = note::for_question(recording, &request.question());
     let rewrite = Rewrite::Anthropic {
         message_id: rng::id("msg"),
     };
-    stream_response(state, state.recordings.get(recording), rewrite, fault, None)
+    stream_response(state, state.recordings.get(recording), rewrite, fault, note)
 }
 
 /// Zeta Alpha: a new conversation gets the research recording and a fresh session, a `session_id`

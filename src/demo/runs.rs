@@ -25,6 +25,8 @@ use crate::wire::provider::responses::{RESPONSES, ResponsesRequest};
 #[derive(Debug, Clone)]
 pub(super) struct DemoRun {
     recording: &'static str,
+    /// What was asked (the note a resumed stream goes on with).
+    question: String,
     previous_response_id: Option<String>,
     background: bool,
     cancelled: bool,
@@ -50,15 +52,18 @@ pub(super) fn create(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
         recordings::OPENAI_RESEARCH
     };
     let response_id = rng::id("resp");
+    let question = request.question();
+    let note = super::note::for_question(recording, &question);
     let run = DemoRun {
         recording,
+        question,
         previous_response_id: request.previous_response_id,
         background: request.background,
         cancelled: false,
     };
     state.book().runs.insert(response_id.clone(), run.clone());
     let rewrite = rewrite(&response_id, &run);
-    stream_response(state, state.recordings.get(recording), rewrite, fault, None)
+    stream_response(state, state.recordings.get(recording), rewrite, fault, note)
 }
 
 fn rewrite(response_id: &str, run: &DemoRun) -> Rewrite {
@@ -122,12 +127,14 @@ fn retrieve_response(state: &Arc<AppState>, id: &str, uri: &Uri, headers: &Heade
         Ok(fault) => fault,
         Err(why) => return openai_error(StatusCode::BAD_REQUEST, why),
     };
-    let frames = state.recordings.get(run.recording);
+    let all = state.recordings.get(run.recording);
     let frames = match after {
-        Some(after) => frames_after(&frames, after),
-        None => frames,
+        Some(after) => frames_after(&all, after),
+        None => all.clone(),
     };
-    stream_response(state, frames, rewrite(id, &run), fault, None)
+    let sent = &all[..all.len() - frames.len()];
+    let note = super::note::for_question(run.recording, &run.question).map(|n| n.after(sent));
+    stream_response(state, frames, rewrite(id, &run), fault, note)
 }
 
 /// `POST /v1/responses/{id}/cancel`: a background run is cancelled; anything else is refused.

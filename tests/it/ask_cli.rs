@@ -560,3 +560,41 @@ async fn a_unique_prefix_of_a_checkpoint_resumes_it_and_an_ambiguous_one_names_t
     );
     assert!(text.contains(&checkpoint), "{text}");
 }
+
+/// `ask … | head -2`: a reader that stops early ends nothing badly. The turn still ends, is saved
+/// and exits as it would have; before, every format could panic ("failed printing to stdout:
+/// Broken pipe", exit 101) on the timing line or the Markdown written at the end.
+#[test]
+fn a_reader_that_stops_early_gets_no_panic_and_the_turn_is_still_saved() {
+    use std::io::Read;
+    for format in ["text", "markdown", "json"] {
+        let home = tempfile::tempdir().unwrap();
+        let mut child = support::cli(home.path())
+            .args(["ask", "NVIDIA?", "--demo", "--demo-speed", "20"])
+            .args(["--format", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut answer = child.stdout.take().unwrap();
+        if format == "text" {
+            // The first bytes of the streamed answer, then the reader goes.
+            let mut first = [0u8; 16];
+            answer.read_exact(&mut first).unwrap();
+        }
+        drop(answer);
+        let output = child.wait_with_output().unwrap();
+        let said = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{format}: {said}");
+        assert!(!said.contains("panicked"), "{format}: {said}");
+        let listed = support::cli(home.path())
+            .args(["sessions", "--json"])
+            .output()
+            .unwrap();
+        assert!(
+            stdout(&listed).contains("\"complete\""),
+            "{format}: {}",
+            stdout(&listed)
+        );
+    }
+}

@@ -117,3 +117,34 @@ fn a_setting_of_another_provider_is_not_sent_and_said() {
         );
     }
 }
+
+/// The app refuses what `ask` refuses or says, before it starts (it started with `--model gpt-5`
+/// for Bigdata.com, or another agent's `--tenant`, and said nothing): a line said before the app
+/// starts would be drawn over, so it is a usage error.
+#[test]
+fn the_app_refuses_a_model_or_another_agents_setting_it_cannot_send() {
+    for (args, said) in [
+        (
+            &["--demo", "--model", "gpt-5"][..],
+            "--model takes base or pro, not \"gpt-5\"",
+        ),
+        (
+            &["--demo", "--tenant", "acme"][..],
+            "--tenant is Zeta Alpha's: not sent to Bigdata.com (drop it, or choose that --provider)",
+        ),
+        (
+            &["--demo", "--provider", "xai", "--thinking", "2048"][..],
+            "--thinking is Anthropic's: not sent to xAI (drop it, or choose that --provider)",
+        ),
+    ] {
+        let output = support::cli(support::scratch())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            format!("research-tui: {said}\n")
+        );
+    }
+}

@@ -55,3 +55,27 @@ fn ask_on_a_terminal_keeps_progress_on_one_live_line_and_names_the_session_last(
     assert!(lines[saved - 3].starts_with("Checkpoint: "), "{screen}");
     assert!(lines[saved + 1].starts_with("the app exited"), "{screen}");
 }
+
+/// `render --format text` on a terminal is for people, as `ask`'s text is there: Markdown rendered
+/// (no `##`, no `**`, the table's `|---|` rule drawn as a table), the sources after it. It printed
+/// the raw Markdown, which only a pipe or a file should get.
+#[test]
+fn render_as_text_on_a_terminal_is_rendered_markdown() {
+    let recording = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/recordings/bigdata/earnings-deep-dive.sse"
+    );
+    let t = Tmux::start(120, 200, &["render", recording, "--format", "text"]);
+    assert_eq!(t.wait_exit(Duration::from_secs(30)), "0");
+    let screen = t.wait_for("the shell", Duration::from_secs(5), |s| {
+        s.contains("the app exited")
+    });
+    assert!(
+        screen.contains("NVIDIA Q1 FY2027 — at a glance"),
+        "{screen}"
+    );
+    assert!(screen.contains("Sources"), "{screen}");
+    for markdown in ["## ", "**", "|---|"] {
+        assert!(!screen.contains(markdown), "{markdown} in:\n{screen}");
+    }
+}

@@ -53,6 +53,22 @@ async fn a_question_no_recording_is_about_gets_its_answer_opened_by_a_note() {
         (Provider::Bigdata, "And AMD?"),
         (Provider::Xai, "And their energy density?"),
         (Provider::Zeta, "And for scientific PDFs?"),
+        (
+            Provider::OpenAI,
+            "And what would speed sodium-ion adoption?",
+        ),
+        (
+            Provider::Perplexity,
+            "And what are the fines for GPAI providers?",
+        ),
+        (
+            Provider::Gemini,
+            "And when will tandems reach gigawatt factories?",
+        ),
+        (
+            Provider::Anthropic,
+            "And how has New York's congestion pricing done?",
+        ),
     ] {
         let honest = ask_demo(provider, matching).await;
         let answer = honest.turns[1].session.answer.as_str();

@@ -68,6 +68,35 @@ async fn sessions_search_finds_sessions_by_question_answer_and_source_best_first
     let plain = json_lines(&research_tui(data, &["sessions", "--json"]));
     assert_eq!(plain.len(), 2);
 
+    // `sessions ID…`: those sessions' rows and objects as listed (it was a usage error asking for
+    // --export-otlp); a prefix names one; an id that names none says so.
+    let (older, newer) = (
+        plain[1]["id"].as_str().unwrap(),
+        plain[0]["id"].as_str().unwrap(),
+    );
+    let differs = older
+        .bytes()
+        .zip(newer.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let named = research_tui(data, &["sessions", &older[..=differs]]);
+    let named_table = String::from_utf8_lossy(&named.stdout);
+    assert!(named.status.success(), "{named:?}");
+    assert_eq!(named_table.lines().next(), table.lines().next());
+    assert_eq!(
+        named_table.lines().nth(1),
+        rows.iter().find(|r| r.starts_with(older)).copied()
+    );
+    assert_eq!(named_table.lines().count(), 2, "{named_table}");
+    let named = json_lines(&research_tui(data, &["sessions", older, "--json"]));
+    assert_eq!(named, [plain[1].clone()]);
+    let unknown = research_tui(data, &["sessions", "nope"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("no saved session \"nope\""),
+        "{unknown:?}"
+    );
+
     // A word only the NVIDIA answer has (TSMC's CoWoS packaging): that session alone, by its answer.
     let found = json_lines(&research_tui(
         data,

@@ -59,18 +59,28 @@ fn every_shell_gets_a_completion_script_that_names_every_subcommand() {
     }
 }
 
-#[test]
-fn bash_completes_the_subcommands_after_the_program_name() {
+/// What bash offers on Tab after `research-tui` and `words` (the last one being completed): the script is sourced and
+/// the function it registered for the program (`complete -p` names it) called as bash calls it.
+fn bash_offers(words: &[&str]) -> Vec<String> {
     let script = String::from_utf8(research_tui(&["completions", "bash"]).stdout).unwrap();
-    let path = support::scratch().join("research-tui.bash");
+    // A file of its own: tests run at once, and one must not source another's half-written file.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = support::scratch().join(format!("research-tui-{call}.bash"));
     std::fs::write(&path, script).unwrap();
-    // What bash does on `research-tui <Tab>`: call the function the script registered for the
-    // program (`complete -p` names it) with the words so far.
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let current = words[words.len() - 1];
+    let previous = words
+        .len()
+        .checked_sub(2)
+        .map_or("research-tui", |i| words[i]);
     let probe = format!(
         "source '{}' && f=$(complete -p research-tui | sed -E 's/.*-F ([^ ]+).*/\\1/') && \
-         COMP_WORDS=(research-tui '') && COMP_CWORD=1 && \
-         \"$f\" research-tui '' research-tui && printf '%s\\n' \"${{COMPREPLY[@]}}\"",
-        path.display()
+         COMP_WORDS=(research-tui {}) && COMP_CWORD={} && \
+         \"$f\" research-tui '{current}' '{previous}' && printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        path.display(),
+        quoted.join(" "),
+        words.len(),
     );
     let output = Command::new("bash").args(["-c", &probe]).output().unwrap();
     assert!(
@@ -78,13 +88,47 @@ fn bash_completes_the_subcommands_after_the_program_name() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let offered = String::from_utf8(output.stdout).unwrap();
-    let offered: Vec<&str> = offered.lines().collect();
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn bash_completes_the_subcommands_after_the_program_name() {
+    let offered = bash_offers(&[""]);
     for name in subcommands() {
-        assert!(
-            offered.contains(&name.as_str()),
-            "{name} not offered in {offered:?}"
-        );
+        assert!(offered.contains(&name), "{name} not offered in {offered:?}");
+    }
+}
+
+/// A subcommand's own options and an option's values complete too (with clap_complete's script as
+/// generated, nothing did after a subcommand: the program's name has a hyphen, clap-rs/clap#6421).
+#[test]
+fn bash_completes_a_subcommands_options_and_the_theme_names() {
+    for (words, expected) in [
+        (&["research-tui", "render", "--f"][..], &["--format"][..]),
+        (
+            &["research-tui", "ask", "Q?", "--for"][..],
+            &["--format"][..],
+        ),
+        (
+            &["research-tui", "render", "--theme", ""][..],
+            &["dark", "light", "high-contrast"][..],
+        ),
+        (
+            &["research-tui", "render", "--format", ""][..],
+            &["markdown", "json", "text"][..],
+        ),
+    ] {
+        let offered = bash_offers(&words[1..]);
+        for name in expected {
+            assert!(
+                offered.iter().any(|o| o == name),
+                "{words:?}: {name} not in {offered:?}"
+            );
+        }
     }
 }
 
@@ -109,6 +153,18 @@ fn the_man_page_renders_without_warnings_with_a_section_for_every_subcommand() {
     );
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("NAME") && text.contains("SYNOPSIS") && text.contains("VERSION"));
+    // What clap's definitions do not hold: the exit codes, the variables (every provider's key),
+    // the files.
+    for section in ["EXIT STATUS", "ENVIRONMENT", "FILES"] {
+        assert!(
+            text.contains(&format!("\n{section}\n")),
+            "no {section} in:\n{text}"
+        );
+    }
+    for variable in support::key_variables().chain(["NO_COLOR", "RESEARCH_TUI_MAX_ANSWER_MIB"]) {
+        assert!(text.contains(variable), "{variable} is not on the page");
+    }
+    assert!(text.contains("research-tui/config.toml"));
     for name in subcommands() {
         let section = format!("RESEARCH-TUI {}", name.to_uppercase());
         assert!(text.contains(&section), "no section {section} in:\n{text}");

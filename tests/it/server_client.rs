@@ -512,7 +512,7 @@ fn an_api_key_never_shows_in_debug_or_display() {
 fn the_serve_command_announces_its_address_and_answers_requests() {
     use std::io::BufRead;
     let mut child = support::cli(support::scratch())
-        .args(["serve", "--port", "0", "--speed", "500"])
+        .args(["serve", "--port", "0", "--speed", "max"])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -532,6 +532,20 @@ fn the_serve_command_announces_its_address_and_answers_requests() {
             let updates = collect(handle).await;
             assert_eq!(end_of(&updates), &StreamEnd::Closed);
         });
+        // A second agent on the same port says which port it could not have.
+        let port = url.rsplit(':').next().unwrap();
+        let busy = support::cli(support::scratch())
+            .args(["serve", "--port", port])
+            .output()
+            .unwrap();
+        assert_eq!(busy.status.code(), Some(1));
+        let said = String::from_utf8_lossy(&busy.stderr);
+        assert!(
+            said.starts_with(&format!(
+                "research-tui: cannot start the demo agent on 127.0.0.1:{port}: "
+            )),
+            "{said}"
+        );
     });
     let _ = child.kill();
     let _ = child.wait();

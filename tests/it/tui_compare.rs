@@ -147,8 +147,12 @@ fn follow_up_reaches_all_three(t: &Tmux, wide: bool) {
         t.wait_for("the follow-up asked", WAIT, |s| s.contains("You: Costs?"));
     } else {
         for _ in AGENTS {
+            // An agent whose follow-up recording is about something else opens it with the demo's
+            // note, which can push the question out of a narrow column.
             t.wait_for("the follow-up in the focused column", WAIT, |s| {
-                s.contains("You: Costs?") || s.contains("── turn 2")
+                s.contains("You: Costs?")
+                    || s.contains("── turn 2")
+                    || s.contains("recorded, synthetic")
             });
             t.send(&["M-n"]);
         }
@@ -175,7 +179,9 @@ fn follow_up_reaches_all_three(t: &Tmux, wide: bool) {
 #[test]
 fn three_agents_side_by_side_at_200_by_50() {
     let t = start(200, 50);
-    let screen = t.wait_for("all three complete", WAIT, all_complete);
+    t.wait_for("all three complete", WAIT, all_complete);
+    // The frame that said so may still be being written (a loaded machine): read a still one.
+    let screen = t.wait_still("the finished frame", WAIT);
     // Side by side: the three headers on one row.
     let header = screen.lines().next().unwrap();
     assert!(AGENTS.iter().all(|a| header.contains(a)), "{header}");
@@ -219,7 +225,9 @@ fn three_agents_side_by_side_at_200_by_50() {
 #[test]
 fn three_agents_side_by_side_at_140_by_42() {
     let t = start(140, 42);
-    let screen = t.wait_for("all three complete", WAIT, all_complete);
+    t.wait_for("all three complete", WAIT, all_complete);
+    // The frame that said so may still be being written (a loaded machine): read a still one.
+    let screen = t.wait_still("the finished frame", WAIT);
     assert!(screen.contains("●●·  catl.com"), "{screen}");
     insta::assert_snapshot!("compare_140x42", masked(&screen));
     t.send(&["M-j", "M-j"]);
@@ -258,7 +266,9 @@ fn three_agents_side_by_side_at_140_by_42() {
 #[test]
 fn three_agents_in_tabs_at_80_by_24() {
     let t = start(80, 24);
-    let screen = t.wait_for("all three complete", WAIT, all_complete);
+    t.wait_for("all three complete", WAIT, all_complete);
+    // The frame that said so may still be being written (a loaded machine): read a still one.
+    let screen = t.wait_still("the finished frame", WAIT);
     // One agent at a time: the tab row names all three, one header row.
     assert!(
         screen

@@ -267,8 +267,9 @@ fn no_word_typed_in_a_pane_writes_opens_quits_or_sends() {
 fn a_word_typed_after_esc_reaches_the_prompt_whole_and_what_its_letters_did_is_undone() {
     for word in [
         "cx", "just", "gnu", "pawn", "tack it", "Is it up", "zebra", "go on", "compare",
-        // `i` after a word's first letter goes to the prompt; the letter after it shows a word.
-        "kind", "jitter", "gig", "hi there",
+        // `i` right after a word's first letter goes to the prompt; the letter after it shows a
+        // word.
+        "kind", "jitter", "gig", "hi there", "time",
     ] {
         let mut app = answered_and_browsing();
         let mut effects = Vec::new();
@@ -303,8 +304,9 @@ fn moving_in_the_panes_and_popups_is_never_taken_for_a_word() {
     keys(&mut app, "ci");
     assert_eq!(app.focus, Focus::Prompt);
     assert!(app.panes.prompt.is_empty());
-    // `i` after one letter again and again, or after nothing, only goes to the prompt.
-    for before in ["jj", ""] {
+    // `i` after two letters or more (moves chained: `a` `g` then `i`), or after nothing, only goes
+    // to the prompt.
+    for before in ["jj", "ag", ""] {
         let mut app = answered_and_browsing();
         keys(&mut app, &format!("{before}iwhat"));
         assert_eq!(app.panes.prompt.text(), "what", "{before}");
@@ -394,4 +396,37 @@ fn narrow_h_and_l_step_through_the_tabs_and_hello_is_typed_whole() {
     keys(&mut app, "hello");
     assert_eq!(app.panes.prompt.text(), "hello");
     assert_eq!(app.focus, Focus::Prompt);
+}
+
+/// A replay has nothing to ask: a word typed in it reaches no prompt (`hello` arrived as `ello`: the
+/// `e` armed the export, and the `l` after it was typed with it), `i` and Tab never focus the
+/// prompt, and an armed letter is dropped by the next key, never carried out by a later Enter.
+#[test]
+fn a_replay_takes_no_typing_and_says_there_is_nothing_to_ask() {
+    let mut app = research_tui::tui::ui::Ui::new(research_tui::tui::state::AppConfig {
+        mode: research_tui::tui::state::Mode::Replay,
+        theme: research_tui::styled::theme::Theme::default(),
+        can_ask: false,
+    });
+    play(&mut app, EARNINGS, None, None);
+    let mut effects = Vec::new();
+    for c in "hello".chars() {
+        effects.extend(key(&mut app, KeyCode::Char(c)));
+    }
+    effects.extend(key(&mut app, KeyCode::Enter));
+    assert_eq!(effects, [], "no export");
+    assert!(app.panes.prompt.is_empty());
+    assert_ne!(app.focus, Focus::Prompt);
+    key(&mut app, KeyCode::Char('i'));
+    assert_ne!(app.focus, Focus::Prompt);
+    let said = app
+        .message
+        .clone()
+        .map(|(text, _)| text)
+        .unwrap_or_default();
+    assert!(said.starts_with("replay: nothing to ask"), "{said}");
+    for _ in 0..8 {
+        key(&mut app, KeyCode::Tab);
+        assert_ne!(app.focus, Focus::Prompt);
+    }
 }

@@ -187,16 +187,18 @@ pub(super) fn print_result(
     let code = exit_code(&session, end);
     let timing = timeline.map(Timeline::summary_line);
     match format {
+        // A reader that stopped early (`| head`) takes nothing more; the turn still ends and is
+        // saved (`print!` would panic on the closed pipe).
         Format::Text => {
             printer.finish(&mut session);
             if let Some(timing) = timing {
-                println!("\n{timing}");
+                write_out(&format!("\n{timing}\n"));
             }
         }
         Format::Markdown => {
-            print!("{}", crate::render::render(&session, Format::Markdown));
+            write_out(&crate::render::render(&session, Format::Markdown));
             if let Some(timing) = timing {
-                println!("\n{timing}");
+                write_out(&format!("\n{timing}\n"));
             }
         }
         Format::Json => {
@@ -250,4 +252,12 @@ pub(super) fn failure_line(session: &Session, end: &StreamEnd) -> String {
         }
         other => other.describe(),
     }
+}
+
+/// Write `text` to stdout, whatever became of it: a closed pipe or a full disk ends no turn.
+fn write_out(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
 }

@@ -30,7 +30,7 @@ impl PromptPane {
         editor.set_placeholder_text(if can_ask {
             "Type a question — Enter sends it, Alt-Enter adds a line"
         } else {
-            "Replay: follow-ups need a server (run without `replay`)"
+            "Replay: follow-ups need an agent (run without `replay`)"
         });
         editor.set_placeholder_style(theme.muted());
         PromptPane { editor }

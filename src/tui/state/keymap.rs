@@ -215,7 +215,7 @@ pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
         if enter || again {
             return Some(Action::Confirm);
         }
-        if panes && is_typed_char(&key) {
+        if panes && app.can_ask && is_typed_char(&key) {
             return Some(Action::Type(key));
         }
     }

@@ -20,7 +20,7 @@ mod update;
 use std::ops::{Deref, DerefMut};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::Frame;
 
 use super::screen::{self, FrameFacts, Panes};
@@ -55,9 +55,9 @@ struct Word {
     opened_popup: bool,
     /// The letters toggled the zoom (an odd number of `z`).
     zoomed: bool,
-    /// The last letter was `i` after a word's first letters: it went to the prompt, and a letter
-    /// typed there next, at a word's pace, is the word's next (`kind`: `k` moved, `i` went to the
-    /// prompt, `n` shows a word was being typed).
+    /// The last letter was `i` right after a word's first letter: it went to the prompt, and a
+    /// character typed there next, at a word's pace, is the word's next (`kind`: `k` moved, `i`
+    /// went to the prompt, `n` shows a word was being typed).
     to_prompt: bool,
 }
 
@@ -77,6 +77,10 @@ impl Word {
         self.letters.chars().count() >= 2 && letters.any(|c| Some(c) != first)
     }
 }
+
+/// What a replay says when asked to take a question (it has no agent to send one to).
+pub(crate) const NOTHING_TO_ASK: &str =
+    "replay: nothing to ask — follow-ups need an agent (run without `replay`)";
 
 /// Letters further apart than this are not one word being typed.
 const WORD_PAUSE: Duration = Duration::from_secs(1);
@@ -153,16 +157,21 @@ impl Ui {
         if word_goes_on && self.app.can_ask {
             action = Some(Action::Type(key));
         }
+        // A key that asks for nothing still drops an armed letter (as the status bar says).
+        if action.is_none() && key.kind != KeyEventKind::Release && self.app.armed.take().is_some()
+        {
+            self.app.message = None;
+        }
         match (&action, typed.filter(|c| c.is_alphabetic())) {
             // Typing takes them (see `type_key`); an armed letter waits with them.
             (Some(Action::Type(_) | Action::Arm(_)), _) => {}
-            // `i` after one letter, or a word's start, goes to the prompt and waits with them;
-            // after nothing, or one letter again and again (`jji`), it only goes to the prompt.
+            // `i` right after one letter goes to the prompt and waits with it (`kind`, `time`,
+            // `give`); after nothing, or after two letters or more (`a` `g` then `i`: moves a
+            // person chains), it only goes to the prompt.
             (Some(Action::Focus(Focus::Prompt)), Some(c))
                 if in_panes && self.app.armed.is_none() =>
             {
-                let starts_word = self.word.letters.chars().count() == 1 || self.word.is_word();
-                if starts_word && self.word.letters.len() < 16 {
+                if self.word.letters.chars().count() == 1 {
                     self.word.letters.push(c);
                     self.word.opened_popup = false;
                     self.word.to_prompt = true;
@@ -255,6 +264,10 @@ impl Ui {
 
     /// Focus `focus` (the Plan only when there is one); Sources selects its first entry.
     pub(crate) fn set_focus(&mut self, focus: Focus) {
+        if focus == Focus::Prompt && !self.app.can_ask {
+            self.app.set_message(NOTHING_TO_ASK, Severity::Info);
+            return;
+        }
         if focus == Focus::Plan && !self.shows_plan() {
             self.app
                 .set_message("no plan: this conversation has none", Severity::Info);
@@ -266,6 +279,16 @@ impl Ui {
         }
         if focus == Focus::Sources && self.panes.sources.selected.is_none() {
             self.panes.sources.move_by(&self.app, 0);
+        }
+    }
+
+    /// The next (or previous) focus in the layout's order, the prompt left out unless
+    /// `into_prompt` (a replay has nothing to ask).
+    fn focus_step(&self, forward: bool, into_prompt: bool) -> Focus {
+        let step = |focus: Focus| focus.step(forward, self.facts.narrow, self.shows_plan());
+        match step(self.focus) {
+            Focus::Prompt if !into_prompt => step(Focus::Prompt),
+            next => next,
         }
     }
 

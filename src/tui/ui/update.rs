@@ -30,21 +30,10 @@ impl Ui {
             Action::Confirm => return armed.and_then(|armed| self.update(*armed.action)),
             Action::Interrupt => return self.interrupt(),
             Action::Suspend => return Some(Effect::Suspend),
-            Action::FocusNext => {
-                self.set_focus(self.focus.step(true, self.facts.narrow, self.shows_plan()))
-            }
-            Action::FocusPrev => {
-                self.set_focus(self.focus.step(false, self.facts.narrow, self.shows_plan()))
-            }
-            Action::Tab(forward) => {
-                let step = |focus: Focus| focus.step(forward, self.facts.narrow, self.shows_plan());
-                let next = step(self.focus);
-                self.set_focus(if next == Focus::Prompt {
-                    step(next)
-                } else {
-                    next
-                })
-            }
+            Action::FocusNext => self.set_focus(self.focus_step(true, self.can_ask)),
+            Action::FocusPrev => self.set_focus(self.focus_step(false, self.can_ask)),
+            // Narrow, `h` `l` and ← → step through the tabs only.
+            Action::Tab(forward) => self.set_focus(self.focus_step(forward, false)),
             Action::Resize(grow) => {
                 let narrow = self.facts.narrow;
                 self.panes.answer.keep_anchor();
@@ -174,8 +163,10 @@ impl Ui {
             _ => "do it",
         };
         // In a popup nothing is typed: another key only drops the letter.
+        // In a popup or a replay nothing is typed: another key only drops the letter.
         let other = match self.popup {
             Some(_) => "another key does not".to_owned(),
+            None if !self.can_ask => "another key does not".to_owned(),
             None => format!("a letter types `{}…`", armed.letter),
         };
         self.app
@@ -484,10 +475,8 @@ impl Ui {
             return None;
         }
         if !self.can_ask {
-            self.app.set_message(
-                "replay mode: follow-ups need a server (run `research-tui --demo`)",
-                Severity::Warning,
-            );
+            self.app
+                .set_message(super::NOTHING_TO_ASK, Severity::Warning);
             return None;
         }
         if self.mode == Mode::Watch {
