@@ -276,7 +276,7 @@ fn the_mouse_clicks_sources_and_markers_and_scrolls_the_pane_under_it() {
         t.mouse(64, x, y);
     }
     t.wait_for("scrolled up", Duration::from_secs(5), |s| {
-        s.contains("↓ more · G follows")
+        s.contains("Answer ↓ more")
     });
     // Under load the later wheel events are still being drawn: read the marker's place once
     // the answer has stopped moving, or the click lands beside it.

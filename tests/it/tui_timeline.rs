@@ -140,3 +140,33 @@ fn until_answer_text_arrives_activity_and_the_timeline_take_the_answers_room() {
         "the answer has its room back:\n{screen}"
     );
 }
+
+#[test]
+fn a_thinking_row_is_cut_at_a_word_with_an_ellipsis_and_y_copies_the_whole_thought() {
+    // think-1 of the recording, its THINKING contents joined (read with a few lines of Python).
+    const THOUGHT: &str = "The user wants a full picture of NVIDIA's most recent quarter. NVIDIA's \
+        fiscal year ends in late January, so results published in late May would be Q1 FY2027 — \
+        but I should confirm the report date on the earnings calendar first, so the search window \
+        lines up with the release.";
+    let mut app = support::app();
+    play_timed(&mut app, EARNINGS, None);
+    timeline_open(&mut app);
+    // Request, step, thinking.
+    keys(&mut app, "jj");
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    let detail = screen
+        .lines()
+        .find(|l| l.contains("Detail"))
+        .expect("the thinking row's detail");
+    assert!(
+        // Its first 80 characters end inside "year": the cut is before it.
+        detail.contains("Detail   The user wants a full picture of NVIDIA's most recent quarter. NVIDIA's fiscal… "),
+        "cut after a whole word, with an ellipsis: {detail}"
+    );
+    let Some(Effect::CopyText(json)) = key(&mut app, KeyCode::Char('y')) else {
+        panic!("y copies the selected row");
+    };
+    let row: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(row["kind"], "thinking");
+    assert_eq!(row["detail"], THOUGHT);
+}

@@ -70,7 +70,7 @@ fn play_from(
     app.apply_update(StreamUpdate::Ended(StreamEnd::Closed));
 }
 
-fn saved_meta(
+pub(crate) fn saved_meta(
     id: &str,
     updated: &str,
     provider: &str,
@@ -266,6 +266,13 @@ fn a_branched_conversation_marks_the_selected_turn_and_where_the_next_question_g
         keys(&mut app, "[[");
         draw(&mut app, 80, 24).backend().to_string()
     });
+    // Where the whole checkpoint id does not fit, its short form does (never an id cut to
+    // nothing useful).
+    let medium = draw(&mut app, 100, 30).backend().to_string();
+    assert!(
+        medium.contains("↳ from turn 1 · ckpt-…7-0001 ─"),
+        "{medium}"
+    );
 }
 
 #[test]
@@ -461,4 +468,24 @@ fn the_end_of_an_answer_keeps_the_answer_in_view_and_enter_unfolds_the_structure
         screen.contains("▸ Structured output"),
         "folded again:\n{screen}"
     );
+}
+
+#[test]
+fn the_selected_turns_rule_spans_the_answers_width_on_a_wide_screen() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    play(&mut app, FOLLOW_UP, Some("And AMD?"), None);
+    browse(&mut app);
+    keys(&mut app, "a[");
+    let screen = draw(&mut app, 200, 50).backend().to_string();
+    let row = screen
+        .lines()
+        .find(|l| l.contains("━━ ▶ turn 1"))
+        .unwrap_or_else(|| panic!("the selected turn's rule:\n{screen}"));
+    // From the rule to the pane's right border: rule all the way, then at most the margin.
+    let after = &row[row.find("━━ ▶").unwrap()..];
+    let end = after.find('┃').expect("the focused answer's border");
+    let rule = after[..end].trim_end_matches(' ');
+    let gap = after[rule.len()..end].chars().count();
+    assert!(gap <= 2, "the rule stops {gap} columns short:\n{row}");
 }

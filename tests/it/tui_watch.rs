@@ -161,3 +161,42 @@ fn a_writer_killed_mid_turn_shows_as_cut_not_live() {
     assert!(!cut.contains("watching · live"), "{cut}");
     assert!(cut.contains("interrupted"), "the store's reason:\n{cut}");
 }
+
+#[test]
+fn a_question_typed_while_watching_is_queued_and_sent_when_the_watched_answer_ends() {
+    let t = Tmux::start(80, 24, &["watch"]);
+    t.wait_for("the waiting screen", Duration::from_secs(15), |s| {
+        s.contains("WATCH")
+    });
+    let mut writer = ask(&t, "2", "What did NVIDIA report?");
+    t.wait_for("the turn streaming", Duration::from_secs(60), |s| {
+        status_line(s).contains("watching · live")
+    });
+    t.send(&["i"]);
+    t.paste("And AMD?");
+    t.send(&["Enter"]);
+    let queued = t.wait_for("the question queued", Duration::from_secs(10), |s| {
+        status_line(s).contains("queued: sent when the answer ends ·")
+    });
+    assert!(
+        queued.contains("queued: And AMD? (Ctrl-C drops)"),
+        "the prompt's title shows it:\n{queued}"
+    );
+    assert!(writer.try_wait().unwrap().is_none(), "ask still streams");
+    assert!(writer.wait().unwrap().success());
+    t.wait_for("the question sent", Duration::from_secs(30), |s| {
+        status_line(s).contains("sent the question that waited")
+    });
+    t.wait_for("its answer complete", Duration::from_secs(60), |s| {
+        status_line(s).contains("✔ complete")
+    });
+    // It continued the watched session, as a follow-up typed after its end would.
+    let sessions = t.dir.path().join("research-tui/sessions");
+    let ids: Vec<_> = std::fs::read_dir(&sessions).unwrap().collect();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let meta = std::fs::read_to_string(ids[0].as_ref().unwrap().path().join("meta.json")).unwrap();
+    assert!(
+        meta.contains("\"question\": \"And AMD?\"") || meta.contains("\"question\":\"And AMD?\""),
+        "{meta}"
+    );
+}

@@ -116,13 +116,38 @@ impl CompareScreen {
     /// The comparison's first screen: the first agent focused, no merged source selected,
     /// follow-ups to every agent.
     fn new(question: String, comparison_id: String, columns: Vec<Column>) -> CompareScreen {
-        CompareScreen {
+        let mut screen = CompareScreen {
             question,
             comparison_id,
             columns,
             focus: 0,
             source: None,
             to_all: true,
+        };
+        screen.mark_keys();
+        screen
+    }
+
+    /// Tell every column but the focused one that the keys are elsewhere, and where what is typed
+    /// goes: their prompts say so instead of offering to type.
+    fn mark_keys(&mut self) {
+        let focused = self.columns[self.focus].provider.as_str();
+        let note = match self.to_all {
+            true => format!("{focused}'s follow-ups go here too"),
+            false => {
+                let keys = &self.columns[self.focus].ui.app.keys;
+                let moves = keys.fill(
+                    &[crate::tui::state::keymap::Context::Comparison],
+                    "{next_agent}/{previous_agent} to ask here",
+                );
+                match moves.is_empty() {
+                    true => format!("follow-ups go to {focused} only"),
+                    false => format!("follow-ups go to {focused} only · {moves}"),
+                }
+            }
+        };
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            column.ui.app.keys_elsewhere = (i != self.focus).then(|| note.clone());
         }
     }
 
@@ -191,6 +216,7 @@ impl CompareScreen {
             }
             ComparisonKey::SendTo => self.to_all = !self.to_all,
         }
+        self.mark_keys();
     }
 
     /// Select the merged source's entry in every column that cites it (its spans light up there),

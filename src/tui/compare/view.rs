@@ -13,6 +13,7 @@ use super::CompareScreen;
 use crate::model::compare::{AgentFigures, Comparison};
 use crate::styled::theme::Theme;
 use crate::tui::screen::{self, clean, truncate};
+use crate::tui::state::keymap::Context;
 
 /// From this many columns, two or three agents side by side; below, one at a time in tabs.
 pub const WIDE_FROM: u16 = 120;
@@ -56,8 +57,19 @@ pub fn draw(frame: &mut Frame, screen: &mut CompareScreen) {
     } else {
         "the focused agent"
     };
+    // The keys in force (every column has the same key map).
+    let fill = |template: &str| {
+        screen.columns.first().map_or_else(String::new, |column| {
+            column.ui.app.keys.fill(&[Context::Comparison], template)
+        })
+    };
+    let moves = fill(
+        "{next_agent}/{previous_agent} agent · {next_merged_source}/{previous_merged_source} merged source",
+    );
+    let send_to = fill("{send_to} ");
     let keys = format!(
-        " Alt-N/P agent · Alt-J/K merged source · Alt-A follow-ups go to: {to} · comparison {}",
+        " {moves}{}{send_to}follow-ups go to: {to} · comparison {}",
+        if moves.is_empty() { "" } else { " · " },
         clean(&screen.comparison_id)
     );
     frame.render_widget(
@@ -91,7 +103,7 @@ fn seconds(ms: Option<u64>) -> String {
     })
 }
 
-/// `bigdata · complete · text 0.4 s · total 9.8 s · 5/6 sources · 41230/2410 tok`: the time to the
+/// `bigdata · complete · text 0.4 s · total 9.8 s · 5/6 sources · 41.2k/2.4k tok`: the time to the
 /// first answer text, the total, sources cited / consulted, tokens when known (shorter in a narrow
 /// column).
 fn header(figures: &AgentFigures, focused: bool, theme: &Theme, width: u16) -> Line<'static> {
@@ -105,7 +117,9 @@ fn header(figures: &AgentFigures, focused: bool, theme: &Theme, width: u16) -> L
         figures.consulted,
     );
     if let Some((input, output)) = figures.tokens {
-        text.push_str(&format!(" · {input}/{output} tok"));
+        // As the status bar writes them: `41.2k/2.4k tok`.
+        let tokens = crate::tui::screen::status::format_tokens;
+        text.push_str(&format!(" · {}/{} tok", tokens(input), tokens(output)));
     }
     // A narrow column: the same figures, shorter (`4/6 src · 0.8/2.0 s`: first text / total).
     if text.chars().count() > width as usize {

@@ -213,10 +213,14 @@ pub fn draw(frame: &mut Frame, app: &App, panes: &Panes) -> FrameFacts {
                 let focused = tab && app.focus == crate::tui::state::Focus::Timeline;
                 let hint = match tab {
                     true => popup::timeline::footer(app, &panes.timeline, true),
-                    false => "T details",
+                    false => app.keys.fill(
+                        &[crate::tui::state::keymap::Context::Panes],
+                        "{timeline} details",
+                    ),
                 };
+                let hint = Some(hint).filter(|h| !h.is_empty());
                 let block = super::pane_block(
-                    super::title("Timeline", Some(hint.into()), focused, theme),
+                    super::title("Timeline", hint, focused, theme),
                     focused,
                     theme,
                 );

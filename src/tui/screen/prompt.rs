@@ -8,9 +8,11 @@ use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
+use unicode_width::UnicodeWidthStr;
 
 use super::{clean, pane_block, piece, title};
 use crate::styled::theme::Theme;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, Focus};
 
 /// The prompt's own state: the editor and its text.
@@ -78,26 +80,37 @@ impl PromptPane {
 /// The prompt grows to this many rows of text, then scrolls.
 pub const MAX_ROWS: u16 = 8;
 
-/// Where the next question goes when that is not simply on from the newest turn: `↳ from turn 2 ·
-/// ckpt-…` (a branch), or `↳ resume ckpt-…` before the first question of a resumed conversation.
-pub fn branch_text(app: &App) -> Option<String> {
-    if let Some(from) = app.branch_from() {
-        let next = app.continuation();
-        let mut text = format!("↳ from turn {}", from + 1);
-        if let Some(checkpoint) = &next.checkpoint_id {
-            text.push_str(&format!(" · {}", clean(checkpoint)));
-        }
-        return Some(text);
+/// Where the next question goes, as the prompt's title says it in at most `room` columns: the turn
+/// it branches from (or `--resume`, `--chat-id`) and the id, whole, else the id shortened
+/// (`ckpt-…7cce31`: the whole id is in the ids popup), else without the id; `None` when not even
+/// that fits (or there is nothing to say).
+pub fn branch_text(app: &App, room: usize) -> Option<String> {
+    let (what, id) = if let Some(from) = app.branch_from() {
+        (
+            format!("↳ from turn {}", from + 1),
+            app.continuation().checkpoint_id,
+        )
+    } else if !app.turns.is_empty() {
+        return None;
+    } else if let Some(checkpoint) = &app.resume.checkpoint_id {
+        ("↳ resume".to_owned(), Some(checkpoint.clone()))
+    } else if let Some(chat) = &app.resume.chat_id {
+        ("↳ chat".to_owned(), Some(chat.clone()))
+    } else {
+        return None;
+    };
+    let sep = if what.starts_with("↳ from") {
+        " · "
+    } else {
+        " "
+    };
+    let mut choices = Vec::new();
+    if let Some(id) = &id {
+        choices.push(format!("{what}{sep}{}", clean(id)));
+        choices.push(format!("{what}{sep}{}", super::status::short_id(id)));
     }
-    if app.turns.is_empty() {
-        if let Some(checkpoint) = &app.resume.checkpoint_id {
-            return Some(format!("↳ resume {}", clean(checkpoint)));
-        }
-        if let Some(chat) = &app.resume.chat_id {
-            return Some(format!("↳ chat {}", clean(chat)));
-        }
-    }
-    None
+    choices.push(what);
+    choices.into_iter().find(|text| text.width() <= room)
 }
 
 /// Rows the prompt's text takes at `width` columns (each line word-wrapped as the editor wraps it).
@@ -119,44 +132,58 @@ pub fn text_rows(pane: &PromptPane, width: u16) -> u16 {
 /// Below this width the prompt's hints are the short ones.
 const SHORT_BELOW: u16 = 70;
 
-/// The prompt's title hint: what keys do now (`short` for a narrow prompt).
+/// The prompt's title hint: what keys do now (`short` for a narrow prompt), with the keys in force.
 fn hint(app: &App, focused: bool, short: bool) -> String {
+    if let Some(note) = &app.keys_elsewhere {
+        return note.clone();
+    }
+    let prompt = |template: &str| {
+        app.keys
+            .fill(&[Context::Prompt, Context::Anywhere], template)
+    };
+    let panes = |template: &str| {
+        app.keys
+            .fill(&[Context::Panes, Context::Anywhere], template)
+    };
     if app.search_typing() {
-        return match short {
-            true => "searching · Esc",
-            false => "searching: letters go to the search below · Esc browse the hits",
-        }
-        .to_owned();
+        let template = match short {
+            true => "searching · {escape}",
+            false => "searching: letters go to the search below · {escape} browse the hits",
+        };
+        return app.keys.fill(&[Context::Search], template);
     }
     if short || app.queued.is_some() {
         return match (focused, app.can_ask) {
-            (true, true) => "typing · Esc browse",
-            (false, true) => "i types",
-            (_, false) => "replay",
-        }
-        .to_owned();
+            (true, true) => prompt("typing · {leave_prompt} browse"),
+            (false, true) => panes("{focus_prompt} types"),
+            (_, false) => "replay".to_owned(),
+        };
     }
     match (focused, app.can_ask) {
         // A replay sends nothing: its prompt never says Enter sends.
         (_, false) => "replay: nothing to ask".to_owned(),
         (true, true) if app.stream_running || app.in_progress() => {
-            "typing · Enter queues it for when the answer ends · Esc browse".to_owned()
+            prompt("typing · {send} queues it for when the answer ends · {leave_prompt} browse")
         }
-        (true, true) => "typing · Enter send · Alt-Enter newline · Esc browse".to_owned(),
-        (false, true) => "browsing: letters are keys (?) · i types a question".to_owned(),
+        (true, true) => prompt("typing · {send} send · {new_line} newline · {leave_prompt} browse"),
+        (false, true) => {
+            panes("browsing: letters are keys ({help}) · {focus_prompt} types a question")
+        }
     }
 }
 
 /// Dress the editor for this frame: its title (what keys do, where the next question goes) and border
 /// when it has the room, its style. The editor is the app's state, so this happens before drawing.
 pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
-    let focused = app.focus == Focus::Prompt;
+    // A comparison's column whose keys another column has is not typed into.
+    let focused = app.focus == Focus::Prompt && app.keys_elsewhere.is_none();
     let theme = &app.theme;
     let name = if app.can_ask { "Ask" } else { "Prompt" };
     let short = area.width < SHORT_BELOW;
     if app.can_ask {
         pane.editor.set_placeholder_text(match (focused, short) {
             _ if app.search_typing() => "(the search has the keys)",
+            _ if app.keys_elsewhere.is_some() => "",
             (true, true) => "Type a question…",
             (true, false) if app.stream_running || app.in_progress() => {
                 "Type a question — Enter queues it for when the answer ends"
@@ -170,15 +197,19 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
         let mut line = title(name, Some(hint(app, focused, short)), focused, theme);
         if let Some(queued) = &app.queued {
             let room = (area.width as usize / 3).max(8);
+            let drops = app.keys.fill(&[Context::Anywhere], " ({interrupt} drops)");
             line.spans.push(Span::styled(
                 format!(
-                    "· queued: {} (Ctrl-C drops) ",
+                    "· queued: {}{drops} ",
                     super::truncate(&clean(queued), room)
                 ),
                 theme.warning().add_modifier(Modifier::BOLD),
             ));
         }
-        if let Some(branch) = branch_text(app) {
+        // What is left of the top border (its corners, a space after the text).
+        let used: usize = line.spans.iter().map(|s| s.content.width()).sum();
+        let room = (area.width as usize).saturating_sub(used + 3);
+        if let Some(branch) = branch_text(app, room) {
             line.spans.push(Span::styled(
                 format!("{branch} "),
                 theme.accent().add_modifier(Modifier::BOLD),
@@ -195,7 +226,7 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &PromptPane) {
     frame.render_widget(&pane.editor, area);
-    if app.focus != Focus::Prompt || app.popup.is_some() {
+    if app.focus != Focus::Prompt || app.popup.is_some() || app.keys_elsewhere.is_some() {
         return;
     }
     let inner = pane.editor.block().map_or(area, |block| block.inner(area));

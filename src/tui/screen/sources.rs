@@ -18,6 +18,7 @@ use super::{
 use crate::model::citations::Source;
 use crate::styled::text::{Piece, RLine, inline_text};
 use crate::styled::theme::Theme;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, Focus, Scroll, SidebarItem, Turn};
 
 /// The sources pane's own state: the selected entry, the scroll position and the rows kept.
@@ -112,7 +113,13 @@ pub enum Row {
     /// Row `k` of entry `index`.
     Item(usize, usize),
     Note(&'static str),
+    /// What the focused sidebar's keys do, with the keys in force.
+    Keys,
 }
+
+/// The focused sidebar's note of its keys (`[keys]` may change them).
+const KEYS_NOTE: &str =
+    "{enter} details · {next_span}/{previous_span} spans · {open_source} open · {copy} copy";
 
 /// The sidebar's rows, kept between frames: laying them out formats every entry to count its rows,
 /// which would make each frame cost as much as the list is long.
@@ -343,7 +350,7 @@ pub fn prepare(app: &App, pane: &mut SourcesPane, reveal: bool, area: Rect) -> S
         }));
     } else if focused && rows.len() + 2 <= viewport {
         rows.push(Row::Blank);
-        rows.push(Row::Note("Enter details · n/N spans · o open · y copy"));
+        rows.push(Row::Keys);
     }
     let selected_range = pane.selected.and_then(|s| {
         let first = rows
@@ -395,6 +402,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &SourcesPane, prepar
             Row::Note(text) => RLine {
                 pieces: vec![piece(truncate(text, width), theme.muted())],
             },
+            Row::Keys => {
+                let note = app.keys.fill(&[Context::Panes], KEYS_NOTE);
+                RLine {
+                    pieces: vec![piece(truncate(&note, width), theme.muted())],
+                }
+            }
             Row::Item(index, k) => {
                 if formatted.as_ref().is_none_or(|(i, _)| *i != index) {
                     let item = turn.sidebar[index];

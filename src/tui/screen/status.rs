@@ -198,15 +198,19 @@ fn draw_search(frame: &mut Frame, area: Rect, app: &App) {
             style.add_modifier(Modifier::BOLD),
         ));
     }
-    let hints: &[&str] = if search.typing {
-        &[
-            "Enter/↓ next",
-            "Shift-Enter/↑ previous",
-            "Esc browse the hits",
-        ]
+    let hints = if search.typing {
+        app.keys.fill(
+            &[Context::Search],
+            // Enter and Shift-Enter, as the help says them (the key map writes Alt-Enter).
+            "Enter/↓ next · Shift-Enter/↑ previous · {escape} browse the hits",
+        )
     } else {
-        &["n next", "N previous", "/ edit", "Esc ends the search"]
+        app.keys.fill(
+            &[Context::Panes],
+            "{next_span} next · {previous_span} previous · {search} edit · {escape} ends the search",
+        )
     };
+    let hints: Vec<&str> = hints.split(" · ").collect();
     let mut budget = width.saturating_sub(spans.iter().map(|s| s.content.width()).sum());
     // A message (no match, the last chart) says more than the hints, in their place.
     let hints = match &app.message {
@@ -215,7 +219,7 @@ fn draw_search(frame: &mut Frame, area: Rect, app: &App) {
             spans.push(Span::styled(truncate(&text, budget), theme.accent()));
             &[][..]
         }
-        None => hints,
+        None => &hints[..],
     };
     for (i, hint) in hints.iter().enumerate() {
         let piece = if i == 0 {
@@ -235,10 +239,12 @@ fn draw_search(frame: &mut Frame, area: Rect, app: &App) {
     }
 }
 
-/// What the connection is doing, with its glyph: ` ✔ complete`, ` ⠋ streaming`, ` ! cut`.
+/// What the connection of the turn the panes show is doing, with its glyph: ` ✔ complete`,
+/// ` ⠋ streaming`, ` ! cut` (an earlier turn picked with `[` says how it ended, like its time and
+/// tokens beside it; the newest turn's stream, still running, has a fact of its own).
 fn state_fact(app: &App) -> (String, Style) {
     let theme = &app.theme;
-    let Some(turn) = app.latest() else {
+    let Some(turn) = app.current() else {
         if app.mode == Mode::Watch {
             return (" waiting for a session".to_owned(), theme.muted());
         }
@@ -259,7 +265,7 @@ fn state_fact(app: &App) -> (String, Style) {
         ConnState::Idle => ("·".to_owned(), theme.muted()),
         _ => (app.spinner().to_owned(), theme.accent()),
     };
-    if app.watching && turn.conn.in_progress() {
+    if app.watching && turn.conn.in_progress() && app.current_index() + 1 == app.turns.len() {
         // Another process streams it: this app only follows.
         return (format!(" {glyph} watching · live"), style);
     }
@@ -302,21 +308,26 @@ fn mode_badge(app: &App) -> Span<'static> {
 /// tokens, which turn the panes show, and the short ids of that turn.
 fn facts(app: &App) -> Vec<(String, Style)> {
     let theme = &app.theme;
-    let Some(latest) = app.latest() else {
+    let (Some(turn), Some(latest)) = (app.current(), app.latest()) else {
         return Vec::new();
     };
     let mut facts: Vec<(String, Style)> = Vec::new();
     if !app.mouse {
         facts.push(("mouse off (m)".to_owned(), theme.warning()));
     }
-    match &latest.conn {
-        ConnState::Cut(_) | ConnState::Stalled(_) if !latest.session.answer.as_str().is_empty() => {
+    let last = app.turns.len();
+    if app.current_index() + 1 < last && latest.conn.in_progress() {
+        // An earlier turn is shown while the newest one streams: say so, or it looks finished.
+        let doing = if app.watching { "live" } else { "streaming" };
+        facts.push((format!("turn {last} {doing}"), theme.accent()));
+    }
+    match &turn.conn {
+        ConnState::Cut(_) | ConnState::Stalled(_) if !turn.session.answer.as_str().is_empty() => {
             facts.push(("kept what arrived".to_owned(), theme.warning()));
         }
         _ => {}
     }
     facts.push((format_elapsed(app.elapsed()), theme.text()));
-    let turn = app.current().unwrap_or(latest);
     if let Some(completion) = &turn.session.completion
         && completion.total_tokens() != (0, 0)
     {
@@ -369,12 +380,12 @@ fn right_text(app: &App, prompt_empty: bool, short: bool) -> (String, Style) {
             (clean(text), style)
         }
         None if app.can_ask && app.current().is_some_and(|t| t.retryable()) => {
-            let text = if typing(app) {
-                "Esc r⏎ retry"
-            } else {
-                "r⏎ retry"
+            let retry = app.keys.fill(&[Context::Panes], "{retry}⏎ retry");
+            let text = match typing(app) {
+                true => app.keys.fill(&[Context::Prompt], "{leave_prompt} ") + &retry,
+                false => retry,
             };
-            (text.to_owned(), theme.accent())
+            (text, theme.accent())
         }
         None if app.popup.is_some() => (String::new(), theme.muted()),
         None if typing(app) && !prompt_empty => (String::new(), theme.muted()),

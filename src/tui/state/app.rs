@@ -60,6 +60,9 @@ pub struct App {
     pub stream_running: bool,
     /// This app is one agent's column of a comparison: the comparison's keys hold.
     pub comparison: bool,
+    /// A column of a comparison whose keys another column has: what its prompt says instead of
+    /// offering to type (it is drawn without the focus).
+    pub keys_elsewhere: Option<String>,
     pub focus: Focus,
     /// The pane shown in the narrow (tabbed) layout.
     pub tab: Focus,
@@ -104,8 +107,7 @@ pub struct App {
 }
 
 /// What a question gets while the watched turn still streams in another process.
-pub const STILL_WATCHING: &str =
-    "still streaming in another process — wait, or Ctrl-C to stop watching";
+pub const STILL_WATCHING: &str = "another process still answers: wait for its end";
 
 /// What a key that needs the answer to end first gets while it streams (the message goes when it
 /// ends).
@@ -122,6 +124,7 @@ impl App {
             turns: Vec::new(),
             stream_running: false,
             comparison: false,
+            keys_elsewhere: None,
             // The prompt is home: whoever starts typing types a question (a replay has none).
             focus: if config.can_ask {
                 Focus::Prompt
@@ -385,9 +388,10 @@ impl App {
         })
     }
 
+    /// How long the turn the panes show took (or has taken so far).
     pub fn elapsed(&self) -> Duration {
         self.fixed_elapsed
-            .unwrap_or_else(|| self.latest().map_or(Duration::ZERO, Turn::elapsed))
+            .unwrap_or_else(|| self.current().map_or(Duration::ZERO, Turn::elapsed))
     }
 
     pub fn spinner(&self) -> &'static str {

@@ -250,6 +250,7 @@ pub fn action_for(app: &App, narrow: bool, key: KeyEvent) -> Option<Action> {
 }
 
 mod custom;
+mod hints;
 mod table;
 pub use custom::{Keymap, KeysError};
 pub use table::KEYMAP;

@@ -5,6 +5,7 @@
 use super::action::{Effect, Severity};
 use super::app::App;
 use super::focus::Focus;
+use super::keymap::Context;
 use crate::local::config::PaneSizes;
 
 /// Percent of the width one `+`/`-` moves a column by.
@@ -22,8 +23,13 @@ impl App {
     /// a time); the new sizes are saved.
     pub fn resize_focused(&mut self, grow: bool, narrow: bool) -> Option<Effect> {
         if narrow {
+            let zoom = self
+                .keys
+                .fill(&[Context::Panes], "({zoom} zooms on wide screens)");
             self.set_message(
-                "one pane at a time here: it has the whole width (z zooms on wide screens)",
+                format!("one pane at a time here: it has the whole width {zoom}")
+                    .trim_end()
+                    .to_owned(),
                 Severity::Info,
             );
             return None;
@@ -64,9 +70,10 @@ impl App {
             return None;
         }
         self.pane_sizes = sizes;
+        let zoom = self.keys.fill(&[Context::Panes], " · {zoom} zooms");
         self.set_message(
             format!(
-                "{} {what} (remembered) · z zooms",
+                "{} {what} (remembered){zoom}",
                 if grow { "widened" } else { "narrowed" }
             ),
             Severity::Info,

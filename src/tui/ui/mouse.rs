@@ -4,6 +4,7 @@
 //! the mouse to the terminal so text can be selected natively.
 
 use super::Ui;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{Effect, Focus, Popup, Severity, SidebarItem, Spot};
 
 impl Ui {
@@ -45,10 +46,12 @@ impl Ui {
                 });
                 if let Some(index) = index {
                     self.select_source(index);
-                    self.app.set_message(
-                        format!("source [{n}] selected · n/N its spans · c to browse it"),
-                        Severity::Info,
+                    let keys = self.app.keys.fill(
+                        &[Context::Panes],
+                        "{next_span}/{previous_span} its spans · {focus_sources} to browse it",
                     );
+                    self.app
+                        .set_message(format!("source [{n}] selected · {keys}"), Severity::Info);
                 }
             }
             Spot::Structured(turn) => {

@@ -3,6 +3,7 @@
 
 use super::Ui;
 use crate::model::session::Activity;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{Effect, Focus, Popup, Scroll, Severity};
 
 impl Ui {
@@ -321,10 +322,12 @@ impl Ui {
             (Some(p), true) => (p + 1) % spans.len(),
             (Some(p), false) => (p + spans.len() - 1) % spans.len(),
         };
-        let back = if self.jump_to_citation(spans[k]) {
-            " · c back to Sources"
-        } else {
-            ""
+        let back = match self.jump_to_citation(spans[k]) {
+            true => self
+                .app
+                .keys
+                .fill(&[Context::Panes], " · {focus_sources} back to Sources"),
+            false => String::new(),
         };
         self.app.set_message(
             format!(

@@ -174,8 +174,8 @@ impl Ui {
                 _ => None,
             });
         }
-        let timeline = self.turns.get(turn).and_then(|t| t.timeline.as_ref());
-        Some(timeline.and_then(|t| row_json(t, view.selected)))
+        let turn = self.turns.get(turn);
+        Some(turn.and_then(|t| row_json(t.timeline.as_ref()?, view.selected, &t.session)))
     }
 
     /// `[` `]` in the timeline popup: the waterfall of the turn before or after.

@@ -7,8 +7,9 @@ use super::Ui;
 use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::is_unsafe;
 use crate::styled::text::clean;
-use crate::tui::state::app::{Mode, STILL_ANSWERING, STILL_WATCHING};
-use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity};
+use crate::tui::state::app::{Mode, STILL_ANSWERING};
+use crate::tui::state::keymap::Context;
+use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity, SidebarItem};
 
 impl Ui {
     /// Apply an action; returns a side effect for the loop, if any.
@@ -243,12 +244,27 @@ impl Ui {
     /// `o` (`open`) or `y`: the URL of the source the popup shows, else of the selected one; in the
     /// ids popup `y` copies the checkpoint id.
     fn source_url(&mut self, open: bool) -> Option<Effect> {
-        // The help and the picker show no source (the one selected behind them is not theirs).
-        if matches!(
-            self.popup,
-            Some(Popup::Sessions { .. } | Popup::Chart { .. } | Popup::Help { .. })
-        ) {
-            return None;
+        // The help, a chart and the picker show no source (the one selected behind them is not
+        // theirs): `y` copies what they show, or says why it cannot.
+        match &self.app.popup {
+            Some(Popup::Sessions { picker }) => {
+                let id = picker.selected_id().map(str::to_owned);
+                return match (open, id) {
+                    (false, Some(id)) => Some(Effect::CopyText(id)),
+                    (false, None) => self.say("no session selected to copy"),
+                    (true, _) => self.say("a session has no web page: Enter opens it here"),
+                };
+            }
+            Some(Popup::Chart { turn, chart }) => {
+                let chart = self.turns.get(*turn)?.session.charts.get(*chart)?;
+                return match (open, crate::render::chart_csv::chart_data(chart)) {
+                    (false, Some(data)) => Some(Effect::CopyText(data)),
+                    (false, None) => self.say("this chart came with no data to copy"),
+                    (true, _) => self.say("a chart has no web page to open"),
+                };
+            }
+            Some(Popup::Help { .. }) => return self.say("the help has nothing to copy or open"),
+            _ => {}
         }
         if let Some(copied) = self.timeline_copy() {
             return copied.filter(|_| !open).map(Effect::CopyText);
@@ -270,6 +286,20 @@ impl Ui {
                 .set_message("select a source first (c, then j/k)", Severity::Warning);
             return None;
         };
+        if let SidebarItem::Tool(ci) = item {
+            // Tool data has no page: `y` copies the data itself.
+            let turn = self.current()?;
+            let citation = turn.attribution.citations.get(ci)?;
+            return match open {
+                false => Some(Effect::CopyText(
+                    crate::tui::screen::popup::source::tool_text(turn, citation),
+                )),
+                true => {
+                    let copy = self.app.keys.fill(&[Context::Panes], " ({copy} copies it)");
+                    self.say(&format!("tool data has no web page to open{copy}"))
+                }
+            };
+        }
         let Some(url) = self.item_url(item) else {
             self.app
                 .set_message("this source has no URL", Severity::Warning);
@@ -410,14 +440,18 @@ impl Ui {
     fn cancel(&mut self) {
         self.stream_running = false;
         let watched = std::mem::take(&mut self.watching);
+        let again = self
+            .app
+            .keys
+            .fill(&[Context::Panes], " ({sessions} opens it again)");
         if let Some(turn) = self.turns.last_mut()
             && turn.conn.in_progress()
         {
             turn.end(if watched {
                 StreamEnd::Cut {
-                    reason:
-                        "no longer followed here; it goes on in its own process (s opens it again)"
-                            .into(),
+                    reason: format!(
+                        "no longer followed here; it goes on in its own process{again}"
+                    ),
                 }
             } else {
                 StreamEnd::Cancelled
@@ -453,10 +487,8 @@ impl Ui {
             );
             return None;
         }
-        if self.watching && self.in_progress() {
-            self.app.set_message(STILL_WATCHING, Severity::Warning);
-            return None;
-        }
+        // The answer streams, here or in the process this app watches: the question waits for
+        // its end (the prompt's title promised it), then continues from it like any follow-up.
         if self.in_progress() || self.stream_running {
             return self.queue(question.to_owned());
         }
@@ -467,6 +499,12 @@ impl Ui {
 }
 
 impl Ui {
+    /// Say `text` (why a key did nothing) in the status bar.
+    fn say(&mut self, text: &str) -> Option<Effect> {
+        self.app.set_message(text, Severity::Info);
+        None
+    }
+
     /// Enter while the answer streams: the question waits and is sent when the stream ends (the
     /// prompt's title shows it; Ctrl-C drops it). One question waits at a time.
     fn queue(&mut self, question: String) -> Option<Effect> {
@@ -479,10 +517,9 @@ impl Ui {
         }
         self.app.queued = Some(question);
         self.reset_prompt();
-        self.app.set_message(
-            "queued: sent when the answer ends · Ctrl-C drops it",
-            Severity::Info,
-        );
+        // Whole at 80 columns; the prompt's title says how to drop it.
+        self.app
+            .set_message("queued: sent when the answer ends", Severity::Info);
         None
     }
 

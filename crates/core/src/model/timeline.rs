@@ -32,6 +32,22 @@ fn cut_to(text: &mut String, most: usize) {
     }
 }
 
+/// Cut `text` to at most `most` characters at the end of a word, with `…` when anything was cut
+/// (within a word longer than that, at `most`).
+fn cut_at_word(text: &mut String, most: usize) {
+    let Some((at, _)) = text.char_indices().nth(most.saturating_sub(1)) else {
+        return;
+    };
+    let next_is_space = text[at..].starts_with(char::is_whitespace);
+    let keep = match next_is_space {
+        true => at,
+        false => text[..at].rfind(char::is_whitespace).unwrap_or(at),
+    };
+    text.truncate(keep);
+    text.truncate(text.trim_end().len());
+    text.push('…');
+}
+
 /// What a phase is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -335,18 +351,49 @@ impl Timeline {
             return;
         };
         let detail = phase.detail.get_or_insert_with(String::new);
+        // Cut already: the rest of the thought is not kept here (the session has it whole).
+        if detail.ends_with('…') {
+            return;
+        }
         let room = THOUGHT_CHARS.saturating_sub(detail.chars().count());
-        if room > 0 {
-            let squeezed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            if !detail.is_empty() && !squeezed.is_empty() && text.starts_with(char::is_whitespace) {
-                detail.push(' ');
+        // Words until the room is passed (then the cut below says more followed).
+        let mut squeezed = String::new();
+        let mut taken = 0;
+        for word in text.split_whitespace() {
+            if taken > room {
+                break;
             }
-            detail.extend(squeezed.chars().take(room));
+            if !squeezed.is_empty() {
+                squeezed.push(' ');
+                taken += 1;
+            }
+            squeezed.push_str(word);
+            taken += word.chars().count();
+        }
+        let spaced = detail.ends_with(' ');
+        if !detail.is_empty()
+            && !spaced
+            && !squeezed.is_empty()
+            && text.starts_with(char::is_whitespace)
+        {
+            detail.push(' ');
+        }
+        detail.push_str(&squeezed);
+        // A thought that ends a word leaves a space for the next one's first word (trimmed
+        // when the phase closes).
+        if !squeezed.is_empty() && text.ends_with(char::is_whitespace) {
+            detail.push(' ');
+        }
+        if detail.chars().count() > THOUGHT_CHARS {
+            cut_at_word(detail, THOUGHT_CHARS);
         }
     }
 
     fn close_thinking(&mut self, ms: u64) {
         if let Some(index) = self.state.thinking.take() {
+            if let Some(detail) = self.phases.get_mut(index).and_then(|p| p.detail.as_mut()) {
+                detail.truncate(detail.trim_end().len());
+            }
             self.close(index, ms);
         }
     }

@@ -2,6 +2,7 @@
 //! text for people. None of them parse wire data; all read [`Session`] and [`Attribution`].
 
 mod cells;
+pub mod chart_csv;
 pub mod chart_text;
 pub mod compare;
 pub mod json;

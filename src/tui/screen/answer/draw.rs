@@ -15,6 +15,7 @@ use super::super::{pane_block, plain_lines, title};
 use super::AnswerPane;
 use super::layout::{AnswerBody, AnswerFrame, Part};
 use crate::styled::text::{Decorations, merge_ranges, to_line};
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, Focus};
 
 pub fn draw(
@@ -46,7 +47,13 @@ pub fn draw(
         _ if focused && prepared.chart_in_view.is_some() => {
             Some("Enter: the chart full screen".to_owned())
         }
-        (true, _) => Some("↓ more · G follows".to_owned()),
+        // G goes to the end (and follows it) only where the answer has the keys: in the prompt
+        // it is a letter, in another pane that pane's end.
+        (true, _) if focused => Some(
+            app.keys
+                .fill(&[Context::Panes], "↓ more · {bottom} follows"),
+        ),
+        (true, _) => Some("↓ more".to_owned()),
         (false, true) => Some("Enter unfolds the structured output".to_owned()),
         (false, false) => None,
     };

@@ -68,7 +68,7 @@ fn header(app: &App, index: usize, width: usize, theme: &Theme) -> Vec<RLine> {
             (format!("── {} ", turn_label(app, index)), theme.muted())
         };
         let text = super::super::truncate(&text, width);
-        let fill = width.min(80).saturating_sub(text.width());
+        let fill = width.saturating_sub(text.width());
         let rule = if selected { "━" } else { "─" };
         rows.push(RLine {
             pieces: vec![piece(format!("{text}{}", rule.repeat(fill)), style)],

@@ -19,6 +19,7 @@ use unicode_width::UnicodeWidthStr;
 use super::{piece, plain_lines};
 use crate::styled::text::RLine;
 use crate::styled::theme::Theme;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, Picker, Popup, SidebarItem};
 pub use source::extract_rows;
 
@@ -27,7 +28,9 @@ pub use source::extract_rows;
 pub struct PopupFrame {
     rect: Rect,
     title: String,
-    footer: &'static str,
+    footer: String,
+    /// What the footer says when the keys do not fit: how to close it.
+    close: String,
     rows: Vec<RLine>,
     /// The first row shown (`None`: the popup does not scroll), and the last it can be.
     scroll: Option<usize>,
@@ -44,6 +47,12 @@ impl PopupFrame {
     pub fn scroll(&self) -> Option<usize> {
         self.scroll
     }
+}
+
+/// A popup's footer with the keys in force in popups (`[keys]` may have changed them).
+fn keys(app: &App, template: &str) -> String {
+    app.keys
+        .fill(&[Context::Popup, Context::Anywhere], template)
 }
 
 /// A centred rectangle `percent_x` × `percent_y` of `area`, at least `min_w` × `min_h`.
@@ -111,6 +120,7 @@ pub fn prepare(app: &App, area: Rect) -> Option<PopupFrame> {
         rect: content.rect,
         title: content.title,
         footer: content.footer,
+        close: keys(app, "{escape} close"),
         rows: content.rows,
         scroll,
         max_scroll,
@@ -120,7 +130,7 @@ pub fn prepare(app: &App, area: Rect) -> Option<PopupFrame> {
 /// A popup's title, footer, rows and rectangle, and (a source's detail) the picked span's rows.
 struct Content {
     title: String,
-    footer: &'static str,
+    footer: String,
     rows: Vec<RLine>,
     rect: Rect,
     picked: Option<std::ops::Range<usize>>,
@@ -135,7 +145,7 @@ fn fitted(area: Rect, width: u16, rows: usize) -> Rect {
 
 impl Content {
     /// A popup with no span picked.
-    fn plain(title: String, footer: &'static str, rows: Vec<RLine>, rect: Rect) -> Content {
+    fn plain(title: String, footer: String, rows: Vec<RLine>, rect: Rect) -> Content {
         Content {
             title,
             footer,
@@ -157,7 +167,7 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             let width = rect.width.saturating_sub(4) as usize;
             Content::plain(
                 "Keys".to_owned(),
-                "j/k scroll · Esc close",
+                keys(app, "{down}/{up} scroll · {escape} close"),
                 help::help_rows(&app.keys, app.focus, width, theme),
                 rect,
             )
@@ -172,7 +182,7 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             let rect = fitted(area, w, rows.len());
             Content::plain(
                 "Ids".to_owned(),
-                "y copy checkpoint · Esc close",
+                keys(app, "{copy} copy checkpoint · {escape} close"),
                 rows,
                 rect,
             )
@@ -187,7 +197,7 @@ fn content(app: &App, popup: &Popup, area: Rect) -> Content {
             };
             let rows = structured_json_rows(app, *turn, w.saturating_sub(4) as usize, theme);
             let rect = fitted(area, w, rows.len());
-            let footer = "y copy · j/k scroll · Esc close";
+            let footer = keys(app, "{copy} copy · {down}/{up} scroll · {escape} close");
             Content::plain("Structured output (JSON)".to_owned(), footer, rows, rect)
         }
         Popup::Source { item, span, .. } => source_content(app, *item, *span, area, narrow),
@@ -239,11 +249,17 @@ fn sessions_content(app: &App, picker: &Picker, area: Rect, narrow: bool) -> Con
                 picker.shown.len(),
                 picker.entries.len()
             ),
-            "type to filter · ↑↓ move · Enter open · Esc clear",
+            app.keys.fill(
+                &[Context::PickerFilter, Context::Popup],
+                "type to filter · {up}{down} move · {enter} open · {escape} clear",
+            ),
         ),
         None => (
             format!("Saved sessions ({})", picker.entries.len()),
-            "Enter open · j/k move · / filter · Esc close",
+            keys(
+                app,
+                "{enter} open · {down}/{up} move · {filter} filter · {copy} copy id · {escape} close",
+            ),
         ),
     };
     Content::plain(title, footer, rows, rect)
@@ -264,9 +280,12 @@ fn chart_content(app: &App, turn: usize, chart: usize, area: Rect) -> Content {
         None => ("Chart".to_owned(), Vec::new()),
     };
     let footer = if charts.is_some_and(|c| c.len() > 1) {
-        "← → previous / next chart · Esc close"
+        keys(
+            app,
+            "{previous_chart} {next_chart} previous / next chart · {copy} copy data · {escape} close",
+        )
     } else {
-        "Esc close"
+        keys(app, "{copy} copy data · {escape} close")
     };
     Content::plain(title, footer, rows, rect)
 }
@@ -291,10 +310,17 @@ fn source_content(
     let title_w = laid.title.width() as u16 + 4;
     let width = (widest + 4).max(title_w).max(60.min(most)).min(most);
     let picked = span.and_then(|k| laid.spans.get(k).cloned());
+    // Tool data has no page to open.
+    let footer = match item {
+        SidebarItem::Source(_) => {
+            "{down}/{up} spans · {enter} show · {open_source}⏎ open · {copy} copy · {escape} close"
+        }
+        SidebarItem::Tool(_) => "{down}/{up} spans · {enter} show · {copy} copy · {escape} close",
+    };
     Content {
         rect: fitted(area, width, laid.rows.len()),
         title: laid.title,
-        footer: "j/k spans · Enter show · o⏎ open · y copy · Esc close",
+        footer: keys(app, footer),
         rows: laid.rows,
         picked,
     }
@@ -324,9 +350,9 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
         0
     });
     let footer = if popup.footer.width() + 2 <= room {
-        popup.footer
+        &popup.footer
     } else {
-        "Esc close"
+        &popup.close
     };
     let block = popup_block(&popup.title, footer, theme);
     frame.render_widget(Clear, rect);

@@ -12,6 +12,7 @@ use super::super::{clean, piece, select_row, wrap_text};
 use crate::model::citations::{Attribution, Citation, Source};
 use crate::styled::text::{Piece, RLine, inline_text, wrap};
 use crate::styled::theme::Theme;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, SidebarItem, Turn};
 
 /// A source's detail, laid out.
@@ -65,9 +66,13 @@ pub(super) fn source_rows(
             (title, tool_rows(turn, citation, width, theme))
         }
     };
+    let keys = app.keys.fill(
+        &[Context::Popup],
+        "{down}/{up} pick one, {enter} shows it in the answer",
+    );
     let spans = span_rows(
         &mut rows,
-        a,
+        (a, &keys),
         &citations,
         turn.session.answer.as_str(),
         picked,
@@ -193,11 +198,45 @@ fn tool_rows(turn: &Turn, citation: &Citation, width: usize, theme: &Theme) -> V
     rows
 }
 
+/// What `y` copies of tool data: its fields, one a line, and the data of the charts it made (CSV).
+pub fn tool_text(turn: &Turn, citation: &Citation) -> String {
+    let mut lines = vec![format!(
+        "Tool: {}",
+        citation.tool_name.as_deref().unwrap_or("tool")
+    )];
+    if let Some(audit) = &citation.audit_id {
+        lines.push(format!("Audit id: {audit}"));
+        if let Some(t) = turn.session.audit(audit).and_then(|t| t.title.as_ref()) {
+            lines.push(format!("Title: {t}"));
+        }
+    }
+    if let Some(q) = &citation.query {
+        lines.push(format!("Query: \"{q}\""));
+    }
+    for chart in charts_of(turn, citation) {
+        lines.push(String::new());
+        lines.push(format!(
+            "Chart: {}",
+            chart.title.as_deref().unwrap_or("chart")
+        ));
+        if let Some(data) = crate::render::chart_csv::chart_data(chart) {
+            lines.push(data.trim_end().to_owned());
+        }
+    }
+    let text: Vec<String> = lines.iter().map(|l| clean_block(l)).collect();
+    text.join("\n")
+}
+
+/// A line (or a CSV block) with anything unsafe for a clipboard taken out, its line breaks kept.
+fn clean_block(text: &str) -> String {
+    text.lines().map(clean).collect::<Vec<_>>().join("\n")
+}
+
 /// Every span the entry supports, numbered, in words as the answer says them (the `picked` one
 /// marked), added to `rows`; where each one is.
 fn span_rows(
     rows: &mut Vec<RLine>,
-    a: &Attribution,
+    (a, keys): (&Attribution, &str),
     citations: &[usize],
     answer: &str,
     picked: Option<usize>,
@@ -211,7 +250,7 @@ fn span_rows(
     section(
         rows,
         &format!(
-            "Supports {} span{} · j/k pick one, Enter shows it in the answer",
+            "Supports {} span{} · {keys}",
             citations.len(),
             if citations.len() == 1 { "" } else { "s" }
         ),

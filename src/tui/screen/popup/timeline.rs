@@ -9,9 +9,11 @@
 use ratatui::style::Style;
 
 use super::super::{clean, piece, truncate, wrap_text};
+use crate::model::session::{Activity, Session};
 use crate::model::timeline::{Gap, Phase, PhaseKind, Timeline, seconds};
 use crate::styled::text::RLine;
 use crate::styled::theme::Theme;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, TimelineView, Turn};
 use crate::wire::raw_events::RowTarget;
 
@@ -44,9 +46,19 @@ pub fn row_count(timeline: &Timeline) -> usize {
 }
 
 /// Row `selected` as pretty JSON (what `y` copies).
-pub fn row_json(timeline: &Timeline, selected: usize) -> Option<String> {
+pub fn row_json(timeline: &Timeline, selected: usize, session: &Session) -> Option<String> {
     let value = match rows(timeline).get(selected)? {
-        Row::Phase(phase) => serde_json::to_value(phase).ok()?,
+        Row::Phase(phase) => {
+            let mut value = serde_json::to_value(phase).ok()?;
+            // The timeline keeps a thought's first words: the copy has it whole.
+            if phase.kind == PhaseKind::Thinking
+                && let Some(detail) = &phase.detail
+                && let Some(whole) = whole_thought(session, detail)
+            {
+                value["detail"] = serde_json::Value::String(whole);
+            }
+            value
+        }
         Row::Gap(gap) => serde_json::json!({
             "kind": "silence",
             "start_ms": gap.start_ms,
@@ -54,6 +66,28 @@ pub fn row_json(timeline: &Timeline, selected: usize) -> Option<String> {
         }),
     };
     serde_json::to_string_pretty(&value).ok()
+}
+
+/// The whole thought a thinking phase's `detail` (its first words, whitespace squeezed, maybe cut
+/// with `…`) begins: from where it starts in the session's thinking to that block's end.
+fn whole_thought(session: &Session, detail: &str) -> Option<String> {
+    let bare = |text: &str| -> String { text.chars().filter(|c| !c.is_whitespace()).collect() };
+    let head = bare(detail.trim_end_matches('…'));
+    if head.is_empty() {
+        return None;
+    }
+    session.activity.iter().find_map(|item| {
+        let Activity::Thinking { text, .. } = item else {
+            return None;
+        };
+        let all = bare(text);
+        let nth = all[..all.find(&head)?].chars().count();
+        let (start, _) = text
+            .char_indices()
+            .filter(|(_, c)| !c.is_whitespace())
+            .nth(nth)?;
+        Some(text[start..].trim_end().to_owned())
+    })
 }
 
 /// Row `selected` in words (`⚙ web_search`, `silence 2.0 s → 9.0 s`) and which raw events it
@@ -401,12 +435,21 @@ pub fn title(app: &App, view: &TimelineView) -> String {
 }
 
 /// The keys the view takes now (in the popup, or in the tab, which Esc does not close).
-pub fn footer(app: &App, view: &TimelineView, tab: bool) -> &'static str {
-    match (&view.events, app.turns.len() > 1, tab) {
-        (Some(_), _, _) => "j/k select · y copy event JSON · Esc back",
-        (None, true, false) => "j/k select · Enter raw events · [ ] turn · y copy row · Esc close",
-        (None, false, false) => "j/k select · Enter raw events · y copy row · Esc close",
-        (None, true, true) => "j/k select · Enter raw events · [ ] turn · y copy row",
-        (None, false, true) => "j/k select · Enter raw events · y copy row",
-    }
+pub fn footer(app: &App, view: &TimelineView, tab: bool) -> String {
+    let template = match (&view.events, app.turns.len() > 1, tab) {
+        (Some(_), _, _) => "{down}/{up} select · {copy} copy event JSON · {escape} back",
+        (None, true, false) => {
+            "{down}/{up} select · {enter} raw events · {previous_turn} {next_turn} turn · {copy} copy row · {escape} close"
+        }
+        (None, false, false) => {
+            "{down}/{up} select · {enter} raw events · {copy} copy row · {escape} close"
+        }
+        (None, true, true) => {
+            "{down}/{up} select · {enter} raw events · {previous_turn} {next_turn} turn · {copy} copy row"
+        }
+        (None, false, true) => "{down}/{up} select · {enter} raw events · {copy} copy row",
+    };
+    // In the tab the panes' keys hold, in the popup the popup's.
+    let place = if tab { Context::Panes } else { Context::Popup };
+    app.keys.fill(&[place, Context::Anywhere], template)
 }

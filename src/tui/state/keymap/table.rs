@@ -169,8 +169,10 @@ pub static KEYMAP: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "y",
-        help: "copy the selected source's URL (OSC 52)",
-        readme: None,
+        help: "copy what is selected (OSC 52): a source's URL, tool data",
+        readme: Some(
+            "copy (OSC 52) the selected source's URL, or tool data (its fields and its charts' data); in a popup what it shows: a chart's data as CSV, the selected session's id, a timeline row or event as JSON, a structured output's JSON, the checkpoint",
+        ),
         bindings: &[
             bind(InPopup, &[any_char('y')], Action::CopyUrl),
             bind(Panes, &[plain('y')], Action::CopyUrl),

@@ -239,3 +239,26 @@ fn a_huge_step_title_or_query_is_kept_cut_not_whole() {
     cut_to(&mut short, TEXT_CHARS);
     assert_eq!(short, "é".repeat(TEXT_CHARS));
 }
+
+#[test]
+fn a_long_thought_is_cut_at_a_word_with_an_ellipsis() {
+    let mut timeline = Timeline::new();
+    let words = "Revenue grew again this quarter because data-center demand kept rising faster than supply could follow";
+    for chunk in words.split_inclusive(' ') {
+        timeline.push(
+            100,
+            &AgentEvent::Thinking {
+                message_id: None,
+                role: None,
+                text: chunk.to_owned(),
+            },
+        );
+    }
+    let detail = timeline.phases[1].detail.clone().unwrap();
+    // The first 80 characters end inside "supply"; the cut is before it.
+    assert_eq!(
+        detail,
+        "Revenue grew again this quarter because data-center demand kept rising faster…"
+    );
+    assert!(detail.chars().count() <= 80);
+}

@@ -1,0 +1,94 @@
+//! Hints that name a key name the key in force: with `[keys]` changing keys, the popups' footers,
+//! the panes' titles and notes and the status bar say the new keys, drawn into a `TestBackend`.
+
+use crossterm::event::KeyCode;
+use research_tui::tui::state::keymap::Keymap;
+use research_tui::tui::ui::Ui;
+
+use crate::support::*;
+
+/// The app with `[keys]` entries applied, the demo's answer complete.
+fn answered_with(entries: &[(&str, &[&str])]) -> Ui {
+    let mut app = app();
+    let entries: Vec<_> = entries
+        .iter()
+        .map(|(name, keys)| {
+            let keys = keys.iter().map(|k| (*k).to_owned()).collect();
+            ((*name).to_owned(), Some(keys))
+        })
+        .collect();
+    app.keys = Keymap::with_entries(&entries).unwrap();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    app
+}
+
+fn screen(app: &mut Ui) -> String {
+    draw(app, 140, 42).backend().to_string()
+}
+
+#[test]
+fn a_source_detail_and_the_sidebar_name_the_open_and_copy_keys_in_force() {
+    let mut app = answered_with(&[("open_source", &["O"]), ("copy", &["Y"])]);
+    browse(&mut app);
+    keys(&mut app, "cj");
+    // The note shows below the entries when they leave it room.
+    let sidebar = draw(&mut app, 200, 100).backend().to_string();
+    assert!(sidebar.contains("O open · Y copy"), "{sidebar}");
+    assert!(!sidebar.contains("o open"), "{sidebar}");
+    key(&mut app, KeyCode::Enter);
+    let detail = screen(&mut app);
+    assert!(detail.contains("O⏎ open · Y copy · Esc close"), "{detail}");
+    assert!(!detail.contains("o⏎ open"), "{detail}");
+}
+
+#[test]
+fn a_key_that_is_not_a_letter_is_named_without_enter_and_an_action_with_no_key_is_not_offered() {
+    let mut app = answered_with(&[("open_source", &["ctrl-o"]), ("copy", &[])]);
+    browse(&mut app);
+    keys(&mut app, "cj");
+    key(&mut app, KeyCode::Enter);
+    let detail = screen(&mut app);
+    assert!(
+        detail.contains("Enter show · Ctrl-O open · Esc close"),
+        "{detail}"
+    );
+    assert!(!detail.contains("copy"), "{detail}");
+}
+
+#[test]
+fn the_prompt_title_and_the_help_hint_name_the_keys_in_force() {
+    let mut app = answered_with(&[("leave_prompt", &["ctrl-g"]), ("help", &["H"])]);
+    let typing = screen(&mut app);
+    assert!(typing.contains("Ctrl-G browse"), "{typing}");
+    assert!(!typing.contains("Esc browse"), "{typing}");
+    ctrl(&mut app, 'g');
+    let browsing = screen(&mut app);
+    assert!(browsing.contains("letters are keys (H)"), "{browsing}");
+}
+
+#[test]
+fn the_timeline_names_the_moving_and_closing_keys_in_force() {
+    let mut app = answered_with(&[("down", &["ctrl-n"]), ("escape", &["ctrl-x"])]);
+    browse(&mut app);
+    keys(&mut app, "T");
+    let timeline = screen(&mut app);
+    assert!(timeline.contains("Ctrl-N/k select"), "{timeline}");
+    assert!(timeline.contains("Ctrl-X close"), "{timeline}");
+}
+
+#[test]
+fn the_answer_offers_g_to_follow_only_where_g_moves_the_answer() {
+    let mut app = answered_with(&[]);
+    // The prompt has the keys: G is a letter there.
+    draw(&mut app, 140, 16);
+    key(&mut app, KeyCode::PageUp);
+    let typing = draw(&mut app, 140, 16).backend().to_string();
+    let title = typing.lines().find(|l| l.contains("Answer")).unwrap();
+    assert!(title.contains("Answer ↓ more ─"), "{title}");
+    browse(&mut app);
+    // At the top: no chart in view (Enter would open it: the title says that instead).
+    keys(&mut app, "ag");
+    let browsing = draw(&mut app, 140, 16).backend().to_string();
+    let title = browsing.lines().find(|l| l.contains("Answer")).unwrap();
+    assert!(title.contains("Answer ↓ more · G follows"), "{title}");
+}
