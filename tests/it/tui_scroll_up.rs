@@ -310,3 +310,147 @@ fn a_resend_of_the_answer_while_scrolled_up_keeps_the_rows_in_view() {
         "a page up"
     );
 }
+
+/// A resend while a chart fills the window (no answer text in view to put back in place) keeps the
+/// chart in view (it jumped hundreds of blocks up: the rows left unmeasured above were counted).
+#[test]
+fn a_resend_while_a_chart_fills_the_window_keeps_the_chart_in_view() {
+    let size = (80, 9);
+    let (text, _) = long_turn(3000);
+    let chart_at = text.chars().count() - 2500;
+    let turns = [(text.clone(), Some(chart_at))];
+    let mut following = streamed(&turns, 1, size, false);
+    let mut every = streamed(&turns, 1, size, true);
+    let all_chart = |app: &mut Ui| {
+        draw(app, size.0, size.1);
+        let area = app.panes.answer.last_area().unwrap();
+        let inner = research_tui::tui::screen::pane_inner(area);
+        let n = (inner.y..inner.y + inner.height)
+            .filter(|&y| matches!(app.panes.spot(&app.app, inner.x + 1, y), Spot::Chart(..)))
+            .count();
+        n == inner.height as usize
+    };
+    let mut found = false;
+    for n in 0..3000 {
+        key(&mut following, KeyCode::Char('k'));
+        key(&mut every, KeyCode::Char('k'));
+        assert_eq!(seen(&mut following, size), seen(&mut every, size), "{n} up");
+        if all_chart(&mut following) {
+            found = true;
+            break;
+        }
+    }
+    assert!(found, "never a window of chart only");
+    let resend = |app: &mut Ui| {
+        let resent = AgentEvent::AnswerReplace {
+            text: format!("{text}More after the resend.\n\n"),
+        };
+        app.apply_update(StreamUpdate::Events(vec![resent]));
+    };
+    resend(&mut following);
+    resend(&mut every);
+    assert_eq!(
+        seen(&mut following, size),
+        seen(&mut every, size),
+        "after the resend"
+    );
+}
+
+/// A resize while scrolled up lays the answer out once, at the new width (it measured every block
+/// at the old width first, then again).
+#[test]
+fn a_resize_while_scrolled_up_lays_out_the_answer_once() {
+    let size = (140, 42);
+    let turns = [long_turn(6000)];
+    let mut following = streamed(&turns, 1, size, false);
+    let mut every = streamed(&turns, 1, size, true);
+    for app in [&mut following, &mut every] {
+        key(app, KeyCode::PageUp);
+        draw(app, size.0, size.1);
+    }
+    let (f0, e0) = (
+        following.panes.answer.blocks_laid_out(),
+        every.panes.answer.blocks_laid_out(),
+    );
+    let f = draw(&mut following, 100, 42).backend().buffer().clone();
+    let e = draw(&mut every, 100, 42).backend().buffer().clone();
+    let (f1, e1) = (
+        following.panes.answer.blocks_laid_out() - f0,
+        every.panes.answer.blocks_laid_out() - e0,
+    );
+    assert_eq!(f, e);
+    assert!(f1 <= e1 + 100, "following {f1} vs every {e1}");
+}
+
+/// jumps after a partial measurement.
+#[test]
+fn jumps_after_scrolling_up_show_what_every_block_shows() {
+    for size in [(140u16, 42u16), (80, 24), (50, 12)] {
+        let turns = [long_turn(2000), long_turn(1500)];
+        let mut following = streamed(&turns, 1, size, false);
+        let mut every = streamed(&turns, 1, size, true);
+        for step in [
+            "PageUp", "PageUp", "z", "k", "[", "z", "]", "G", "PageUp", "z", "z", "PageUp", "g",
+        ] {
+            for app in [&mut following, &mut every] {
+                match step {
+                    "PageUp" => {
+                        key(app, KeyCode::PageUp);
+                    }
+                    s => keys(app, s),
+                }
+            }
+            assert_eq!(
+                seen(&mut following, size),
+                seen(&mut every, size),
+                "{size:?} after {step}"
+            );
+        }
+    }
+}
+
+/// a click after a scroll key, before the next frame (keys within 16 ms of the last
+/// key's frame are not drawn at once), picks from the screen the person sees.
+#[test]
+fn a_click_before_the_next_frame_picks_the_marker_on_screen() {
+    use research_tui::model::event::{Reference, SourceDoc};
+    let size = (100, 30);
+    let (text, _) = long_turn(3000);
+    let needle = "and more words.";
+    let mut refs = Vec::new();
+    for (byte, _) in text.match_indices(needle) {
+        let end = text[..byte + needle.len()].chars().count() as u64;
+        refs.push(Reference {
+            start: Some(end - 5),
+            end: Some(end),
+            source: Some(SourceDoc {
+                id: Some(format!("s{}", refs.len() % 9)),
+                headline: Some("A source".into()),
+                url: Some(format!("https://example.com/{}", refs.len() % 9)),
+                ..SourceDoc::default()
+            }),
+            ..Reference::default()
+        });
+    }
+    let turns = [(text.clone(), None)];
+    let mut following = streamed(&turns, 1, size, false);
+    let mut every = streamed(&turns, 1, size, true);
+    for app in [&mut following, &mut every] {
+        app.apply_update(StreamUpdate::Events(vec![AgentEvent::Grounding(
+            refs.clone(),
+        )]));
+        key(app, KeyCode::PageUp);
+        draw(app, size.0, size.1);
+        key(app, KeyCode::PageUp); // not drawn yet
+    }
+    let spots = |app: &Ui| {
+        (0..size.1)
+            .flat_map(|y| (0..size.0).map(move |x| (x, y)))
+            .map(|(x, y)| app.panes.spot(&app.app, x, y))
+            .collect::<Vec<_>>()
+    };
+    let (f, e) = (spots(&following), spots(&every));
+    let markers = e.iter().filter(|s| matches!(s, Spot::Marker(_))).count();
+    println!("{markers} marker cells on screen");
+    assert_eq!(f, e);
+}

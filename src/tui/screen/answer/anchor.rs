@@ -8,7 +8,8 @@ use super::{Anchor, AnswerPane};
 use crate::styled::text::PieceKind;
 use crate::tui::state::App;
 
-/// The first answer text in rows `top..top + height`: its turn, raw byte and row under the top.
+/// The first answer text from row `top` down: its turn, raw byte and row under the top — in the
+/// window, else the first below it (a window a chart fills is kept by the text after the chart).
 pub(super) fn top_anchor(
     app: &App,
     pane: &AnswerPane,
@@ -23,12 +24,16 @@ pub(super) fn top_anchor(
         let Part::Answer(i, rows) = part else {
             continue;
         };
-        if end <= top || start >= top + height {
+        if end <= top {
             continue;
+        }
+        if start >= top + 2 * height.max(1) {
+            break;
         }
         let skip = top.saturating_sub(start);
         let view = pane.views.get(&app.turns.get(*i)?.id)?;
-        let take = (top + height).min(end) - (start + skip);
+        // Past the window, only as far as a screenful: text is never further below a chart.
+        let take = (top + 2 * height.max(1)).min(end).saturating_sub(start + skip);
         for (k, row) in view.rows(rows.start + skip, take).enumerate() {
             let byte = row
                 .pieces

@@ -275,8 +275,13 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     // up, they are measured from the bottom up as far as the window and its hint need (`settle`).
     let following = pane.scroll.follow && !requested;
     // (Rewrapped, every block is measured anew: the scroll position first counts all the rows it
-    // was above.)
-    if requested || (rewrapped && !following) {
+    // was above — unless the line being read is put back by its text, which needs no count at the
+    // old width.)
+    let by_anchor_only = pane.scroll_to_anchor.is_some()
+        && pane.scroll_to_turn.is_none()
+        && pane.scroll_to_structured.is_none()
+        && pane.scroll_to_byte.is_none();
+    if (requested || (rewrapped && !following)) && !(rewrapped && by_anchor_only) {
         pane.measure_all(app);
     }
     let mut parts = layout(app, pane, width, following.then_some(height + 1));
