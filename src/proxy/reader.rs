@@ -141,7 +141,9 @@ impl Reader {
 
     /// Stop saving once the answer or a line passes its limit, saying why in the turn.
     fn check_limits(&mut self, bytes: &[u8]) {
-        self.line = match memchr::memrchr(b'\n', bytes) {
+        // A line ends at `\n` or a bare `\r`, as the decoder reads them (a stream of `\r` line
+        // ends counted as one line was cut after 16 MiB "for a line too long").
+        self.line = match memchr::memrchr2(b'\n', b'\r', bytes) {
             Some(at) => bytes.len() - at - 1,
             None => self.line + bytes.len(),
         };

@@ -299,3 +299,26 @@ fn a_deferred_recording_whose_file_stops_growing_decodes_what_was_saved() {
     assert!(!from_file.answer.is_empty());
     assert_eq!(reader.session.answer.len(), from_file.answer.len());
 }
+
+/// A stream whose lines end with a bare `\r` (the decoder reads them as line ends) is saved whole
+/// past 16 MiB: its lines were counted as one, and saving stopped "for a line too long".
+#[test]
+fn a_stream_with_bare_cr_line_ends_is_saved_whole() {
+    let bytes: Vec<u8> = flood(20_000, 900)
+        .into_iter()
+        .map(|b| if b == b'\n' { b'\r' } else { b })
+        .collect();
+    assert!(bytes.len() > crate::wire::sse::DEFAULT_LIMIT);
+    let plain = recorded(
+        Provider::Bigdata,
+        &plan(&bytes, 1 << 16, 16, false, 0),
+        usize::MAX,
+    );
+    assert_eq!(
+        plain[3],
+        "None",
+        "saved {} of {} bytes",
+        plain[0].len(),
+        bytes.len()
+    );
+}

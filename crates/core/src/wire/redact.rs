@@ -173,15 +173,20 @@ impl StreamRedactor {
             joined.extend_from_slice(chunk);
             Cow::Owned(joined)
         };
+        // What may be a start of a key is found in the bytes as they came, before any masking:
+        // a key masked over a start of another (a query key and its decoded form share their
+        // first bytes) hid that start, and the rest of the second went out unmasked.
+        let keep = self.pending_tail(&bytes);
+        let held = bytes[bytes.len() - keep..].to_vec();
         if self.may_hold_key(&bytes) {
             self.secret.mask_all(&mut bytes, false);
         }
-        let keep = self.pending_tail(&bytes);
         if keep == 0 {
             return bytes;
         }
         let ready = bytes.len() - keep;
-        self.held = bytes[ready..].to_vec();
+        // Held as it came, so the next chunk finds the key whole.
+        self.held = held;
         match bytes {
             Cow::Borrowed(b) => Cow::Borrowed(&b[..ready]),
             Cow::Owned(mut b) => {
@@ -215,6 +220,27 @@ impl StreamRedactor {
 mod tests {
     use super::*;
 
+    /// A query key and its percent-decoded form (the proxy masks both) share their first 10
+    /// bytes: the decoded one echoed back is masked whole wherever the stream is split (part of
+    /// it went out in clear after the encoded one's start was masked over its start).
+    #[test]
+    fn two_keys_sharing_a_start_are_masked_in_every_split() {
+        let encoded = "abcdEFGH12%2Fxyz9876543210qwerty";
+        let decoded = "abcdEFGH12/xyz9876543210qwerty";
+        let text = format!("data: {{\"content\":\"echo {decoded}!\"}}\n\n");
+        let expected = text.replace(decoded, &"*".repeat(decoded.len()));
+        for split in 0..text.len() {
+            let mut redactor = StreamRedactor::new(Secret::new(encoded).and(decoded));
+            let mut out = redactor.feed(&text.as_bytes()[..split]).into_owned();
+            out.extend_from_slice(&redactor.feed(&text.as_bytes()[split..]));
+            out.extend(redactor.finish());
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                expected,
+                "split at {split}"
+            );
+        }
+    }
     const KEY: &str = "sk-live-0123456789abcdef";
 
     #[test]

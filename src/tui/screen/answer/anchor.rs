@@ -33,7 +33,9 @@ pub(super) fn top_anchor(
         let skip = top.saturating_sub(start);
         let view = pane.views.get(&app.turns.get(*i)?.id)?;
         // Past the window, only as far as a screenful: text is never further below a chart.
-        let take = (top + 2 * height.max(1)).min(end).saturating_sub(start + skip);
+        let take = (top + 2 * height.max(1))
+            .min(end)
+            .saturating_sub(start + skip);
         for (k, row) in view.rows(rows.start + skip, take).enumerate() {
             let byte = row
                 .pieces
