@@ -103,15 +103,18 @@ fn reference_sections() -> String {
             "the stream was cut or stalled before it completed, or the answer passed \\-\\-max\\-answer\\-mib",
         ),
     ] {
-        roff.push_str(&format!(".TP\n\\fB{code}\\fR\n{meaning}\n"));
+        tagged(&mut roff, 'B', code, meaning);
     }
     roff.push_str(".SH ENVIRONMENT\n");
     for provider in crate::wire::provider::Provider::ALL {
         let variable = provider.spec().api_key_env;
         let label = provider.label();
-        roff.push_str(&format!(
-            ".TP\n\\fB{variable}\\fR\nthe API key for {label}\n"
-        ));
+        tagged(
+            &mut roff,
+            'B',
+            variable,
+            &format!("the API key for {label}"),
+        );
     }
     for (variable, meaning) in [
         (
@@ -134,7 +137,7 @@ fn reference_sections() -> String {
             "where the files below live",
         ),
     ] {
-        roff.push_str(&format!(".TP\n\\fB{variable}\\fR\n{meaning}\n"));
+        tagged(&mut roff, 'B', variable, meaning);
     }
     roff.push_str(".SH FILES\n");
     for (file, meaning) in [
@@ -151,9 +154,14 @@ fn reference_sections() -> String {
             "the log, with each failure\\(aqs whole report",
         ),
     ] {
-        roff.push_str(&format!(".TP\n\\fI{file}\\fR\n{meaning}\n"));
+        tagged(&mut roff, 'I', file, meaning);
     }
     roff
+}
+
+/// One tagged paragraph: `term` in `font` (`B` bold, `I` italic), `meaning` indented below it.
+fn tagged(roff: &mut String, font: char, term: &str, meaning: &str) {
+    roff.push_str(&format!(".TP\n\\f{font}{term}\\fR\n{meaning}\n"));
 }
 
 /// A subcommand's own sections become subsections of its section (`.SH` → `.SS`). The roff writer

@@ -78,9 +78,10 @@ pub fn run_delete(ids: &[String]) -> std::process::ExitCode {
             }
         }
     }
-    match failed {
-        true => std::process::ExitCode::FAILURE,
-        false => std::process::ExitCode::SUCCESS,
+    if failed {
+        std::process::ExitCode::FAILURE
+    } else {
+        std::process::ExitCode::SUCCESS
     }
 }
 

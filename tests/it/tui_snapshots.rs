@@ -126,16 +126,10 @@ fn follow_up_turns_stack_under_their_questions() {
     draw(&mut app, 140, 42);
     browse(&mut app);
     // Scroll up until the second question header is on screen.
-    let mut found = false;
-    for _ in 0..200 {
-        let screen = draw(&mut app, 140, 42).backend().to_string();
-        if screen.contains("▍You: How does that compare") {
-            found = true;
-            break;
-        }
-        key(&mut app, KeyCode::Up);
-    }
-    assert!(found, "the follow-up's question header is shown");
+    assert!(
+        scroll_up_until(&mut app, "▍You: How does that compare", 200),
+        "the follow-up's question header is shown"
+    );
     insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
 }
 

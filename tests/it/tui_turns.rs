@@ -243,16 +243,10 @@ fn a_branched_conversation_marks_the_selected_turn_and_where_the_next_question_g
     assert_eq!(app.history(app.turns[2].request.from_turn).len(), 1);
     browse(&mut app);
     keys(&mut app, "a");
-    let mut found = false;
-    for _ in 0..300 {
-        let screen = draw(&mut app, 140, 42).backend().to_string();
-        if screen.contains("── turn 3 · ↳ from turn 1") {
-            found = true;
-            break;
-        }
-        key(&mut app, KeyCode::Up);
-    }
-    assert!(found, "turn 3's rule says where it branched from");
+    assert!(
+        scroll_up_until(&mut app, "── turn 3 · ↳ from turn 1", 300),
+        "turn 3's rule says where it branched from"
+    );
     // The export says so too, under turn 3's question, and turn 2 (on from turn 1) says nothing.
     let exported =
         research_tui::tui::export::conversation_markdown(&app.turns, &Default::default());

@@ -275,6 +275,17 @@ pub fn draw(app: &mut Ui, width: u16, height: u16) -> Terminal<TestBackend> {
     terminal
 }
 
+/// Press ↑ (at most `tries` times) until a 140×42 frame shows `text`; whether it did.
+pub fn scroll_up_until(app: &mut Ui, text: &str, tries: usize) -> bool {
+    for _ in 0..tries {
+        if draw(app, 140, 42).backend().to_string().contains(text) {
+            return true;
+        }
+        key(app, KeyCode::Up);
+    }
+    false
+}
+
 pub fn key(app: &mut Ui, code: KeyCode) -> Option<Effect> {
     let action = app.handle_key(KeyEvent::new(code, KeyModifiers::NONE))?;
     app.update(action)
