@@ -261,17 +261,14 @@ pub fn run(args: TuiArgs) -> ExitCode {
             format_args!("{note} (drop it, or choose that --provider)"),
         );
     }
-    let (base_url, api_key) = if args.demo {
-        (live::default_base_url(provider).to_owned(), None)
-    } else {
-        match live_target(provider, args.base_url.as_deref()) {
-            Ok(target) => target,
-            Err(message) => return fail(1, message),
-        }
+    let (base_url, api_key, keyless) = match agent_target(provider, &args) {
+        Ok(target) => target,
+        Err(exit) => return exit,
     };
     crate::tui::run_blocking(TuiOptions {
         // A saved session is opened on the agent that answered it, unless `--demo` says otherwise.
-        demo: args.demo || (known.is_none() && api_key.is_none()),
+        demo: !keyless && (args.demo || (known.is_none() && api_key.is_none())),
+        keyless,
         demo_speed: args.demo_speed,
         demo_fault: args.demo_fault,
         provider,
@@ -288,7 +285,12 @@ pub fn run(args: TuiArgs) -> ExitCode {
         replay: None,
         provider_options: ProviderOptions {
             model: args.model,
-            tenant: args.tenant,
+            // `--demo --base-url`: the running demo agent is asked as the built-in one is.
+            tenant: args.tenant.or_else(|| {
+                (args.demo && keyless)
+                    .then(|| provider.spec().demo.tenant.map(str::to_owned))
+                    .flatten()
+            }),
             agent: args.agent,
             charts: args.charts || charts_in_config(),
             thinking: args.thinking,
@@ -382,13 +384,41 @@ fn charts_in_config() -> bool {
     crate::local::config::read_file_config(&path).is_ok_and(|c| c.charts)
 }
 
-fn live_target(
+/// Where the app's questions go, as `ask` sends them: the base URL, the key, and whether the agent
+/// there is asked without one (`keyless`). `--demo` alone is the built-in demo agent; `--demo
+/// --base-url URL` the demo agent already running at URL (`research-tui serve`). Without a key an
+/// agent on this machine is asked as it is (a `serve`, a local gateway); `--base-url` naming any
+/// other is refused, as `ask` refuses it, rather than answered by the built-in demo in its place.
+/// With no key and no `--base-url` the built-in demo answers (the documented default).
+fn agent_target(
     provider: Provider,
-    base_url: Option<&str>,
-) -> Result<(String, Option<ApiKey>), String> {
-    crate::local::config::live_target(provider, base_url)
-        .map(|target| (target.base_url, target.api_key))
-        .map_err(|e| e.to_string())
+    args: &TuiArgs,
+) -> Result<(String, Option<ApiKey>, bool), ExitCode> {
+    if args.demo {
+        return Ok(match &args.base_url {
+            Some(url) => (url.trim().trim_end_matches('/').to_owned(), None, true),
+            None => (live::default_base_url(provider).to_owned(), None, false),
+        });
+    }
+    let target = crate::local::config::live_target(provider, args.base_url.as_deref())
+        .map_err(|e| fail(1, e))?;
+    if target.api_key.is_some() {
+        return Ok((target.base_url, target.api_key, false));
+    }
+    if crate::agent::client::is_loopback(&target.base_url) {
+        return Ok((target.base_url, None, true));
+    }
+    match &args.base_url {
+        Some(_) => Err(fail(
+            2,
+            format_args!(
+                "no API key for --base-url {}: {} (only an agent on this machine is asked without one; --demo --base-url asks a demo agent running there)",
+                crate::render::sanitize::sanitize_line(&target.base_url),
+                target.key_hint
+            ),
+        )),
+        None => Ok((target.base_url, None, false)),
+    }
 }
 
 /// `research-tui replay <FILE>`: play a recording in the app with its pacing (nothing is saved).

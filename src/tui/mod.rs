@@ -73,6 +73,9 @@ pub struct TuiOptions {
     pub base_url: String,
     /// LIVE mode's key (never printed: `ApiKey` hides it).
     pub api_key: Option<ApiKey>,
+    /// Ask the agent at `base_url` without a key (one on this machine, or `--demo --base-url`
+    /// naming a running demo agent) rather than start the built-in demo agent.
+    pub keyless: bool,
     /// Play a recording instead of talking to an agent.
     pub replay: Option<ReplayOptions>,
     /// Quit shortly after the stream ends.
@@ -113,6 +116,7 @@ impl Default for TuiOptions {
             provider: Provider::Bigdata,
             base_url: DEFAULT_BASE_URL.into(),
             api_key: None,
+            keyless: false,
             replay: None,
             exit_when_done: false,
             theme: None,
@@ -351,7 +355,8 @@ async fn start_agent(
     settings: &Settings,
 ) -> eyre::Result<Option<String>> {
     let resuming = opts.resume != Continuation::default();
-    let demo = opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty());
+    let demo =
+        !opts.keyless && (opts.demo || opts.api_key.as_ref().is_none_or(|k| k.expose().is_empty()));
     let agent = if demo {
         let mut agent = Agent::demo(opts.provider, settings, resuming)
             .await

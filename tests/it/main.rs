@@ -12,6 +12,7 @@ mod ask_keys;
 mod ask_terminal;
 mod chart_bounds;
 mod charts_cli;
+mod cli_newcomer;
 mod client_edges;
 mod client_robustness;
 pub(crate) mod compare_ask;
