@@ -70,15 +70,23 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
                 }
                 None => {
                     // JSON says so in its `status`; Markdown and text would look finished.
-                    if format != Format::Json
-                        && session.status() == crate::model::session::Status::Incomplete
-                    {
-                        let source = if file == "-" { "standard input" } else { file };
-                        eprintln!(
-                            "research-tui: {} ends before the agent finished (no completion, \
-                             error or cancellation): rendered as far as it goes",
-                            crate::render::sanitize::sanitize_line(source)
-                        );
+                    // Exit 0 still: the file was read and rendered; the turn's own outcome is
+                    // data (`ask`, which ran the turn, exits 4 on it).
+                    let source = if file == "-" { "standard input" } else { file };
+                    let source = crate::render::sanitize::sanitize_line(source);
+                    match session.status() {
+                        _ if format == Format::Json => {}
+                        crate::model::session::Status::Incomplete => eprintln!(
+                            "research-tui: {source} ends before the agent finished (no \
+                             completion, error or cancellation): rendered as far as it goes"
+                        ),
+                        crate::model::session::Status::Error => eprintln!(
+                            "research-tui: {source}: the agent's turn ended in an error: {}",
+                            crate::render::sanitize::sanitize_line(
+                                session.error.as_deref().unwrap_or_default()
+                            )
+                        ),
+                        _ => {}
                     }
                     ExitCode::SUCCESS
                 }

@@ -92,3 +92,81 @@ fn the_app_refuses_a_remote_base_url_without_a_key_instead_of_showing_the_demo()
     );
     assert!(err.contains("BIGDATA_API_KEY"), "{err}");
 }
+
+fn render_markdown(file: &str) -> std::process::Output {
+    support::cli(support::scratch())
+        .args(["render", file, "--format", "markdown"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn render_markdown_says_the_turn_ended_in_an_error_with_its_tool_errors() {
+    let out = render_markdown("tests/fixtures/workflow-error.sse");
+    let md = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        md.contains("\n> **Error:** Request failed: model capacity exhausted\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "**Tool errors**\n\n- `get_earnings_calendar`: Upstream calendar service timed out"
+        ),
+        "{md}"
+    );
+    assert!(
+        err.contains(
+            "the agent's turn ended in an error: Request failed: model capacity exhausted"
+        ),
+        "{err}"
+    );
+    // The file was read and rendered: the turn's outcome is data, as docs/commands.md says.
+    assert_eq!(out.status.code(), Some(0));
+
+    let out = render_markdown("tests/fixtures/real/zeta-replay-errored.sse");
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        md.contains("\n> **Error:** the stream ended with status"),
+        "{md}"
+    );
+}
+
+#[test]
+fn ask_markdown_says_the_agents_error_sanitised_and_exits_4() {
+    let fixture = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/workflow-error.sse"),
+    )
+    .unwrap();
+    // The agent's error carries an escape sequence and Markdown of its own.
+    let hostile = String::from_utf8(fixture).unwrap().replace(
+        "model capacity exhausted",
+        "model \\u001b[31mcapacity* [exhausted](x)",
+    );
+    let base = crate::large_streams::streams::serve_event_stream(move |socket| {
+        use std::io::Write;
+        let _ = socket.write_all(hostile.as_bytes());
+    });
+    let out = support::cli(support::scratch())
+        .args([
+            "ask",
+            "Is there capacity?",
+            "--base-url",
+            &base,
+            "--format",
+            "markdown",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{md}");
+    assert!(
+        md.contains(
+            "> **Error:** Request failed: model \u{fffd}\\[31mcapacity\\* \\[exhausted\\](x)"
+        ),
+        "{md}"
+    );
+    assert!(!md.contains('\u{1b}'));
+}

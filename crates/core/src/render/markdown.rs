@@ -4,7 +4,9 @@
 //! every footnote is referenced (Markdown renderers drop footnotes nothing refers to). Each chart
 //! sits after the paragraph its span ends in (after the answer when it has none) as its title,
 //! caption and a fenced `vega-lite` block holding its spec (viewers that render Vega-Lite draw it);
-//! the structured output follows the answer as a table and its JSON.
+//! the structured output follows the answer as a table and its JSON. A turn that went wrong says
+//! so after the answer: its tool errors, and the agent's error (or the provider's cancellation) as a
+//! `> **Error:** …` blockquote.
 
 use std::fmt::Write;
 use std::io;
@@ -119,9 +121,37 @@ fn render_into<W: io::Write>(
         let pretty = serde_json::to_string_pretty(&structured.content).unwrap_or_default();
         fenced(out, "json", &pretty);
     }
+    outcome(out, session);
     footnotes(out, attribution, part);
     tool_citations(out, session, attribution);
     out.push('\n');
+}
+
+/// How the turn went wrong, after the answer, so a document never looks like a finished answer
+/// when it is not: the tools that failed, then the agent's error (or the provider's cancellation)
+/// as a blockquote (the last without its newline). Untrusted text is sanitised and its Markdown escaped.
+fn outcome<W: io::Write>(out: &mut Out<W>, session: &Session) {
+    if !session.tool_errors.is_empty() {
+        out.blank_line_after();
+        out.push_str("**Tool errors**\n");
+        for (tool, error) in &session.tool_errors {
+            let tool = sanitize_line(tool).replace('`', "'");
+            let _ = write!(
+                out,
+                "\n- `{tool}`: {}",
+                escape_inline(&sanitize_line(error))
+            );
+        }
+    }
+    let ending = match (&session.error, &session.cancelled) {
+        (Some(error), _) => Some(("Error", error)),
+        (None, Some(reason)) => Some(("Cancelled by the provider", reason)),
+        (None, None) => None,
+    };
+    if let Some((what, why)) = ending {
+        out.blank_line_after();
+        let _ = write!(out, "> **{what}:** {}", escape_inline(&sanitize_line(why)));
+    }
 }
 
 /// The tool-level citations, after a blank line (the last without its newline).
