@@ -41,6 +41,12 @@ pub struct SessionMeta {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TurnMeta {
+    /// The question as asked; empty when it is unknown (a request the recording proxy could not
+    /// read), written `null` ([`UNKNOWN_QUESTION`] is what people are shown instead).
+    #[serde(
+        serialize_with = "unknown_as_null",
+        deserialize_with = "null_as_unknown"
+    )]
     pub question: String,
     pub started_at: String,
     pub ended_at: Option<String>,
@@ -61,6 +67,26 @@ pub struct TurnMeta {
     /// it skips anyway), or everything past the turn file's cap. The turn as shown is unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_saved: Option<String>,
+}
+
+/// What a turn whose question is unknown shows in its place (never sent, never saved as a question).
+pub const UNKNOWN_QUESTION: &str = "(a request research-tui could not read)";
+
+fn unknown_as_null<S: serde::Serializer>(question: &str, out: S) -> Result<S::Ok, S::Error> {
+    match question {
+        "" => out.serialize_none(),
+        question => out.serialize_str(question),
+    }
+}
+
+/// `null` is an unknown question, and so is the placeholder earlier proxies saved as the question.
+fn null_as_unknown<'de, D: serde::Deserializer<'de>>(input: D) -> Result<String, D::Error> {
+    let question = Option::<String>::deserialize(input)?.unwrap_or_default();
+    Ok(if question == UNKNOWN_QUESTION {
+        String::new()
+    } else {
+        question
+    })
 }
 
 impl TurnMeta {

@@ -41,9 +41,6 @@ use recorder::{InFlight, Teed, TurnToRecord};
 /// The largest request body forwarded (research requests are a few kilobytes).
 const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
 
-/// The question a saved turn shows for a request body research-tui could not read.
-const UNREADABLE: &str = "(a request research-tui could not read)";
-
 /// Where each provider's requests go, and where sessions are saved.
 #[derive(Debug, Clone)]
 pub struct ProxyConfig {
@@ -239,9 +236,10 @@ fn asked(
     body: &[u8],
 ) -> Asked {
     // A body the dialect cannot read is still a research request (the agent answers it, with an
-    // error most likely): saved under a question that says so.
+    // error most likely): saved with its question unknown (`null`; shown as a placeholder, never
+    // asked again).
     let mut asked = (spec.read_request)(query.unwrap_or(""), body).unwrap_or_else(|| Asked {
-        ask: Ask::new(UNREADABLE),
+        ask: Ask::new(""),
         ..Asked::default()
     });
     if asked.options.model.is_none() {

@@ -170,3 +170,74 @@ fn ask_markdown_says_the_agents_error_sanitised_and_exits_4() {
     );
     assert!(!md.contains('\u{1b}'));
 }
+
+/// `research-tui proxy --port 0` with Bigdata.com's requests sent to `upstream`, saving under
+/// `home`; its base URL. Killed when the guard drops.
+fn proxy(home: &std::path::Path, upstream: &str) -> Served {
+    let mut child = support::cli(home)
+        .args(["proxy", "--port", "0", "--upstream"])
+        .arg(format!("bigdata={upstream}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("research-tui proxy listening on ")
+        .unwrap_or_else(|| panic!("the proxy says where it listens: {line:?}"))
+        .to_owned();
+    Served(child, url)
+}
+
+#[test]
+fn a_proxied_request_that_could_not_be_read_keeps_its_question_unknown_and_is_not_retried() {
+    let home = tempfile::tempdir().unwrap();
+    let served = serve(&[]);
+    let proxied = proxy(home.path(), &served.1);
+    let out = std::process::Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-XPOST"])
+        .args(["-H", "content-type: application/json", "-d", "{\"bad\":1}"])
+        .arg(format!("{}/bigdata/v1/research-agent", proxied.1))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "422");
+    let sessions = home.path().join("data/research-tui/sessions");
+    let mut meta = None;
+    support::wait_until("the proxy saved the turn", Duration::from_secs(10), || {
+        meta = std::fs::read_dir(&sessions)
+            .ok()
+            .and_then(|mut dirs| dirs.next())
+            .and_then(|dir| std::fs::read(dir.ok()?.path().join("meta.json")).ok())
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .filter(|meta| meta["turns"][0]["ended_at"].is_string());
+        meta.is_some()
+    });
+    let meta = meta.unwrap();
+    assert!(meta["turns"][0]["question"].is_null(), "{meta}");
+    let id = meta["id"].as_str().unwrap().to_owned();
+    let asked_before = received(&served.1).len();
+
+    let env = support::Home::new(home.path()).env_entries();
+    let env: Vec<&str> = env.iter().map(String::as_str).collect();
+    let t = Tmux::start_with_env(140, 42, &env, &["open", &id, "--demo-speed", "50"]);
+    t.wait_for("the saved turn", Duration::from_secs(10), |s| {
+        s.contains("▍You: (a request research-tui could not read)")
+    });
+    t.send(&["Escape", "r", "Enter"]);
+    let screen = t.wait_for("the refusal", Duration::from_secs(10), |s| {
+        s.contains("turn 1 has no question to ask again: its request could not be read")
+    });
+    assert!(!screen.contains("turn 2"), "{screen}");
+    t.send(&["q", "q"]);
+    t.wait_exit(Duration::from_secs(10));
+    assert_eq!(received(&served.1).len(), asked_before, "nothing was sent");
+    let after: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sessions.join(&id).join("meta.json")).unwrap())
+            .unwrap();
+    assert_eq!(after["turns"].as_array().unwrap().len(), 1, "{after}");
+}

@@ -429,8 +429,14 @@ impl Ui {
             return None;
         }
         if turn.question.as_deref().is_none_or(|q| q.trim().is_empty()) {
-            self.app
-                .set_message("this turn has no question to ask again", Severity::Warning);
+            self.app.set_message(
+                format!(
+                    "turn {} has no question to ask again: its request could not be read \
+                     (its question is unknown)",
+                    index + 1
+                ),
+                Severity::Warning,
+            );
             return None;
         }
         Some(Effect::Retry(index))

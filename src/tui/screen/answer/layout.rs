@@ -75,8 +75,12 @@ fn header(app: &App, index: usize, width: usize, theme: &Theme) -> Vec<RLine> {
         });
     }
     if let Some(question) = &turn.question {
-        // Every line of the question as it was typed.
-        for (i, line) in question.trim().lines().enumerate() {
+        // Every line of the question as it was typed; one the proxy could not read, a placeholder.
+        let question = match question.trim() {
+            "" => crate::local::meta::UNKNOWN_QUESTION,
+            question => question,
+        };
+        for (i, line) in question.lines().enumerate() {
             let first = if i == 0 { "▍You: " } else { "▍     " };
             rows.extend(wrap_text(
                 &clean(line),
