@@ -241,3 +241,49 @@ fn a_proxied_request_that_could_not_be_read_keeps_its_question_unknown_and_is_no
             .unwrap();
     assert_eq!(after["turns"].as_array().unwrap().len(), 1, "{after}");
 }
+
+/// `ask ARGS` against the agent at `base`, `stdin` piped in.
+fn ask_with_stdin(base: &str, args: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = support::cli(support::scratch())
+        .arg("ask")
+        .args(args)
+        .args(["--base-url", base, "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn ask_dash_reads_the_question_from_stdin_and_refuses_an_empty_one() {
+    let served = serve(&[]);
+    let out = ask_with_stdin(&served.1, &["-"], "  What drove margins, from stdin?\n\n");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        asked_there(&served.1, "What drove margins, from stdin?"),
+        "{:?}",
+        received(&served.1)
+    );
+    assert!(!asked_there(&served.1, "-"));
+
+    let asked = received(&served.1).len();
+    let out = ask_with_stdin(&served.1, &["-"], " \n\t\n");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("standard input held no question"), "{err}");
+    assert_eq!(received(&served.1).len(), asked, "nothing was sent");
+}
