@@ -108,6 +108,17 @@ fn main() -> ExitCode {
     research_tui::agent::http::install_crypto_provider();
     let cli = Cli::parse();
     research_tui::agent::turn::set_max_answer_bytes((cli.tui.max_answer_mib << 20) as usize);
+    // The commands that read the config file stop on a broken one, each the same way.
+    let reads_config = matches!(
+        cli.command,
+        None | Some(
+            Command::Ask(_) | Command::Open(_) | Command::Watch(_) | Command::Replay { .. }
+        )
+    );
+    if reads_config && let Err(e) = research_tui::local::config::check_config_file() {
+        eprintln!("research-tui: {e}");
+        return ExitCode::from(1);
+    }
     match cli.command {
         Some(Command::Render {
             file,

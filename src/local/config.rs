@@ -102,10 +102,11 @@ pub enum ConfigError {
         path: PathBuf,
         reason: String,
     },
-    /// Not TOML (or a setting of the wrong type). Never quotes the file, which may hold the key.
+    /// Not TOML (or a setting of the wrong type), at this line and column (from 1). Never quotes
+    /// the file, which may hold the key.
     InvalidToml {
         path: PathBuf,
-        near_byte: Option<usize>,
+        at: Option<(usize, usize)>,
     },
 }
 
@@ -117,8 +118,8 @@ impl ConfigError {
                 format!("mode {:o}: other users can read it", mode & 0o777)
             }
             ConfigError::Unreadable { reason, .. } => reason.clone(),
-            ConfigError::InvalidToml { near_byte, .. } => match near_byte {
-                Some(byte) => format!("invalid TOML near byte {byte}"),
+            ConfigError::InvalidToml { at, .. } => match at {
+                Some((line, column)) => format!("invalid TOML at line {line}, column {column}"),
                 None => "invalid TOML".to_owned(),
             },
         }
@@ -135,9 +136,17 @@ impl fmt::Display for ConfigError {
                 mode & 0o777,
                 path.display()
             ),
-            ConfigError::Unreadable { path, .. } | ConfigError::InvalidToml { path, .. } => {
+            ConfigError::Unreadable { path, .. } => {
                 write!(f, "cannot read {}: {}", path.display(), self.problem())
             }
+            // Every command that reads the file stops on it: going on with the defaults could send
+            // the question (and a key from the environment) to an agent the file does not name.
+            ConfigError::InvalidToml { path, .. } => write!(
+                f,
+                "cannot read {}: {}: fix it, or move it aside to use the defaults",
+                path.display(),
+                self.problem()
+            ),
         }
     }
 }
@@ -273,8 +282,25 @@ pub fn read_file_config(path: &Path) -> Result<FileConfig, ConfigError> {
     // Not toml's message: it quotes the offending line, which could be the key itself.
     toml::from_str(&text).map_err(|e: toml::de::Error| ConfigError::InvalidToml {
         path: path.to_owned(),
-        near_byte: e.span().map(|span| span.start),
+        at: e.span().map(|span| line_and_column(&text, span.start)),
     })
+}
+
+/// The line and column (both from 1, the column in characters) of byte `at` of `text`.
+fn line_and_column(text: &str, at: usize) -> (usize, usize) {
+    let before = text.get(..at).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
+/// The config file can be read (missing is fine): every command that reads it checks this first,
+/// so a broken file is said once, the same way, and stops them all (the app, `open`, `watch`,
+/// `replay`, `ask`, with or without `--demo`).
+pub fn check_config_file() -> Result<(), ConfigError> {
+    read_file_config(&config_file()).map(drop)
 }
 
 #[cfg(unix)]
@@ -463,8 +489,14 @@ mod tests {
         assert!(read_file_config(&path).unwrap().api_key.is_none());
         std::fs::write(&path, "theme = [").unwrap();
         let message = read_file_config(&path).unwrap_err().to_string();
-        let expected = format!("cannot read {}: invalid TOML near byte ", path.display());
+        let expected = format!(
+            "cannot read {}: invalid TOML at line 1, column 10: fix it, or move it aside",
+            path.display()
+        );
         assert!(message.starts_with(&expected), "{message}");
+        std::fs::write(&path, "theme = \"dark\"\n\n[keys]\nhelp = ä").unwrap();
+        let message = read_file_config(&path).unwrap_err().to_string();
+        assert!(message.contains("at line 4, column 8"), "{message}");
         let missing = read_file_config(&dir.path().join("missing.toml")).unwrap();
         assert!(missing.api_key.is_none() && missing.theme.is_none());
     }

@@ -79,10 +79,16 @@ async fn the_key_is_read_from_a_private_config_file_and_refused_from_a_readable_
         env.requests().await.last().unwrap()["api_key_present"],
         true
     );
-    // A broken config file does not matter when the key is in the environment.
+    // A broken config file stops `ask` even with the key in the environment (the file may name
+    // another agent): said once, where it breaks, never quoting the file.
     std::fs::write(&config, "this is = = not toml").unwrap();
     let with_env = tokio::task::block_in_place(|| env.ask(&["What did NVIDIA report?"]));
-    assert_eq!(with_env.status.code(), Some(0), "{}", stderr(&with_env));
+    assert_eq!(with_env.status.code(), Some(1), "{}", stderr(&with_env));
+    assert!(
+        stderr(&with_env).contains("invalid TOML at line 1, column 6"),
+        "{}",
+        stderr(&with_env)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -287,3 +287,51 @@ fn ask_dash_reads_the_question_from_stdin_and_refuses_an_empty_one() {
     assert!(err.contains("standard input held no question"), "{err}");
     assert_eq!(received(&served.1).len(), asked, "nothing was sent");
 }
+
+#[test]
+fn a_broken_config_file_stops_every_command_that_reads_it_with_the_same_line_and_position() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = support::Home::new(home.path())
+        .config()
+        .join("research-tui");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.toml");
+    std::fs::write(
+        &path,
+        "api_key = \"sk-held-in-a-broken-file\"\nchar ts = true\n",
+    )
+    .unwrap();
+    let expected = format!(
+        "research-tui: cannot read {}: invalid TOML at line 2, column 6: fix it, or move it aside \
+         to use the defaults\n",
+        path.display()
+    );
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/workflow-error.sse"
+    );
+    let commands: [&[&str]; 6] = [
+        &[],
+        &["--demo"],
+        &["ask", "What changed?", "--demo"],
+        &["ask", "What changed?"],
+        &["open", "20260101"],
+        &["replay", fixture],
+    ];
+    for args in commands {
+        let out = support::cli(home.path())
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err, expected, "{args:?}");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+    }
+    // A command that never reads the file is not stopped by it.
+    let out = support::cli(home.path())
+        .args(["render", fixture, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
