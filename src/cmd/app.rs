@@ -57,7 +57,8 @@ pub struct TuiArgs {
     /// Continue (or branch) from this checkpoint: a saved session that knows it is opened.
     #[arg(long, value_name = "CKPT")]
     pub resume: Option<String>,
-    /// Continue this conversation: a saved session that knows it is opened.
+    /// Continue this conversation: a saved session that knows it is opened (with --resume: from
+    /// that checkpoint of it).
     #[arg(long, value_name = "ID")]
     pub chat_id: Option<String>,
     /// Seconds without data before a stream counts as stalled.

@@ -40,7 +40,7 @@ use crate::model::stream_end::StreamEnd;
 use crate::render::Format;
 use crate::render::sanitize::sanitize_line;
 use crate::wire::provider::bigdata::request::{
-    Effort, MODEL_NAMES, ResearchRequest, WORKFLOW, WorkflowRequest,
+    Effort, MODEL_NAMES, ResearchRequest, TIME_RANGES, WORKFLOW, WorkflowRequest,
 };
 use crate::wire::provider::{Ask, Provider, ProviderOptions};
 
@@ -111,16 +111,16 @@ pub struct AskArgs {
     /// A workflow input, `key=value` (repeatable).
     #[arg(long = "input", value_name = "KEY=VALUE")]
     pub inputs: Vec<String>,
-    /// Workflow time range (last_24_hours, last_7_days, … last_365_days).
-    #[arg(long)]
+    /// Workflow time range.
+    #[arg(long, value_name = "RANGE", value_parser = clap::builder::PossibleValuesParser::new(TIME_RANGES))]
     pub time_range: Option<String>,
     /// Resume a workflow run.
     #[arg(long, value_name = "ID")]
     pub execution_id: Option<String>,
-    /// Continue this conversation.
+    /// Continue this conversation (with --resume: from that checkpoint of it).
     #[arg(long, value_name = "ID")]
     pub chat_id: Option<String>,
-    /// Resume (or branch) from this checkpoint id.
+    /// Resume (or branch) from this checkpoint id (with --chat-id: of that conversation).
     #[arg(long, value_name = "CKPT")]
     pub resume: Option<String>,
     /// Also write the raw stream to FILE (and when each part of it arrived to FILE.times).

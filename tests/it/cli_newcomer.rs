@@ -335,3 +335,37 @@ fn a_broken_config_file_stops_every_command_that_reads_it_with_the_same_line_and
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn a_bogus_time_range_is_a_usage_error_listing_every_value_and_nothing_is_sent() {
+    let served = serve(&[]);
+    let out = support::cli(support::scratch())
+        .args([
+            "ask",
+            "",
+            "--workflow",
+            "earnings-brief",
+            "--time-range",
+            "bogus",
+        ])
+        .args(["--base-url", &served.1])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("invalid value 'bogus' for '--time-range"),
+        "{err}"
+    );
+    let help = support::cli(support::scratch())
+        .args(["ask", "-h"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for range in research_tui::wire::provider::bigdata::request::TIME_RANGES {
+        assert!(err.contains(range), "{range} in {err}");
+        assert!(help.contains(range), "{range} in {help}");
+    }
+    assert!(received(&served.1).is_empty(), "nothing was sent");
+}
