@@ -74,6 +74,10 @@ impl<K: Eq + Hash + Clone, V> Remembered<K, V> {
         self.map.get_mut(key)
     }
 
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.map.values()
+    }
+
     /// Remember `value` for `key` (replacing an earlier one), forgetting the oldest entry when full.
     pub fn insert(&mut self, key: K, value: V) {
         if self.map.insert(key.clone(), value).is_some() {

@@ -360,6 +360,14 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
                 None => return error(StatusCode::NOT_FOUND, "Checkpoint not found"),
             },
             // A chat this server has not seen may come from an earlier run: a follow-up all the same.
+            // One it started whose first answer never completed (a retry of a cancelled first
+            // turn) is asked its first question again.
+            (None, Some(chat))
+                if book.chats.get(chat).is_some()
+                    && !book.checkpoints.values().any(|owner| owner == chat) =>
+            {
+                (chat.clone(), pick_new(&request.message))
+            }
             (None, Some(chat)) => (chat.clone(), recordings::FOLLOW_UP),
             (None, None) => (rng::id("chat"), pick_new(&request.message)),
         };

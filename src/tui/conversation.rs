@@ -302,7 +302,13 @@ impl Conversation {
         let Some(question) = turn.question.clone() else {
             return false;
         };
-        let cont = turn.request.clone();
+        // The same ids, as `r` promises: a first turn has no chat id of its own to send, but the
+        // agent gave it one before it ended (a cancel, a cut); asked without it, the retry would
+        // start another chat and the session's chat id would be overwritten.
+        let mut cont = turn.request.clone();
+        if cont.chat_id.is_none() {
+            cont.chat_id = turn.chat_id().map(str::to_owned);
+        }
         let started = self.ask(app, question, cont);
         if started && let Some(turn) = app.turns.last_mut() {
             turn.retry_of = Some(index);

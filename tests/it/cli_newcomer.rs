@@ -19,10 +19,10 @@ impl Drop for Served {
     }
 }
 
-fn serve(extra: &[&str]) -> Served {
+/// `research-tui serve` playing at `speed` times the recordings' pace.
+fn serve(speed: &str) -> Served {
     let mut child = support::cli(support::scratch())
-        .args(["serve", "--port", "0", "--speed", "50"])
-        .args(extra)
+        .args(["serve", "--port", "0", "--speed", speed])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -58,7 +58,7 @@ fn asked_there(base: &str, question: &str) -> bool {
 
 #[test]
 fn the_app_without_a_key_asks_the_agent_base_url_names_not_the_built_in_demo() {
-    let served = serve(&[]);
+    let served = serve("50");
     for demo in [false, true] {
         let question = format!("Who answers this (demo flag {demo})?");
         let mut args = vec!["--base-url", &served.1, "--question", &question];
@@ -197,7 +197,7 @@ fn proxy(home: &std::path::Path, upstream: &str) -> Served {
 #[test]
 fn a_proxied_request_that_could_not_be_read_keeps_its_question_unknown_and_is_not_retried() {
     let home = tempfile::tempdir().unwrap();
-    let served = serve(&[]);
+    let served = serve("50");
     let proxied = proxy(home.path(), &served.1);
     let out = std::process::Command::new("curl")
         .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-XPOST"])
@@ -265,7 +265,7 @@ fn ask_with_stdin(base: &str, args: &[&str], stdin: &str) -> std::process::Outpu
 
 #[test]
 fn ask_dash_reads_the_question_from_stdin_and_refuses_an_empty_one() {
-    let served = serve(&[]);
+    let served = serve("50");
     let out = ask_with_stdin(&served.1, &["-"], "  What drove margins, from stdin?\n\n");
     assert_eq!(
         out.status.code(),
@@ -338,7 +338,7 @@ fn a_broken_config_file_stops_every_command_that_reads_it_with_the_same_line_and
 
 #[test]
 fn a_bogus_time_range_is_a_usage_error_listing_every_value_and_nothing_is_sent() {
-    let served = serve(&[]);
+    let served = serve("50");
     let out = support::cli(support::scratch())
         .args([
             "ask",
@@ -368,4 +368,47 @@ fn a_bogus_time_range_is_a_usage_error_listing_every_value_and_nothing_is_sent()
         assert!(help.contains(range), "{range} in {help}");
     }
     assert!(received(&served.1).is_empty(), "nothing was sent");
+}
+
+#[test]
+fn retrying_a_cancelled_first_turn_keeps_its_chat() {
+    let served = serve("4");
+    let question = "Break down NVIDIA's latest quarter, then retry it";
+    let t = Tmux::start(140, 42, &["--base-url", &served.1, "--question", question]);
+    t.wait_for("the agent's chat id", Duration::from_secs(20), |s| {
+        crate::support::tmux::status_line(s).contains("chat-")
+    });
+    t.send(&["C-c"]);
+    t.wait_for("the cancel", Duration::from_secs(10), |s| {
+        crate::support::tmux::status_line(s).contains("cancelled")
+    });
+    t.send(&["Escape", "r", "Enter"]);
+    t.wait_for("the retry's answer", Duration::from_secs(60), |s| {
+        s.contains("turn 2") && crate::support::tmux::status_line(s).contains("complete")
+    });
+    t.send(&["Escape", "q", "q"]);
+    t.wait_exit(Duration::from_secs(10));
+
+    let requests = received(&served.1);
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let retried = requests[1]["body"]["chat_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the retry names the chat: {requests:?}"))
+        .to_owned();
+    assert_eq!(requests[1]["body"]["message"], question);
+    let sessions = t.dir.path().join("research-tui/sessions");
+    let session = std::fs::read_dir(&sessions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(session.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["chat_id"], retried.as_str(), "{meta}");
+    let first = std::fs::read_to_string(session.join("turn-001.sse")).unwrap();
+    assert!(
+        first.contains(&retried),
+        "the chat the first turn was given"
+    );
 }

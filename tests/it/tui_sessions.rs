@@ -293,6 +293,9 @@ async fn r_after_a_cut_sends_the_same_request_again_as_a_new_turn() {
     let kept = app.turns[0].session.answer.as_str().len();
     assert!(kept > 0, "what arrived is kept");
     let cut_body = requests(&conversation).await[0]["body"].clone();
+    // The retry is the same request in the same chat: the one the agent gave the cut turn.
+    let mut again = cut_body.clone();
+    again["chat_id"] = app.turns[0].session.ids.chat_id.clone().unwrap().into();
 
     // While the fault lasts, the retry is cut too: a second turn, the same request.
     press(&mut app, &mut conversation, KeyCode::Esc).await;
@@ -303,7 +306,7 @@ async fn r_after_a_cut_sends_the_same_request_again_as_a_new_turn() {
     assert_eq!(app.turns[1].retry_of, Some(0));
     assert!(matches!(app.turns[1].conn, ConnState::Cut(_)));
     assert_eq!(app.turns[0].session.answer.as_str().len(), kept);
-    assert_eq!(requests(&conversation).await[1]["body"], cut_body);
+    assert_eq!(requests(&conversation).await[1]["body"], again);
 
     // Once the fault is gone (another demo agent, as if the service recovered) it completes.
     let agent = Agent::demo(Provider::Bigdata, &settings(None), false)
@@ -320,7 +323,7 @@ async fn r_after_a_cut_sends_the_same_request_again_as_a_new_turn() {
         app.turns[2].question.as_deref(),
         Some("What did NVIDIA report?")
     );
-    assert_eq!(requests(&conversation).await[0]["body"], cut_body);
+    assert_eq!(requests(&conversation).await[0]["body"], again);
 
     let meta = store.load(app.session_id.as_deref().unwrap()).unwrap().meta;
     let statuses: Vec<&str> = meta.turns.iter().map(|t| t.status.as_str()).collect();
