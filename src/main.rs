@@ -106,7 +106,10 @@ fn main() -> ExitCode {
     research_tui::report::install();
     // rustls's crypto provider (ring) before anything can build an HTTP client.
     research_tui::agent::http::install_crypto_provider();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     research_tui::agent::turn::set_max_answer_bytes((cli.tui.max_answer_mib << 20) as usize);
     // The commands that read the config file stop on a broken one, each the same way.
     let reads_config = matches!(
@@ -170,4 +173,22 @@ fn main() -> ExitCode {
         Some(Command::Man) => research_tui::cmd::manual::man(Cli::command()),
         None => research_tui::cmd::app::run(cli.tui),
     }
+}
+
+/// clap's usage error, printed as clap prints it, except for a command people guess that does not
+/// exist: `compare` (clap would suggest `completions`) says how agents are compared.
+fn usage_error(error: clap::Error) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() == ErrorKind::InvalidSubcommand
+        && let Some(ContextValue::String(name)) = error.get(ContextKind::InvalidSubcommand)
+        && name == "compare"
+    {
+        eprintln!(
+            "research-tui: there is no compare command: compare agents with --provider a,b[,c] \
+             (the app: research-tui --provider bigdata,xai; a script: research-tui ask \"…\" \
+             --provider bigdata,xai)"
+        );
+        return ExitCode::from(2);
+    }
+    error.exit()
 }

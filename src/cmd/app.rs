@@ -43,7 +43,7 @@ pub struct TuiArgs {
     #[arg(
         long = "provider",
         value_name = "PROVIDER",
-        value_enum,
+        value_parser = crate::cmd::ProviderName,
         value_delimiter = ','
     )]
     pub providers: Vec<Provider>,
@@ -62,7 +62,7 @@ pub struct TuiArgs {
     #[arg(long, value_name = "ID")]
     pub chat_id: Option<String>,
     /// Seconds without data before a stream counts as stalled.
-    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = crate::cmd::seconds_at_least_one)]
     pub idle_timeout: u64,
     /// The model: `base` or `pro` for Bigdata.com; xAI (default grok-4), OpenAI (default
     /// o4-mini-deep-research), Perplexity (default sonar-pro), Gemini (default the Deep Research
@@ -113,7 +113,7 @@ pub struct OpenArgs {
     /// The session id (see `research-tui sessions`).
     pub id: String,
     /// Seconds without data before a follow-up's stream counts as stalled.
-    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = crate::cmd::seconds_at_least_one)]
     pub idle_timeout: u64,
     /// Demo playback speed for follow-ups of a demo session (for tests).
     #[arg(long, hide = true, default_value_t = 1.0)]
@@ -136,7 +136,7 @@ pub struct WatchArgs {
     #[arg(long)]
     pub follow: bool,
     /// Seconds without data before a follow-up's stream counts as stalled.
-    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = crate::cmd::seconds_at_least_one)]
     pub idle_timeout: u64,
     /// Demo playback speed for follow-ups of a demo session (for tests).
     #[arg(long, hide = true, default_value_t = 1.0)]

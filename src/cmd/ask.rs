@@ -79,7 +79,7 @@ pub struct AskArgs {
     #[arg(
         long = "provider",
         value_name = "PROVIDER",
-        value_enum,
+        value_parser = crate::cmd::ProviderName,
         value_delimiter = ',',
         default_value = "bigdata"
     )]
@@ -127,7 +127,7 @@ pub struct AskArgs {
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Seconds without data before the stream counts as stalled.
-    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = crate::cmd::seconds_at_least_one)]
     pub idle_timeout: u64,
     /// The agent's base URL (also BIGDATA_AGENTS_URL).
     #[arg(long, value_name = "URL")]

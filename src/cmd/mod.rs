@@ -12,3 +12,50 @@ pub mod render;
 pub mod serve;
 pub mod sessions;
 pub mod sessions_export;
+
+/// `--idle-timeout`'s value parser: whole seconds, at least 1 (clap's own range check says
+/// `0 is not in 1..18446744073709551615`).
+pub fn seconds_at_least_one(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("it must be at least 1 second".to_owned()),
+        Ok(seconds) => Ok(seconds),
+        Err(_) => Err("give a whole number of seconds, at least 1".to_owned()),
+    }
+}
+
+/// `--provider`'s value parser: a provider's name, as clap's own enum parser reads it, except that
+/// an empty name in the list (`--provider bigdata,`) is said as that, not as "a value is required
+/// … but none was supplied".
+#[derive(Clone)]
+pub struct ProviderName;
+
+impl clap::builder::TypedValueParser for ProviderName {
+    type Value = crate::wire::provider::Provider;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        if value.is_empty() {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                "an empty provider name in --provider's list (a comma too many?): name each \
+                 agent once, e.g. --provider bigdata,xai\n",
+            )
+            .with_cmd(cmd));
+        }
+        clap::builder::EnumValueParser::<Self::Value>::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        clap::builder::EnumValueParser::<Self::Value>::new()
+            .possible_values()
+            .map(|values| {
+                Box::new(values.collect::<Vec<_>>().into_iter()) as Box<dyn Iterator<Item = _>>
+            })
+    }
+}

@@ -101,8 +101,19 @@ pub fn run_cli(args: ProxyArgs) -> ExitCode {
         let wanted = SocketAddr::new(args.bind, args.port);
         let (addr, task) = match spawn(config.clone(), wanted).await {
             Ok(bound) => bound,
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+                eprintln!(
+                    "research-tui: cannot start the proxy on {wanted}: port {} is already in use \
+                     (another proxy?): choose another with --port N, or --port 0 for a free one",
+                    args.port
+                );
+                return ExitCode::from(1);
+            }
             Err(e) => {
-                eprintln!("research-tui: cannot start the proxy on {wanted}: {e}");
+                eprintln!(
+                    "research-tui: cannot start the proxy on {wanted}: {e} (--port 0 picks a free \
+                     port)"
+                );
                 return ExitCode::from(1);
             }
         };

@@ -14,6 +14,14 @@ use crate::wire::provider::Provider;
 /// events no provider's format reads: nothing is printed.
 pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCode {
     let limit = crate::agent::turn::max_answer_bytes();
+    if file != "-" && Path::new(file).is_dir() {
+        eprintln!(
+            "research-tui: {} is a directory: give a recording (an .sse file, such as a saved \
+             session's turn-001.sse), or - for standard input",
+            crate::render::sanitize::sanitize_line(file)
+        );
+        return ExitCode::from(1);
+    }
     let result = if file == "-" {
         read_session_limited(std::io::stdin().lock(), provider, limit)
     } else {

@@ -81,12 +81,27 @@ pub fn resolve(
         (None, None, Some(base)) => with_traces_path(&base),
         (None, None, None) => return Ok(None),
     };
+    // Named as the person set it: the flag, or the variable in force.
+    let setting = if flag.is_some() {
+        "--otlp-endpoint"
+    } else if var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some() {
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+    } else {
+        "OTEL_EXPORTER_OTLP_ENDPOINT"
+    };
     match reqwest::Url::parse(&endpoint) {
         Ok(url) if matches!(url.scheme(), "http" | "https") => {}
-        _ => {
+        Ok(_) => {
             return Err(format!(
-                "the OpenTelemetry endpoint {} is not an http:// or https:// URL",
+                "{setting} {} is not an http:// or https:// URL (e.g. http://localhost:4318)",
                 endpoint_label(&endpoint)
+            ));
+        }
+        // Not quoted: what is not a URL cannot be stripped of credentials.
+        Err(_) => {
+            return Err(format!(
+                "{setting} is not a URL: give the collector's http:// or https:// base URL \
+                 (e.g. http://localhost:4318)"
             ));
         }
     }

@@ -111,6 +111,14 @@ pub(crate) fn terminal_available() -> io::Result<()> {
         .write(true)
         .open("/dev/tty")
         .map(drop)
+        // ENXIO's "No such device or address" says nothing a person can act on.
+        .map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                "no terminal to draw on (the app needs one; from a script, `research-tui ask` \
+                 works without)",
+            )
+        })
 }
 
 /// Raw mode, the alternate screen, bracketed paste, and the mouse when the app has it.

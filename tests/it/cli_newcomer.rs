@@ -21,8 +21,14 @@ impl Drop for Served {
 
 /// `research-tui serve` playing at `speed` times the recordings' pace.
 fn serve(speed: &str) -> Served {
+    serve_with(&["--speed", speed])
+}
+
+/// `research-tui serve --port 0 ARGS`.
+fn serve_with(args: &[&str]) -> Served {
     let mut child = support::cli(support::scratch())
-        .args(["serve", "--port", "0", "--speed", speed])
+        .args(["serve", "--port", "0"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -411,4 +417,89 @@ fn retrying_a_cancelled_first_turn_keeps_its_chat() {
         first.contains(&retried),
         "the chat the first turn was given"
     );
+}
+
+/// The binary run with `args` and no terminal: its exit code and stderr.
+fn run(args: &[&str]) -> (Option<i32>, String) {
+    let out = support::cli(support::scratch())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn usage_and_start_up_errors_say_what_to_do_in_plain_words() {
+    let (code, err) = run(&["compare"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("compare agents with --provider a,b"), "{err}");
+    assert!(!err.contains("completions"), "{err}");
+
+    let (code, err) = run(&["ask", "q", "--demo", "--provider", "bigdata,"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("an empty provider name in --provider's list"),
+        "{err}"
+    );
+
+    let (code, err) = run(&["ask", "q", "--demo", "--idle-timeout", "0"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("it must be at least 1 second"), "{err}");
+    assert!(!err.contains("18446744073709551615"), "{err}");
+
+    let (code, err) = run(&["ask", "q", "--demo", "--otlp-endpoint", "notaurl"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--otlp-endpoint is not a URL"), "{err}");
+    assert!(!err.contains("(an endpoint that is not a URL)"), "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let (code, err) = run(&["render", dir.path().to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("is a directory: give a recording"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port().to_string();
+    let (code, err) = run(&["proxy", "--port", &port]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains(&format!("port {port} is already in use")) && err.contains("--port 0"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_cut_stream_is_said_in_our_words_not_hypers() {
+    let served = serve_with(&["--fault", "cut"]);
+    let (code, err) = run(&["ask", "What did NVIDIA report?", "--base-url", &served.1]);
+    assert_eq!(code, Some(5), "{err}");
+    assert!(
+        err.contains("the agent's stream stopped mid-transfer (the connection closed)"),
+        "{err}"
+    );
+    assert!(!err.contains("chunk size line"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn without_a_terminal_the_app_says_ask_works_without_one() {
+    use std::os::unix::process::CommandExt;
+    let mut command = support::cli(support::scratch());
+    command.args(["--demo"]).stdin(Stdio::null());
+    // SAFETY: `setsid` is async-signal-safe; it detaches the child from the tests' terminal.
+    unsafe {
+        command.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let out = command.output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`research-tui ask` works without"), "{err}");
+    assert!(!err.contains("No such device or address"), "{err}");
 }

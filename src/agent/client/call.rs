@@ -2,7 +2,9 @@
 //! into a retry or an end, read the body through the provider's dialect (the key redacted before
 //! decoding, the raw bytes teed to the sink), and follow a run that lives on the server.
 
-use super::errors::{detail, error_chain, http_message, read_error_body, redirect_message};
+use super::errors::{
+    cut_reason, detail, error_chain, http_message, read_error_body, redirect_message,
+};
 use super::*;
 use futures::FutureExt;
 
@@ -292,7 +294,7 @@ impl Call {
                         return Outcome::Gone;
                     }
                     break StreamEnd::Cut {
-                        reason: error_chain(&e),
+                        reason: cut_reason(&e),
                     };
                 }
             }

@@ -80,3 +80,14 @@ pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     }
     parts.join(": ")
 }
+
+/// Why a stream that was flowing stopped, in our words: a body the connection stopped delivering
+/// (closed mid-chunk, reset) is the agent's stream cut, not hyper's "unexpected EOF during chunk
+/// size line"; any other error, its chain.
+pub(crate) fn cut_reason(error: &reqwest::Error) -> String {
+    if error.is_body() || error.is_decode() {
+        "the agent's stream stopped mid-transfer (the connection closed)".to_owned()
+    } else {
+        error_chain(error)
+    }
+}
