@@ -383,3 +383,23 @@ async fn the_comparison_drawn_side_by_side_with_a_shared_source_lit_in_the_colum
         .collect();
     insta::assert_snapshot!("compare_testbackend_140x42", masked(&text));
 }
+
+/// A word typed after Esc reaches the focused column's prompt once, whole, in columns and in tabs:
+/// the comparison mapped each key twice, so `hello` read `hhello` (`h` stepped a tab twice) and
+/// `like` read `ke`.
+#[test]
+fn a_word_typed_after_esc_in_a_comparison_is_typed_once_whole() {
+    for (width, height) in [(140, 42), (80, 24)] {
+        let t = start(width, height);
+        t.wait_for("all three complete", WAIT, |s| {
+            // Narrow, the tab bar names the focused agent only.
+            s.contains("complete") && !s.contains("streaming")
+        });
+        t.send(&["Escape", "hello", " ", "like", " ", "Tell"]);
+        t.wait_for("the words in the prompt", WAIT, |s| {
+            s.contains("hello like Tell")
+        });
+        let screen = t.wait_still("the typed words", WAIT);
+        assert!(!screen.contains("hhello"), "{screen}");
+    }
+}
