@@ -27,10 +27,14 @@ pub fn draw(
 ) {
     let focused = app.focus == Focus::Answer;
     let theme = &app.theme;
+    let output_turn = prepared
+        .structured_in_view
+        .unwrap_or_else(|| app.current_index());
     let folded_output = app
-        .current()
+        .turns
+        .get(output_turn)
         .is_some_and(|t| t.session.structured_output.is_some())
-        && !pane.structured_open.contains(&app.current_index());
+        && !pane.structured_open.contains(&output_turn);
     let search = app
         .search
         .as_ref()

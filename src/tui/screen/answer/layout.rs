@@ -169,6 +169,8 @@ pub struct AnswerFrame {
     pub(super) more_below: bool,
     /// The chart Enter on the answer opens (turn, chart): the first one in view.
     pub chart_in_view: Option<(usize, usize)>,
+    /// The turn whose structured output `J` shows and Enter unfolds: see [`structured_in_view`].
+    pub structured_in_view: Option<usize>,
     /// Nothing when the pane has no room.
     pub(super) body: Option<AnswerBody>,
 }
@@ -252,6 +254,7 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
         return AnswerFrame {
             more_below: false,
             chart_in_view: None,
+            structured_in_view: None,
             body: None,
         };
     }
@@ -304,6 +307,7 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     AnswerFrame {
         more_below: !pane.scroll.follow && top + height < total,
         chart_in_view: chart_in_view(&parts, top, height),
+        structured_in_view: structured_in_view(&parts, top, height, app.current_index()),
         body: Some(AnswerBody { parts, total, top }),
     }
 }
@@ -542,6 +546,43 @@ fn answer_and_charts(
     if from < height {
         parts.push((index, Part::Answer(index, from..height), height - from));
     }
+}
+
+/// The turn whose structured output the person sees: the selected turn's when its rows are in the
+/// window, else the one nearest the window's top; with none in view, the turn the top row belongs
+/// to when it has one (someone reading its answer). `None`: the selected turn's is meant.
+fn structured_in_view(
+    parts: &[(usize, Part, usize)],
+    top: usize,
+    height: usize,
+    selected: usize,
+) -> Option<usize> {
+    let mut offset = 0;
+    let mut in_view = Vec::new();
+    let mut at_top = None;
+    for (turn, part, h) in parts {
+        let (start, end) = (offset, offset + h);
+        offset = end;
+        if (start..end).contains(&top) {
+            at_top = Some(*turn);
+        }
+        if let Part::Structured(_) = part
+            && end > top
+            && start < top + height
+        {
+            in_view.push(*turn);
+        }
+    }
+    if in_view.contains(&selected) {
+        return Some(selected);
+    }
+    in_view.first().copied().or_else(|| {
+        let turn = at_top?;
+        let has_one = parts
+            .iter()
+            .any(|(t, part, _)| *t == turn && matches!(part, Part::Structured(_)));
+        has_one.then_some(turn)
+    })
 }
 
 /// The chart Enter opens: the first one whose rows are in the window.
