@@ -213,7 +213,7 @@ pub fn draw(frame: &mut Frame, app: &App, panes: &Panes) -> FrameFacts {
             PaneFrame::Timeline(rows) => {
                 let theme = &app.theme;
                 let tab = areas.narrow;
-                let focused = tab && app.focus == crate::tui::state::Focus::Timeline;
+                let focused = tab && app.shows_focus(crate::tui::state::Focus::Timeline);
                 let hint = match tab {
                     true => popup::timeline::footer(app, &panes.timeline, true),
                     false => app.keys.fill(

@@ -25,7 +25,7 @@ pub fn draw(
     (pane, sources): (&AnswerPane, &SourcesPane),
     prepared: &AnswerFrame,
 ) {
-    let focused = app.focus == Focus::Answer;
+    let focused = app.shows_focus(Focus::Answer);
     let theme = &app.theme;
     let output_turn = prepared
         .structured_in_view
