@@ -296,6 +296,29 @@ fn structured_output_unfolds_into_a_table_and_j_shows_the_json_y_copies() {
     assert_eq!(serde_json::from_str::<Value>(&copied).unwrap(), peers());
 }
 
+/// The structured output's hints name the keys in force: the answer's title (folded) and the
+/// table's heading (unfolded).
+#[test]
+fn the_structured_outputs_hints_name_the_keys_in_force() {
+    let mut app = shown(&[], Some(peers()), Theme::default());
+    app.keys = research_tui::tui::state::keymap::Keymap::with_entries(&[(
+        "raw_json".to_owned(),
+        Some(vec!["X".to_owned()]),
+    )])
+    .unwrap();
+    keys(&mut app, "G");
+    let folded = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        folded.contains("Enter unfolds the structured output"),
+        "{folded}"
+    );
+    key(&mut app, KeyCode::Enter);
+    keys(&mut app, "z");
+    let open = draw(&mut app, 140, 42).backend().to_string();
+    assert!(open.contains("(Enter folds · X raw JSON)"), "{open}");
+    assert!(!open.contains("J raw JSON"), "{open}");
+}
+
 /// A second turn: a long answer, then a structured output of its own.
 fn second_turn_with_output() -> tempfile::NamedTempFile {
     let long: String = (1..=40)

@@ -48,9 +48,10 @@ pub fn draw(
         });
     let extra = match (prepared.more_below, focused && folded_output) {
         _ if search.is_some() => search,
-        _ if focused && prepared.chart_in_view.is_some() => {
-            Some("Enter: the chart full screen".to_owned())
-        }
+        _ if focused && prepared.chart_in_view.is_some() => Some(
+            app.keys
+                .fill(&[Context::Panes], "{enter}: the chart full screen"),
+        ),
         // G goes to the end (and follows it) only where the answer has the keys: in the prompt
         // it is a letter, in another pane that pane's end.
         (true, _) if focused => Some(
@@ -58,7 +59,10 @@ pub fn draw(
                 .fill(&[Context::Panes], "↓ more · {bottom} follows"),
         ),
         (true, _) => Some("↓ more".to_owned()),
-        (false, true) => Some("Enter unfolds the structured output".to_owned()),
+        (false, true) => Some(
+            app.keys
+                .fill(&[Context::Panes], "{enter} unfolds the structured output"),
+        ),
         (false, false) => None,
     };
     let block = pane_block(title("Answer", extra, focused, theme), focused, theme);

@@ -15,6 +15,7 @@ use super::AnswerPane;
 use super::anchor::{scroll_to_anchor, top_anchor};
 use crate::styled::text::{AnswerView, PieceKind, RLine};
 use crate::styled::theme::Theme;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, ConnState, Spot, Turn};
 
 /// Small, cheap parts around an answer.
@@ -322,6 +323,9 @@ pub(super) fn layout(
 ) -> Vec<(usize, Part, usize)> {
     let theme = &app.theme;
     let mut parts: Vec<(usize, Part, usize)> = Vec::new();
+    let output_keys = app
+        .keys
+        .fill(&[Context::Panes], "{enter} folds · {raw_json} raw JSON");
     for (index, turn) in app.turns.iter().enumerate() {
         let head = header(app, index, width, theme);
         if !head.is_empty() {
@@ -354,7 +358,9 @@ pub(super) fn layout(
             );
         }
         let open = pane.structured_open.contains(&index);
-        let output = pane.structured.rows(index, turn, open, width, theme);
+        let output = pane
+            .structured
+            .rows(index, turn, (open, &output_keys), width, theme);
         if !output.is_empty() {
             let h = output.len();
             parts.push((index, Part::Structured(output), h));
@@ -382,9 +388,11 @@ pub(super) fn layout(
 /// What the answer pane says before the first question.
 fn empty_hint(app: &App) -> String {
     if app.mode == crate::tui::state::Mode::Watch {
-        return "Waiting for a research session to start… (q q quits). Any `research-tui ask`, \
-                app or proxy on this machine shows here as it streams."
-            .to_owned();
+        return format!(
+            "Waiting for a research session to start… ({} quits). Any `research-tui ask`, app or \
+             proxy on this machine shows here as it streams.",
+            app.keys.quit_keys()
+        );
     }
     if !app.can_ask {
         return "Nothing to show yet.".to_owned();
