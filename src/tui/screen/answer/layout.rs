@@ -13,6 +13,7 @@ use super::super::chart::ChartCache;
 use super::super::{clean, pane_inner, piece, wrap_text};
 use super::AnswerPane;
 use super::anchor::{scroll_to_anchor, top_anchor};
+use super::in_view::{chart_in_view, structured_in_view};
 use crate::styled::text::{AnswerView, PieceKind, RLine};
 use crate::styled::theme::Theme;
 use crate::tui::state::keymap::Context;
@@ -554,61 +555,4 @@ fn answer_and_charts(
     if from < height {
         parts.push((index, Part::Answer(index, from..height), height - from));
     }
-}
-
-/// The turn whose structured output the person sees: the selected turn's when its rows are in the
-/// window, else the one nearest the window's top; with none in view, the turn the top row belongs
-/// to when it has one (someone reading its answer). `None`: the selected turn's is meant.
-fn structured_in_view(
-    parts: &[(usize, Part, usize)],
-    top: usize,
-    height: usize,
-    selected: usize,
-) -> Option<usize> {
-    let mut offset = 0;
-    let mut in_view = Vec::new();
-    let mut at_top = None;
-    for (turn, part, h) in parts {
-        let (start, end) = (offset, offset + h);
-        offset = end;
-        if (start..end).contains(&top) {
-            at_top = Some(*turn);
-        }
-        if let Part::Structured(_) = part
-            && end > top
-            && start < top + height
-        {
-            in_view.push(*turn);
-        }
-    }
-    if in_view.contains(&selected) {
-        return Some(selected);
-    }
-    in_view.first().copied().or_else(|| {
-        let turn = at_top?;
-        let has_one = parts
-            .iter()
-            .any(|(t, part, _)| *t == turn && matches!(part, Part::Structured(_)));
-        has_one.then_some(turn)
-    })
-}
-
-/// The chart Enter opens: the first one whose rows are in the window.
-fn chart_in_view(
-    parts: &[(usize, Part, usize)],
-    top: usize,
-    height: usize,
-) -> Option<(usize, usize)> {
-    let mut offset = 0;
-    for (turn, part, h) in parts {
-        let (start, end) = (offset, offset + h);
-        offset = end;
-        if let Part::Chart(chart, _) = part
-            && end > top
-            && start < top + height
-        {
-            return Some((*turn, *chart));
-        }
-    }
-    None
 }
