@@ -36,7 +36,7 @@ fn a_blank_search_is_a_usage_error_that_says_how_to_list_them_all() {
         for extra in [&[][..], &["--json"][..]] {
             let mut args = vec!["sessions", "--search", blank];
             args.extend(extra);
-            let output = research_tui(&data, &args);
+            let output = research_tui(data, &args);
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
             assert!(output.stdout.is_empty(), "{args:?}");

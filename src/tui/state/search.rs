@@ -349,12 +349,12 @@ mod tests {
             query: "x".into(),
             turns: vec![
                 TurnHits {
-                    question: vec![4..5],
-                    answer: vec![0..1],
+                    question: Vec::from([4..5, 6..7]),
+                    answer: Vec::from([0..1, 8..9]),
                     ..TurnHits::default()
                 },
                 TurnHits {
-                    answer: vec![2..3],
+                    answer: Vec::from([2..3, 4..5]),
                     ..TurnHits::default()
                 },
             ],
@@ -364,12 +364,15 @@ mod tests {
         };
         assert_eq!(search.hit(0), Some(Hit::Question(0, 4..5)));
         assert_eq!(search.step(false), Some(Hit::Source(0)));
-        assert_eq!(search.count(), "4/4");
+        assert_eq!(search.count(), "7/7");
         assert_eq!(search.step(true), Some(Hit::Question(0, 4..5)));
+        assert_eq!(search.step(true), Some(Hit::Question(0, 6..7)));
         assert_eq!(search.step(true), Some(Hit::Answer(0, 0..1)));
+        assert_eq!(search.step(true), Some(Hit::Answer(0, 8..9)));
         assert_eq!(search.step(true), Some(Hit::Answer(1, 2..3)));
         assert!(search.is_source_hit(0));
-        assert_eq!(search.answer_hits(1), (&[2..3][..], Some(&(2..3))));
+        let (hits, current) = search.answer_hits(1);
+        assert_eq!((hits.len(), current), (2, Some(&(2..3))));
         assert_eq!(search.answer_hits(0).1, None);
     }
 }
