@@ -10,14 +10,7 @@ use crate::support::*;
 /// The app with `[keys]` entries applied, the demo's answer complete.
 fn answered_with(entries: &[(&str, &[&str])]) -> Ui {
     let mut app = app();
-    let entries: Vec<_> = entries
-        .iter()
-        .map(|(name, keys)| {
-            let keys = keys.iter().map(|k| (*k).to_owned()).collect();
-            ((*name).to_owned(), Some(keys))
-        })
-        .collect();
-    app.keys = Keymap::with_entries(&entries).unwrap();
+    app.keys = keymap(entries);
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     app
 }
@@ -93,6 +86,7 @@ fn the_answer_offers_g_to_follow_only_where_g_moves_the_answer() {
     assert!(title.contains("Answer ↓ more · G follows"), "{title}");
 }
 
+/// The key map with `[keys]` entries applied.
 fn keymap(entries: &[(&str, &[&str])]) -> Keymap {
     let entries: Vec<_> = entries
         .iter()
