@@ -403,3 +403,33 @@ fn a_word_typed_after_esc_in_a_comparison_is_typed_once_whole() {
         assert!(!screen.contains("hhello"), "{screen}");
     }
 }
+
+/// Heavy borders mark the one pane with the keys: once the keys move to another agent's column
+/// (Alt-N), the pane focused in the column left behind is drawn as any other.
+#[test]
+fn only_the_focused_columns_focused_pane_has_heavy_borders() {
+    let t = start(140, 42);
+    t.wait_for("all three complete", WAIT, all_complete);
+    t.send(&["Escape"]);
+    t.wait_for("BROWSE", WAIT, |s| s.contains("BROWSE"));
+    t.send(&["a"]);
+    let screen = t.wait_for("the first column's answer focused", WAIT, |s| {
+        s.contains("┏ Answer")
+    });
+    assert_eq!(screen.matches('┏').count(), 1, "{screen}");
+    t.send(&["M-n"]);
+    let screen = t.wait_for("the keys in the second column", WAIT, |s| {
+        s.contains("openai's follow-ups go here") || s.contains("follow-ups go to openai")
+    });
+    assert!(!screen.is_empty());
+    let screen = t.wait_still("the frame after Alt-N", WAIT);
+    let column = |line: &str, text: &str| line.find(text).map(|b| line[..b].chars().count());
+    // (The second column starts a cell before its header's name.)
+    let openai = column(screen.lines().next().unwrap(), "openai").unwrap();
+    let heavy: Vec<usize> = screen.lines().filter_map(|l| column(l, "┏")).collect();
+    assert!(heavy.len() <= 1, "one focused pane at most:\n{screen}");
+    assert!(
+        heavy.iter().all(|&x| x + 1 >= openai),
+        "a heavy border in the first column:\n{screen}"
+    );
+}
