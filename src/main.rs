@@ -65,6 +65,12 @@ enum Command {
     /// Waits for one when none is; `--follow` switches to each new session as it starts.
     Watch(research_tui::cmd::app::WatchArgs),
     /// List saved sessions, newest first (or those matching --search, best first).
+    // Each way to call it on a line of its own: clap's own usage line, printed with an error,
+    // named the combination just refused.
+    #[command(override_usage = "research-tui sessions [--json] [ID]...\n       \
+        research-tui sessions --search <TEXT> [--json]\n       \
+        research-tui sessions --delete <ID>...\n       \
+        research-tui sessions --export-otlp [ID]...")]
     Sessions {
         /// One JSON object per line instead of a table.
         #[arg(long)]

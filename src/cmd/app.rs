@@ -21,6 +21,10 @@ fn theme_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(crate::styled::theme::BUILTIN.map(|(name, _)| name))
 }
 
+/// The help's heading for the options every command takes (the theme, `--debug`, the answer
+/// limit), apart from each command's own.
+const GLOBAL: &str = "Global options";
+
 /// Options of the interactive app (no subcommand).
 #[derive(Debug, clap::Args)]
 pub struct TuiArgs {
@@ -28,11 +32,11 @@ pub struct TuiArgs {
     #[arg(long)]
     pub demo: bool,
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
-    #[arg(long, global = true, value_parser = theme_names())]
+    #[arg(long, global = true, value_parser = theme_names(), help_heading = GLOBAL)]
     pub theme: Option<String>,
     /// When the app fails, also print the whole report: each context, the cause, where in the code
     /// (always written to the log file).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub debug: bool,
     /// Which agent: Bigdata.com (default; BIGDATA_API_KEY or the config file), xAI (XAI_API_KEY),
     /// Zeta Alpha (ZETA_ALPHA_API_KEY), OpenAI (OPENAI_API_KEY; deep research runs in the
@@ -99,6 +103,7 @@ pub struct TuiArgs {
     #[arg(
         long,
         global = true,
+        help_heading = GLOBAL,
         value_name = "MIB",
         env = "RESEARCH_TUI_MAX_ANSWER_MIB",
         default_value_t = 64,

@@ -503,3 +503,28 @@ fn without_a_terminal_the_app_says_ask_works_without_one() {
     assert!(err.contains("`research-tui ask` works without"), "{err}");
     assert!(!err.contains("No such device or address"), "{err}");
 }
+
+#[test]
+fn usage_lines_show_each_way_to_call_sessions_and_help_sets_the_global_options_apart() {
+    let (code, err) = run(&["sessions", "--json", "--delete", "X"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("research-tui sessions --delete <ID>..."),
+        "{err}"
+    );
+    assert!(!err.contains("sessions --json <ID>..."), "{err}");
+    let (code, err) = run(&["sessions", "--search", "T", "--json", "ID"]);
+    assert_eq!(code, Some(2));
+    assert!(!err.contains("--search <TEXT> --json [ID]..."), "{err}");
+
+    let help = support::cli(support::scratch())
+        .args(["ask", "-h"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let (own, global) = help.split_once("\nGlobal options:\n").expect(&help);
+    for flag in ["--theme", "--debug"] {
+        assert!(global.contains(flag) && !own.contains(flag), "{help}");
+    }
+    assert!(own.contains("--time-range") && !global.contains("--time-range"));
+}
