@@ -87,7 +87,9 @@ impl TerminalAnswer {
         let attribution = Attribution::resolve(session, true);
         let trailer = crate::render::text::trailer_sized(session, &attribution, self.width);
         for line in trailer.split_inclusive('\n') {
-            text.push_str(&quoted_words(line));
+            for line in wrap_trailer_line(line, self.width).split_inclusive('\n') {
+                text.push_str(&quoted_words(line));
+            }
         }
         text
     }
@@ -137,6 +139,45 @@ impl Default for TerminalAnswer {
     fn default() -> Self {
         TerminalAnswer::new()
     }
+}
+
+/// A trailer line (a source, tool data) longer than `width` columns, wrapped at words, its
+/// continuation lines indented under its text after the `[n] ` or `- ` marker; a word longer than
+/// a line (a URL) stays whole on a line of its own. The terminal would break both mid-word.
+/// Charts and tables are already sized to `width`: they never reach the wrapping.
+fn wrap_trailer_line(line: &str, width: usize) -> std::borrow::Cow<'_, str> {
+    use unicode_width::UnicodeWidthStr;
+    let body = line.trim_end_matches('\n');
+    if width == 0 || body.width() <= width {
+        return line.into();
+    }
+    let indent = body.len() - body.trim_start_matches(' ').len();
+    let rest = &body[indent..];
+    let marker = match rest.find("] ") {
+        Some(end) if rest.starts_with('[') => rest[..end + 2].width(),
+        _ if rest.starts_with("- ") => 2,
+        _ => 0,
+    };
+    let hang = " ".repeat((indent + marker).min(width / 2));
+    let mut out = String::with_capacity(line.len() + 16);
+    let mut current = " ".repeat(indent);
+    let mut words_on_line = 0;
+    for word in rest.split(' ').filter(|w| !w.is_empty()) {
+        if words_on_line > 0 && current.width() + 1 + word.width() > width {
+            out.push_str(&current);
+            out.push('\n');
+            current.clone_from(&hang);
+            words_on_line = 0;
+        }
+        if words_on_line > 0 {
+            current.push(' ');
+        }
+        current.push_str(word);
+        words_on_line += 1;
+    }
+    out.push_str(&current);
+    out.push('\n');
+    out.into()
 }
 
 /// A trailer line with the answer's words it quotes (`“… **August 26** …”`) in words, as the

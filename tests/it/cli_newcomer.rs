@@ -528,3 +528,32 @@ fn usage_lines_show_each_way_to_call_sessions_and_help_sets_the_global_options_a
     }
     assert!(own.contains("--time-range") && !global.contains("--time-range"));
 }
+
+#[test]
+fn on_a_terminal_sources_and_tool_data_wrap_at_words_with_urls_whole() {
+    let recording = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/recordings/bigdata/earnings-deep-dive.sse"
+    );
+    let t = Tmux::start(60, 300, &["render", recording, "--format", "text"]);
+    t.wait_exit(Duration::from_secs(20));
+    let screen = t.wait_for("the sources", Duration::from_secs(5), |s| {
+        s.contains("the app exited")
+    });
+    let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    for expected in [
+        "  [1] NVIDIA Newsroom - May 27, 2026 — NVIDIA Announces",
+        "      Financial Results for First Quarter Fiscal 2027",
+        "  - python_code_execution (audit-dd601c3f): “Data Center is",
+        "    now more than nine-tenths of the business.”",
+    ] {
+        assert!(lines.contains(&expected), "{expected:?} in\n{screen}");
+    }
+    // A URL longer than the line starts a line of its own (the terminal folds it, whole).
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("      https://nvidianews.nvidia.com/news/")),
+        "{screen}"
+    );
+}
