@@ -87,9 +87,7 @@ impl TerminalAnswer {
         let attribution = Attribution::resolve(session, true);
         let trailer = crate::render::text::trailer_sized(session, &attribution, self.width);
         for line in trailer.split_inclusive('\n') {
-            for line in wrap_trailer_line(line, self.width).split_inclusive('\n') {
-                text.push_str(&quoted_words(line));
-            }
+            text.push_str(&wrap_trailer_line(&quoted_words(line), self.width));
         }
         text
     }
@@ -144,17 +142,17 @@ impl Default for TerminalAnswer {
 /// A trailer line (a source, tool data) longer than `width` columns, wrapped at words, its
 /// continuation lines indented under its text after the `[n] ` or `- ` marker; a word longer than
 /// a line (a URL) stays whole on a line of its own. The terminal would break both mid-word.
-/// Charts and tables are already sized to `width`: they never reach the wrapping.
+/// Charts and tables are already sized to `width`: they never reach the wrapping. Wrapped after
+/// the quoted words are styled (styling a quote split across lines would miss it).
 fn wrap_trailer_line(line: &str, width: usize) -> std::borrow::Cow<'_, str> {
-    use unicode_width::UnicodeWidthStr;
     let body = line.trim_end_matches('\n');
-    if width == 0 || body.width() <= width {
+    if width == 0 || visible_width(body) <= width {
         return line.into();
     }
     let indent = body.len() - body.trim_start_matches(' ').len();
     let rest = &body[indent..];
     let marker = match rest.find("] ") {
-        Some(end) if rest.starts_with('[') => rest[..end + 2].width(),
+        Some(end) if rest.starts_with('[') => visible_width(&rest[..end + 2]),
         _ if rest.starts_with("- ") => 2,
         _ => 0,
     };
@@ -163,7 +161,7 @@ fn wrap_trailer_line(line: &str, width: usize) -> std::borrow::Cow<'_, str> {
     let mut current = " ".repeat(indent);
     let mut words_on_line = 0;
     for word in rest.split(' ').filter(|w| !w.is_empty()) {
-        if words_on_line > 0 && current.width() + 1 + word.width() > width {
+        if words_on_line > 0 && visible_width(&current) + 1 + visible_width(word) > width {
             out.push_str(&current);
             out.push('\n');
             current.clone_from(&hang);
@@ -178,6 +176,19 @@ fn wrap_trailer_line(line: &str, width: usize) -> std::borrow::Cow<'_, str> {
     out.push_str(&current);
     out.push('\n');
     out.into()
+}
+
+/// The columns `text` takes on the terminal: its escape sequences (the quoted words' styling)
+/// take none.
+fn visible_width(text: &str) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    let mut width = 0;
+    let mut rest = text;
+    while let Some(at) = rest.find('\x1b') {
+        width += rest[..at].width();
+        rest = rest[at..].find('m').map_or("", |end| &rest[at + end + 1..]);
+    }
+    width + rest.width()
 }
 
 /// A trailer line with the answer's words it quotes (`“… **August 26** …”`) in words, as the
