@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use proptest::prelude::*;
 use ratatui::buffer::Buffer;
 use research_tui::agent::stream::StreamUpdate;
-use research_tui::model::event::{AgentEvent, Chart};
+use research_tui::model::event::{AgentEvent, Chart, Reference, SourceDoc};
 use research_tui::model::stream_end::StreamEnd;
 use research_tui::tui::state::{Action, Focus, Spot};
 use research_tui::tui::ui::Ui;
@@ -413,24 +413,13 @@ fn jumps_after_scrolling_up_show_what_every_block_shows() {
 /// key's frame are not drawn at once), picks from the screen the person sees.
 #[test]
 fn a_click_before_the_next_frame_picks_the_marker_on_screen() {
-    use research_tui::model::event::{Reference, SourceDoc};
     let size = (100, 30);
     let (text, _) = long_turn(3000);
     let needle = "and more words.";
     let mut refs = Vec::new();
     for (byte, _) in text.match_indices(needle) {
         let end = text[..byte + needle.len()].chars().count() as u64;
-        refs.push(Reference {
-            start: Some(end - 5),
-            end: Some(end),
-            source: Some(SourceDoc {
-                id: Some(format!("s{}", refs.len() % 9)),
-                headline: Some("A source".into()),
-                url: Some(format!("https://example.com/{}", refs.len() % 9)),
-                ..SourceDoc::default()
-            }),
-            ..Reference::default()
-        });
+        refs.push(citing(end - 5..end, refs.len() % 9));
     }
     let turns = [(text.clone(), None)];
     let mut following = streamed(&turns, 1, size, false);
@@ -453,4 +442,92 @@ fn a_click_before_the_next_frame_picks_the_marker_on_screen() {
     let markers = e.iter().filter(|s| matches!(s, Spot::Marker(_))).count();
     println!("{markers} marker cells on screen");
     assert_eq!(f, e);
+}
+
+/// The screen rows of the answer pane, top to bottom, as text.
+fn rows_of(buffer: &Buffer) -> Vec<String> {
+    let area = buffer.area;
+    (0..area.height)
+        .map(|y| (0..area.width).map(|x| buffer[(x, y)].symbol()).collect())
+        .collect()
+}
+
+/// The block of the answer that begins on screen row `row` ("12: …"), if one does.
+fn block_on(row: &str) -> Option<usize> {
+    let text = row.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let digits = text.find(|c: char| !c.is_ascii_digit())?;
+    text[digits..]
+        .starts_with(':')
+        .then(|| text[..digits].parse().ok())?
+}
+
+/// The row on screen where block `n` of the answer begins, if it is in view.
+fn row_of_block(rows: &[String], n: usize) -> Option<usize> {
+    rows.iter().position(|row| block_on(row) == Some(n))
+}
+
+/// A citation of code points `span` to source `n` of nine.
+fn citing(span: std::ops::Range<u64>, n: usize) -> Reference {
+    Reference {
+        start: Some(span.start),
+        end: Some(span.end),
+        source: Some(SourceDoc {
+            id: Some(format!("s{n}")),
+            headline: Some("A source".into()),
+            url: Some(format!("https://example.com/{n}")),
+            ..SourceDoc::default()
+        }),
+        ..Reference::default()
+    }
+}
+
+/// Citations of each block's number ("12:"), markers after each, all at once.
+fn grounding_of_every_block(text: &str) -> AgentEvent {
+    let mut refs = Vec::new();
+    let mut at = 0u64;
+    for block in text.split_inclusive("\n\n") {
+        if let Some(colon) = block.find(':') {
+            let end = at + block[..=colon].chars().count() as u64;
+            // Three sources each: markers wide enough to wrap a row further.
+            for _ in 0..3 {
+                refs.push(citing(at..end, refs.len() % 9));
+            }
+        }
+        at += block.chars().count() as u64;
+    }
+    AgentEvent::Grounding(refs)
+}
+
+/// Citations landing all at once (Perplexity sends them with its last chunk) add markers to the
+/// blocks above a scrolled-up window, so those blocks wrap into more rows: the text being read stays
+/// on the rows it was on, whether the pane laid out every block or only those it scrolled to.
+#[test]
+fn citations_landing_above_a_scrolled_up_window_keep_the_text_being_read_in_place() {
+    let size = (36, 24);
+    let (text, _) = long_turn(400);
+    let turns = [(text.clone(), None)];
+    for every_block in [false, true] {
+        let mut app = streamed(&turns, 1, size, every_block);
+        for _ in 0..6 {
+            key(&mut app, KeyCode::PageUp);
+        }
+        let before = rows_of(draw(&mut app, size.0, size.1).backend().buffer());
+        let (row, block) = (before.iter().enumerate())
+            .find_map(|(row, text)| block_on(text).map(|n| (row, n)))
+            .expect("a block's start in view");
+        app.apply_update(StreamUpdate::Events(vec![grounding_of_every_block(&text)]));
+        let after = rows_of(draw(&mut app, size.0, size.1).backend().buffer());
+        let markers = |rows: &[String]| rows.iter().map(|r| r.matches('[').count()).sum::<usize>();
+        assert!(
+            markers(&after) > markers(&before),
+            "markers landed in view too"
+        );
+        assert_eq!(
+            row_of_block(&after, block),
+            Some(row),
+            "block {block} moved (every block laid out: {every_block})\nbefore:\n{}\nafter:\n{}",
+            before.join("\n"),
+            after.join("\n")
+        );
+    }
 }

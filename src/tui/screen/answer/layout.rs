@@ -260,9 +260,15 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
         pane.views
             .retain(|id, _| app.turns.iter().any(|turn| turn.id == *id));
     }
-    // Scrolled up from a text replaced since blocks of it were left unmeasured: their rows can no
-    // longer be counted, so the text at the top is put back where it was.
-    if !pane.scroll.follow && pane.scroll_to_anchor.is_none() && pane.stale_deferred(app) {
+    // Scrolled up, the text at the top is put back where it was when the rows above it may have
+    // moved: citations landed (their markers wrap blocks anew), the text was resent, or it was
+    // replaced since blocks of it were left unmeasured (their rows can no longer be counted).
+    let versions = marker_and_text_versions(app);
+    let moved = pane
+        .laid_out_at
+        .is_some_and(|(top, seen)| top == pane.scroll.top && seen != versions);
+    if !pane.scroll.follow && pane.scroll_to_anchor.is_none() && (moved || pane.stale_deferred(app))
+    {
         pane.scroll_to_anchor = pane.top_anchor;
     }
     let requested = pane.scroll_to_turn.is_some()
@@ -275,13 +281,12 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     // up, they are measured from the bottom up as far as the window and its hint need (`settle`).
     let following = pane.scroll.follow && !requested;
     // (Rewrapped, every block is measured anew: the scroll position first counts all the rows it
-    // was above — unless the line being read is put back by its text, which needs no count at the
-    // old width.)
+    // was above — unless the line being read is put back by its text, which needs no count.)
     let by_anchor_only = pane.scroll_to_anchor.is_some()
         && pane.scroll_to_turn.is_none()
         && pane.scroll_to_structured.is_none()
         && pane.scroll_to_byte.is_none();
-    if (requested || (rewrapped && !following)) && !(rewrapped && by_anchor_only) {
+    if (requested || (rewrapped && !following)) && !by_anchor_only {
         pane.measure_all(app);
     }
     let mut parts = layout(app, pane, width, following.then_some(height + 1));
@@ -294,6 +299,7 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
         top = pane.scroll.resolve(total, height);
     }
     show_window(app, pane, &parts, top, height);
+    pane.laid_out_at = Some((top, versions));
     pane.top_anchor = match pane.held_anchor {
         Some((anchor, held)) if held == top => Some(anchor),
         _ => {
@@ -306,6 +312,14 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
         chart_in_view: chart_in_view(&parts, top, height),
         body: Some(AnswerBody { parts, total, top }),
     }
+}
+
+/// The turns' marker and text versions, summed (each only grows, so the sum changes when any does).
+fn marker_and_text_versions(app: &App) -> u64 {
+    app.turns.iter().fold(0u64, |sum, turn| {
+        sum.wrapping_add(turn.markers_version)
+            .wrapping_add(turn.generation)
+    })
 }
 
 /// Every turn's parts (header, answer or placeholder, trailer), their renderings synced to `width`

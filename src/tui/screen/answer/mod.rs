@@ -41,6 +41,10 @@ pub struct AnswerPane {
     area: Option<ratatui::layout::Rect>,
     /// The first answer text the last frame showed: kept in place across a re-layout.
     top_anchor: Option<Anchor>,
+    /// The scroll position and the turns' marker and text versions (summed: each only grows)
+    /// the last frame was laid out at: citations that land (or a resend) while the pane stays
+    /// there put [`AnswerPane::top_anchor`] back in place.
+    laid_out_at: Option<(usize, u64)>,
     /// Put this answer text back where it was when the next frame is prepared (`z`, `+`, `-`, `=`
     /// change the pane's width, so every row moves).
     scroll_to_anchor: Option<Anchor>,
@@ -176,6 +180,7 @@ impl AnswerPane {
         self.scroll_to_structured = None;
         self.scroll_to_byte = None;
         self.top_anchor = None;
+        self.laid_out_at = None;
         self.scroll_to_anchor = None;
         self.held_anchor = None;
     }
