@@ -70,7 +70,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Only sessions whose questions, answers or source titles match TEXT (fuzzy), best first.
-        #[arg(long, value_name = "TEXT")]
+        #[arg(long, value_name = "TEXT", value_parser = search_text)]
         search: Option<String>,
         /// Send saved sessions (all, or the IDs given) to the OpenTelemetry collector, one trace
         /// per turn (OTEL_EXPORTER_OTLP_ENDPOINT or --otlp-endpoint; docs/opentelemetry.md).
@@ -159,4 +159,16 @@ fn main() -> ExitCode {
         Some(Command::Man) => research_tui::cmd::manual::man(Cli::command()),
         None => research_tui::cmd::app::run(cli.tui),
     }
+}
+
+/// `--search`'s TEXT: blank text (an unset shell variable, `""`, spaces) matches nothing in
+/// particular, so it is a usage error that says how to list every session, not a list of them all
+/// dressed as matches.
+fn search_text(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err(
+            "nothing to search for (without --search, `sessions` lists every session)".into(),
+        );
+    }
+    Ok(text.to_owned())
 }

@@ -47,16 +47,28 @@ fn hooks() -> HookBuilder {
 pub fn line(report: &eyre::Report) -> String {
     let mut links: Vec<String> = Vec::new();
     for link in report.chain() {
-        let text = link.to_string();
-        let text = match text.rfind(" (os error ") {
-            Some(at) if text.ends_with(')') => text[..at].to_owned(),
-            _ => text,
-        };
+        let text = without_os_error(link.to_string());
         if !links.last().is_some_and(|last| last.contains(&text)) {
             links.push(text);
         }
     }
     links.join(": ")
+}
+
+/// `cannot read PATH: CAUSE`, the words every command uses for a file it was given and cannot
+/// read (`render`, `replay`, `ask --schema`, `ask --workflow`), the cause without its error number.
+pub fn cannot_read(what: &str, error: &std::io::Error) -> String {
+    format!(
+        "cannot read {what}: {}",
+        without_os_error(error.to_string())
+    )
+}
+
+fn without_os_error(text: String) -> String {
+    match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_owned(),
+        _ => text,
+    }
 }
 
 /// Report a failure: the one line on stderr (and the whole report after it with `debug`), the

@@ -9,7 +9,7 @@ use crate::render::sanitize::sanitize_line;
 /// Why `base_url` cannot be an agent's base URL, if it cannot: it must be an `http` or `https` URL
 /// with a host, and no query or fragment (request paths are appended to it).
 pub fn check_base_url(base_url: &str) -> Result<(), String> {
-    let url = reqwest::Url::parse(base_url.trim()).map_err(|e| e.to_string())?;
+    let url = reqwest::Url::parse(base_url.trim()).map_err(|e| not_a_url(base_url.trim(), e))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(format!("the scheme is {}, not http or https", url.scheme()));
     }
@@ -20,6 +20,34 @@ pub fn check_base_url(base_url: &str) -> Result<(), String> {
         return Err("it has a query or fragment".into());
     }
     Ok(())
+}
+
+/// Why `text` is not a URL, in our words rather than the url crate's ("relative URL without a
+/// base"): what is missing or wrong in it.
+fn not_a_url(text: &str, error: url::ParseError) -> String {
+    use url::ParseError as E;
+    match error {
+        E::RelativeUrlWithoutBase => {
+            // A host and maybe a path (`agents.example.com/v1`): the scheme alone is missing.
+            let host = text.split('/').next().unwrap_or_default();
+            let guess = format!("https://{text}");
+            let like_a_host = !text.contains("//")
+                && (host.contains('.') || host.starts_with("localhost"))
+                && reqwest::Url::parse(&guess).is_ok_and(|url| url.host_str().is_some());
+            if like_a_host && !text.contains(char::is_whitespace) {
+                format!("it has no scheme (did you mean {}?)", sanitize_line(&guess))
+            } else {
+                "it does not start with http:// or https://".into()
+            }
+        }
+        E::EmptyHost => "it has no host".into(),
+        E::InvalidPort => "its port is not a number from 0 to 65535".into(),
+        E::InvalidIpv4Address | E::InvalidIpv6Address => "its IP address is not valid".into(),
+        E::IdnaError | E::InvalidDomainCharacter => {
+            "its host has characters no host name can have".into()
+        }
+        _ => "it is not a URL".into(),
+    }
 }
 
 /// The usage error for a `--base-url` flag that [`check_base_url`] refuses.

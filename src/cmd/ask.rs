@@ -368,7 +368,7 @@ fn bigdata_plan(args: &AskArgs, known: Option<&SavedSession>) -> Result<Plan, St
             std::io::ErrorKind::InvalidData => {
                 format!("the schema {} is not text (UTF-8 JSON)", path.display())
             }
-            _ => format!("cannot read the schema {}: {e}", path.display()),
+            _ => crate::report::cannot_read(&format!("the schema {}", path.display()), &e),
         })?;
         request.structured_output_schema = Some(
             serde_json::from_str(&text)
@@ -387,8 +387,9 @@ fn workflow_template(template: &str) -> Result<Value, String> {
     if !template.ends_with(".json") && !std::path::Path::new(template).is_file() {
         return Ok(Value::String(template.to_owned()));
     }
-    let text = std::fs::read_to_string(template)
-        .map_err(|e| format!("cannot read the workflow template {template}: {e}"))?;
+    let text = std::fs::read_to_string(template).map_err(|e| {
+        crate::report::cannot_read(&format!("the workflow template {template}"), &e)
+    })?;
     serde_json::from_str::<Value>(&text)
         .map_err(|e| format!("the workflow template {template} is not valid JSON: {e}"))
 }

@@ -16,7 +16,76 @@ pub fn completions(mut cmd: clap::Command, shell: Shell) -> ExitCode {
     if shell == Shell::Bash {
         script = bash_states_named_alike(&script, &name);
     }
-    print(&script)
+    print(&without_hidden(&script, &hidden_longs(&cmd)))
+}
+
+/// The long names (without `--`) of every hidden flag in the command tree: the test-only ones
+/// (`--demo-speed`, `--exit-when-done`, …) that `--help` and the man page leave out.
+fn hidden_longs(cmd: &clap::Command) -> std::collections::BTreeSet<String> {
+    let mut names: std::collections::BTreeSet<String> = cmd
+        .get_arguments()
+        .filter(|arg| arg.is_hide_set())
+        .filter_map(|arg| arg.get_long().map(str::to_owned))
+        .collect();
+    for sub in cmd.get_subcommands() {
+        names.extend(hidden_longs(sub));
+    }
+    names
+}
+
+/// The script without the hidden flags. clap_complete offers every argument, hidden or not
+/// (it has no switch for it, and clap no way to take an argument out of a command), so they are
+/// taken out of its text: a word of a list (bash's `opts="…"`, fish's option specs), a line that
+/// offers one (zsh, fish, elvish, powershell), a bash `case` arm completing one's value.
+fn without_hidden(script: &[u8], hidden: &std::collections::BTreeSet<String>) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    let is_hidden_word = |word: &str| {
+        let name = word.trim_start_matches('-');
+        let name = name.strip_suffix('=').unwrap_or(name);
+        hidden.contains(name)
+    };
+    // A line naming a hidden flag as the flag it offers.
+    let offers_hidden = |line: &str| {
+        hidden.iter().any(|name| {
+            [
+                format!("'--{name}=["),
+                format!("'--{name}["),
+                format!(" -l {name} "),
+                format!("cand --{name} "),
+                format!("::new('--{name}',"),
+            ]
+            .iter()
+            .any(|needle| line.contains(needle.as_str()))
+        })
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut skipping_arm = false;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if skipping_arm {
+            skipping_arm = trimmed != ";;";
+            continue;
+        }
+        if let Some(flag) = trimmed.strip_suffix(')').filter(|f| f.starts_with("--"))
+            && is_hidden_word(flag)
+        {
+            skipping_arm = true;
+            continue;
+        }
+        if offers_hidden(line) {
+            continue;
+        }
+        if trimmed.starts_with("opts=\"") || trimmed.starts_with("string join \\n ") {
+            let (indent, _) = line.split_at(line.len() - line.trim_start().len());
+            let kept: Vec<&str> = trimmed.split(' ').filter(|w| !is_hidden_word(w)).collect();
+            out.push_str(indent);
+            out.push_str(&kept.join(" "));
+            out.push_str(&line[line.trim_end().len()..]);
+            continue;
+        }
+        out.push_str(line);
+    }
+    out.into_bytes()
 }
 
 /// clap_complete 4.6's bash script spells a subcommand's state two ways when the program's name has

@@ -20,9 +20,10 @@ pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCo
         match std::fs::File::open(PathBuf::from(file)) {
             Ok(f) => read_session_limited(f, provider, limit),
             Err(e) => {
+                let line = crate::report::cannot_read(file, &e);
                 eprintln!(
-                    "research-tui: cannot open {}: {e}",
-                    crate::render::sanitize::sanitize_line(file)
+                    "research-tui: {}",
+                    crate::render::sanitize::sanitize_line(&line)
                 );
                 return ExitCode::from(1);
             }

@@ -475,10 +475,11 @@ impl Conversation {
         self.follow_opened(app, live);
         match warning {
             Some(warning) => app.set_message(warning, Severity::Warning),
-            None if watching => app.set_message(
-                "watching live — q q quits, the session goes on",
-                Severity::Info,
-            ),
+            None if watching => {
+                let quits = app.keys.quit_keys();
+                let text = format!("watching live — {quits} quits, the session goes on");
+                app.set_message(text, Severity::Info)
+            }
             // The turns are shown whole; their files are not.
             None if not_saved.is_some() => app.set_message(
                 format!("opened a saved session — {}", not_saved.unwrap_or_default()),

@@ -61,6 +61,24 @@ pub(super) async fn handle_event(
     terminal: &mut Term,
     notes: &UnboundedSender<Note>,
 ) -> bool {
+    match action_of(event, app) {
+        Asked::Action(action) => carry_out(action, app, conversation, terminal, notes).await,
+        Asked::Redraw => true,
+        Asked::Nothing => false,
+    }
+}
+
+/// What a terminal event asks of the app.
+pub(super) enum Asked {
+    Action(Action),
+    /// Nothing but a new frame (the terminal was resized).
+    Redraw,
+    Nothing,
+}
+
+/// The action a terminal event asks for. A key is mapped once ([`Ui::handle_key`] remembers the
+/// letters of a word being typed): whoever asks carries the action out.
+pub(super) fn action_of(event: Event, app: &mut Ui) -> Asked {
     let action = match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => app.handle_key(key),
         Event::Paste(text) => Some(Action::Paste(text)),
@@ -73,12 +91,20 @@ pub(super) async fn handle_event(
                 _ => None,
             }
         }
-        Event::Resize(..) => return true,
-        _ => return false,
+        Event::Resize(..) => return Asked::Redraw,
+        _ => None,
     };
-    let Some(action) = action else {
-        return false;
-    };
+    action.map_or(Asked::Nothing, Asked::Action)
+}
+
+/// Carry `action` out and run its effect; the screen changed.
+pub(super) async fn carry_out(
+    action: Action,
+    app: &mut Ui,
+    conversation: &mut Conversation,
+    terminal: &mut Term,
+    notes: &UnboundedSender<Note>,
+) -> bool {
     if let Some(effect) = app.update(action) {
         run_effect(effect, app, conversation, terminal, notes).await;
     }

@@ -279,3 +279,34 @@ fn an_invalid_base_url_is_a_usage_error_for_ask_and_the_app() {
         );
     }
 }
+
+/// Why a base URL is refused is said in plain words, with a good value to copy: never the URL
+/// parser's own text ("relative URL without a base", "invalid port number").
+#[test]
+fn a_bad_base_url_is_explained_in_plain_words_with_an_example() {
+    for (bad, why) in [
+        (
+            "agents.example.com",
+            "it has no scheme (did you mean https://agents.example.com?)",
+        ),
+        ("not a url", "it does not start with http:// or https://"),
+        (
+            "http://x.example:99999",
+            "its port is not a number from 0 to 65535",
+        ),
+        (
+            "http://a b",
+            "its host has characters no host name can have",
+        ),
+        ("https://[::1", "its IP address is not valid"),
+    ] {
+        let text = stderr(&ask(bad, &[]));
+        assert_eq!(
+            text,
+            format!(
+                "research-tui: --base-url takes an http(s) URL such as \
+                 https://agents.bigdata.com, not {bad:?}: {why}\n"
+            )
+        );
+    }
+}

@@ -27,6 +27,30 @@ fn research_tui(data: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `--search ""` (an unset shell variable) and `--search "   "` are the same mistake: a usage
+/// error (exit 2) that says how to list every session, never every session shown as a match.
+#[test]
+fn a_blank_search_is_a_usage_error_that_says_how_to_list_them_all() {
+    let data = support::scratch();
+    for blank in ["", "   "] {
+        for extra in [&[][..], &["--json"][..]] {
+            let mut args = vec!["sessions", "--search", blank];
+            args.extend(extra);
+            let output = research_tui(data, &args);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(output.stdout.is_empty(), "{args:?}");
+            assert!(
+                stderr.contains(&format!(
+                    "invalid value '{blank}' for '--search <TEXT>': nothing to search for \
+                     (without --search, `sessions` lists every session)"
+                )),
+                "{stderr}"
+            );
+        }
+    }
+}
+
 fn json_lines(output: &Output) -> Vec<Value> {
     String::from_utf8(output.stdout.clone())
         .unwrap()

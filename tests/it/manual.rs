@@ -59,6 +59,33 @@ fn every_shell_gets_a_completion_script_that_names_every_subcommand() {
     }
 }
 
+/// The flags hidden from `--help` (test-only: the demo's pace and faults, quitting when done) are
+/// not offered by any shell; the visible ones around them still are.
+#[test]
+fn no_shell_offers_the_hidden_test_only_flags() {
+    for shell in SHELLS {
+        let script = String::from_utf8(research_tui(&["completions", shell]).stdout).unwrap();
+        for hidden in ["demo-speed", "demo-fault", "exit-when-done"] {
+            assert!(!script.contains(hidden), "{shell} script offers --{hidden}");
+        }
+        for visible in [
+            "idle-timeout",
+            "speed",
+            "follow",
+            "base-url",
+            "max-answer-mib",
+        ] {
+            assert!(script.contains(visible), "{shell} script lacks --{visible}");
+        }
+    }
+    let offered = bash_offers(&["open", "x", "--"]);
+    assert!(offered.iter().any(|o| o == "--speed"), "{offered:?}");
+    assert!(
+        !offered.iter().any(|o| o.starts_with("--demo-")),
+        "{offered:?}"
+    );
+}
+
 /// What bash offers on Tab after `research-tui` and `words` (the last one being completed): the script is sourced and
 /// the function it registered for the program (`complete -p` names it) called as bash calls it.
 fn bash_offers(words: &[&str]) -> Vec<String> {

@@ -116,7 +116,7 @@ fn a_stream_with_events_still_renders_and_a_missing_file_is_named_once() {
     let text = stderr(&output);
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        text.starts_with("research-tui: cannot open /nonexistent/stream.sse: "),
+        text.starts_with("research-tui: cannot read /nonexistent/stream.sse: "),
         "{text}"
     );
     assert_eq!(text.matches("cannot").count(), 1, "{text}");
@@ -211,6 +211,45 @@ fn a_speed_that_is_not_one_is_refused_with_what_a_speed_is() {
             )),
             "{command} {speed}: {}",
             stderr(&output)
+        );
+    }
+}
+
+/// A file given on the command line that is not there: every command says it in the same words,
+/// `cannot read <what>: <cause>`, without the operating system's error number.
+#[test]
+fn every_command_names_a_missing_file_in_the_same_words() {
+    let missing = "/nonexistent/given.file";
+    // `ask` checks what it is given before it asks: a usage error (2), as its other flags' are.
+    for (args, what, code) in [
+        (&["render", missing][..], missing.to_owned(), 1),
+        (&["replay", missing][..], missing.to_owned(), 1),
+        (
+            &["ask", "Q?", "--demo", "--schema", missing][..],
+            format!("the schema {missing}"),
+            2,
+        ),
+        (
+            &[
+                "ask",
+                "Q?",
+                "--demo",
+                "--workflow",
+                "/nonexistent/template.json",
+            ][..],
+            "the workflow template /nonexistent/template.json".to_owned(),
+            2,
+        ),
+    ] {
+        let output = support::cli(support::scratch())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(code), "{args:?}");
+        assert_eq!(
+            stderr(&output),
+            format!("research-tui: cannot read {what}: No such file or directory\n"),
+            "{args:?}"
         );
     }
 }

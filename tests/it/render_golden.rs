@@ -223,7 +223,7 @@ fn render_of_a_missing_file_fails_with_a_clear_message() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&output.stderr).contains("cannot open /nonexistent/recording.sse")
+        String::from_utf8_lossy(&output.stderr).contains("cannot read /nonexistent/recording.sse")
     );
 }
 

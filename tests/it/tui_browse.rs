@@ -53,14 +53,14 @@ fn slash_finds_every_hit_counts_them_and_n_and_enter_walk_through_them() {
     key(&mut app, KeyCode::Char('/'));
     keys(&mut app, "margin");
     let search = app.search.clone().expect("a search");
-    assert_eq!(search.answer.len(), in_answer);
-    let total = search.answer.len() + search.sources.len();
+    assert_eq!(search.turns[0].answer.len(), in_answer);
+    let total = search.len();
     assert!(
         status(&mut app, 140, 42).contains(&format!("/margin  1/{total}")),
         "the count in the status bar"
     );
     // Every hit is the query, whatever its case.
-    for range in &search.answer {
+    for range in &search.turns[0].answer {
         assert_eq!(answer[range.clone()].to_ascii_lowercase(), "margin");
     }
     // Enter while typing goes to the next hit, Shift-Enter back; the view follows.
@@ -132,7 +132,7 @@ fn a_sources_title_holding_the_query_is_a_hit_that_selects_it() {
     keys(&mut app, "Reuters");
     let search = app.search.clone().unwrap();
     assert!(!search.sources.is_empty(), "Reuters publishes source [2]");
-    let first_source = search.answer.len();
+    let first_source = search.len() - search.sources.len();
     while app.search.as_ref().unwrap().current != Some(first_source) {
         key(&mut app, KeyCode::Enter);
     }
@@ -372,6 +372,84 @@ fn in_tmux_slash_searches_the_answer_with_hits_and_n_walks_them() {
     assert_exited_and_restored(&t);
 }
 
+/// `/` searches the whole conversation: every turn's question and answer, the count covering them
+/// all; a hit in another turn than the one shown selects that turn and brings the hit into view.
+#[test]
+fn in_tmux_slash_searches_every_turns_question_and_answer_and_n_crosses_turns() {
+    for (width, height) in [(140, 42), (80, 24)] {
+        let t = demo_answered(width, height);
+        t.send(&["What about AMD?", "Enter"]);
+        t.wait_for("the second turn to start", ANSWER, |s| {
+            !status_line(s).contains("complete")
+        });
+        t.wait_for("the second turn to complete", ANSWER, |s| {
+            status_line(s).contains("complete")
+        });
+        t.send(&["Escape"]);
+        t.wait_for("BROWSE", SOON, |s| status_line(s).contains("BROWSE"));
+        // Only the first turn's question says it: the first turn is shown, its question in view.
+        t.send(&["/", "Break down"]);
+        let screen = t.wait_for("the hit in the first question", SOON, |s| {
+            status_line(s).contains("/Break down  1/1")
+        });
+        assert!(screen.contains("▍You: Break down"), "{screen}");
+        assert!(screen.contains("▶ turn 1 · selected"), "{screen}");
+        if width < 100 {
+            t.send(&["C-c", "C-c"]);
+            assert_exited_and_restored(&t);
+            continue;
+        }
+        // A word both answers hold: n walks from the first turn's hits into the second's, with
+        // one count for both.
+        t.send(&["/", "Escape", "BSpace", "Escape"]);
+        t.wait_for("the search ended", SOON, |s| {
+            !status_line(s).contains("/Break")
+        });
+        t.send(&["/", "revenue"]);
+        let screen = t.wait_for("the hits", SOON, |s| {
+            status_line(s).contains("/revenue  1/")
+        });
+        let total = hits_total(status_line(&screen), "/revenue");
+        t.send(&["Escape"]);
+        t.wait_for("browsing the hits from the first turn", SOON, |s| {
+            status_line(s).contains("n next") && s.contains("from turn 1")
+        });
+        let mut crossed = false;
+        for step in 2..=total {
+            t.send(&["n"]);
+            let screen = t.wait_for("the next hit", SOON, |s| {
+                status_line(s).contains(&format!("/revenue  {step}/{total}"))
+            });
+            // (A question asked now branches from the turn shown: the prompt's title says which.)
+            if !screen.contains("from turn 1") {
+                crossed = true;
+                break;
+            }
+        }
+        assert!(crossed, "n reached the second turn's hits");
+        t.send(&["Escape"]);
+        t.wait_for("the search ended", SOON, |s| {
+            !status_line(s).contains("/revenue")
+        });
+        t.send(&["C-c"]);
+        assert_exited_and_restored(&t);
+    }
+}
+
+/// `17` of `/query  3/17` in a status bar.
+fn hits_total(status: &str, query: &str) -> usize {
+    let after = status
+        .split(&format!("{query}  "))
+        .nth(1)
+        .unwrap_or_default();
+    let count = after.split_whitespace().next().unwrap_or_default();
+    count
+        .split('/')
+        .nth(1)
+        .and_then(|n| n.trim_end_matches('+').parse().ok())
+        .unwrap_or_else(|| panic!("a count in {status:?}"))
+}
+
 #[test]
 fn in_tmux_zoom_keeps_the_line_being_read() {
     let t = demo_answered(140, 42);
@@ -490,7 +568,7 @@ fn a_search_of_a_1_mb_answer_costs_a_frame_no_more_than_twice_one_without() {
     key(&mut searched, KeyCode::Char('/'));
     keys(&mut searched, "revenue");
     let typing = start.elapsed();
-    let hits = searched.search.as_ref().unwrap().answer.len();
+    let hits = searched.search.as_ref().unwrap().turns[0].answer.len();
     let answer = searched
         .current()
         .unwrap()

@@ -296,6 +296,90 @@ fn structured_output_unfolds_into_a_table_and_j_shows_the_json_y_copies() {
     assert_eq!(serde_json::from_str::<Value>(&copied).unwrap(), peers());
 }
 
+/// The structured output's hints name the keys in force: the answer's title (folded) and the
+/// table's heading (unfolded).
+#[test]
+fn the_structured_outputs_hints_name_the_keys_in_force() {
+    let mut app = shown(&[], Some(peers()), Theme::default());
+    app.keys = research_tui::tui::state::keymap::Keymap::with_entries(&[(
+        "raw_json".to_owned(),
+        Some(vec!["X".to_owned()]),
+    )])
+    .unwrap();
+    keys(&mut app, "G");
+    let folded = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        folded.contains("Enter unfolds the structured output"),
+        "{folded}"
+    );
+    key(&mut app, KeyCode::Enter);
+    keys(&mut app, "z");
+    let open = draw(&mut app, 140, 42).backend().to_string();
+    assert!(open.contains("(Enter folds · X raw JSON)"), "{open}");
+    assert!(!open.contains("J raw JSON"), "{open}");
+}
+
+/// A second turn: a long answer, then a structured output of its own.
+fn second_turn_with_output() -> tempfile::NamedTempFile {
+    let long: String = (1..=40)
+        .map(|i| format!("Paragraph {i} of the follow-up's answer.\n\n"))
+        .collect();
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    for event in [
+        json!({"type": "ANSWER", "content": long}),
+        json!({"type": "STRUCTURED_OUTPUT", "content": [{"company": "Tokyo Electron", "ticker": "TEL"}]}),
+        json!({"type": "COMPLETE", "checkpoint_id": "ckpt-second"}),
+    ] {
+        let line = json!({"chat_id": "chat-charts", "message": event});
+        write!(file, ": delay=1\ndata: {line}\n\n").unwrap();
+    }
+    file
+}
+
+/// `J` and Enter act on the structured output the person sees, not the selected (newest) turn's
+/// far below it.
+#[test]
+fn j_and_enter_act_on_the_structured_output_on_screen_not_the_selected_turns() {
+    let mut app = shown(&[], Some(peers()), Theme::default());
+    let second = second_turn_with_output();
+    play(
+        &mut app,
+        second.path().to_str().unwrap(),
+        Some("And Tokyo Electron?"),
+        None,
+    );
+    browse(&mut app);
+    keys(&mut app, "ag");
+    let screen = draw(&mut app, 80, 24).backend().to_string();
+    assert!(screen.contains("How did revenue move?"), "{screen}");
+    assert!(!screen.contains("Paragraph 40"), "{screen}");
+    assert_eq!(
+        app.current_index(),
+        1,
+        "the newest turn is the selected one"
+    );
+    keys(&mut app, "J");
+    let screen = draw(&mut app, 80, 24).backend().to_string();
+    assert!(
+        screen.contains("\"ticker\": \"LRCX\"") && !screen.contains("TEL"),
+        "the first turn's JSON: {screen}"
+    );
+    insta::assert_snapshot!("structured_json_of_the_turn_on_screen_80x24", screen);
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Enter);
+    let screen = draw(&mut app, 80, 24).backend().to_string();
+    assert!(
+        screen.contains("▾ Structured output · 3 rows"),
+        "the first turn's table unfolded: {screen}"
+    );
+    // At the bottom, the second turn's output is the one on screen.
+    keys(&mut app, "G");
+    draw(&mut app, 80, 24);
+    keys(&mut app, "J");
+    let screen = draw(&mut app, 80, 24).backend().to_string();
+    assert!(screen.contains("\"ticker\": \"TEL\""), "{screen}");
+}
+
 #[test]
 fn the_tool_level_citation_that_drew_a_chart_points_at_it() {
     let mut app = support::app();

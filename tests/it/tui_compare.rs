@@ -383,3 +383,53 @@ async fn the_comparison_drawn_side_by_side_with_a_shared_source_lit_in_the_colum
         .collect();
     insta::assert_snapshot!("compare_testbackend_140x42", masked(&text));
 }
+
+/// A word typed after Esc reaches the focused column's prompt once, whole, in columns and in tabs:
+/// the comparison mapped each key twice, so `hello` read `hhello` (`h` stepped a tab twice) and
+/// `like` read `ke`.
+#[test]
+fn a_word_typed_after_esc_in_a_comparison_is_typed_once_whole() {
+    for (width, height) in [(140, 42), (80, 24)] {
+        let t = start(width, height);
+        t.wait_for("all three complete", WAIT, |s| {
+            // Narrow, the tab bar names the focused agent only.
+            s.contains("complete") && !s.contains("streaming")
+        });
+        t.send(&["Escape", "hello", " ", "like", " ", "Tell"]);
+        t.wait_for("the words in the prompt", WAIT, |s| {
+            s.contains("hello like Tell")
+        });
+        let screen = t.wait_still("the typed words", WAIT);
+        assert!(!screen.contains("hhello"), "{screen}");
+    }
+}
+
+/// Heavy borders mark the one pane with the keys: once the keys move to another agent's column
+/// (Alt-N), the pane focused in the column left behind is drawn as any other.
+#[test]
+fn only_the_focused_columns_focused_pane_has_heavy_borders() {
+    let t = start(140, 42);
+    t.wait_for("all three complete", WAIT, all_complete);
+    t.send(&["Escape"]);
+    t.wait_for("BROWSE", WAIT, |s| s.contains("BROWSE"));
+    t.send(&["a"]);
+    let screen = t.wait_for("the first column's answer focused", WAIT, |s| {
+        s.contains("┏ Answer")
+    });
+    assert_eq!(screen.matches('┏').count(), 1, "{screen}");
+    t.send(&["M-n"]);
+    let screen = t.wait_for("the keys in the second column", WAIT, |s| {
+        s.contains("openai's follow-ups go here") || s.contains("follow-ups go to openai")
+    });
+    assert!(!screen.is_empty());
+    let screen = t.wait_still("the frame after Alt-N", WAIT);
+    let column = |line: &str, text: &str| line.find(text).map(|b| line[..b].chars().count());
+    // (The second column starts a cell before its header's name.)
+    let openai = column(screen.lines().next().unwrap(), "openai").unwrap();
+    let heavy: Vec<usize> = screen.lines().filter_map(|l| column(l, "┏")).collect();
+    assert!(heavy.len() <= 1, "one focused pane at most:\n{screen}");
+    assert!(
+        heavy.iter().all(|&x| x + 1 >= openai),
+        "a heavy border in the first column:\n{screen}"
+    );
+}

@@ -356,3 +356,60 @@ fn without_a_terminal_the_app_says_so_and_saves_no_session() {
     let listed = String::from_utf8_lossy(&listed.stdout);
     assert!(listed.starts_with("No saved sessions"), "{listed}");
 }
+
+/// `sessions` in the directories the app in `t` used.
+fn sessions_of(t: &Tmux) -> String {
+    let output = support::cli(t.dir.path())
+        .arg("sessions")
+        .env("XDG_DATA_HOME", t.dir.path())
+        .env("XDG_CONFIG_HOME", t.dir.path())
+        .env("XDG_CACHE_HOME", t.dir.path())
+        .env("XDG_STATE_HOME", t.dir.path())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// An app started and quit with nothing asked leaves no session behind (the picker and `sessions`
+/// say none); the demo's turn, played at start, is a turn and is saved.
+#[test]
+fn a_session_is_saved_only_once_a_question_is_sent() {
+    let t = Tmux::start_with_env(
+        80,
+        24,
+        &["BIGDATA_API_KEY=sk-never-sent"],
+        &["--base-url", "http://127.0.0.1:9"],
+    );
+    t.wait_for("the prompt", Duration::from_secs(10), |s| {
+        status_line(s).contains("ready")
+    });
+    t.send(&["Escape"]);
+    t.wait_for("BROWSE", Duration::from_secs(5), |s| {
+        status_line(s).contains("BROWSE")
+    });
+    t.send(&["s"]);
+    t.wait_for(
+        "no saved session in the picker",
+        Duration::from_secs(5),
+        |s| s.contains("Saved sessions (0)"),
+    );
+    t.send(&["Escape"]);
+    t.send(&["C-c"]);
+    t.wait_exit(Duration::from_secs(10));
+    let listed = sessions_of(&t);
+    assert!(listed.starts_with("No saved sessions"), "{listed}");
+
+    let demo = Tmux::start(80, 24, &["--demo", "--demo-speed", "8"]);
+    demo.wait_for("the demo's answer", Duration::from_secs(60), |s| {
+        status_line(s).contains("complete")
+    });
+    demo.send(&["C-c"]);
+    demo.wait_exit(Duration::from_secs(10));
+    let listed = sessions_of(&demo);
+    assert_eq!(
+        listed.lines().count(),
+        2,
+        "a header and the demo's session: {listed}"
+    );
+    assert!(listed.contains("Break down NVIDIA"), "{listed}");
+}

@@ -403,12 +403,7 @@ fn narrow_h_and_l_step_through_the_tabs_and_hello_is_typed_whole() {
 /// prompt, and an armed letter is dropped by the next key, never carried out by a later Enter.
 #[test]
 fn a_replay_takes_no_typing_and_says_there_is_nothing_to_ask() {
-    let mut app = research_tui::tui::ui::Ui::new(research_tui::tui::state::AppConfig {
-        mode: research_tui::tui::state::Mode::Replay,
-        theme: research_tui::styled::theme::Theme::default(),
-        can_ask: false,
-    });
-    play(&mut app, EARNINGS, None, None);
+    let mut app = replayed();
     let mut effects = Vec::new();
     for c in "hello".chars() {
         effects.extend(key(&mut app, KeyCode::Char(c)));
@@ -429,4 +424,94 @@ fn a_replay_takes_no_typing_and_says_there_is_nothing_to_ask() {
         key(&mut app, KeyCode::Tab);
         assert_ne!(app.focus, Focus::Prompt);
     }
+}
+
+/// In a replay, with a source selected (`c` `j`), a word whose letter would open its URL or
+/// export (`hello`'s `o`, `the`'s `e`) arms nothing: Enter after it opens and writes nothing, and
+/// the status bar says letters are keys here. A letter alone still arms (`o` then Enter opens).
+#[test]
+fn a_word_typed_in_a_replay_opens_and_writes_nothing() {
+    for word in ["hello", "hello there", "the", "also"] {
+        let mut app = replayed();
+        draw(&mut app, 140, 42);
+        keys(&mut app, "cj");
+        assert!(app.panes.sources.selected.is_some());
+        // A pause: the next letters are a new run.
+        std::thread::sleep(Duration::from_millis(1100));
+        let mut effects = Vec::new();
+        for c in word.chars() {
+            effects.extend(key(&mut app, KeyCode::Char(c)));
+        }
+        let said = app
+            .message
+            .clone()
+            .map(|(text, _)| text)
+            .unwrap_or_default();
+        assert!(
+            said.starts_with("replay: letters are keys here"),
+            "{word}: {said}"
+        );
+        effects.extend(key(&mut app, KeyCode::Enter));
+        let opened_or_written = effects.iter().any(|e| {
+            matches!(
+                e,
+                research_tui::tui::state::Effect::Open(_)
+                    | research_tui::tui::state::Effect::Export
+            )
+        });
+        assert!(!opened_or_written, "{word}: {effects:?}");
+    }
+    let mut app = replayed();
+    draw(&mut app, 140, 42);
+    keys(&mut app, "cj");
+    std::thread::sleep(Duration::from_millis(1100));
+    key(&mut app, KeyCode::Char('o'));
+    let opened = key(&mut app, KeyCode::Enter);
+    assert!(
+        matches!(opened, Some(research_tui::tui::state::Effect::Open(_))),
+        "{opened:?}"
+    );
+}
+
+/// A word typed after Esc whose last letter writes, opens or quits (`the`: `e` exports, `also`:
+/// `o` opens) reaches the prompt at every width, and Enter asks it: below 100 columns `h` and `l`
+/// step through the tabs and `s` opens the picker, so the letters before it all acted at once.
+#[test]
+fn a_word_ending_in_a_letter_that_writes_or_opens_is_asked_at_every_width() {
+    for (width, height) in [(140, 42), (80, 24)] {
+        for word in ["the", "also", "lore", "that one"] {
+            let mut app = app();
+            play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+            draw(&mut app, width, height);
+            browse(&mut app);
+            draw(&mut app, width, height);
+            let mut effects = Vec::new();
+            for c in word.chars() {
+                effects.extend(key(&mut app, KeyCode::Char(c)));
+                draw(&mut app, width, height);
+            }
+            // (`s` lists the sessions for the picker it opened: it reads, and the picker closes.)
+            effects.retain(|e| *e != research_tui::tui::state::Effect::ListSessions);
+            assert_eq!(effects, [], "{word} at {width}");
+            assert_eq!(app.panes.prompt.text(), word, "{word} at {width}");
+            assert_eq!(app.popup, None, "{word} at {width}");
+            let sent = key(&mut app, KeyCode::Enter);
+            assert_eq!(
+                sent,
+                Some(research_tui::tui::state::Effect::Ask(word.to_owned())),
+                "{word} at {width}"
+            );
+        }
+    }
+}
+
+/// The demo's answer in a replay (nothing to ask).
+fn replayed() -> research_tui::tui::ui::Ui {
+    let mut app = research_tui::tui::ui::Ui::new(research_tui::tui::state::AppConfig {
+        mode: research_tui::tui::state::Mode::Replay,
+        theme: research_tui::styled::theme::Theme::default(),
+        can_ask: false,
+    });
+    play(&mut app, EARNINGS, None, None);
+    app
 }

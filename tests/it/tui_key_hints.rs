@@ -10,14 +10,7 @@ use crate::support::*;
 /// The app with `[keys]` entries applied, the demo's answer complete.
 fn answered_with(entries: &[(&str, &[&str])]) -> Ui {
     let mut app = app();
-    let entries: Vec<_> = entries
-        .iter()
-        .map(|(name, keys)| {
-            let keys = keys.iter().map(|k| (*k).to_owned()).collect();
-            ((*name).to_owned(), Some(keys))
-        })
-        .collect();
-    app.keys = Keymap::with_entries(&entries).unwrap();
+    app.keys = keymap(entries);
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     app
 }
@@ -91,4 +84,44 @@ fn the_answer_offers_g_to_follow_only_where_g_moves_the_answer() {
     let browsing = draw(&mut app, 140, 16).backend().to_string();
     let title = browsing.lines().find(|l| l.contains("Answer")).unwrap();
     assert!(title.contains("Answer ↓ more · G follows"), "{title}");
+}
+
+/// The key map with `[keys]` entries applied.
+fn keymap(entries: &[(&str, &[&str])]) -> Keymap {
+    let entries: Vec<_> = entries
+        .iter()
+        .map(|(name, keys)| {
+            let keys = keys.iter().map(|k| (*k).to_owned()).collect();
+            ((*name).to_owned(), Some(keys))
+        })
+        .collect();
+    Keymap::with_entries(&entries).unwrap()
+}
+
+/// The watching view, before any session starts, says how to quit with the quit key in force: the
+/// letter twice, or a Ctrl key alone.
+#[test]
+fn the_watching_view_names_the_quit_key_in_force() {
+    for (quit, says) in [
+        (None, "(q q quits)"),
+        (Some("Q"), "(Q Q quits)"),
+        (Some("ctrl-q"), "(Ctrl-Q quits)"),
+    ] {
+        let mut app = Ui::new(research_tui::tui::state::AppConfig {
+            mode: research_tui::tui::state::Mode::Watch,
+            theme: research_tui::styled::theme::Theme::default(),
+            can_ask: false,
+        });
+        if let Some(quit) = quit {
+            app.keys = keymap(&[("quit", &[quit])]);
+        }
+        let waiting = draw(&mut app, 140, 42).backend().to_string();
+        assert!(
+            waiting.contains(&format!("Waiting for a research session to start… {says}")),
+            "{waiting}"
+        );
+        if quit.is_some() {
+            assert!(!waiting.contains("q q"), "{waiting}");
+        }
+    }
 }

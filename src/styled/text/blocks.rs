@@ -16,6 +16,15 @@
 //! until the pane scrolls up to it ([`AnswerView::measure_block`], from the bottom up) or jumps
 //! ([`AnswerView::measure_deferred`]). Rows are then numbered as if those blocks were empty, the
 //! same for every reader within a frame.
+//!
+//! Here: the view's state, bringing it up to date with the text ([`AnswerView::sync`]), laying
+//! blocks out and keeping rows around the window. Its parts: `split` (where blocks begin and end),
+//! `deferred` (blocks left unmeasured while following the bottom), `rows` (the rows in a window,
+//! the row showing a byte).
+
+mod deferred;
+mod rows;
+mod split;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -25,6 +34,7 @@ use super::annotations::Annotations;
 use super::line::RLine;
 use super::markdown::{block_height, render_block};
 use crate::styled::theme::Theme;
+use split::{ScanState, Start};
 
 /// The longest block rendered as one: an answer without blank lines (or one endless line) is cut
 /// into blocks of about this many bytes, so the open block redone per frame stays small.
@@ -32,18 +42,6 @@ pub const MAX_BLOCK: usize = 32 * 1024;
 
 /// Blocks whose rows are kept on either side of the window shown, and at the bottom.
 const KEEP_AROUND: usize = 8;
-
-/// How a block begins.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-enum Start {
-    /// A new block: a blank row before it (unless it is the first).
-    #[default]
-    Block,
-    /// The rest of a block cut at [`MAX_BLOCK`]: it goes on without a blank row.
-    Continued,
-    /// The rest of a code block cut at [`MAX_BLOCK`]: rendered as if its fence opened it.
-    InFence(u8, usize),
-}
 
 /// A completed block: where it is and how tall it is (its rows are in [`AnswerView::rows_of`] while
 /// they are kept).
@@ -56,20 +54,6 @@ struct Segment {
     /// Not measured yet (its `height` is 0 until it is): see [`AnswerView::follow_bottom`].
     deferred: bool,
 }
-
-/// Where block splitting stopped: the open block starts at `block_start` (beginning as
-/// `block_kind`); lines before `pos` were looked at.
-#[derive(Debug, Clone, Copy, Default)]
-struct ScanState {
-    block_start: usize,
-    block_kind: Start,
-    pos: usize,
-    fence: Option<(u8, usize)>,
-    saw_blank: bool,
-}
-
-/// A row for blocks whose rows are not kept (only reached when [`AnswerView::show`] was skipped).
-static BLANK: RLine = RLine { pieces: Vec::new() };
 
 /// The cached, wrapped rendering of one answer.
 #[derive(Debug, Clone, Default)]
@@ -100,35 +84,6 @@ pub struct AnswerView {
     deferred_end: usize,
     /// Blocks rendered since creation (for tests and the benchmark: caching works).
     pub renders: usize,
-}
-
-fn is_blank(line: &str) -> bool {
-    line.trim().is_empty()
-}
-
-/// A fence opening/closing line: up to 3 spaces, then 3+ backticks or tildes.
-fn fence_of(line: &str) -> Option<(u8, usize)> {
-    let trimmed = line.trim_start_matches(' ');
-    if line.len() - trimmed.len() > 3 {
-        return None;
-    }
-    let c = *trimmed.as_bytes().first()?;
-    if c != b'`' && c != b'~' {
-        return None;
-    }
-    let n = trimmed.bytes().take_while(|&b| b == c).count();
-    (n >= 3).then_some((c, n))
-}
-
-/// Where to cut an overlong line that starts at `from`: after the last space within [`MAX_BLOCK`]
-/// bytes, else at the character boundary there.
-fn cut_in_line(text: &str, from: usize) -> usize {
-    let end = text.floor_char_boundary(from + MAX_BLOCK);
-    text[from..end]
-        .rfind(' ')
-        .map(|i| from + i + 1)
-        .filter(|&cut| cut > from + MAX_BLOCK / 2)
-        .unwrap_or(end)
 }
 
 impl AnswerView {
@@ -215,107 +170,6 @@ impl AnswerView {
         }
     }
 
-    /// The pane follows the bottom, showing at most `rows - 1` rows of this answer (`Some`), or
-    /// it shows any row (`None`): from the next [`AnswerView::sync`], blocks completed above the
-    /// bottom `rows` rows (and away from the rows kept) are left unmeasured, or every block
-    /// completed is measured (those left unmeasured before stay so until
-    /// [`AnswerView::measure_deferred`] or [`AnswerView::measure_block`]).
-    pub fn follow_bottom(&mut self, rows: Option<usize>) {
-        self.follow = rows;
-    }
-
-    /// Measure the blocks left unmeasured while following the bottom; returns the rows they add
-    /// (every row below them moves down by as many). Nothing when `text` is not the one the view
-    /// was synced with (it is redone at the next sync anyway).
-    pub fn measure_deferred(&mut self, text: &str, generation: u64, theme: &Theme) -> usize {
-        if self.deferred == 0 || self.is_stale(text.len(), generation) {
-            return 0;
-        }
-        let first = self.first_deferred;
-        let mut added = 0;
-        for i in first..self.segments.len() {
-            if self.segments[i].deferred {
-                added += self.measure_deferred_block(text, i, theme);
-            }
-        }
-        self.recompute_prefix(first + 1);
-        added
-    }
-
-    /// The view was last synced with another text than one of `text_len` bytes at `generation`
-    /// (replaced or cut since): blocks it left unmeasured can no longer be measured.
-    pub fn is_stale(&self, text_len: usize, generation: u64) -> bool {
-        generation != self.generation || text_len < self.known_len
-    }
-
-    /// Blocks completed above the bottom were left unmeasured (see [`AnswerView::follow_bottom`]).
-    pub fn has_deferred(&self) -> bool {
-        self.deferred > 0
-    }
-
-    /// The last block left unmeasured before block `limit`, and the row it starts (and, counting
-    /// no rows, ends) at: where its rows go once measured. Exact while blocks after it are
-    /// measured only by [`AnswerView::measure_block`] (their prefix sums wait for
-    /// [`AnswerView::measured_from`]).
-    pub fn last_deferred_before(&self, limit: usize) -> Option<(usize, usize)> {
-        if self.deferred == 0 {
-            return None;
-        }
-        let end = limit.min(self.deferred_end).min(self.segments.len());
-        (self.first_deferred..end)
-            .rev()
-            .find(|&i| self.segments[i].deferred)
-            .map(|i| (i, self.prefix[i]))
-    }
-
-    /// Measure block `i`, left unmeasured, when no block after it is (the pane goes up from the
-    /// bottom); returns its height. The rows after it are numbered anew by
-    /// [`AnswerView::measured_from`] once the pane stops.
-    pub fn measure_block(&mut self, text: &str, i: usize, theme: &Theme) -> usize {
-        if !self.segments.get(i).is_some_and(|s| s.deferred) || self.known_len > text.len() {
-            return 0;
-        }
-        self.deferred_end = i;
-        self.measure_deferred_block(text, i, theme)
-    }
-
-    /// Blocks from `i` on were measured by [`AnswerView::measure_block`]: number the rows anew.
-    pub fn measured_from(&mut self, i: usize) {
-        self.recompute_prefix(i + 1);
-    }
-
-    /// Measure unmeasured blocks from the bottom up until `rows` rows below them are measured.
-    fn measure_bottom(&mut self, text: &str, rows: usize, theme: &Theme) {
-        if self.deferred == 0 {
-            return;
-        }
-        let mut below = self.tail.as_ref().map_or(0, |(t, _)| t.height);
-        let mut lowest = None;
-        for i in (self.first_deferred..self.segments.len()).rev() {
-            if below >= rows {
-                break;
-            }
-            if self.segments[i].deferred {
-                self.measure_deferred_block(text, i, theme);
-                lowest = Some(i);
-            }
-            below += self.segments[i].height;
-        }
-        if let Some(i) = lowest {
-            self.recompute_prefix(i + 1);
-        }
-    }
-
-    /// Measure unmeasured block `i` (its prefix sums are left to the caller); returns its height.
-    fn measure_deferred_block(&mut self, text: &str, i: usize, theme: &Theme) -> usize {
-        let segment = self.segments[i].clone();
-        let height = self.measure(text, &segment, i, theme);
-        self.segments[i].height = height;
-        self.segments[i].deferred = false;
-        self.deferred -= 1;
-        height
-    }
-
     /// Rows `top..top + count` will be drawn next: wrap the blocks there whose rows are not kept,
     /// and let go of rows far from them (and from the bottom).
     pub fn show(&mut self, text: &str, top: usize, count: usize, theme: &Theme) {
@@ -336,14 +190,6 @@ impl AnswerView {
     /// Are the rows of block `i` of `len` kept, with `keep` around the window last shown?
     fn kept(keep: Option<&Range<usize>>, i: usize, len: usize) -> bool {
         keep.is_none_or(|keep| keep.contains(&i)) || i + KEEP_AROUND >= len
-    }
-
-    /// The segment holding row `row` (`segments.len()` for the open tail).
-    fn segment_at(&self, row: usize) -> usize {
-        if row >= self.completed_height() {
-            return self.segments.len();
-        }
-        self.prefix.partition_point(|&p| p <= row).saturating_sub(1)
     }
 
     fn ensure_rows(&mut self, text: &str, i: usize, theme: &Theme) {
@@ -473,13 +319,6 @@ impl AnswerView {
         }
     }
 
-    /// Cache the block `range`, which is complete (its height is set once the blocks completed with
-    /// it are known: [`AnswerView::lay_out_completed`]).
-    fn complete_block(&mut self, range: Range<usize>, start: Start) {
-        let segment = self.segment(range, start);
-        self.segments.push(segment);
-    }
-
     /// Lay out the blocks completed since the last call and add them to the prefix sums.
     fn lay_out_completed(&mut self, text: &str, theme: &Theme) {
         for i in self.prefix.len()..self.segments.len() {
@@ -490,159 +329,6 @@ impl AnswerView {
             };
             self.prefix.push(start_row);
         }
-    }
-
-    /// Find blocks completed since the last call and cache them.
-    fn split_blocks(&mut self, text: &str, theme: &Theme) {
-        let bytes = text.as_bytes();
-        let mut scan = self.scan;
-        loop {
-            let rest = &bytes[scan.pos..];
-            let nl = memchr::memchr(b'\n', &rest[..rest.len().min(MAX_BLOCK + 1)]);
-            // An overlong line (ended or not) is cut where its first MAX_BLOCK bytes say, so the
-            // blocks are the same however the text arrived.
-            if nl.is_none() && rest.len() > MAX_BLOCK {
-                let cut = cut_in_line(text, scan.pos);
-                self.cut_block(&mut scan, cut);
-                continue;
-            }
-            let Some(nl) = nl else { break };
-            let line_start = scan.pos;
-            let line = &text[line_start..line_start + nl];
-            scan.pos = line_start + nl + 1;
-            if let Some((c, n)) = scan.fence {
-                if let Some((c2, n2)) = fence_of(line)
-                    && c2 == c
-                    && n2 >= n
-                    && line
-                        .trim_start()
-                        .trim_start_matches(c as char)
-                        .trim()
-                        .is_empty()
-                {
-                    scan.fence = None;
-                }
-            } else if is_blank(line) {
-                scan.saw_blank = true;
-                continue;
-            } else {
-                let indented = line.starts_with([' ', '\t']);
-                if scan.saw_blank && !indented && line_start > scan.block_start {
-                    self.complete_block(scan.block_start..line_start, scan.block_kind);
-                    scan.block_start = line_start;
-                    scan.block_kind = Start::Block;
-                }
-                scan.saw_blank = false;
-                if let Some(fence) = fence_of(line) {
-                    scan.fence = Some(fence);
-                }
-            }
-            if scan.pos - scan.block_start > MAX_BLOCK {
-                let cut = scan.pos;
-                self.cut_block(&mut scan, cut);
-            }
-        }
-        // A partial line that starts a new block at column 0 after a blank line closes the block
-        // before it already.
-        if scan.fence.is_none()
-            && scan.saw_blank
-            && scan.pos > scan.block_start
-            && text[scan.pos..]
-                .chars()
-                .next()
-                .is_some_and(|c| !c.is_whitespace())
-        {
-            self.complete_block(scan.block_start..scan.pos, scan.block_kind);
-            scan.block_start = scan.pos;
-            scan.block_kind = Start::Block;
-            scan.saw_blank = false;
-        }
-        self.scan = scan;
-        self.lay_out_completed(text, theme);
-    }
-
-    /// Complete the open block at byte `cut` (it grew past [`MAX_BLOCK`]); the rest continues it.
-    fn cut_block(&mut self, scan: &mut ScanState, cut: usize) {
-        self.complete_block(scan.block_start..cut, scan.block_kind);
-        scan.block_start = cut;
-        scan.pos = scan.pos.max(cut);
-        scan.block_kind = match scan.fence {
-            Some((c, n)) => Start::InFence(c, n),
-            None => Start::Continued,
-        };
-    }
-
-    /// Rows `top..top + count` (fewer at the end). Rows of blocks not kept (see
-    /// [`AnswerView::show`]) come out blank.
-    pub fn rows(&self, top: usize, count: usize) -> impl Iterator<Item = &RLine> {
-        let mut out: Vec<&RLine> = Vec::with_capacity(count.min(256));
-        let mut index = self.segment_at(top);
-        let mut skip = if index < self.segments.len() {
-            top - self.prefix[index]
-        } else {
-            top - self.completed_height()
-        };
-        while out.len() < count {
-            let (rows, height) = match self.segments.get(index) {
-                Some(segment) => (self.rows_of.get(&index), segment.height),
-                None => match &self.tail {
-                    Some((segment, rows)) if index == self.segments.len() => {
-                        (Some(rows), segment.height)
-                    }
-                    _ => break,
-                },
-            };
-            let wanted = (count - out.len()).min(height.saturating_sub(skip));
-            match rows {
-                Some(rows) => out.extend(rows.iter().skip(skip).take(wanted)),
-                None => out.extend(std::iter::repeat_n(&BLANK, wanted)),
-            }
-            skip = 0;
-            index += 1;
-        }
-        out.into_iter()
-    }
-
-    /// The first row showing raw byte `pos` (or the nearest row before it); the block's first row
-    /// when its rows are not kept.
-    pub fn row_of_byte(&self, pos: usize) -> Option<usize> {
-        let seg_index = self.segments.partition_point(|s| s.range.end <= pos);
-        let (rows, base) = match self.segments.get(seg_index) {
-            Some(_) => match self.rows_of.get(&seg_index) {
-                Some(rows) => (rows, self.prefix[seg_index]),
-                None => return Some(self.prefix[seg_index]),
-            },
-            None => (&self.tail.as_ref()?.1, self.completed_height()),
-        };
-        if let Some(i) = rows.iter().position(|l| l.covers(pos)) {
-            return Some(base + i);
-        }
-        // Not an exact hit (markup): the last row whose text starts before `pos`.
-        let mut best = None;
-        for (i, line) in rows.iter().enumerate() {
-            if line.max_src().is_some_and(|end| end <= pos) {
-                best = Some(i);
-            }
-        }
-        Some(base + best.unwrap_or(0))
-    }
-
-    /// The row just after the completed block holding raw byte `pos`: where something drawn after
-    /// that block (a chart) goes. `None` while that block is still open, or past the text.
-    pub fn block_end_row(&self, pos: usize) -> Option<usize> {
-        let index = self.segments.partition_point(|s| s.range.end <= pos);
-        let segment = self.segments.get(index)?;
-        Some(self.prefix[index] + segment.height)
-    }
-
-    /// Like [`AnswerView::row_of_byte`], exact: the block holding `pos` is wrapped again when its
-    /// rows were let go.
-    pub fn locate(&mut self, text: &str, pos: usize, theme: &Theme) -> Option<usize> {
-        let seg_index = self.segments.partition_point(|s| s.range.end <= pos);
-        if seg_index < self.segments.len() && self.known_len <= text.len() {
-            self.ensure_rows(text, seg_index, theme);
-        }
-        self.row_of_byte(pos)
     }
 }
 

@@ -10,7 +10,7 @@ mod view;
 
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, EventStream, KeyEventKind};
+use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
 
 use super::conversation::{Agent, Conversation, LiveConfig};
@@ -438,27 +438,30 @@ pub(crate) async fn event_loop(
 
 /// A terminal event: a comparison key, else the focused column's (a follow-up it asks goes to
 /// every agent when they all get them). The mouse is left alone: the columns share the screen.
+/// The key is mapped once, by the focused column (its letters of a word being typed count once).
 async fn on_event(
     event: Event,
     screen: &mut CompareScreen,
     terminal: &mut Term,
     notes: &tokio::sync::mpsc::UnboundedSender<effects::Note>,
 ) -> bool {
-    match &event {
+    let action = match event {
         Event::Mouse(_) => return false,
-        Event::Resize(..) => return true,
-        Event::Key(key) if key.kind != KeyEventKind::Release => {
-            if let Some(Action::Comparison(k)) = screen.columns[screen.focus].ui.handle_key(*key) {
-                screen.key(k);
-                return true;
-            }
+        event => effects::action_of(event, &mut screen.columns[screen.focus].ui),
+    };
+    let action = match action {
+        effects::Asked::Action(Action::Comparison(k)) => {
+            screen.key(k);
+            return true;
         }
-        _ => {}
-    }
+        effects::Asked::Action(action) => action,
+        effects::Asked::Redraw => return true,
+        effects::Asked::Nothing => return false,
+    };
     let before = screen.columns[screen.focus].ui.turns.len();
     let column = &mut screen.columns[screen.focus];
-    let changed = effects::handle_event(
-        event,
+    let changed = effects::carry_out(
+        action,
         &mut column.ui,
         &mut column.conversation,
         terminal,

@@ -43,6 +43,8 @@ pub struct FrameFacts {
     pub narrow: bool,
     /// The chart Enter on the answer opens (turn, chart): the first one in view.
     pub chart_in_view: Option<(usize, usize)>,
+    /// The turn whose structured output `J` shows and Enter unfolds: the one on screen.
+    pub structured_in_view: Option<usize>,
     /// Where the open popup was scrolled to, within its rows (a picked span brought into view).
     pub popup_scroll: Option<usize>,
 }
@@ -195,13 +197,14 @@ pub fn draw(frame: &mut Frame, app: &App, panes: &Panes) -> FrameFacts {
     if let Some(tabs) = areas.tabs {
         layout::draw_tabs(frame, tabs, app);
     }
-    let mut chart_in_view = None;
+    let (mut chart_in_view, mut structured_in_view) = (None, None);
     for (rect, pane) in &prepared.panes {
         match pane {
             PaneFrame::Plan(plan) => plan::draw(frame, *rect, app, plan),
             PaneFrame::Activity(rows) => activity::draw(frame, *rect, app, &panes.activity, rows),
             PaneFrame::Answer(answer) => {
                 chart_in_view = answer.chart_in_view;
+                structured_in_view = answer.structured_in_view;
                 answer::draw(frame, *rect, app, (&panes.answer, &panes.sources), answer);
             }
             PaneFrame::Sources(sources) => {
@@ -210,7 +213,7 @@ pub fn draw(frame: &mut Frame, app: &App, panes: &Panes) -> FrameFacts {
             PaneFrame::Timeline(rows) => {
                 let theme = &app.theme;
                 let tab = areas.narrow;
-                let focused = tab && app.focus == crate::tui::state::Focus::Timeline;
+                let focused = tab && app.shows_focus(crate::tui::state::Focus::Timeline);
                 let hint = match tab {
                     true => popup::timeline::footer(app, &panes.timeline, true),
                     false => app.keys.fill(
@@ -235,6 +238,7 @@ pub fn draw(frame: &mut Frame, app: &App, panes: &Panes) -> FrameFacts {
     FrameFacts {
         narrow: areas.narrow,
         chart_in_view,
+        structured_in_view,
         popup_scroll: prepared.popup.as_ref().and_then(PopupFrame::scroll),
     }
 }

@@ -138,7 +138,7 @@ pub struct PlanFrame {
 /// Lay out the rows and resolve the scroll: unless the user is scrolling the plan, the step in
 /// progress stays in view, and a finished plan shows from its top.
 pub fn prepare(app: &App, pane: &mut PlanPane, reveal: bool, area: Rect) -> PlanFrame {
-    let focused = app.focus == Focus::Plan;
+    let focused = app.shows_focus(Focus::Plan);
     let inner = pane_inner(area);
     let (rows, current) = rows_with_current(app, inner.width as usize);
     let viewport = inner.height as usize;
@@ -155,7 +155,7 @@ pub fn prepare(app: &App, pane: &mut PlanPane, reveal: bool, area: Rect) -> Plan
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &PlanFrame) {
-    let focused = app.focus == Focus::Plan;
+    let focused = app.shows_focus(Focus::Plan);
     let block = pane_block(
         title("Plan", count(app), focused, &app.theme),
         focused,

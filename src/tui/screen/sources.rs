@@ -332,7 +332,7 @@ impl SourcesFrame {
 
 /// Lay out the rows and resolve the scroll, keeping the selected entry in view.
 pub fn prepare(app: &App, pane: &mut SourcesPane, reveal: bool, area: Rect) -> SourcesFrame {
-    let focused = app.focus == Focus::Sources;
+    let focused = app.shows_focus(Focus::Sources);
     let inner = pane_inner(area);
     let viewport = inner.height as usize;
     let Some(turn) = app.current() else {
@@ -371,7 +371,7 @@ pub fn prepare(app: &App, pane: &mut SourcesPane, reveal: bool, area: Rect) -> S
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &SourcesPane, prepared: &SourcesFrame) {
-    let focused = app.focus == Focus::Sources;
+    let focused = app.shows_focus(Focus::Sources);
     let theme = &app.theme;
     let numbered = app
         .current()

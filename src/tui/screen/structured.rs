@@ -36,12 +36,13 @@ struct StructuredRows {
 }
 
 impl StructuredCache {
-    /// Turn `index`'s structured output rows at `width`, folded or (`open`) as a table.
+    /// Turn `index`'s structured output rows at `width`, folded or (`open`) as a table whose
+    /// heading names `keys` (`Enter folds · J raw JSON`, from the key map).
     pub fn rows(
         &mut self,
         index: usize,
         turn: &Turn,
-        open: bool,
+        (open, keys): (bool, &str),
         width: usize,
         theme: &Theme,
     ) -> Vec<RLine> {
@@ -59,7 +60,8 @@ impl StructuredCache {
                 cached.rows.clone()
             }
             _ => {
-                let rows = structured_rows(turn, open, width, theme);
+                // (The key map does not change while the app runs: the keys need no cache key.)
+                let rows = structured_rows(turn, (open, keys), width, theme);
                 self.turns[index] = Some(StructuredRows {
                     turn: turn.id,
                     width,
@@ -116,7 +118,12 @@ fn scalar(value: &Value) -> String {
     }
 }
 
-fn structured_rows(turn: &Turn, open: bool, width: usize, theme: &Theme) -> Vec<RLine> {
+fn structured_rows(
+    turn: &Turn,
+    (open, keys): (bool, &str),
+    width: usize,
+    theme: &Theme,
+) -> Vec<RLine> {
     let Some(structured) = &turn.session.structured_output else {
         return Vec::new();
     };
@@ -160,7 +167,7 @@ fn structured_rows(turn: &Turn, open: bool, width: usize, theme: &Theme) -> Vec<
     rows.push(RLine {
         pieces: vec![
             piece(format!("▾ Structured output · {count}"), heading),
-            piece(" (Enter folds · J raw JSON)", theme.muted()),
+            piece(format!(" ({keys})"), theme.muted()),
         ],
     });
     let header_style = theme.muted().add_modifier(Modifier::BOLD);

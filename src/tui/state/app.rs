@@ -323,6 +323,12 @@ impl App {
         self.picker().is_some_and(Picker::typing)
     }
 
+    /// Is `pane` drawn as focused: it has the focus, and this app has the keys (in a comparison,
+    /// only the focused column's pane looks focused).
+    pub fn shows_focus(&self, pane: Focus) -> bool {
+        self.focus == pane && self.keys_elsewhere.is_none()
+    }
+
     /// Index of the turn the panes show (plan, activity, sources, highlights): the latest unless the
     /// user picked an earlier one with `[`.
     pub fn current_index(&self) -> usize {

@@ -1,10 +1,12 @@
-//! `/` in the panes: searching the answer the panes show, and its sources' titles, like `less`.
-//! [`Search`] holds the query, whether it is being typed, every hit and the current one.
+//! `/` in the panes: searching the whole conversation — every turn's question and answer — and the
+//! shown turn's sources' titles, like `less`. [`Search`] holds the query, whether it is being typed,
+//! every hit and the current one.
 //!
-//! The answer is searched once per query change (and, while it streams, only the text that arrived
-//! since), never per frame: a hit is a raw byte range of the answer, which the answer pane
-//! highlights and brings into view through the rows it already keeps. Matching is smart-case, as
-//! in `less -i` or vim's `smartcase`: a query with no capital letter ignores ASCII case.
+//! Each turn is searched once per query change (and, while its answer streams, only the text that
+//! arrived since), never per frame: a hit is a raw byte range of a turn's question or answer, which
+//! the answer pane highlights and brings into view through the rows it already keeps. Matching is
+//! smart-case, as in `less -i` or vim's `smartcase`: a query with no capital letter ignores ASCII
+//! case.
 
 use std::ops::Range;
 
@@ -14,19 +16,30 @@ use super::turn::SidebarItem;
 /// One place the query was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Hit {
-    /// Raw bytes of the shown turn's answer.
-    Answer(Range<usize>),
-    /// Entry `n` of the sources sidebar: its title or publisher holds the query.
+    /// Raw bytes of turn `.0`'s question.
+    Question(usize, Range<usize>),
+    /// Raw bytes of turn `.0`'s answer.
+    Answer(usize, Range<usize>),
+    /// Entry `n` of the sources sidebar (the shown turn's): its title or publisher holds the query.
     Source(usize),
 }
 
-/// What the answer was searched as: its turn, its version and how much of it.
+/// What a turn's answer was searched as: its id, its version and how much of it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Searched {
     turn: u64,
     generation: u64,
     len: usize,
-    sources: usize,
+}
+
+/// The hits in one turn.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TurnHits {
+    /// In the question, in order.
+    pub question: Vec<Range<usize>>,
+    /// In the answer, in order: disjoint raw byte ranges (highlighted as they are).
+    pub answer: Vec<Range<usize>>,
+    searched: Searched,
 }
 
 /// The search `/` started.
@@ -36,13 +49,14 @@ pub struct Search {
     pub query: String,
     /// The query is being typed: characters go to it, Enter / Shift-Enter move between hits.
     pub typing: bool,
-    /// Hits in the answer, in order: disjoint raw byte ranges (highlighted as they are).
-    pub answer: Vec<Range<usize>>,
-    /// Sidebar entries whose title holds the query, in order: hits after the answer's.
+    /// Each turn's hits, by turn index: the question's then the answer's, turn after turn.
+    pub turns: Vec<TurnHits>,
+    /// Sidebar entries whose title holds the query, in order: hits after every turn's.
     pub sources: Vec<usize>,
-    /// The hit shown: an index into the answer's hits, then the sources'.
+    /// The hit shown: an index into the turns' hits in order, then the sources'.
     pub current: Option<usize>,
-    searched: Searched,
+    /// The shown turn and its sidebar's length when the sources were searched.
+    sources_of: (usize, usize),
 }
 
 impl Search {
@@ -56,7 +70,14 @@ impl Search {
 
     /// Every hit.
     pub fn len(&self) -> usize {
-        self.answer.len() + self.sources.len()
+        self.in_turns() + self.sources.len()
+    }
+
+    fn in_turns(&self) -> usize {
+        self.turns
+            .iter()
+            .map(|t| t.question.len() + t.answer.len())
+            .sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -64,15 +85,18 @@ impl Search {
     }
 
     /// Hit `i`.
-    pub fn hit(&self, i: usize) -> Option<Hit> {
-        match self.answer.get(i) {
-            Some(range) => Some(Hit::Answer(range.clone())),
-            None => self
-                .sources
-                .get(i - self.answer.len())
-                .copied()
-                .map(Hit::Source),
+    pub fn hit(&self, mut i: usize) -> Option<Hit> {
+        for (turn, hits) in self.turns.iter().enumerate() {
+            if let Some(range) = hits.question.get(i) {
+                return Some(Hit::Question(turn, range.clone()));
+            }
+            i -= hits.question.len();
+            if let Some(range) = hits.answer.get(i) {
+                return Some(Hit::Answer(turn, range.clone()));
+            }
+            i -= hits.answer.len();
         }
+        self.sources.get(i).copied().map(Hit::Source)
     }
 
     /// `3/17`, `no match`, or nothing before anything is typed.
@@ -85,18 +109,39 @@ impl Search {
         }
     }
 
-    /// `+` when the answer held more hits than are kept.
+    /// `+` when an answer held more hits than are kept.
     fn more(&self) -> &'static str {
-        if self.answer.len() >= MOST_HITS {
+        if self.turns.iter().any(|t| t.answer.len() >= MOST_HITS) {
             "+"
         } else {
             ""
         }
     }
 
-    /// The current hit, when it is in the answer.
-    pub fn current_range(&self) -> Option<&Range<usize>> {
-        self.answer.get(self.current?)
+    /// Turn `turn`'s answer hits (highlighted), and the current hit when it is one of them.
+    pub fn answer_hits(&self, turn: usize) -> (&[Range<usize>], Option<&Range<usize>>) {
+        let hits = self
+            .turns
+            .get(turn)
+            .map_or(&[][..], |t| t.answer.as_slice());
+        let current = match self.current.and_then(|i| self.hit(i)) {
+            Some(Hit::Answer(t, range)) if t == turn => hits.iter().find(|r| **r == range),
+            _ => None,
+        };
+        (hits, current)
+    }
+
+    /// Turn `turn`'s question hits, and whether the current hit is one of them.
+    pub fn question_hits(&self, turn: usize) -> (&[Range<usize>], Option<Range<usize>>) {
+        let hits = self
+            .turns
+            .get(turn)
+            .map_or(&[][..], |t| t.question.as_slice());
+        let current = match self.current.and_then(|i| self.hit(i)) {
+            Some(Hit::Question(t, range)) if t == turn => Some(range),
+            _ => None,
+        };
+        (hits, current)
     }
 
     /// Does sidebar entry `index` hold the query?
@@ -104,54 +149,82 @@ impl Search {
         self.sources.contains(&index)
     }
 
-    /// Search `app`'s shown turn again for a changed query: every hit anew, the first one current.
+    /// Search the conversation again for a changed query: every hit anew, the first one at or
+    /// after the shown turn current.
     pub fn set_query(&mut self, app: &App, query: String) {
         self.query = query;
-        self.answer.clear();
+        self.turns.clear();
         self.sources.clear();
         self.current = None;
-        self.searched = Searched::default();
+        self.sources_of = (usize::MAX, 0);
         self.refresh(app);
+        let shown = app.current_index();
+        self.current = (0..self.len())
+            .find(|&i| match self.hit(i) {
+                Some(Hit::Question(t, _) | Hit::Answer(t, _)) => t >= shown,
+                _ => true,
+            })
+            .or(self.current);
     }
 
-    /// Bring the hits up to date with the shown turn: only the answer text that arrived since the
-    /// last search is searched; another turn (or a replaced answer) is searched anew.
+    /// Bring the hits up to date with the conversation: only the answer text that arrived since the
+    /// last search is searched; a replaced answer (or a turn that is not the one searched at its
+    /// place) is searched anew.
     pub fn refresh(&mut self, app: &App) {
-        let Some(turn) = app.current() else {
-            return;
-        };
-        let text = turn.session.answer.as_str();
-        let now = Searched {
-            turn: turn.id,
-            generation: turn.generation,
-            len: text.len(),
-            sources: app.sidebar_items().len(),
-        };
-        if now == self.searched || self.query.is_empty() {
-            self.searched = now;
+        if self.query.is_empty() {
             return;
         }
-        let grew = self.searched.turn == now.turn
-            && self.searched.generation == now.generation
-            && self.searched.len <= now.len
-            && self.searched.len > 0;
         let current = self.current.and_then(|i| self.hit(i));
-        let from = if grew {
-            // The text only grew: the hits found stay; one may straddle the old end, so the search
-            // goes on from where such a hit could start.
-            let back = self.searched.len.saturating_sub(self.query.len() - 1);
-            let resume = self.answer.last().map_or(0, |r| r.end).max(back);
-            text.floor_char_boundary(resume)
-        } else {
-            self.answer.clear();
-            0
-        };
-        find_all(text, &self.query, from, &mut self.answer);
-        self.sources = source_hits(app, &self.query).collect();
-        self.current = current
-            .and_then(|hit| (0..self.len()).find(|&i| self.hit(i).as_ref() == Some(&hit)))
-            .or_else(|| (!self.is_empty()).then_some(0));
-        self.searched = now;
+        self.turns.truncate(app.turns.len());
+        self.turns.resize_with(app.turns.len(), TurnHits::default);
+        let mut changed = false;
+        for (turn, hits) in app.turns.iter().zip(self.turns.iter_mut()) {
+            let text = turn.session.answer.as_str();
+            let now = Searched {
+                turn: turn.id,
+                generation: turn.generation,
+                len: text.len(),
+            };
+            if now == hits.searched {
+                continue;
+            }
+            changed = true;
+            let was = hits.searched;
+            let grew = was.turn == now.turn
+                && was.generation == now.generation
+                && was.len <= now.len
+                && was.len > 0;
+            let from = if grew {
+                // The text only grew: the hits found stay; one may straddle the old end, so the
+                // search goes on from where such a hit could start.
+                let back = was.len.saturating_sub(self.query.len() - 1);
+                let resume = hits.answer.last().map_or(0, |r| r.end).max(back);
+                text.floor_char_boundary(resume)
+            } else {
+                hits.answer.clear();
+                hits.question.clear();
+                find_all(
+                    turn.question.as_deref().unwrap_or_default(),
+                    &self.query,
+                    0,
+                    &mut hits.question,
+                );
+                0
+            };
+            find_all(text, &self.query, from, &mut hits.answer);
+            hits.searched = now;
+        }
+        let sources_of = (app.current_index(), app.sidebar_items().len());
+        if sources_of != self.sources_of {
+            changed = true;
+            self.sources = source_hits(app, &self.query).collect();
+            self.sources_of = sources_of;
+        }
+        if changed {
+            self.current = current
+                .and_then(|hit| (0..self.len()).find(|&i| self.hit(i).as_ref() == Some(&hit)))
+                .or_else(|| (!self.is_empty()).then_some(0));
+        }
     }
 
     /// `n` (`forward`) or `N`: the next or previous hit, wrapping around; the hit, if any.
@@ -175,7 +248,7 @@ fn case_matters(query: &str) -> bool {
     query.chars().any(char::is_uppercase)
 }
 
-/// At most this many hits are kept: a one-letter query over a hostile 64 MiB answer would
+/// At most this many hits are kept in one answer: a one-letter query over a hostile 64 MiB answer would
 /// otherwise hold tens of millions of ranges; past it the count reads `100000+`.
 pub const MOST_HITS: usize = 100_000;
 
@@ -254,7 +327,10 @@ mod tests {
         assert_eq!(hits.len(), MOST_HITS);
         let search = Search {
             query: "a".into(),
-            answer: hits,
+            turns: vec![TurnHits {
+                answer: hits,
+                ..TurnHits::default()
+            }],
             current: Some(0),
             ..Search::default()
         };
@@ -271,15 +347,32 @@ mod tests {
     fn stepping_wraps_around_both_ways() {
         let mut search = Search {
             query: "x".into(),
-            answer: vec![0..1, 2..3],
+            turns: vec![
+                TurnHits {
+                    question: Vec::from([4..5, 6..7]),
+                    answer: Vec::from([0..1, 8..9]),
+                    ..TurnHits::default()
+                },
+                TurnHits {
+                    answer: Vec::from([2..3, 4..5]),
+                    ..TurnHits::default()
+                },
+            ],
             sources: vec![0],
             current: Some(0),
             ..Search::default()
         };
+        assert_eq!(search.hit(0), Some(Hit::Question(0, 4..5)));
         assert_eq!(search.step(false), Some(Hit::Source(0)));
-        assert_eq!(search.count(), "3/3");
-        assert_eq!(search.step(true), Some(Hit::Answer(0..1)));
+        assert_eq!(search.count(), "7/7");
+        assert_eq!(search.step(true), Some(Hit::Question(0, 4..5)));
+        assert_eq!(search.step(true), Some(Hit::Question(0, 6..7)));
+        assert_eq!(search.step(true), Some(Hit::Answer(0, 0..1)));
+        assert_eq!(search.step(true), Some(Hit::Answer(0, 8..9)));
+        assert_eq!(search.step(true), Some(Hit::Answer(1, 2..3)));
         assert!(search.is_source_hit(0));
-        assert_eq!(search.current_range(), Some(&(0..1)));
+        let (hits, current) = search.answer_hits(1);
+        assert_eq!((hits.len(), current), (2, Some(&(2..3))));
+        assert_eq!(search.answer_hits(0).1, None);
     }
 }

@@ -59,6 +59,10 @@ struct Word {
     /// character typed there next, at a word's pace, is the word's next (`kind`: `k` moved, `i`
     /// went to the prompt, `n` shows a word was being typed).
     to_prompt: bool,
+    /// Every letter pressed in a row at a word's pace, whether it acted or not: in a replay, where
+    /// nothing is typed, a letter that would arm after another one is a word's (see
+    /// [`TYPING_OFF`]).
+    run: String,
 }
 
 impl Word {
@@ -81,6 +85,10 @@ impl Word {
 /// What a replay says when asked to take a question (it has no agent to send one to).
 pub(crate) const NOTHING_TO_ASK: &str =
     "replay: nothing to ask — follow-ups need an agent (run without `replay`)";
+
+/// What a replay says when a word's letter would open, write or take the mouse: it arms nothing.
+pub(crate) const TYPING_OFF: &str = "replay: letters are keys here, not typing (nothing armed) — \
+     follow-ups need an agent (run without `replay`)";
 
 /// Letters further apart than this are not one word being typed.
 const WORD_PAUSE: Duration = Duration::from_secs(1);
@@ -126,6 +134,7 @@ impl Ui {
         let now = Instant::now();
         if self.word.last_key.is_some_and(|at| now - at > WORD_PAUSE) {
             self.word.clear();
+            self.word.run.clear();
         }
         self.word.last_key = Some(now);
         let typed = match key.code {
@@ -140,6 +149,12 @@ impl Ui {
         };
         let in_panes = Context::Panes.holds(&self.app, self.facts.narrow);
         let mut action = action_for(&self.app, self.facts.narrow, key);
+        let after_another = self.note_run(typed);
+        if after_another && self.arms_in_a_replay(&action) {
+            self.app.armed = None;
+            self.app.set_message(TYPING_OFF, Severity::Info);
+            return None;
+        }
         let in_word_popup = self.word.opened_popup && self.app.popup.is_some();
         let word_goes_on = match typed {
             // The prompt `i` went to takes the next character as the word's next.
@@ -152,6 +167,10 @@ impl Ui {
             Some(c) if in_word_popup => {
                 c.is_alphabetic() && (action.is_none() || self.app.armed.is_some())
             }
+            // Below 100 columns a letter that steps through the tabs (`h`, `l`) right after
+            // another letter is a word's, as it is where nothing takes it (`the`, `also`; `t` `h`
+            // then `e` armed the export).
+            Some(_) if matches!(action, Some(Action::Tab(_))) => in_panes && after_another,
             _ => false,
         };
         if word_goes_on && self.app.can_ask {
@@ -189,6 +208,28 @@ impl Ui {
             _ => self.word.clear(),
         }
         action
+    }
+
+    /// Notes the letters pressed in a row (acted or not); whether `typed` is a letter after
+    /// another, different one of the run.
+    fn note_run(&mut self, typed: Option<char>) -> bool {
+        let Some(letter) = typed.filter(|c| c.is_alphabetic()) else {
+            self.word.run.clear();
+            return false;
+        };
+        let after_another = self.word.run.chars().any(|c| c != letter);
+        if self.word.run.len() < 16 {
+            self.word.run.push(letter);
+        }
+        after_another
+    }
+
+    /// Whether `action`, asked for by a letter after another of a word, would arm a letter in a
+    /// replay: it must not (a replay types nothing, so `hello` then Enter opened the selected
+    /// source's URL). Quitting is left to arm: it loses nothing in a replay.
+    fn arms_in_a_replay(&self, action: &Option<Action>) -> bool {
+        !self.app.can_ask
+            && matches!(action, Some(Action::Arm(armed)) if *armed.action != Action::Quit)
     }
 
     /// The letters that acted at once just before a word turned out to be typed, what they did

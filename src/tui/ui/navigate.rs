@@ -248,9 +248,18 @@ impl Ui {
         self.panes.activity.toggle(i);
     }
 
-    /// `J`: the raw JSON of the structured output of the turn the panes show.
+    /// The turn whose structured output `J` and Enter act on: the one on screen in the answer
+    /// (last frame), else the turn the panes show.
+    fn structured_turn(&self) -> usize {
+        self.facts
+            .structured_in_view
+            .filter(|&turn| turn < self.turns.len())
+            .unwrap_or_else(|| self.current_index())
+    }
+
+    /// `J`: the raw JSON of the structured output on screen (else the shown turn's).
     pub(super) fn raw_json(&mut self) {
-        let turn = self.current_index();
+        let turn = self.structured_turn();
         match self
             .turns
             .get(turn)
@@ -263,9 +272,10 @@ impl Ui {
         }
     }
 
-    /// Enter on the answer: the structured output of the turn the panes show, unfolded or folded.
+    /// Enter on the answer: the structured output on screen (else the shown turn's), unfolded or
+    /// folded.
     pub(super) fn toggle_structured(&mut self) {
-        let index = self.current_index();
+        let index = self.structured_turn();
         self.panes.answer.toggle_structured(&self.app, index);
     }
 

@@ -1,7 +1,7 @@
 //! Carrying out the search's keys (`/`, typing the query, Enter / Shift-Enter, `n` / `N`, Esc) on
-//! the app's [`Search`] and bringing the current hit into view: a hit in the answer scrolls the
-//! answer to it (the pane finds its row through the rows it keeps), a hit in a source's title
-//! selects that source.
+//! the app's [`Search`] and bringing the current hit into view: a hit in a turn's answer or question
+//! selects that turn (when another is shown) and scrolls the answer to it (the pane finds its row
+//! through the rows it keeps), a hit in a source's title selects that source.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -91,18 +91,33 @@ impl Ui {
         }
     }
 
+    /// The answer gets the focus, and turn `turn` is the one the panes show (its sources, plan and
+    /// activity), as `[` `]` would pick it.
+    fn show_turn_of_hit(&mut self, turn: usize) {
+        if self.focus != Focus::Answer {
+            self.set_focus(Focus::Answer);
+        }
+        if turn != self.current_index() {
+            self.show_turn(turn);
+            // The sidebar is the new turn's: its title hits are found anew, the current hit kept.
+            self.refresh_search();
+        }
+        self.panes.answer.focus_span = None;
+    }
+
     /// Bring the current hit into view: the answer scrolled to it, or its source selected.
     fn show_hit(&mut self) {
         let Some(hit) = self.app.search.as_ref().and_then(|s| s.hit(s.current?)) else {
             return;
         };
         match hit {
-            Hit::Answer(range) => {
-                if self.focus != Focus::Answer {
-                    self.set_focus(Focus::Answer);
-                }
-                self.panes.answer.focus_span = None;
+            Hit::Answer(turn, range) => {
+                self.show_turn_of_hit(turn);
                 self.panes.answer.scroll_to_byte = Some(range.start);
+            }
+            Hit::Question(turn, _) => {
+                self.show_turn_of_hit(turn);
+                self.panes.answer.scroll_to_turn = Some(turn);
             }
             Hit::Source(index) => {
                 if self.focus != Focus::Sources {

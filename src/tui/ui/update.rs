@@ -377,19 +377,26 @@ impl Ui {
         } else {
             current.saturating_sub(1)
         };
-        self.app.viewed_turn = (next != n - 1).then_some(next);
-        self.panes.sources.new_turn();
-        self.panes.answer.focus_span = None;
-        self.panes.activity.selected = None;
-        self.panes.activity.expanded.clear();
-        self.panes.plan.scroll.top = 0;
-        self.panes.answer.scroll_to_turn = Some(next);
+        self.show_turn(next);
         let text = if next + 1 == n {
             "the newest turn again".to_owned()
         } else {
             "the panes show an earlier turn · a question now branches from it".to_owned()
         };
         self.app.set_message(text, Severity::Info);
+    }
+
+    /// The panes show turn `next` (the newest: the panes follow it again): the answer scrolled to
+    /// its question, the sidebar, plan and activity its own.
+    pub(super) fn show_turn(&mut self, next: usize) {
+        let n = self.turns.len();
+        self.app.viewed_turn = (next + 1 < n).then_some(next);
+        self.panes.sources.new_turn();
+        self.panes.answer.focus_span = None;
+        self.panes.activity.selected = None;
+        self.panes.activity.expanded.clear();
+        self.panes.plan.scroll.top = 0;
+        self.panes.answer.scroll_to_turn = Some(next);
     }
 
     /// Where a source URL opens: absolute as it is, relative against the API base (for providers

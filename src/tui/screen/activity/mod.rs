@@ -228,7 +228,7 @@ pub fn draw(
     pane: &ActivityPane,
     prepared: &ActivityFrame,
 ) {
-    let focused = app.focus == Focus::Activity;
+    let focused = app.shows_focus(Focus::Activity);
     let theme = &app.theme;
     let count = app
         .current()

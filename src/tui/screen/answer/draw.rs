@@ -25,12 +25,16 @@ pub fn draw(
     (pane, sources): (&AnswerPane, &SourcesPane),
     prepared: &AnswerFrame,
 ) {
-    let focused = app.focus == Focus::Answer;
+    let focused = app.shows_focus(Focus::Answer);
     let theme = &app.theme;
+    let output_turn = prepared
+        .structured_in_view
+        .unwrap_or_else(|| app.current_index());
     let folded_output = app
-        .current()
+        .turns
+        .get(output_turn)
         .is_some_and(|t| t.session.structured_output.is_some())
-        && !pane.structured_open.contains(&app.current_index());
+        && !pane.structured_open.contains(&output_turn);
     let search = app
         .search
         .as_ref()
@@ -44,9 +48,10 @@ pub fn draw(
         });
     let extra = match (prepared.more_below, focused && folded_output) {
         _ if search.is_some() => search,
-        _ if focused && prepared.chart_in_view.is_some() => {
-            Some("Enter: the chart full screen".to_owned())
-        }
+        _ if focused && prepared.chart_in_view.is_some() => Some(
+            app.keys
+                .fill(&[Context::Panes], "{enter}: the chart full screen"),
+        ),
         // G goes to the end (and follows it) only where the answer has the keys: in the prompt
         // it is a letter, in another pane that pane's end.
         (true, _) if focused => Some(
@@ -54,7 +59,10 @@ pub fn draw(
                 .fill(&[Context::Panes], "↓ more · {bottom} follows"),
         ),
         (true, _) => Some("↓ more".to_owned()),
-        (false, true) => Some("Enter unfolds the structured output".to_owned()),
+        (false, true) => Some(
+            app.keys
+                .fill(&[Context::Panes], "{enter} unfolds the structured output"),
+        ),
         (false, false) => None,
     };
     let block = pane_block(title("Answer", extra, focused, theme), focused, theme);
@@ -90,14 +98,18 @@ fn visible_lines<'a>(
     let current = app.current_index();
     let (highlights, focus_range) = selected_spans(app, pane, sources);
     let search = app.search.as_ref();
-    let deco = Decorations {
-        highlights: &highlights,
-        focus: focus_range.as_ref(),
-        selected: sources.selected_number(app),
-        search: search.map_or(&[], |s| s.answer.as_slice()),
-        search_current: search.and_then(|s| s.current_range()),
+    // The selected source's spans light up in the turn shown; the search's hits in every turn.
+    let deco = |turn: usize| {
+        let (search, search_current) = search.map_or((&[][..], None), |s| s.answer_hits(turn));
+        let shown = turn == current;
+        Decorations {
+            highlights: if shown { &highlights } else { &[] },
+            focus: focus_range.as_ref().filter(|_| shown),
+            selected: sources.selected_number(app).filter(|_| shown),
+            search,
+            search_current,
+        }
     };
-    let none = Decorations::default();
     let top = body.top;
     let mut lines: Vec<Line<'_>> = Vec::with_capacity(height);
     let mut offset = 0;
@@ -110,12 +122,17 @@ fn visible_lines<'a>(
         let skip = top.saturating_sub(start);
         let take = (top + height).min(end) - (start + skip);
         match part {
-            Part::Rows(rows) | Part::Structured(rows) => {
-                lines.extend(plain_lines(&rows[skip..skip + take]));
+            Part::Rows(rows) => {
+                let shown = &rows[skip..skip + take];
+                match search.filter(|s| !s.question_hits(*turn_index).0.is_empty()) {
+                    Some(search) => lines.extend(question_lit(shown, search, *turn_index, app)),
+                    None => lines.extend(plain_lines(shown)),
+                }
             }
+            Part::Structured(rows) => lines.extend(plain_lines(&rows[skip..skip + take])),
             Part::Chart(_, rows) => lines.extend(plain_lines(&rows[skip..skip + take])),
             Part::Answer(i, rows) => {
-                let d = if *turn_index == current { &deco } else { &none };
+                let d = &deco(*turn_index);
                 let Some(view) = pane.views.get(&app.turns[*i].id) else {
                     continue;
                 };
@@ -124,6 +141,56 @@ fn visible_lines<'a>(
                 }
             }
         }
+    }
+    lines
+}
+
+/// A turn's header rows with the search's query lit where the question (the `▍You:` rows) holds
+/// it; the current hit's colour when the current hit is in this question. (A match a wrap splits
+/// over two rows is found by the search, and shown by the scroll, but not lit.)
+fn question_lit<'a>(
+    rows: &'a [crate::styled::text::RLine],
+    search: &crate::tui::state::Search,
+    turn: usize,
+    app: &App,
+) -> Vec<Line<'a>> {
+    let lit = if search.question_hits(turn).1.is_some() {
+        app.theme.search_current()
+    } else {
+        app.theme.search_hit()
+    };
+    let mut lines = plain_lines(rows);
+    for (line, row) in lines.iter_mut().zip(rows) {
+        if !row.pieces.first().is_some_and(|p| p.text.starts_with('▍')) {
+            continue;
+        }
+        let mut spans = Vec::new();
+        for (i, span) in line.spans.drain(..).enumerate() {
+            let mut found = Vec::new();
+            if i > 0 {
+                crate::tui::state::search::find_all(&span.content, &search.query, 0, &mut found);
+            }
+            let mut at = 0;
+            for range in found {
+                let text = |r: Range<usize>| span.content[r].to_owned();
+                spans.push(ratatui::text::Span::styled(
+                    text(at..range.start),
+                    span.style,
+                ));
+                spans.push(ratatui::text::Span::styled(
+                    text(range.clone()),
+                    span.style.patch(lit),
+                ));
+                at = range.end;
+            }
+            if at == 0 {
+                spans.push(span);
+            } else {
+                let rest = span.content[at..].to_owned();
+                spans.push(ratatui::text::Span::styled(rest, span.style));
+            }
+        }
+        line.spans = spans;
     }
     lines
 }

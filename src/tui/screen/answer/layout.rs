@@ -13,8 +13,10 @@ use super::super::chart::ChartCache;
 use super::super::{clean, pane_inner, piece, wrap_text};
 use super::AnswerPane;
 use super::anchor::{scroll_to_anchor, top_anchor};
+use super::in_view::{chart_in_view, structured_in_view};
 use crate::styled::text::{AnswerView, PieceKind, RLine};
 use crate::styled::theme::Theme;
+use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, ConnState, Spot, Turn};
 
 /// Small, cheap parts around an answer.
@@ -169,6 +171,8 @@ pub struct AnswerFrame {
     pub(super) more_below: bool,
     /// The chart Enter on the answer opens (turn, chart): the first one in view.
     pub chart_in_view: Option<(usize, usize)>,
+    /// The turn whose structured output `J` shows and Enter unfolds: see [`structured_in_view`].
+    pub structured_in_view: Option<usize>,
     /// Nothing when the pane has no room.
     pub(super) body: Option<AnswerBody>,
 }
@@ -252,6 +256,7 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
         return AnswerFrame {
             more_below: false,
             chart_in_view: None,
+            structured_in_view: None,
             body: None,
         };
     }
@@ -310,6 +315,7 @@ pub fn prepare(app: &App, pane: &mut AnswerPane, area: Rect) -> AnswerFrame {
     AnswerFrame {
         more_below: !pane.scroll.follow && top + height < total,
         chart_in_view: chart_in_view(&parts, top, height),
+        structured_in_view: structured_in_view(&parts, top, height, app.current_index()),
         body: Some(AnswerBody { parts, total, top }),
     }
 }
@@ -332,6 +338,9 @@ pub(super) fn layout(
 ) -> Vec<(usize, Part, usize)> {
     let theme = &app.theme;
     let mut parts: Vec<(usize, Part, usize)> = Vec::new();
+    let output_keys = app
+        .keys
+        .fill(&[Context::Panes], "{enter} folds · {raw_json} raw JSON");
     for (index, turn) in app.turns.iter().enumerate() {
         let head = header(app, index, width, theme);
         if !head.is_empty() {
@@ -364,7 +373,9 @@ pub(super) fn layout(
             );
         }
         let open = pane.structured_open.contains(&index);
-        let output = pane.structured.rows(index, turn, open, width, theme);
+        let output = pane
+            .structured
+            .rows(index, turn, (open, &output_keys), width, theme);
         if !output.is_empty() {
             let h = output.len();
             parts.push((index, Part::Structured(output), h));
@@ -392,9 +403,11 @@ pub(super) fn layout(
 /// What the answer pane says before the first question.
 fn empty_hint(app: &App) -> String {
     if app.mode == crate::tui::state::Mode::Watch {
-        return "Waiting for a research session to start… (q q quits). Any `research-tui ask`, \
-                app or proxy on this machine shows here as it streams."
-            .to_owned();
+        return format!(
+            "Waiting for a research session to start… ({} quits). Any `research-tui ask`, app or \
+             proxy on this machine shows here as it streams.",
+            app.keys.quit_keys()
+        );
     }
     if !app.can_ask {
         return "Nothing to show yet.".to_owned();
@@ -556,24 +569,4 @@ fn answer_and_charts(
     if from < height {
         parts.push((index, Part::Answer(index, from..height), height - from));
     }
-}
-
-/// The chart Enter opens: the first one whose rows are in the window.
-fn chart_in_view(
-    parts: &[(usize, Part, usize)],
-    top: usize,
-    height: usize,
-) -> Option<(usize, usize)> {
-    let mut offset = 0;
-    for (turn, part, h) in parts {
-        let (start, end) = (offset, offset + h);
-        offset = end;
-        if let Part::Chart(chart, _) = part
-            && end > top
-            && start < top + height
-        {
-            return Some((*turn, *chart));
-        }
-    }
-    None
 }

@@ -8,6 +8,7 @@
 
 mod anchor;
 mod draw;
+mod in_view;
 mod layout;
 mod measure;
 

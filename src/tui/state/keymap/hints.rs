@@ -17,6 +17,18 @@ impl Keymap {
             .join(" · ")
     }
 
+    /// How to quit from the panes, as a hint says it: `q q` (a letter quits once typed twice), a
+    /// remapped key with Ctrl or Alt alone (it acts at once), else the interrupt key.
+    pub fn quit_keys(&self) -> String {
+        match self.key_in("quit", &[Context::Panes]) {
+            Some(key) if key.chars().count() == 1 => format!("{key} {key}"),
+            Some(key) => key,
+            None => self
+                .key_in("interrupt", &[Context::Anywhere])
+                .unwrap_or_else(|| "Ctrl-C".to_owned()),
+        }
+    }
+
     fn fill_part(&self, places: &[Context], part: &str) -> Option<String> {
         let mut out = String::new();
         let mut rest = part;

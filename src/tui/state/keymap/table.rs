@@ -116,7 +116,7 @@ pub static KEYMAP: &[KeyHelp] = &[
         keys: "/",
         help: "search the answer and the sources' titles: every hit lit, the count shown; Enter / Shift-Enter (or ↓ ↑) next / previous while typing, Esc to browse the hits, Esc again ends",
         readme: Some(
-            "search the answer (and the sources' titles) as in `less`: every hit highlighted, the view brought to the current one, its count (`3/17`) in the status bar; a query with no capital letter ignores case; while typing Enter / Shift-Enter (or ↓ ↑) go to the next / previous hit, Esc keeps the hits for `n` `N`, and Esc again (or Backspace on an empty query) ends the search; `/` again edits it",
+            "search the conversation (every turn's question and answer, and the shown turn's sources' titles) as in `less`: every hit highlighted, the view brought to the current one (a hit in another turn selects that turn), the count over the whole conversation (`3/17`) in the status bar; a query with no capital letter ignores case; while typing Enter / Shift-Enter (or ↓ ↑) go to the next / previous hit, Esc keeps the hits for `n` `N`, and Esc again (or Backspace on an empty query) ends the search; `/` again edits it",
         ),
         bindings: &[
             bind(Panes, &[plain('/')], Action::Search),
