@@ -93,6 +93,9 @@ pub(super) struct Reader {
     fed: usize,
     /// A write to the turn file failed (the disk, or the file's cap): nothing is deferred after it.
     save_failed: bool,
+    /// Batches written as their chunks (the tests check that path is taken).
+    #[cfg(test)]
+    uncopied_batches: usize,
 }
 
 impl Reader {
@@ -124,6 +127,8 @@ impl Reader {
             joined: Vec::new(),
             events: Vec::new(),
             fed: 0,
+            #[cfg(test)]
+            uncopied_batches: 0,
         }
     }
 
@@ -141,15 +146,10 @@ impl Reader {
 
     /// Stop saving once the answer or a line passes its limit, saying why in the turn.
     fn check_limits(&mut self, bytes: &[u8]) {
-        // A line ends at `\n` or a bare `\r`, as the decoder reads them (a stream of `\r` line
-        // ends counted as one line was cut after 16 MiB "for a line too long").
-        self.line = match memchr::memrchr2(b'\n', b'\r', bytes) {
-            Some(at) => bytes.len() - at - 1,
-            None => self.line + bytes.len(),
-        };
+        let too_long = self.passes_line_limit(bytes);
         let why = if self.session.answer.len() > self.max_answer {
             crate::agent::turn::answer_limit_reason(self.max_answer)
-        } else if self.line > crate::wire::sse::DEFAULT_LIMIT {
+        } else if too_long {
             format!(
                 "a line passed {} MiB, the longest the decoder reads",
                 crate::wire::sse::DEFAULT_LIMIT >> 20
@@ -159,6 +159,33 @@ impl Reader {
         };
         self.stopped = true;
         self.note_failure(why);
+    }
+
+    /// Whether a line passes the decoder's limit in `bytes` (the line before them carried on):
+    /// every line, whether it ends in `bytes` or goes on past them, so where the stream is cut into
+    /// chunks and batches never changes the verdict (a line just past the limit that ended inside a
+    /// batch was caught when the batch was judged chunk by chunk and missed when judged whole).
+    /// A line ends at `\n` or a bare `\r`, as the decoder reads them (a stream of `\r` line ends
+    /// counted as one line was cut after 16 MiB "for a line too long").
+    fn passes_line_limit(&mut self, bytes: &[u8]) -> bool {
+        let limit = crate::wire::sse::DEFAULT_LIMIT;
+        if self.line.saturating_add(bytes.len()) <= limit {
+            // No line can pass the limit here: only where the last one starts is looked for.
+            self.line = match memchr::memrchr2(b'\n', b'\r', bytes) {
+                Some(at) => bytes.len() - at - 1,
+                None => self.line + bytes.len(),
+            };
+            return false;
+        }
+        let mut passed = false;
+        let mut at = 0;
+        for end in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            passed |= self.line + (end - at) > limit;
+            self.line = 0;
+            at = end + 1;
+        }
+        self.line += bytes.len() - at;
+        passed || self.line > limit
     }
 
     /// Raw bytes that can be saved before the answer could pass `--max-answer-mib`: a JSON string
@@ -235,6 +262,10 @@ impl Reader {
                 let pieces: Vec<_> = chunks.iter().map(|c| self.redactor.feed(c)).collect();
                 let saved = self.save_all(&pieces);
                 self.undecoded += len;
+                #[cfg(test)]
+                {
+                    self.uncopied_batches += 1;
+                }
                 if !saved {
                     drop(pieces);
                     self.stop_at_what_was_saved();
@@ -354,8 +385,8 @@ impl Reader {
             // Whole lines while more follows (read again from the last one's end): an event cut
             // between two blocks would take the decoder's slow path.
             let more = n == block.len();
-            let whole = match memchr::memrchr(b'\n', &block[..n]) {
-                Some(end) if more => end + 1,
+            let whole = match whole_lines(&block[..n]) {
+                Some(len) if more => len,
                 _ => n,
             };
             self.decode(&block[..whole], |pipeline, bytes, out| {
@@ -489,6 +520,18 @@ impl Reader {
         });
         end
     }
+}
+
+/// How many of `bytes` are whole lines, when a line ends in them: up to the last `\n` or bare `\r`
+/// (both end a line for the decoder), but not a `\r` that is their last byte, whose `\n` may come
+/// next (a CRLF cut in two sends the decoder down its slow path for the line after it).
+fn whole_lines(bytes: &[u8]) -> Option<usize> {
+    let end = memchr::memrchr2(b'\n', b'\r', bytes)?;
+    if bytes[end] == b'\r' && end + 1 == bytes.len() {
+        // The line end before it is followed by a byte seen here: never half of a CRLF.
+        return memchr::memrchr2(b'\n', b'\r', &bytes[..end]).map(|end| end + 1);
+    }
+    Some(end + 1)
 }
 
 /// Write all of `bufs` (what the standard library's unstable `write_all_vectored` does).

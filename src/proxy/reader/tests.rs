@@ -322,3 +322,132 @@ fn a_stream_with_bare_cr_line_ends_is_saved_whole() {
         bytes.len()
     );
 }
+
+/// A line just past the decoder's limit that ends inside a batch stops the recording at the same
+/// byte whether the batch is written as its chunks (judged chunk by chunk, it was stopped) or
+/// joined (judged whole, only its last line was looked at: the long line was missed and the rest
+/// of the stream saved), and wherever the line falls in the batch.
+#[test]
+fn a_line_just_past_the_limit_ending_inside_a_batch_stops_both_paths_at_the_same_byte() {
+    let limit = crate::wire::sse::DEFAULT_LIMIT;
+    for (past, head) in [(300_000, 211), (4_000, 333), (1, 200)] {
+        let mut bytes = flood(head, 900);
+        bytes.extend(std::iter::repeat_n(b'x', limit + past));
+        bytes.push(b'\n');
+        bytes.extend(flood(300, 900));
+        // 8 KiB chunks, 128 a batch: each batch is written as its chunks when decoding waits.
+        let plain = recorded(
+            Provider::Bigdata,
+            &plan(&bytes, 8192, 128, false, 0),
+            usize::MAX,
+        );
+        let fast = recorded(
+            Provider::Bigdata,
+            &plan(&bytes, 8192, 128, true, 0),
+            usize::MAX,
+        );
+        assert_eq!(
+            (plain[0].len(), &plain[3]),
+            (fast[0].len(), &fast[3]),
+            "a line {past} bytes past the limit after {head} events: bytes saved and why"
+        );
+        assert!(
+            plain[3].contains("a line passed"),
+            "{past} past: {}",
+            plain[3]
+        );
+        assert!(fast == plain, "a line {past} bytes past the limit");
+    }
+}
+
+/// A flood's full batches of 8 KiB chunks (a body hyper hands on in 8 KiB pieces, 128 a 1 MiB
+/// batch) are written as their chunks, each batch in one write: the file holds the stream, the key
+/// masked, every chunk in its place (a chunk dropped or two swapped would show).
+#[test]
+fn full_batches_of_large_chunks_are_saved_as_the_stream_in_order() {
+    let bytes = flood(1500, 4000);
+    assert!(bytes.len() > 6 << 20 && bytes.len() < MOST_DEFERRED);
+    let dir = tempfile::tempdir().unwrap();
+    let mut reader = reader(dir.path(), Provider::Bigdata, usize::MAX);
+    let chunks: Vec<Bytes> = bytes.chunks(8192).map(Bytes::copy_from_slice).collect();
+    let batches: Vec<&[Bytes]> = chunks.chunks(128).collect();
+    for batch in &batches {
+        reader.feed_batch(batch, true);
+    }
+    assert!(reader.failure.is_none(), "{:?}", reader.failure);
+    // The first batch waits for the conversation's ids, the last is partial: the rest go whole.
+    assert!(
+        reader.uncopied_batches >= batches.len() - 2,
+        "{} of {} batches written as their chunks",
+        reader.uncopied_batches,
+        batches.len()
+    );
+    let _ = reader.finish(StreamEnd::Closed, 200);
+    let saved = std::fs::read(dir.path().join("turn.sse")).unwrap();
+    let masked = String::from_utf8(bytes)
+        .unwrap()
+        .replace(KEY, &"*".repeat(KEY.len()));
+    assert!(
+        saved == masked.as_bytes(),
+        "the saved file is not the stream"
+    );
+    let (from_file, _) =
+        crate::wire::input::read_session(saved.as_slice(), Provider::Bigdata).unwrap();
+    assert_eq!(reader.session.answer.len(), from_file.answer.len());
+}
+
+/// A lagging reader of a stream whose lines end with a bare `\r` decodes its backlog a block of
+/// whole lines at a time, as with `\n` (it looked only for `\n`, so it decoded each block whole and
+/// an event cut between two blocks went down the decoder's slow path), and decodes it the same.
+#[test]
+fn a_lagging_reader_of_bare_cr_lines_decodes_whole_lines_at_a_time() {
+    let bytes: Vec<u8> = flood(3000, 900)
+        .into_iter()
+        .map(|b| if b == b'\n' { b'\r' } else { b })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let mut reader = reader(dir.path(), Provider::Bigdata, usize::MAX);
+    let chunks: Vec<Bytes> = bytes.chunks(8192).map(Bytes::copy_from_slice).collect();
+    for batch in chunks.chunks(128) {
+        reader.feed_batch(batch, true);
+    }
+    let saved = std::fs::read(dir.path().join("turn.sse")).unwrap();
+    let mut blocks = 0;
+    while let Some(from) = reader.lag_from {
+        reader.catch_up(true);
+        if let Some(at) = reader.lag_from {
+            assert!(at > from, "no progress at {from}");
+            assert_eq!(
+                saved[at as usize - 1],
+                b'\r',
+                "block ended at {at}, inside a line"
+            );
+            blocks += 1;
+        }
+    }
+    assert!(blocks > 2, "{blocks} blocks");
+    let plain = recorded(
+        Provider::Bigdata,
+        &plan(&bytes, 8192, 128, false, 0),
+        usize::MAX,
+    );
+    for pause in [1, 3] {
+        let fast = recorded(
+            Provider::Bigdata,
+            &plan(&bytes, 8192, 128, true, pause),
+            usize::MAX,
+        );
+        assert!(fast == plain, "a pause every {pause}");
+    }
+}
+
+#[test]
+fn whole_lines_end_at_the_last_line_end_but_never_at_a_last_cr() {
+    assert_eq!(whole_lines(b"a\nb"), Some(2));
+    assert_eq!(whole_lines(b"a\rb"), Some(2));
+    assert_eq!(whole_lines(b"a\r\nb"), Some(3));
+    assert_eq!(whole_lines(b"a\nb\r"), Some(2));
+    assert_eq!(whole_lines(b"a\r\r"), Some(2));
+    assert_eq!(whole_lines(b"ab\r"), None);
+    assert_eq!(whole_lines(b"ab"), None);
+}
