@@ -122,7 +122,17 @@ const FOLLOW_UP_QUESTION: &str = "And how does that compare with last year?";
 /// Link `from` to `to` (a copy where links are not allowed).
 fn link(from: &Path, to: &Path) {
     if std::fs::hard_link(from, to).is_err() {
-        std::fs::copy(from, to).unwrap();
+        // Another filesystem (a tree on tmpfs, say): one copy of the recording beside the
+        // sessions, linked from there, not one a session (100,000 × 100 KB).
+        let sessions = to.parent().and_then(Path::parent).unwrap();
+        let copy = sessions
+            .with_file_name("recordings")
+            .join(from.file_name().unwrap());
+        if !copy.exists() {
+            std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+            std::fs::copy(from, &copy).unwrap();
+        }
+        std::fs::hard_link(&copy, to).unwrap();
     }
 }
 
