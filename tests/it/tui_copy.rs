@@ -117,3 +117,23 @@ fn tool_data_offers_no_url_to_open_and_y_copies_the_data() {
         message(&app)
     );
 }
+
+/// The chart full screen covers the status bar, so what the status bar says after `y` ("copied 6
+/// lines") shows in the chart's footer instead: a person sees the copy happened.
+#[test]
+fn what_y_on_a_chart_full_screen_did_shows_in_its_footer() {
+    let mut app = answered();
+    app.popup = Some(Popup::Chart { turn: 0, chart: 0 });
+    draw(&mut app, 140, 42);
+    assert!(key(&mut app, KeyCode::Char('y')).is_some());
+    // What running the copy says (the effect runs on the terminal, outside the app's state).
+    app.set_message(
+        "copied 6 lines (OSC 52)",
+        research_tui::tui::state::Severity::Info,
+    );
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        screen.contains("copied 6 lines (OSC 52) · ") && screen.contains("y copy data · Esc close"),
+        "{screen}"
+    );
+}

@@ -287,6 +287,11 @@ fn chart_content(app: &App, turn: usize, chart: usize, area: Rect) -> Content {
     } else {
         keys(app, "{copy} copy data · {escape} close")
     };
+    // The chart covers the status bar: what it says (`y`'s "copied …") leads the footer.
+    let footer = match &app.message {
+        Some((said, _)) => format!("{said} · {footer}"),
+        None => footer,
+    };
     Content::plain(title, footer, rows, rect)
 }
 
