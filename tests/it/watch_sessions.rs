@@ -222,7 +222,7 @@ async fn watch_follow_waits_opens_each_new_session_and_never_takes_a_question_be
     assert_eq!(app.update(Action::Submit), None);
     assert_eq!(
         app.message.as_ref().map(|(text, _)| text.as_str()),
-        Some("nothing to follow up yet: no session has started")
+        Some("no session to follow up yet")
     );
 
     let (first, _a, _sink_a) = start_elsewhere(&store, "First?");
@@ -310,4 +310,35 @@ async fn while_watching_a_question_waits_ctrl_c_stops_following_and_q_quits_at_o
     assert!(app.watching);
     assert_eq!(app.update(Action::Quit), Some(Effect::Quit));
     assert!(app.quit);
+}
+
+/// `watch` before any session started: the prompt says there is nothing to follow up yet, instead
+/// of inviting a question Enter cannot send (it said "i types a question" and "Enter send").
+#[tokio::test]
+async fn waiting_to_watch_the_prompt_says_there_is_nothing_to_follow_up_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let mut app = app();
+    let mut conversation = conversation(&store);
+    conversation.watch_sessions(&mut app, true).await;
+    for (width, height, said) in [
+        (140, 42, "nothing to follow up until a session starts"),
+        (80, 24, "nothing to follow up until a session starts"),
+    ] {
+        app.update(Action::Escape);
+        let screen = crate::support::draw(&mut app, width, height)
+            .backend()
+            .to_string();
+        assert!(screen.contains(said), "{width}: {screen}");
+        assert!(!screen.contains("types a question"), "{width}: {screen}");
+        app.update(Action::Focus(research_tui::tui::state::Focus::Prompt));
+        let screen = crate::support::draw(&mut app, width, height)
+            .backend()
+            .to_string();
+        assert!(!screen.contains("Enter send"), "{width}: {screen}");
+        assert!(
+            screen.contains("Nothing to follow up until a session starts"),
+            "{width}: {screen}"
+        );
+    }
 }

@@ -129,6 +129,11 @@ pub fn text_rows(pane: &PromptPane, width: u16) -> u16 {
     rows.min(u16::MAX as usize) as u16
 }
 
+/// `watch` before any session started: there is nothing a question could follow up.
+fn waiting_to_watch(app: &App) -> bool {
+    app.mode == crate::tui::state::Mode::Watch && app.turns.is_empty()
+}
+
 /// Below this width the prompt's hints are the short ones.
 const SHORT_BELOW: u16 = 70;
 
@@ -151,6 +156,16 @@ fn hint(app: &App, focused: bool, short: bool) -> String {
             false => "searching: letters go to the search below · {escape} browse the hits",
         };
         return app.keys.fill(&[Context::Search], template);
+    }
+    // `watch` before any session started: nothing to follow up yet.
+    if waiting_to_watch(app) {
+        return match (focused, short) {
+            (true, true) => prompt("no session yet · {leave_prompt} browse"),
+            (true, false) => prompt(
+                "typing · nothing to follow up until a session starts · {leave_prompt} browse",
+            ),
+            (false, _) => panes("nothing to follow up until a session starts"),
+        };
     }
     if short || app.queued.is_some() {
         return match (focused, app.can_ask) {
@@ -184,6 +199,7 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
         pane.editor.set_placeholder_text(match (focused, short) {
             _ if app.search_typing() => "(the search has the keys)",
             _ if app.keys_elsewhere.is_some() => "",
+            _ if waiting_to_watch(app) => "Nothing to follow up until a session starts",
             (true, true) => "Type a question…",
             (true, false) if app.stream_running || app.in_progress() => {
                 "Type a question — Enter queues it for when the answer ends"

@@ -494,10 +494,8 @@ impl Ui {
         }
         if self.mode == Mode::Watch {
             // `watch` before any session started: the question stays for when one has.
-            self.app.set_message(
-                "nothing to follow up yet: no session has started",
-                Severity::Info,
-            );
+            self.app
+                .set_message("no session to follow up yet", Severity::Info);
             return None;
         }
         // The answer streams, here or in the process this app watches: the question waits for
