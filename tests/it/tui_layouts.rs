@@ -219,3 +219,32 @@ fn providers_without_a_plan_give_its_room_to_the_activity() {
     let narrow = draw(&mut app, 80, 24).backend().to_string();
     assert!(!narrow.lines().next().unwrap().contains("Plan"), "{narrow}");
 }
+
+/// A search's results (`⌕`, under its tool call) stay in line with the others when selected: the
+/// selected item is wrapped, and wrapping dropped the indent it starts with (Claude's web search,
+/// tests/fixtures/real/anthropic-web-search.sse: the selected `⌕` sat two columns left).
+#[test]
+fn a_selected_search_result_row_stays_in_line_with_the_others() {
+    let mut app = app();
+    play(
+        &mut app,
+        "tests/fixtures/real/anthropic-web-search.sse",
+        Some("Top news?"),
+        None,
+    );
+    browse(&mut app);
+    keys(&mut app, "t");
+    for _ in 0..4 {
+        let screen = draw(&mut app, 140, 42).backend().to_string();
+        let columns: Vec<usize> = screen
+            .lines()
+            .filter_map(|line| line.find('⌕').map(|b| line[..b].chars().count()))
+            .collect();
+        assert!(columns.len() >= 2, "{screen}");
+        assert!(
+            columns.iter().all(|&c| c == columns[0]),
+            "{columns:?}\n{screen}"
+        );
+        key(&mut app, KeyCode::Char('j'));
+    }
+}

@@ -84,10 +84,25 @@ pub(super) enum Fold {
 }
 
 /// The rows of `pieces`: one row cut to `width`, or (`wrapped`) all of them wrapped under an indent.
-fn fit(pieces: Vec<Piece>, width: usize, wrapped: bool) -> Vec<RLine> {
+fn fit(mut pieces: Vec<Piece>, width: usize, wrapped: bool) -> Vec<RLine> {
     if wrapped {
         let indent = [piece("    ", Style::new())];
-        wrap(&pieces, width, &[], &indent)
+        // Wrapping drops the spaces a row starts with: the row's own indent (an audit's under
+        // its tool call) goes before it as the first row's prefix, so the item stays in line
+        // with the others when it is the selected or newest one.
+        let lead = pieces
+            .first()
+            .map_or(0, |p| p.text.len() - p.text.trim_start().len());
+        let first = match lead {
+            0 => Vec::new(),
+            _ => {
+                let head = &mut pieces[0];
+                let spaces = head.text[..lead].to_owned();
+                head.text.drain(..lead);
+                vec![piece(spaces, head.style)]
+            }
+        };
+        wrap(&pieces, width, &first, &indent)
     } else {
         one_row(pieces, width)
     }
