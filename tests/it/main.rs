@@ -65,6 +65,7 @@ mod tui_layouts;
 mod tui_mouse;
 mod tui_popups;
 mod tui_scroll_up;
+mod tui_search;
 mod tui_sessions;
 mod tui_snapshots;
 mod tui_status;

@@ -109,9 +109,9 @@ impl Search {
         }
     }
 
-    /// `+` when an answer held more hits than are kept.
+    /// `+` when the conversation held more hits than are kept.
     fn more(&self) -> &'static str {
-        if self.turns.iter().any(|t| t.answer.len() >= MOST_HITS) {
+        if self.in_turns() >= MOST_HITS {
             "+"
         } else {
             ""
@@ -125,7 +125,10 @@ impl Search {
             .get(turn)
             .map_or(&[][..], |t| t.answer.as_slice());
         let current = match self.current.and_then(|i| self.hit(i)) {
-            Some(Hit::Answer(t, range)) if t == turn => hits.iter().find(|r| **r == range),
+            Some(Hit::Answer(t, range)) if t == turn => hits
+                .binary_search_by_key(&range.start, |r| r.start)
+                .ok()
+                .map(|k| &hits[k]),
             _ => None,
         };
         (hits, current)
@@ -178,6 +181,7 @@ impl Search {
         self.turns.truncate(app.turns.len());
         self.turns.resize_with(app.turns.len(), TurnHits::default);
         let mut changed = false;
+        let mut kept = 0;
         for (turn, hits) in app.turns.iter().zip(self.turns.iter_mut()) {
             let text = turn.session.answer.as_str();
             let now = Searched {
@@ -186,6 +190,7 @@ impl Search {
                 len: text.len(),
             };
             if now == hits.searched {
+                kept += hits.question.len() + hits.answer.len();
                 continue;
             }
             changed = true;
@@ -211,7 +216,11 @@ impl Search {
                 );
                 0
             };
-            find_all(text, &self.query, from, &mut hits.answer);
+            // The conversation's hits together stay under the bound (question hits are few:
+            // a question is short).
+            let room = MOST_HITS.saturating_sub(kept + hits.question.len());
+            find_within(text, &self.query, from, room, &mut hits.answer);
+            kept += hits.question.len() + hits.answer.len();
             hits.searched = now;
         }
         let sources_of = (app.current_index(), app.sidebar_items().len());
@@ -222,8 +231,40 @@ impl Search {
         }
         if changed {
             self.current = current
-                .and_then(|hit| (0..self.len()).find(|&i| self.hit(i).as_ref() == Some(&hit)))
+                .and_then(|hit| self.index_of(&hit))
                 .or_else(|| (!self.is_empty()).then_some(0));
+        }
+    }
+
+    /// Where `hit` is among the hits in order (the inverse of [`Search::hit`]), found by the
+    /// turns' counts and a binary search in its turn: a refresh while an answer streams must
+    /// not cost hits × turns.
+    fn index_of(&self, hit: &Hit) -> Option<usize> {
+        let before = |turn: usize| -> usize {
+            self.turns[..turn]
+                .iter()
+                .map(|t| t.question.len() + t.answer.len())
+                .sum()
+        };
+        let within = |ranges: &[Range<usize>], range: &Range<usize>| {
+            ranges
+                .binary_search_by_key(&range.start, |r| r.start)
+                .ok()
+                .filter(|&k| ranges[k] == *range)
+        };
+        match hit {
+            Hit::Question(turn, range) => {
+                let hits = self.turns.get(*turn)?;
+                Some(before(*turn) + within(&hits.question, range)?)
+            }
+            Hit::Answer(turn, range) => {
+                let hits = self.turns.get(*turn)?;
+                Some(before(*turn) + hits.question.len() + within(&hits.answer, range)?)
+            }
+            Hit::Source(n) => {
+                let k = self.sources.iter().position(|s| s == n)?;
+                Some(self.in_turns() + k)
+            }
         }
     }
 
@@ -248,31 +289,96 @@ fn case_matters(query: &str) -> bool {
     query.chars().any(char::is_uppercase)
 }
 
-/// At most this many hits are kept in one answer: a one-letter query over a hostile 64 MiB answer would
-/// otherwise hold tens of millions of ranges; past it the count reads `100000+`.
+/// At most this many hits are kept in the whole conversation: a one-letter query over a hostile
+/// 64 MiB answer (or many) would otherwise hold tens of millions of ranges; past it the count
+/// reads `100000+`.
 pub const MOST_HITS: usize = 100_000;
 
 /// Every occurrence of `query` in `text` from byte `from`, appended to `out` (not overlapping),
 /// until `out` holds [`MOST_HITS`]. Ignoring case folds ASCII only, so byte offsets stay the
 /// text's own.
 pub fn find_all(text: &str, query: &str, from: usize, out: &mut Vec<Range<usize>>) {
-    if query.is_empty() || from >= text.len() || out.len() >= MOST_HITS {
+    find_within(text, query, from, MOST_HITS.saturating_sub(out.len()), out);
+}
+
+/// Bytes of text folded to lower case at a time: ignoring case never copies a whole answer.
+const FOLDED_BLOCK: usize = 1 << 16;
+
+/// [`find_all`], at most `room` more hits.
+fn find_within(text: &str, query: &str, from: usize, room: usize, out: &mut Vec<Range<usize>>) {
+    if query.is_empty() || from >= text.len() || room == 0 {
         return;
     }
-    let rest = &text[from..];
-    let room = MOST_HITS - out.len();
-    let hits = |haystack: &str, needle: &str, out: &mut Vec<Range<usize>>| {
-        out.extend(
-            haystack
-                .match_indices(needle)
-                .take(room)
-                .map(|(i, m)| from + i..from + i + m.len()),
-        );
-    };
+    let limit = out.len() + room;
     if case_matters(query) {
-        hits(rest, query, out);
-    } else {
-        hits(&rest.to_ascii_lowercase(), &query.to_ascii_lowercase(), out);
+        let finder = memchr::memmem::Finder::new(query.as_bytes());
+        push_from(
+            &finder,
+            &text.as_bytes()[from..],
+            from,
+            query.len(),
+            limit,
+            out,
+        );
+        return;
+    }
+    find_folded(text, query, from, limit, out, FOLDED_BLOCK);
+}
+
+/// Ignoring ASCII case: the text folded `block` bytes at a time, each block read on past its end
+/// by the query's length less one (a hit may straddle two), a hit kept once: the next block's
+/// search starts after it.
+fn find_folded(
+    text: &str,
+    query: &str,
+    from: usize,
+    limit: usize,
+    out: &mut Vec<Range<usize>>,
+    block: usize,
+) {
+    let query = query.to_ascii_lowercase();
+    let finder = memchr::memmem::Finder::new(query.as_bytes());
+    let mut folded = Vec::with_capacity(block + query.len());
+    let mut start = from;
+    while start < text.len() && out.len() < limit {
+        let end = (start + block + query.len() - 1).min(text.len());
+        folded.clear();
+        folded.extend(
+            text.as_bytes()[start..end]
+                .iter()
+                .map(u8::to_ascii_lowercase),
+        );
+        let found_before = out.len();
+        push_from(&finder, &folded, start, query.len(), limit, out);
+        // The next block starts after the last hit, or where a hit not yet found could start.
+        let next = (start + block).min(text.len());
+        start = match out[found_before..].last() {
+            Some(hit) => hit.end.max(next),
+            None => next,
+        };
+    }
+}
+
+/// The hits of `finder` in `hay` (found at byte `at` of the text), not overlapping, until `out`
+/// holds `limit`.
+fn push_from(
+    finder: &memchr::memmem::Finder<'_>,
+    hay: &[u8],
+    at: usize,
+    len: usize,
+    limit: usize,
+    out: &mut Vec<Range<usize>>,
+) {
+    let mut pos = 0;
+    while out.len() < limit {
+        let Some(i) = finder.find(&hay[pos..]) else {
+            return;
+        };
+        out.push(at + pos + i..at + pos + i + len);
+        pos += i + len;
+        if pos > hay.len() {
+            return;
+        }
     }
 }
 
@@ -335,6 +441,29 @@ mod tests {
             ..Search::default()
         };
         assert_eq!(search.count(), format!("1/{MOST_HITS}+"));
+    }
+
+    proptest::proptest! {
+        /// Folding a block at a time finds what folding the whole text finds, at any block size
+        /// (hits straddling blocks, hits in the read-on part, non-ASCII text).
+        #[test]
+        fn folding_in_blocks_finds_what_folding_the_whole_text_finds(
+            text in "[aAbB é]{0,60}",
+            query in "[aAbB é]{1,4}",
+            from in 0usize..60,
+            block in 1usize..9,
+        ) {
+            let query = query.to_ascii_lowercase();
+            let from = text.floor_char_boundary(from.min(text.len()));
+            let mut blocks = Vec::new();
+            find_folded(&text, &query, from, MOST_HITS, &mut blocks, block);
+            let whole: Vec<_> = text[from..]
+                .to_ascii_lowercase()
+                .match_indices(&query)
+                .map(|(i, m)| from + i..from + i + m.len())
+                .collect();
+            proptest::prop_assert_eq!(blocks, whole);
+        }
     }
 
     #[test]
