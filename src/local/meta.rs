@@ -41,12 +41,10 @@ pub struct SessionMeta {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TurnMeta {
-    /// The question as asked; empty when it is unknown (a request the recording proxy could not
-    /// read), written `null` ([`UNKNOWN_QUESTION`] is what people are shown instead).
-    #[serde(
-        serialize_with = "unknown_as_null",
-        deserialize_with = "null_as_unknown"
-    )]
+    /// The question as asked; empty when there was none (a workflow run without a note) or it is
+    /// unknown (a request the recording proxy could not read: [`TurnMeta::unreadable_request`]).
+    /// `null` and the placeholder earlier proxies saved read as empty.
+    #[serde(deserialize_with = "null_as_unknown")]
     pub question: String,
     pub started_at: String,
     pub ended_at: Option<String>,
@@ -72,13 +70,6 @@ pub struct TurnMeta {
 /// What a turn whose question is unknown shows in its place (never sent, never saved as a question).
 pub const UNKNOWN_QUESTION: &str = "(a request research-tui could not read)";
 
-fn unknown_as_null<S: serde::Serializer>(question: &str, out: S) -> Result<S::Ok, S::Error> {
-    match question {
-        "" => out.serialize_none(),
-        question => out.serialize_str(question),
-    }
-}
-
 /// `null` is an unknown question, and so is the placeholder earlier proxies saved as the question.
 fn null_as_unknown<'de, D: serde::Deserializer<'de>>(input: D) -> Result<String, D::Error> {
     let question = Option::<String>::deserialize(input)?.unwrap_or_default();
@@ -90,6 +81,12 @@ fn null_as_unknown<'de, D: serde::Deserializer<'de>>(input: D) -> Result<String,
 }
 
 impl TurnMeta {
+    /// The recording proxy saved this turn from a request body it could not read: its question
+    /// is unknown ([`UNKNOWN_QUESTION`] is shown in its place; it is never asked again).
+    pub fn unreadable_request(&self) -> bool {
+        self.question.is_empty() && self.request.is_some()
+    }
+
     /// The process that wrote this turn died while it streamed: what arrived is all there is.
     pub(crate) fn mark_writer_died(&mut self) {
         self.status = TurnStatus::Cut;

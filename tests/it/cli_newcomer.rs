@@ -224,7 +224,9 @@ fn a_proxied_request_that_could_not_be_read_keeps_its_question_unknown_and_is_no
         meta.is_some()
     });
     let meta = meta.unwrap();
-    assert!(meta["turns"][0]["question"].is_null(), "{meta}");
+    // Unknown: empty, as a question-less turn's is (the field stays a string), the request kept.
+    assert_eq!(meta["turns"][0]["question"], "", "{meta}");
+    assert!(meta["turns"][0]["request"].is_object(), "{meta}");
     let id = meta["id"].as_str().unwrap().to_owned();
     let asked_before = received(&served.1).len();
 
@@ -556,4 +558,32 @@ fn on_a_terminal_sources_and_tool_data_wrap_at_words_with_urls_whole() {
             .any(|l| l.starts_with("      https://nvidianews.nvidia.com/news/")),
         "{screen}"
     );
+}
+
+/// A workflow run without a note has an empty question: `sessions --json` keeps it a string (a
+/// field whose type scripts rely on), and the app shows no placeholder for it — only a proxied
+/// request that could not be read is "unknown".
+#[test]
+fn a_workflow_turns_empty_question_stays_an_empty_string() {
+    let home = tempfile::tempdir().unwrap();
+    let asked = support::cli(home.path())
+        .args([
+            "ask",
+            "",
+            "--workflow",
+            "wf-1",
+            "--demo",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(asked.status.code(), Some(0), "{asked:?}");
+    let listed = support::cli(home.path())
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let row: serde_json::Value = serde_json::from_str(listed.lines().next().unwrap()).unwrap();
+    assert_eq!(row["turns"][0]["question"], "", "{listed}");
 }

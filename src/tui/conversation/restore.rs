@@ -33,6 +33,7 @@ pub(super) fn restore_turn(saved: &SavedSession, meta: &TurnMeta, earlier: &[Tur
     let request = saved_request(saved, meta, earlier);
     let mut turn = Turn::restored(meta.question.clone(), session, conn, elapsed, request);
     turn.saved_index = Some(earlier.len());
+    turn.unreadable_request = meta.unreadable_request();
     // When its arrival times were kept beside it, how the turn unfolded.
     turn.raw = saved.stream_path(meta);
     turn.timeline = turn

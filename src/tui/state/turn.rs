@@ -101,6 +101,9 @@ pub struct Turn {
     pub request: Continuation,
     /// The turn's index in the saved session, when it is saved.
     pub saved_index: Option<usize>,
+    /// Saved by the recording proxy from a request research-tui could not read: its question is
+    /// unknown (shown as a placeholder, never asked again).
+    pub unreadable_request: bool,
     /// When the next try starts (while `Retrying`).
     pub retry_at: Option<Instant>,
     /// This turn asks turn `n`'s question again (`r`).
@@ -141,6 +144,7 @@ impl Turn {
             sidebar_version: 0,
             request: Continuation::default(),
             saved_index: None,
+            unreadable_request: false,
             retry_at: None,
             retry_of: None,
             timeline: Some(Timeline::new()),

@@ -436,12 +436,12 @@ impl Ui {
             return None;
         }
         if turn.question.as_deref().is_none_or(|q| q.trim().is_empty()) {
+            let why = match turn.unreadable_request {
+                true => ": its request could not be read (its question is unknown)",
+                false => "",
+            };
             self.app.set_message(
-                format!(
-                    "turn {} has no question to ask again: its request could not be read \
-                     (its question is unknown)",
-                    index + 1
-                ),
+                format!("turn {} has no question to ask again{why}", index + 1),
                 Severity::Warning,
             );
             return None;

@@ -78,9 +78,9 @@ fn header(app: &App, index: usize, width: usize, theme: &Theme) -> Vec<RLine> {
     }
     if let Some(question) = &turn.question {
         // Every line of the question as it was typed; one the proxy could not read, a placeholder.
-        let question = match question.trim() {
-            "" => crate::local::meta::UNKNOWN_QUESTION,
-            question => question,
+        let question = match turn.unreadable_request {
+            true => crate::local::meta::UNKNOWN_QUESTION,
+            false => question.trim(),
         };
         for (i, line) in question.lines().enumerate() {
             let first = if i == 0 { "▍You: " } else { "▍     " };
