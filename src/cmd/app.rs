@@ -272,8 +272,10 @@ pub fn run(args: TuiArgs) -> ExitCode {
         Err(exit) => return exit,
     };
     crate::tui::run_blocking(TuiOptions {
-        // A saved session is opened on the agent that answered it, unless `--demo` says otherwise.
-        demo: !keyless && (args.demo || (known.is_none() && api_key.is_none())),
+        // A saved session is opened on the agent that answered it, unless `--demo` says otherwise
+        // (with `--base-url` too: its follow-ups never go to the live provider with a key). The
+        // agent a new conversation asks is `keyless`'s when that is set (see `start_agent`).
+        demo: args.demo || (known.is_none() && api_key.is_none() && !keyless),
         keyless,
         demo_speed: args.demo_speed,
         demo_fault: args.demo_fault,

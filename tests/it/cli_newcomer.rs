@@ -587,3 +587,68 @@ fn a_workflow_turns_empty_question_stays_an_empty_string() {
     let row: serde_json::Value = serde_json::from_str(listed.lines().next().unwrap()).unwrap();
     assert_eq!(row["turns"][0]["question"], "", "{listed}");
 }
+
+/// `--demo --base-url URL` opening a saved live session (`--chat-id`) answers its follow-up with a
+/// demo agent: the key in the environment never goes to the provider's URL (the branch that made
+/// `--base-url` work without a key turned `--demo` off here, and the follow-up went live, key and
+/// all).
+#[test]
+fn demo_with_a_base_url_never_sends_a_saved_live_sessions_follow_up_with_the_key() {
+    let home = tempfile::tempdir().unwrap();
+    let asked = support::cli(home.path())
+        .args([
+            "ask",
+            "What did NVIDIA report?",
+            "--demo",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(asked.status.code(), Some(0), "{asked:?}");
+    // The session as a live one recorded it.
+    let sessions = home.path().join("data/research-tui/sessions");
+    let dir = std::fs::read_dir(&sessions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let path = dir.join("meta.json");
+    let mut meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    meta["base_url"] = "https://agents.bigdata.com".into();
+    std::fs::write(&path, serde_json::to_vec(&meta).unwrap()).unwrap();
+    let chat = meta["chat_id"].as_str().unwrap().to_owned();
+    // Where the live provider would be asked: any connection is the key leaving.
+    let provider = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let provider_url = format!(
+        "BIGDATA_AGENTS_URL=http://{}",
+        provider.local_addr().unwrap()
+    );
+    provider.set_nonblocking(true).unwrap();
+    let mut env = support::Home::new(home.path()).env_entries();
+    env.push("BIGDATA_API_KEY=sk-test-never-sent".to_owned());
+    env.push(provider_url);
+    let env: Vec<&str> = env.iter().map(String::as_str).collect();
+    let args = [
+        "--demo",
+        "--base-url",
+        "http://127.0.0.1:1",
+        "--chat-id",
+        &chat,
+        "--question",
+        "What about margins?",
+        "--demo-speed",
+        "50",
+    ];
+    let t = Tmux::start_with_env(140, 42, &env, &args);
+    let screen = t.wait_for("the follow-up answered", Duration::from_secs(30), |s| {
+        s.contains("turn 2/2") && s.contains("complete")
+    });
+    assert!(screen.contains("DEMO"), "{screen}");
+    assert!(
+        provider.accept().is_err(),
+        "the follow-up went to the live provider's URL"
+    );
+}
