@@ -566,19 +566,7 @@ fn on_a_terminal_sources_and_tool_data_wrap_at_words_with_urls_whole() {
 #[test]
 fn a_workflow_turns_empty_question_stays_an_empty_string() {
     let home = tempfile::tempdir().unwrap();
-    let asked = support::cli(home.path())
-        .args([
-            "ask",
-            "",
-            "--workflow",
-            "wf-1",
-            "--demo",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(asked.status.code(), Some(0), "{asked:?}");
+    ask_demo(home.path(), &["", "--workflow", "wf-1"]);
     let listed = support::cli(home.path())
         .args(["sessions", "--json"])
         .output()
@@ -595,17 +583,7 @@ fn a_workflow_turns_empty_question_stays_an_empty_string() {
 #[test]
 fn demo_with_a_base_url_never_sends_a_saved_live_sessions_follow_up_with_the_key() {
     let home = tempfile::tempdir().unwrap();
-    let asked = support::cli(home.path())
-        .args([
-            "ask",
-            "What did NVIDIA report?",
-            "--demo",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(asked.status.code(), Some(0), "{asked:?}");
+    ask_demo(home.path(), &["What did NVIDIA report?"]);
     // The session as a live one recorded it.
     let sessions = home.path().join("data/research-tui/sessions");
     let dir = std::fs::read_dir(&sessions)
@@ -651,4 +629,15 @@ fn demo_with_a_base_url_never_sends_a_saved_live_sessions_follow_up_with_the_key
         provider.accept().is_err(),
         "the follow-up went to the live provider's URL"
     );
+}
+
+/// `ask ARGS --demo --format json` in `home`, which must succeed (a session saved).
+fn ask_demo(home: &std::path::Path, args: &[&str]) {
+    let asked = support::cli(home)
+        .arg("ask")
+        .args(args)
+        .args(["--demo", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(asked.status.code(), Some(0), "{asked:?}");
 }
