@@ -305,8 +305,14 @@ impl Conversation {
         // The same ids, as `r` promises: a first turn has no chat id of its own to send, but the
         // agent gave it one before it ended (a cancel, a cut); asked without it, the retry would
         // start another chat and the session's chat id would be overwritten.
+        // Only where a chat id names the conversation (Bigdata.com): elsewhere the id a turn got is
+        // its response's, and sending it would make the retry a follow-up of the failed answer.
         let mut cont = turn.request.clone();
-        if cont.chat_id.is_none() {
+        let by_chat = self.agent.as_ref().is_some_and(|agent| {
+            agent.config.provider.spec().follow_up
+                == crate::wire::provider::spec::FollowUp::ChatOrCheckpoint
+        });
+        if cont.chat_id.is_none() && by_chat {
             cont.chat_id = turn.chat_id().map(str::to_owned);
         }
         let started = self.ask(app, question, cont);

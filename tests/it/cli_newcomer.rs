@@ -421,6 +421,42 @@ fn retrying_a_cancelled_first_turn_keeps_its_chat() {
     );
 }
 
+/// Where a response id continues the conversation (OpenAI), retrying a cancelled first turn asks
+/// it anew: sending the cancelled response's id would make the retry a follow-up of it.
+#[test]
+fn retrying_a_cancelled_first_openai_turn_is_not_a_follow_up_of_it() {
+    let served = serve("4");
+    let question = "Break down NVIDIA's latest quarter, then retry it";
+    let args = [
+        "--provider",
+        "openai",
+        "--base-url",
+        &served.1,
+        "--question",
+        question,
+    ];
+    let t = Tmux::start(140, 42, &args);
+    t.wait_for("the response's id", Duration::from_secs(20), |s| {
+        crate::support::tmux::status_line(s).contains("resp")
+    });
+    t.send(&["C-c"]);
+    t.wait_for("the cancel", Duration::from_secs(10), |s| {
+        crate::support::tmux::status_line(s).contains("cancelled")
+    });
+    t.send(&["Escape", "r", "Enter"]);
+    t.wait_for("the retry's answer", Duration::from_secs(60), |s| {
+        s.contains("turn 2") && crate::support::tmux::status_line(s).contains("complete")
+    });
+    t.send(&["Escape", "q", "q"]);
+    t.wait_exit(Duration::from_secs(10));
+    let requests = received(&served.1);
+    let retry = requests.last().unwrap();
+    assert!(
+        retry["body"]["previous_response_id"].is_null(),
+        "{requests:?}"
+    );
+}
+
 /// The binary run with `args` and no terminal: its exit code and stderr.
 fn run(args: &[&str]) -> (Option<i32>, String) {
     let out = support::cli(support::scratch())
