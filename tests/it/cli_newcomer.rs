@@ -381,29 +381,14 @@ fn a_bogus_time_range_is_a_usage_error_listing_every_value_and_nothing_is_sent()
 #[test]
 fn retrying_a_cancelled_first_turn_keeps_its_chat() {
     let served = serve("4");
-    let question = "Break down NVIDIA's latest quarter, then retry it";
-    let t = Tmux::start(140, 42, &["--base-url", &served.1, "--question", question]);
-    t.wait_for("the agent's chat id", Duration::from_secs(20), |s| {
-        crate::support::tmux::status_line(s).contains("chat-")
-    });
-    t.send(&["C-c"]);
-    t.wait_for("the cancel", Duration::from_secs(10), |s| {
-        crate::support::tmux::status_line(s).contains("cancelled")
-    });
-    t.send(&["Escape", "r", "Enter"]);
-    t.wait_for("the retry's answer", Duration::from_secs(60), |s| {
-        s.contains("turn 2") && crate::support::tmux::status_line(s).contains("complete")
-    });
-    t.send(&["Escape", "q", "q"]);
-    t.wait_exit(Duration::from_secs(10));
-
+    let t = cancel_and_retry(&served, &[], "chat-");
     let requests = received(&served.1);
     assert_eq!(requests.len(), 2, "{requests:?}");
     let retried = requests[1]["body"]["chat_id"]
         .as_str()
         .unwrap_or_else(|| panic!("the retry names the chat: {requests:?}"))
         .to_owned();
-    assert_eq!(requests[1]["body"]["message"], question);
+    assert_eq!(requests[1]["body"]["message"], RETRIED);
     let sessions = t.dir.path().join("research-tui/sessions");
     let session = std::fs::read_dir(&sessions)
         .unwrap()
@@ -421,23 +406,17 @@ fn retrying_a_cancelled_first_turn_keeps_its_chat() {
     );
 }
 
-/// Where a response id continues the conversation (OpenAI), retrying a cancelled first turn asks
-/// it anew: sending the cancelled response's id would make the retry a follow-up of it.
-#[test]
-fn retrying_a_cancelled_first_openai_turn_is_not_a_follow_up_of_it() {
-    let served = serve("4");
-    let question = "Break down NVIDIA's latest quarter, then retry it";
-    let args = [
-        "--provider",
-        "openai",
-        "--base-url",
-        &served.1,
-        "--question",
-        question,
-    ];
-    let t = Tmux::start(140, 42, &args);
-    t.wait_for("the response's id", Duration::from_secs(20), |s| {
-        crate::support::tmux::status_line(s).contains("resp")
+/// The question whose first turn is cancelled, then retried.
+const RETRIED: &str = "Break down NVIDIA's latest quarter, then retry it";
+
+/// The app asks `served` (with `args`) [`RETRIED`], is cancelled once the status bar shows the
+/// agent's id (`id`), retried with `r` Enter, and quits once the retry completed.
+fn cancel_and_retry(served: &Served, args: &[&str], id: &str) -> Tmux {
+    let mut all = args.to_vec();
+    all.extend(["--base-url", &served.1, "--question", RETRIED]);
+    let t = Tmux::start(140, 42, &all);
+    t.wait_for("the agent's id", Duration::from_secs(20), |s| {
+        crate::support::tmux::status_line(s).contains(id)
     });
     t.send(&["C-c"]);
     t.wait_for("the cancel", Duration::from_secs(10), |s| {
@@ -449,6 +428,15 @@ fn retrying_a_cancelled_first_openai_turn_is_not_a_follow_up_of_it() {
     });
     t.send(&["Escape", "q", "q"]);
     t.wait_exit(Duration::from_secs(10));
+    t
+}
+
+/// Where a response id continues the conversation (OpenAI), retrying a cancelled first turn asks
+/// it anew: sending the cancelled response's id would make the retry a follow-up of it.
+#[test]
+fn retrying_a_cancelled_first_openai_turn_is_not_a_follow_up_of_it() {
+    let served = serve("4");
+    cancel_and_retry(&served, &["--provider", "openai"], "resp");
     let requests = received(&served.1);
     let retry = requests.last().unwrap();
     assert!(
