@@ -2,7 +2,6 @@
 //! `--base-url` without a key, errors in Markdown, `ask -`, a broken config file, flag checks
 //! made before anything is sent.
 
-use std::io::BufRead;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
@@ -26,18 +25,11 @@ fn serve(speed: &str) -> Served {
 
 /// `research-tui serve --port 0 ARGS`.
 fn serve_with(args: &[&str]) -> Served {
-    let mut child = support::cli(support::scratch())
-        .args(["serve", "--port", "0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let (child, line) = support::spawn_announcing(
+        support::cli(support::scratch())
+            .args(["serve", "--port", "0"])
+            .args(args),
+    );
     let url = line
         .split_whitespace()
         .find(|w| w.starts_with("http://"))
@@ -180,18 +172,11 @@ fn ask_markdown_says_the_agents_error_sanitised_and_exits_4() {
 /// `research-tui proxy --port 0` with Bigdata.com's requests sent to `upstream`, saving under
 /// `home`; its base URL. Killed when the guard drops.
 fn proxy(home: &std::path::Path, upstream: &str) -> Served {
-    let mut child = support::cli(home)
-        .args(["proxy", "--port", "0", "--upstream"])
-        .arg(format!("bigdata={upstream}"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let (child, line) = support::spawn_announcing(
+        support::cli(home)
+            .args(["proxy", "--port", "0", "--upstream"])
+            .arg(format!("bigdata={upstream}")),
+    );
     let url = line
         .trim()
         .strip_prefix("research-tui proxy listening on ")

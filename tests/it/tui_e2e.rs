@@ -157,19 +157,10 @@ fn replay_with_exit_when_done_quits_by_itself() {
 
 #[test]
 fn live_mode_starts_with_an_empty_prompt_and_asks_what_is_typed() {
-    use std::io::BufRead;
     // The demo agent on its own port plays the part of the real service.
-    let mut server = support::cli(support::scratch())
-        .args(["serve", "--port", "0", "--speed", "6"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(server.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let (mut server, line) = support::spawn_announcing(
+        support::cli(support::scratch()).args(["serve", "--port", "0", "--speed", "6"]),
+    );
     let url = line
         .split_whitespace()
         .find(|w| w.starts_with("http://"))

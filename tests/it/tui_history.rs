@@ -201,18 +201,10 @@ fn in_tmux_the_picker_filters_and_follows_a_live_session_until_its_writer_is_kil
         status_line(s).contains("complete")
     });
     // A slow demo agent, and `ask` saving into the same store from another process.
-    let mut server = Killed(
-        research_tui(&dir)
-            .args(["serve", "--port", "0", "--speed", "0.2"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
+    let (server, line) = crate::support::spawn_announcing(
+        research_tui(&dir).args(["serve", "--port", "0", "--speed", "0.2"]),
     );
-    let mut line = String::new();
-    // Kept open to the end: the server's log lines must not hit a closed pipe.
-    let mut log = std::io::BufReader::new(server.0.stderr.take().unwrap());
-    std::io::BufRead::read_line(&mut log, &mut line).unwrap();
+    let server = Killed(server);
     let base = line.trim().rsplit(' ').next().unwrap().to_owned();
     assert!(base.starts_with("http://127.0.0.1:"), "{line}");
 
@@ -259,7 +251,7 @@ fn in_tmux_the_picker_filters_and_follows_a_live_session_until_its_writer_is_kil
     });
     t.send(&["Escape", "q", "q"]);
     t.wait_exit(Duration::from_secs(10));
-    drop((server, log));
+    drop(server);
 }
 
 /// A child process killed when the test ends, whichever way it ends.

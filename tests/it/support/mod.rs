@@ -9,8 +9,9 @@ pub mod tmux;
 
 pub use demo::{demo_agent, demo_agent_with};
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -308,4 +309,21 @@ pub fn browse(app: &mut Ui) {
 pub fn ctrl(app: &mut Ui, c: char) -> Option<Effect> {
     let action = app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))?;
     app.update(action)
+}
+
+/// `command` spawned with no input, its stderr piped: the child and the first line it writes
+/// there (a server saying where it listens). The rest of its stderr is read in the background, so
+/// its later log lines never meet a closed pipe.
+pub fn spawn_announcing(command: &mut Command) -> (Child, String) {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, line)
 }
