@@ -376,9 +376,6 @@ fn push_from(
         };
         out.push(at + pos + i..at + pos + i + len);
         pos += i + len;
-        if pos > hay.len() {
-            return;
-        }
     }
 }
 
