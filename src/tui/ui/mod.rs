@@ -59,9 +59,9 @@ struct Word {
     /// character typed there next, at a word's pace, is the word's next (`kind`: `k` moved, `i`
     /// went to the prompt, `n` shows a word was being typed).
     to_prompt: bool,
-    /// Every letter pressed in a row at a word's pace, whether it acted or not: in a replay, where
-    /// nothing is typed, a letter that would arm after another one is a word's (see
-    /// [`TYPING_OFF`]).
+    /// Every letter pressed in a row at a word's pace, whether it acted or not: a tab-stepping
+    /// letter after another one is a word's (below 100 columns), and in a replay, where nothing is
+    /// typed, a letter that would arm after another one arms nothing (see [`TYPING_OFF`]).
     run: String,
 }
 
