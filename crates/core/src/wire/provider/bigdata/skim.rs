@@ -207,14 +207,11 @@ impl<'a> Scanner<'a> {
         let (mut len, mut chars, mut escaped) = (0, 0, false);
         loop {
             let rest = &self.bytes[self.pos..];
-            let at = memchr::memchr2(b'"', b'\\', rest)?;
-            let run = &rest[..at];
-            let (control, continuing) = control_and_continuing(run);
-            if control {
-                return None;
-            }
-            len += run.len();
-            chars += run.len() - continuing;
+            // One pass: the run's end and its characters (a control character ends it unread).
+            let (at, continuing) = scan::run(rest);
+            let at = at.filter(|&at| rest[at] >= 0x20)?;
+            len += at;
+            chars += at - continuing;
             self.pos += at + 1;
             if rest[at] == b'"' {
                 break;
@@ -329,26 +326,12 @@ impl<'a> SkimmedText<'a> {
     }
 }
 
-/// In one pass: whether `bytes` hold a control character (never in a JSON string as it is), and
-/// how many of them continue a character (the rest each start one). Counted in blocks whose
-/// counts fit a byte, so the loop runs on 16 bytes at a time.
-fn control_and_continuing(bytes: &[u8]) -> (bool, usize) {
-    let (mut control, mut continuing) = (0u8, 0usize);
-    for block in bytes.chunks(255) {
-        let mut count = 0u8;
-        for &b in block {
-            control |= u8::from(b < 0x20);
-            count += u8::from((b as i8) < -0x40);
-        }
-        continuing += usize::from(count);
-    }
-    (control != 0, continuing)
-}
-
 /// Whether `bytes` hold a control character, which JSON strings may not hold unescaped.
 fn has_control(bytes: &[u8]) -> bool {
     bytes.iter().fold(false, |any, &b| any | (b < 0x20))
 }
+
+mod scan;
 
 #[cfg(test)]
 mod tests;
