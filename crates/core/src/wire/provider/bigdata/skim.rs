@@ -29,6 +29,27 @@ pub(super) fn answer_borrowed<'a>(
     ids: &ConversationIds,
 ) -> Option<SkimmedAnswer<'a>> {
     let mut s = Scanner::new(data);
+    let body = payload(&mut s, ids)?;
+    (s.pos == s.bytes.len()).then_some(body)
+}
+
+/// [`answer_borrowed`] of the line `rest` begins with, its end not looked for first: the answer
+/// and the payload's length, when a line feed follows the payload. Nothing the scanner reads here
+/// is a line feed or carriage return (strings hold no control character, white space stops
+/// before them), so that line feed is the line's first end and the line is the payload:
+/// [`answer_borrowed`] of it reads the same bytes the same way.
+pub(super) fn answer_in_line<'a>(
+    rest: &'a [u8],
+    ids: &ConversationIds,
+) -> Option<(SkimmedAnswer<'a>, usize)> {
+    let mut s = Scanner::new(rest);
+    s.in_line = true;
+    let body = payload(&mut s, ids)?;
+    (s.peek() == Some(b'\n')).then_some((body, s.pos))
+}
+
+/// The payload's object and the white space around it, read from the scanner's place.
+fn payload<'a>(s: &mut Scanner<'a>, ids: &ConversationIds) -> Option<SkimmedAnswer<'a>> {
     s.ws();
     let mut seen = Seen::default();
     let mut body = None;
@@ -44,9 +65,6 @@ pub(super) fn answer_borrowed<'a>(
         Some(())
     })?;
     s.ws();
-    if s.pos != s.bytes.len() {
-        return None;
-    }
     body
 }
 
@@ -112,11 +130,17 @@ fn message<'a>(s: &mut Scanner<'a>) -> Option<SkimmedAnswer<'a>> {
 struct Scanner<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// The bytes go on past the line being read: white space stops at a line end.
+    in_line: bool,
 }
 
 impl<'a> Scanner<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        Scanner { bytes, pos: 0 }
+        Scanner {
+            bytes,
+            pos: 0,
+            in_line: false,
+        }
     }
 
     /// A non-empty object's members, each key handed to `member` with the scanner at its value
@@ -160,9 +184,14 @@ impl<'a> Scanner<'a> {
         (self.bump()? == want).then_some(())
     }
 
-    /// JSON white space.
+    /// JSON white space (in a line, not its end).
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t') => {}
+                Some(b'\n' | b'\r') if !self.in_line => {}
+                _ => return,
+            }
             self.pos += 1;
         }
     }
