@@ -200,10 +200,8 @@ impl<'a> Scanner<'a> {
     fn plain_string(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
         let rest = &self.bytes[self.pos..];
-        let end = memchr::memchr2(b'"', b'\\', rest)?;
-        if rest[end] != b'"' || has_control(&rest[..end]) {
-            return None;
-        }
+        // The first quote, backslash or control character: a quote, or not a plain string.
+        let end = scan::run(rest).0.filter(|&end| rest[end] == b'"')?;
         self.pos += end + 1;
         Some(&rest[..end])
     }
@@ -353,11 +351,6 @@ impl<'a> SkimmedText<'a> {
         text.push_str(&self.raw[s.pos..]);
         Cow::Owned(text)
     }
-}
-
-/// Whether `bytes` hold a control character, which JSON strings may not hold unescaped.
-fn has_control(bytes: &[u8]) -> bool {
-    bytes.iter().fold(false, |any, &b| any | (b < 0x20))
 }
 
 mod scan;

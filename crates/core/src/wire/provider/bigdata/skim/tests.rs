@@ -560,3 +560,23 @@ fn chat_id_of(rest: &[u8]) -> Option<ConversationIds> {
         ..Default::default()
     })
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// A key or id is read to its closing quote only when no escape or control character comes
+    /// first, as the search for the quote or backslash and a check for control characters read it.
+    #[test]
+    fn a_plain_string_ends_where_its_first_quote_does_with_nothing_odd_before_it(
+        body in prop::collection::vec(prop::sample::select(vec![b'a', b'"', b'\\', b'\t', 0, b'\n', 0xC3, 0xA9, b'-']), 0..40),
+    ) {
+        let mut bytes = vec![b'"'];
+        bytes.extend_from_slice(&body);
+        let expected = memchr::memchr2(b'"', b'\\', &body)
+            .filter(|&end| body[end] == b'"' && body[..end].iter().all(|&b| b >= 0x20))
+            .map(|end| (&body[..end], end + 2));
+        let mut s = Scanner::new(&bytes);
+        let read = s.plain_string().map(|text| (text, s.pos));
+        prop_assert_eq!(read, expected);
+    }
+}
