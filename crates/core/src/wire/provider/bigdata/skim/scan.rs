@@ -3,7 +3,8 @@
 //! its bytes continue a character. Three passes did this before (finding the quote or backslash,
 //! then the control characters and the continuation bytes), a tenth of the recording proxy's CPU
 //! on a flood; on x86-64 the pass reads 16 bytes at a time with SSE2 (part of every x86-64 CPU),
-//! elsewhere it is the plain [`run_plain`]. Held equal to it by the tests below.
+//! elsewhere memchr and one vectorised pass ([`run_portable`]). Both held equal to the byte-at-a-time
+//! [`run_plain`] by the tests below.
 
 /// Where `bytes` stop being a string's plain text — the offset of the first `"`, `\` or control
 /// character (none: `None`) — and how many bytes before it continue a UTF-8 character.
@@ -16,7 +17,7 @@ pub(super) fn run(bytes: &[u8]) -> (Option<usize>, usize) {
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 pub(super) fn run(bytes: &[u8]) -> (Option<usize>, usize) {
-    run_plain(bytes)
+    run_portable(bytes)
 }
 
 /// Whether a string's byte ends its plain run.
@@ -34,6 +35,29 @@ pub(super) fn run_plain(bytes: &[u8]) -> (Option<usize>, usize) {
     let end = bytes.iter().position(|&b| stops(b));
     let run = &bytes[..end.unwrap_or(bytes.len())];
     (end, run.iter().filter(|&&b| continues(b)).count())
+}
+
+/// [`run`] without SSE2, as the skim read strings before: memchr finds the quote or backslash (it
+/// has its own SIMD on most machines), then one pass over the run looks for control characters
+/// and counts continuation bytes, in blocks whose counts fit a byte so the compiler vectorises it.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn run_portable(bytes: &[u8]) -> (Option<usize>, usize) {
+    let end = memchr::memchr2(b'"', b'\\', bytes);
+    let run = &bytes[..end.unwrap_or(bytes.len())];
+    let (mut control, mut continuing) = (0u8, 0usize);
+    for block in run.chunks(255) {
+        let mut count = 0u8;
+        for &b in block {
+            control |= u8::from(b < 0x20);
+            count += u8::from(continues(b));
+        }
+        continuing += usize::from(count);
+    }
+    match control {
+        0 => (end, continuing),
+        // A control character comes first (rare: the skim then leaves the payload to serde).
+        _ => run_plain(run),
+    }
 }
 
 /// [`run`] 16 bytes at a time: each block is compared with `"`, `\` and the control range at once,
@@ -119,6 +143,7 @@ mod tests {
             bytes in prop::collection::vec(byte(), 0..80),
         ) {
             prop_assert_eq!(run(&bytes), run_plain(&bytes));
+            prop_assert_eq!(run_portable(&bytes), run_plain(&bytes));
         }
 
         /// Long plain runs of continuation-heavy text (past 255 blocks, where the lanes are summed)
@@ -134,6 +159,7 @@ mod tests {
                 bytes[at] = b;
             }
             prop_assert_eq!(run(&bytes), run_plain(&bytes));
+            prop_assert_eq!(run_portable(&bytes), run_plain(&bytes));
         }
     }
 
