@@ -242,6 +242,7 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &PromptPane) {
     frame.render_widget(&pane.editor, area);
+    draw_more(frame, area, app, pane);
     if app.focus != Focus::Prompt || app.popup.is_some() || app.keys_elsewhere.is_some() {
         return;
     }
@@ -259,4 +260,37 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &PromptPane) {
     let x = inner.x + (col as u16).min(inner.width - 1);
     let y = inner.y + (row as u16).min(inner.height - 1);
     frame.set_cursor_position(Position::new(x, y));
+}
+
+/// `↑ 12 more lines · ↓ 3 more`: the rows of a long question scrolled out of the prompt, on its
+/// bottom border (its top one holds the title), as the answer's border says `↓ more`. The editor
+/// scrolls while it is drawn, so this reads where it stopped, after it.
+fn draw_more(frame: &mut Frame, area: Rect, app: &App, pane: &PromptPane) {
+    let Some(block) = pane.editor.block() else {
+        return;
+    };
+    let inner = block.inner(area);
+    if inner.height == 0 || area.width < 8 {
+        return;
+    }
+    let (top, _) = pane.editor.scroll_offset();
+    let below = text_rows(pane, inner.width).saturating_sub(top.saturating_add(inner.height));
+    let mut parts = Vec::new();
+    if top > 0 {
+        let lines = if top == 1 { "line" } else { "lines" };
+        parts.push(format!("↑ {top} more {lines}"));
+    }
+    if below > 0 {
+        parts.push(format!("↓ {below} more"));
+    }
+    if parts.is_empty() {
+        return;
+    }
+    let room = (area.width as usize).saturating_sub(4);
+    let text = super::truncate(&format!(" {} ", parts.join(" · ")), room);
+    let at = Rect::new(area.x + 2, area.bottom() - 1, text.width() as u16, 1);
+    frame.render_widget(
+        ratatui::widgets::Paragraph::new(Span::styled(text, app.theme.muted())),
+        at,
+    );
 }
