@@ -105,7 +105,9 @@ fn a_twenty_line_paste_says_on_the_prompt_border_how_many_lines_are_above() {
     let mut app = app();
     play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
     browse(&mut app);
-    let pasted: Vec<String> = (1..=20).map(|i| format!("point {i} of the question")).collect();
+    let pasted: Vec<String> = (1..=20)
+        .map(|i| format!("point {i} of the question"))
+        .collect();
     app.update(Action::Paste(pasted.join("\r")));
     let screen = draw(&mut app, 140, 42).backend().to_string();
     assert!(screen.contains("┃ point 20 of the question"), "{screen}");
@@ -116,7 +118,10 @@ fn a_twenty_line_paste_says_on_the_prompt_border_how_many_lines_are_above() {
     }
     let screen = draw(&mut app, 80, 24).backend().to_string();
     assert!(screen.contains("┃ point 5 of the question"), "{screen}");
-    assert!(screen.contains("┗━ ↑ 4 more lines · ↓ 8 more ━"), "{screen}");
+    assert!(
+        screen.contains("┗━ ↑ 4 more lines · ↓ 8 more ━"),
+        "{screen}"
+    );
 }
 
 #[test]

@@ -27,8 +27,9 @@ impl PromptPane {
         let mut editor = TextArea::default();
         editor.set_wrap_mode(WrapMode::WordOrGlyph);
         editor.set_cursor_line_style(Style::new());
+        // An app that can ask says its keys in force from the first frame on (see `prepare`).
         editor.set_placeholder_text(if can_ask {
-            "Type a question — Enter sends it, Alt-Enter adds a line"
+            ""
         } else {
             "Replay: follow-ups need an agent (run without `replay`)"
         });
@@ -187,6 +188,44 @@ fn hint(app: &App, focused: bool, short: bool) -> String {
     }
 }
 
+/// What the empty prompt says, with the keys in force (`short` for a narrow prompt).
+fn placeholder(app: &App, focused: bool, short: bool) -> String {
+    let prompt = |template: &str| {
+        let keys = app
+            .keys
+            .fill(&[Context::Prompt, Context::Anywhere], template);
+        match keys.is_empty() {
+            true => "Type a question".to_owned(),
+            false => format!("Type a question — {}", keys.replace(" · ", ", ")),
+        }
+    };
+    let panes = |template: &str, or: &str| {
+        let keys = app
+            .keys
+            .fill(&[Context::Panes, Context::Anywhere], template);
+        match keys.is_empty() {
+            true => or.to_owned(),
+            false => keys,
+        }
+    };
+    let letter = "a letter no key takes types a question";
+    match (focused, short) {
+        _ if app.search_typing() => "(the search has the keys)".to_owned(),
+        _ if app.keys_elsewhere.is_some() => String::new(),
+        _ if waiting_to_watch(app) => "Nothing to follow up until a session starts".to_owned(),
+        (true, true) => "Type a question…".to_owned(),
+        (true, false) if app.stream_running || app.in_progress() => {
+            prompt("{send} queues it for when the answer ends")
+        }
+        (true, false) => prompt("{send} sends it · {new_line} adds a line"),
+        (false, true) => panes("{focus_prompt}: type a question", letter),
+        (false, false) => panes(
+            "{focus_prompt} (or a letter no key takes) types a question",
+            letter,
+        ),
+    }
+}
+
 /// Dress the editor for this frame: its title (what keys do, where the next question goes) and border
 /// when it has the room, its style. The editor is the app's state, so this happens before drawing.
 pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
@@ -196,18 +235,8 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
     let name = if app.can_ask { "Ask" } else { "Prompt" };
     let short = area.width < SHORT_BELOW;
     if app.can_ask {
-        pane.editor.set_placeholder_text(match (focused, short) {
-            _ if app.search_typing() => "(the search has the keys)",
-            _ if app.keys_elsewhere.is_some() => "",
-            _ if waiting_to_watch(app) => "Nothing to follow up until a session starts",
-            (true, true) => "Type a question…",
-            (true, false) if app.stream_running || app.in_progress() => {
-                "Type a question — Enter queues it for when the answer ends"
-            }
-            (true, false) => "Type a question — Enter sends it, Alt-Enter adds a line",
-            (false, true) => "i: type a question",
-            (false, false) => "i (or a letter no key takes) types a question",
-        });
+        pane.editor
+            .set_placeholder_text(placeholder(app, focused, short));
     }
     if area.height >= 3 {
         let mut line = title(name, Some(hint(app, focused, short)), focused, theme);
