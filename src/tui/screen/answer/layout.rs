@@ -76,16 +76,12 @@ fn header(app: &App, index: usize, width: usize, theme: &Theme) -> Vec<RLine> {
             pieces: vec![piece(format!("{text}{}", rule.repeat(fill)), style)],
         });
     }
-    if let Some(question) = &turn.question {
+    if let Some(question) = turn.shown_question() {
         // Every line of the question as it was typed; one the proxy could not read, a placeholder.
-        let question = match turn.unreadable_request {
-            true => crate::local::meta::UNKNOWN_QUESTION,
-            false => question.trim(),
-        };
-        for (i, line) in question.lines().enumerate() {
+        for (i, line) in question.iter().enumerate() {
             let first = if i == 0 { "▍You: " } else { "▍     " };
             rows.extend(wrap_text(
-                &clean(line),
+                line,
                 theme.you(),
                 width,
                 vec![piece(first, theme.you())],
