@@ -5,9 +5,8 @@
 //! Each turn is searched once per query change (and, while its answer streams, only the text that
 //! arrived since), never per frame: a hit is a byte range of a turn's question as shown or of its
 //! raw answer, which the answer pane highlights and brings into view through the rows it already
-//! keeps. Matching is
-//! smart-case, as in `less -i` or vim's `smartcase`: a query with no capital letter ignores ASCII
-//! case.
+//! keeps. Matching is smart-case, as in `less -i` or vim's `smartcase`: a query with no capital
+//! letter ignores ASCII case.
 
 use std::ops::Range;
 
