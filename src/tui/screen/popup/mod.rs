@@ -352,7 +352,7 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
     // position goes (the keys say what can be done), and only how to close it where they do not
     // fit alone.
     let room = rect.width.saturating_sub(4) as usize;
-    let beside = |footer: &str| footer.width() + 2 + hint.width() + 1 <= room;
+    let beside = |footer: &str| footer.width() + 2 + hint.width() < room;
     let (footer, scrolls) = if !scrolls || beside(&popup.footer) {
         (&popup.footer, scrolls)
     } else if popup.footer.width() + 2 <= room {
