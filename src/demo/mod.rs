@@ -16,7 +16,8 @@
 //! (a `from_checkpoint_id` it never issued is a 404), and workflow runs get fresh `execution_id` (unless
 //! resumed) and `request_id`. A conversation keeps the `persistence_mode` it started with (default
 //! `disabled`): a follow-up asking for the other one gets 400 `persistence_mode mismatch`, as the API
-//! answers. Faults ([`Fault`]) make it cut, stall or fail on purpose.
+//! answers. A question naming only a chat that still streams another turn gets 400 ([`CHAT_BUSY`]);
+//! the same question as a turn never answered is that turn's retry. Faults ([`Fault`]) make it cut, stall or fail on purpose.
 //!
 //! `GET /_demo/requests` lists the last request bodies received (for tests). API keys are never stored:
 //! only whether one was sent. A connection that has not sent a whole request head within
@@ -30,7 +31,7 @@ mod playback;
 mod recordings;
 mod runs;
 
-use book::Book;
+use book::{Book, Chat};
 use std::fmt;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -359,39 +360,68 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
                 ),
                 None => return error(StatusCode::NOT_FOUND, "Checkpoint not found"),
             },
-            // A chat this server has not seen may come from an earlier run: a follow-up all the same.
-            // One it started whose first answer never completed (a retry of a cancelled first
-            // turn) is asked its first question again.
-            (None, Some(chat))
-                if book.chats.get(chat).is_some()
-                    && !book.checkpoints.values().any(|owner| owner == chat) =>
-            {
-                (chat.clone(), pick_new(&request.message))
-            }
-            (None, Some(chat)) => (chat.clone(), recordings::FOLLOW_UP),
+            (None, Some(chat)) => match chat_turn(&book, chat, &request.message) {
+                Ok(recording) => (chat.clone(), recording),
+                Err(busy) => return busy,
+            },
             (None, None) => (rng::id("chat"), pick_new(&request.message)),
         };
         // Fixed for a conversation's life; a chat first seen in a follow-up (one an earlier run
         // started) takes the mode it asks for.
-        if book
-            .chats
-            .get(&chat_id)
-            .is_some_and(|started| *started != mode)
-        {
-            return error(StatusCode::BAD_REQUEST, "persistence_mode mismatch");
+        match book.chats.get(&chat_id) {
+            Some(chat) if chat.mode != mode => {
+                return error(StatusCode::BAD_REQUEST, "persistence_mode mismatch");
+            }
+            Some(_) => {}
+            None => book.chats.insert(
+                chat_id.clone(),
+                Chat {
+                    mode,
+                    first_question: request.chat_id.is_none().then(|| request.message.clone()),
+                    streaming: Vec::new(),
+                },
+            ),
         }
-        if book.chats.get(&chat_id).is_none() {
-            book.chats.insert(chat_id.clone(), mode);
-        }
+        book.begin_turn(&chat_id, &request.message);
         (chat_id, recording)
     };
     let note = note::for_question(recording, &request.message);
+    let live = playback::LiveTurn {
+        chat_id: chat_id.clone(),
+        question: request.message,
+    };
     let rewrite = Rewrite::Research {
         chat_id,
         checkpoint_id: rng::id("ckpt"),
     };
-    stream_response(state, state.recordings.get(recording), rewrite, fault, note)
+    let frames = state.recordings.get(recording);
+    playback::stream_turn(state, frames, rewrite, fault, note, live)
 }
+
+/// What a question naming only a known chat gets, or the refusal while the chat still streams
+/// another turn. A chat this server has not seen may come from an earlier run: a follow-up all the
+/// same. The same question as a turn it never answered is that turn's retry (the stream cancelled
+/// or cut, perhaps not yet noticed here): a first turn's retry is asked its first question again.
+/// Any other question while a turn streams is refused, as OpenAI's Conversations API refuses a
+/// request on a conversation another one is still working on (400 "Another process is currently
+/// operating on this conversation"): a follow-up answered before the answer it follows would be
+/// answered without it.
+fn chat_turn(book: &Book, chat_id: &str, message: &str) -> Result<&'static str, Response> {
+    let Some(chat) = book.chats.get(chat_id) else {
+        return Ok(recordings::FOLLOW_UP);
+    };
+    if chat.first_question.as_deref() == Some(message) && !book.answered(chat_id) {
+        return Ok(pick_new(message));
+    }
+    if !chat.streaming.is_empty() && !chat.streaming.iter().any(|q| q == message) {
+        return Err(error(StatusCode::BAD_REQUEST, CHAT_BUSY));
+    }
+    Ok(recordings::FOLLOW_UP)
+}
+
+/// The detail of the 400 a follow-up gets while its chat still streams an answer.
+pub const CHAT_BUSY: &str = "this chat is still answering its last question: send the follow-up \
+                             once that answer is complete";
 
 fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
     let (fault, request) = match admit(state, headers, body, WorkflowRequest::parse) {
