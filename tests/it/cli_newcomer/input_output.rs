@@ -1,0 +1,124 @@
+//! Input and output: `ask -` reading the question from stdin, the usage lines and `--help`, a
+//! terminal's wrapping of Sources and Tool data, a workflow's empty question.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use super::{ask_demo, asked_there, received, run, serve};
+use crate::support::{self, tmux::Tmux};
+
+/// `ask ARGS` against the agent at `base`, `stdin` piped in.
+fn ask_with_stdin(base: &str, args: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = support::cli(support::scratch())
+        .arg("ask")
+        .args(args)
+        .args(["--base-url", base, "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn ask_dash_reads_the_question_from_stdin_and_refuses_an_empty_one() {
+    let served = serve("50");
+    let out = ask_with_stdin(&served.1, &["-"], "  What drove margins, from stdin?\n\n");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        asked_there(&served.1, "What drove margins, from stdin?"),
+        "{:?}",
+        received(&served.1)
+    );
+    assert!(!asked_there(&served.1, "-"));
+
+    let asked = received(&served.1).len();
+    let out = ask_with_stdin(&served.1, &["-"], " \n\t\n");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("standard input held no question"), "{err}");
+    assert_eq!(received(&served.1).len(), asked, "nothing was sent");
+}
+
+#[test]
+fn usage_lines_show_each_way_to_call_sessions_and_help_sets_the_global_options_apart() {
+    let (code, err) = run(&["sessions", "--json", "--delete", "X"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("research-tui sessions --delete <ID>..."),
+        "{err}"
+    );
+    assert!(!err.contains("sessions --json <ID>..."), "{err}");
+    let (code, err) = run(&["sessions", "--search", "T", "--json", "ID"]);
+    assert_eq!(code, Some(2));
+    assert!(!err.contains("--search <TEXT> --json [ID]..."), "{err}");
+
+    let help = support::cli(support::scratch())
+        .args(["ask", "-h"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let (own, global) = help.split_once("\nGlobal options:\n").expect(&help);
+    for flag in ["--theme", "--debug"] {
+        assert!(global.contains(flag) && !own.contains(flag), "{help}");
+    }
+    assert!(own.contains("--time-range") && !global.contains("--time-range"));
+}
+
+#[test]
+fn on_a_terminal_sources_and_tool_data_wrap_at_words_with_urls_whole() {
+    let recording = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/recordings/bigdata/earnings-deep-dive.sse"
+    );
+    let t = Tmux::start(60, 300, &["render", recording, "--format", "text"]);
+    t.wait_exit(Duration::from_secs(20));
+    let screen = t.wait_for("the sources", Duration::from_secs(5), |s| {
+        s.contains("the app exited")
+    });
+    let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    for expected in [
+        "  [1] NVIDIA Newsroom - May 27, 2026 — NVIDIA Announces",
+        "      Financial Results for First Quarter Fiscal 2027",
+        "  - python_code_execution (audit-dd601c3f): “Data Center is",
+        "    now more than nine-tenths of the business.”",
+    ] {
+        assert!(lines.contains(&expected), "{expected:?} in\n{screen}");
+    }
+    // A URL longer than the line starts a line of its own (the terminal folds it, whole).
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("      https://nvidianews.nvidia.com/news/")),
+        "{screen}"
+    );
+}
+
+/// A workflow run without a note has an empty question: `sessions --json` keeps it a string (a
+/// field whose type scripts rely on), and the app shows no placeholder for it — only a proxied
+/// request that could not be read is "unknown".
+#[test]
+fn a_workflow_turns_empty_question_stays_an_empty_string() {
+    let home = tempfile::tempdir().unwrap();
+    ask_demo(home.path(), &["", "--workflow", "wf-1"]);
+    let listed = support::cli(home.path())
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let row: serde_json::Value = serde_json::from_str(listed.lines().next().unwrap()).unwrap();
+    assert_eq!(row["turns"][0]["question"], "", "{listed}");
+}
