@@ -136,7 +136,7 @@ fn main() -> ExitCode {
         }) => research_tui::cmd::render::run_cli(&file, format, provider),
         Some(Command::Serve(args)) => research_tui::cmd::serve::run_cli(args),
         Some(Command::Proxy(args)) => research_tui::cmd::proxy::run_cli(args),
-        Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args),
+        Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args, cli.tui.debug),
         Some(Command::Sessions {
             export_otlp: true,
             ids,

@@ -156,7 +156,11 @@ fn usage(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-pub fn run_cli(mut args: AskArgs) -> ExitCode {
+/// `research-tui ask`; `debug` (`--debug`) also prints, after the line saying why a turn did not
+/// complete, what this run wrote to the diagnostic log (a cut stream's whole error chain).
+pub fn run_cli(mut args: AskArgs, debug: bool) -> ExitCode {
+    // Diagnostics (a cut stream's error chain) go to the log file, as the app's do.
+    let _ = crate::log::init(&crate::local::config::log_file());
     if args.question == "-" {
         match stdin::question() {
             Ok(question) if question.is_empty() && args.workflow.is_none() => {
@@ -218,7 +222,7 @@ pub fn run_cli(mut args: AskArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
     };
-    runtime.block_on(ask(args, target, store, known, plan))
+    runtime.block_on(ask(args, target, store, known, plan, debug))
 }
 
 /// The base URL and key for a live request, or the exit to take. An agent on this machine (a
@@ -416,6 +420,7 @@ async fn ask(
     store: SessionStore,
     known: Option<SavedSession>,
     plan: Plan,
+    debug: bool,
 ) -> ExitCode {
     let (base_url, api_key, _server) = match agent_base(&args, target).await {
         Ok(base) => base,
@@ -486,6 +491,11 @@ async fn ask(
         exporter.turn(turn);
     }
     let code = print_result(args.format, &mut printer, session, &end, timeline.as_ref());
+    if debug && code != EXIT_COMPLETE {
+        for line in crate::log::this_run() {
+            eprintln!("research-tui: debug: {line}");
+        }
+    }
     crate::otel::finish(exporter.as_ref()).await;
     // Named on a terminal once the answer is printed, not between its last lines.
     if let Some(id) = saved_as.filter(|_| !saving.failed) {

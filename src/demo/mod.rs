@@ -361,8 +361,8 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
                 None => return error(StatusCode::NOT_FOUND, "Checkpoint not found"),
             },
             (None, Some(chat)) => match chat_turn(&book, chat, &request.message) {
-                Ok(recording) => (chat.clone(), recording),
-                Err(busy) => return busy,
+                Some(recording) => (chat.clone(), recording),
+                None => return error(StatusCode::BAD_REQUEST, CHAT_BUSY),
             },
             (None, None) => (rng::id("chat"), pick_new(&request.message)),
         };
@@ -398,25 +398,25 @@ fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) ->
     playback::stream_turn(state, frames, rewrite, fault, note, live)
 }
 
-/// What a question naming only a known chat gets, or the refusal while the chat still streams
-/// another turn. A chat this server has not seen may come from an earlier run: a follow-up all the
+/// What a question naming only a known chat gets, or `None` (a 400) while the chat still
+/// streams another turn. A chat this server has not seen may come from an earlier run: a follow-up all the
 /// same. The same question as a turn it never answered is that turn's retry (the stream cancelled
 /// or cut, perhaps not yet noticed here): a first turn's retry is asked its first question again.
 /// Any other question while a turn streams is refused, as OpenAI's Conversations API refuses a
 /// request on a conversation another one is still working on (400 "Another process is currently
 /// operating on this conversation"): a follow-up answered before the answer it follows would be
 /// answered without it.
-fn chat_turn(book: &Book, chat_id: &str, message: &str) -> Result<&'static str, Response> {
+fn chat_turn(book: &Book, chat_id: &str, message: &str) -> Option<&'static str> {
     let Some(chat) = book.chats.get(chat_id) else {
-        return Ok(recordings::FOLLOW_UP);
+        return Some(recordings::FOLLOW_UP);
     };
     if chat.first_question.as_deref() == Some(message) && !book.answered(chat_id) {
-        return Ok(pick_new(message));
+        return Some(pick_new(message));
     }
     if !chat.streaming.is_empty() && !chat.streaming.iter().any(|q| q == message) {
-        return Err(error(StatusCode::BAD_REQUEST, CHAT_BUSY));
+        return None;
     }
-    Ok(recordings::FOLLOW_UP)
+    Some(recordings::FOLLOW_UP)
 }
 
 /// The detail of the 400 a follow-up gets while its chat still streams an answer.

@@ -218,6 +218,51 @@ fn a_cut_stream_is_said_in_our_words_not_hypers() {
     assert!(!err.contains("chunk size line"), "{err}");
 }
 
+/// The line a person reads stays ours; what the connection said (hyper's cause under reqwest's)
+/// goes to the log file, and with `--debug` to stderr after the line, never with the key.
+#[test]
+fn a_cut_streams_whole_error_chain_is_logged_and_shown_with_debug_without_the_key() {
+    const KEY: &str = "bd-secret-key-0123456789";
+    let served = serve_with(&["--fault", "cut", "--speed", "20"]);
+    let home = tempfile::tempdir().unwrap();
+    let ask = |debug: bool| {
+        let mut command = support::cli(home.path());
+        command
+            .args(["ask", "What did NVIDIA report?", "--base-url", &served.1])
+            .env("BIGDATA_API_KEY", KEY)
+            .stdin(Stdio::null());
+        if debug {
+            command.arg("--debug");
+        }
+        let out = command.output().unwrap();
+        assert_eq!(out.status.code(), Some(5));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let log_file = support::Home::new(home.path())
+        .cache()
+        .join("research-tui/research-tui.log");
+
+    let err = ask(false);
+    assert!(err.contains("the connection closed"), "{err}");
+    assert!(!err.contains("chunk size line"), "{err}");
+    let log = std::fs::read_to_string(&log_file).unwrap_or_default();
+    let chain = "Bigdata.com stream cut: error decoding response body: error reading a body from \
+                 connection: unexpected EOF during chunk size line";
+    assert!(log.contains(chain), "{log}");
+
+    let err = ask(true);
+    let lines: Vec<&str> = err.lines().collect();
+    let said = lines
+        .iter()
+        .position(|l| l.contains("the connection closed"));
+    let debug = lines
+        .iter()
+        .position(|l| *l == format!("research-tui: debug: {chain}"));
+    assert!(said.is_some() && debug > said, "{err}");
+    let log = std::fs::read_to_string(&log_file).unwrap();
+    assert!(!err.contains(KEY) && !log.contains(KEY), "{err}\n{log}");
+}
+
 #[cfg(unix)]
 #[test]
 fn without_a_terminal_the_app_says_ask_works_without_one() {
