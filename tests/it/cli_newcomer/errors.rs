@@ -132,6 +132,33 @@ fn a_broken_config_file_stops_every_command_that_reads_it_with_the_same_line_and
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// A file saved in Latin-1 is as broken as any other: line and column of its first byte that is
+/// not UTF-8, in the same words (it said only "stream did not contain valid UTF-8").
+#[test]
+fn a_config_file_that_is_not_utf8_is_named_with_the_line_and_column_of_its_first_bad_byte() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = support::Home::new(home.path())
+        .config()
+        .join("research-tui");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.toml");
+    std::fs::write(&path, b"theme = \"dark\"\n\n# caf\xe9 au lait\n").unwrap();
+    let out = support::cli(home.path())
+        .args(["ask", "What changed?", "--demo"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "research-tui: cannot read {}: invalid TOML at line 3, column 6: fix it, or move it \
+             aside to use the defaults\n",
+            path.display()
+        )
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
 #[test]
 fn a_bogus_time_range_is_a_usage_error_listing_every_value_and_nothing_is_sent() {
     let served = serve("50");
