@@ -509,7 +509,10 @@ mod tests {
         // Latin-1 `é` on line 2, after two characters (one of them `ä` in UTF-8).
         std::fs::write(&path, b"theme = \"dark\"\n# \xc3\xa4\xe9t\xe9\n").unwrap();
         let message = read_file_config(&path).unwrap_err().to_string();
-        assert!(message.contains("invalid TOML at line 2, column 4"), "{message}");
+        assert!(
+            message.contains("invalid TOML at line 2, column 4"),
+            "{message}"
+        );
         let missing = read_file_config(&dir.path().join("missing.toml")).unwrap();
         assert!(missing.api_key.is_none() && missing.theme.is_none());
     }
