@@ -86,8 +86,20 @@ impl TerminalAnswer {
         let mut text = self.rows(self.view.height());
         let attribution = Attribution::resolve(session, true);
         let trailer = crate::render::text::trailer_sized(session, &attribution, self.width);
+        // A section starts at a line flush left; its lines are indented.
+        let mut laid_out = false;
         for line in trailer.split_inclusive('\n') {
-            text.push_str(&wrap_trailer_line(&quoted_words(line), self.width));
+            let body = line.trim_end_matches('\n');
+            if !body.is_empty() && !body.starts_with(' ') {
+                laid_out = crate::render::text::LAID_OUT_SECTIONS.contains(&body);
+            }
+            if laid_out {
+                // Columns line up only as laid out: a value wider than its column (a URL) runs
+                // past the edge and the terminal folds it, its key and every other row in place.
+                text.push_str(line);
+            } else {
+                text.push_str(&wrap_trailer_line(&quoted_words(line), self.width));
+            }
         }
         text
     }
@@ -142,7 +154,8 @@ impl Default for TerminalAnswer {
 /// A trailer line (a source, tool data) longer than `width` columns, wrapped at words, its
 /// continuation lines indented under its text after the `[n] ` or `- ` marker; a word longer than
 /// a line (a URL) stays whole on a line of its own. The terminal would break both mid-word.
-/// Charts and tables are already sized to `width`: they never reach the wrapping. Wrapped after
+/// Charts and tables are laid out to `width` and never reach the wrapping (nor the quotes'
+/// styling): moved or restyled, a cell would leave its column. Wrapped after
 /// the quoted words are styled (styling a quote split across lines would miss it).
 fn wrap_trailer_line(line: &str, width: usize) -> std::borrow::Cow<'_, str> {
     let body = line.trim_end_matches('\n');

@@ -107,6 +107,62 @@ fn on_a_terminal_sources_and_tool_data_wrap_at_words_with_urls_whole() {
     );
 }
 
+/// The structured output is laid out to the width; the trailer's word wrapping and quote styling
+/// are for Sources and Tool data only. A URL wider than its column stays beside its key (the
+/// terminal folds it), and a quoted cell keeps its width, so the `│` below it line up.
+#[test]
+fn on_an_80_column_terminal_a_structured_outputs_rows_keep_their_columns() {
+    let url = "https://investor.nvidia.com/news/press-release-details/2026/\
+               NVIDIA-Announces-Financial-Results-for-First-Quarter-Fiscal-2027/default.aspx";
+    let content = serde_json::json!({
+        "company": "NVIDIA Corp",
+        "press_release": url,
+        "quotes": [
+            {"quote": "“**Record** quarter”", "speaker": "CEO"},
+            {"quote": "“Supply improves”", "speaker": "CFO"},
+        ],
+    });
+    let events = [
+        serde_json::json!({"type": "ANSWER", "content": "Revenue reached a record."}),
+        serde_json::json!({"type": "STRUCTURED_OUTPUT", "content": content}),
+        serde_json::json!({"type": "COMPLETE", "consumption": [], "checkpoint_id": "ckpt-1"}),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("structured.sse");
+    let stream: String = events
+        .iter()
+        .map(|m| {
+            format!(
+                "data: {}\n\n",
+                serde_json::json!({"chat_id": "c", "message": m})
+            )
+        })
+        .collect();
+    std::fs::write(&file, stream).unwrap();
+
+    let t = Tmux::start(
+        80,
+        40,
+        &["render", file.to_str().unwrap(), "--format", "text"],
+    );
+    t.wait_exit(Duration::from_secs(20));
+    let screen = t.wait_for("the table", Duration::from_secs(5), |s| {
+        s.contains("the app exited")
+    });
+    let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    assert!(
+        lines.contains(&&*format!("  press_release  {}", &url[..63])),
+        "the URL starts beside its key:\n{screen}"
+    );
+    let bar = |start: &str| {
+        let line = lines.iter().find(|l| l.starts_with(start)).unwrap();
+        line.chars().position(|c| c == '│')
+    };
+    assert!(bar("  quote ").is_some(), "{screen}");
+    assert_eq!(bar("  “**Record**"), bar("  quote "), "{screen}");
+    assert_eq!(bar("  “Supply"), bar("  quote "), "{screen}");
+}
+
 /// A workflow run without a note has an empty question: `sessions --json` keeps it a string (a
 /// field whose type scripts rely on), and the app shows no placeholder for it — only a proxied
 /// request that could not be read is "unknown".
