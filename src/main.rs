@@ -98,12 +98,17 @@ enum Command {
         /// The shell the script is for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+        #[command(flatten)]
+        unused: research_tui::cmd::app::GlobalsUnused,
     },
     /// Print the manual page (roff), every subcommand on one page.
     ///
     /// Read it with `research-tui man | man -l -`, or install it as
     /// `~/.local/share/man/man1/research-tui.1`.
-    Man,
+    Man {
+        #[command(flatten)]
+        unused: research_tui::cmd::app::GlobalsUnused,
+    },
 }
 
 fn main() -> ExitCode {
@@ -173,10 +178,10 @@ fn main() -> ExitCode {
         Some(Command::Watch(args)) => {
             research_tui::cmd::app::watch(args, cli.tui.theme, cli.tui.debug)
         }
-        Some(Command::Completions { shell }) => {
+        Some(Command::Completions { shell, .. }) => {
             research_tui::cmd::manual::completions(Cli::command(), shell)
         }
-        Some(Command::Man) => research_tui::cmd::manual::man(Cli::command()),
+        Some(Command::Man { .. }) => research_tui::cmd::manual::man(Cli::command()),
         None => research_tui::cmd::app::run(cli.tui),
     }
 }

@@ -112,6 +112,24 @@ pub struct TuiArgs {
     pub max_answer_mib: u64,
 }
 
+/// The global options on a command that prints no answer (`completions`, `man`): taken there as
+/// everywhere (an invocation that gave them keeps working; they change nothing), but hidden from its
+/// help, its manual section and its completions. clap copies a global option into every
+/// subcommand that has no argument of its id, so declaring them here keeps the copies out.
+#[derive(Debug, clap::Args)]
+pub struct GlobalsUnused {
+    /// Color theme: dark, light or high-contrast (default: the config file's, else dark)
+    #[arg(long, hide = true, value_parser = theme_names())]
+    pub theme: Option<String>,
+    /// When the app fails, also print the whole report: each context, the cause, where in the code
+    /// (always written to the log file).
+    #[arg(long, hide = true)]
+    pub debug: bool,
+    /// Cut an answer that grows past this many MiB, saying so (every command that streams).
+    #[arg(long, hide = true, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub max_answer_mib: Option<u64>,
+}
+
 /// `research-tui open <ID>`.
 #[derive(Debug, clap::Args)]
 pub struct OpenArgs {

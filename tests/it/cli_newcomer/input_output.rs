@@ -107,6 +107,72 @@ fn on_a_terminal_sources_and_tool_data_wrap_at_words_with_urls_whole() {
     );
 }
 
+/// `completions` and `man` print no answer: `--theme`, `--debug` and `--max-answer-mib` are not in
+/// their `--help` or their manual sections (clap copied every global option into each), yet every
+/// invocation that gave them still runs, and a bad theme is still refused.
+#[test]
+fn completions_and_man_leave_the_global_options_out_of_their_help_and_manual_yet_take_them() {
+    let output = |args: &[&str]| {
+        let out = support::cli(support::scratch())
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    for command in ["completions", "man"] {
+        let (code, help) = output(&[command, "--help"]);
+        assert_eq!(code, Some(0));
+        for flag in ["--theme", "--debug", "--max-answer-mib", "Global options"] {
+            assert!(
+                !help.contains(flag),
+                "{command} --help shows {flag}:\n{help}"
+            );
+        }
+    }
+    let (_, help) = output(&["ask", "--help"]);
+    assert!(
+        help.contains("Global options:\n      --theme <THEME>"),
+        "{help}"
+    );
+
+    let (_, page) = output(&["man"]);
+    let section = |name: &str| {
+        let start = page.find(&format!(".SH \"RESEARCH-TUI {name}\"")).unwrap();
+        let end = page[start + 1..]
+            .find(".SH ")
+            .map_or(page.len(), |e| start + 1 + e);
+        page[start..end].to_owned()
+    };
+    for name in ["COMPLETIONS", "MAN"] {
+        let text = section(name);
+        assert!(!text.contains("theme") && !text.contains("debug"), "{text}");
+    }
+    assert!(section("RENDER").contains("\\-\\-theme"));
+
+    for args in [
+        &[
+            "completions",
+            "bash",
+            "--theme",
+            "light",
+            "--debug",
+            "--max-answer-mib",
+            "3",
+        ][..],
+        &["--theme", "light", "completions", "fish"],
+        &["man", "--debug"],
+    ] {
+        assert_eq!(output(args).0, Some(0), "{args:?}");
+    }
+    assert_eq!(
+        output(&["completions", "bash", "--theme", "bogus"]).0,
+        Some(2)
+    );
+}
+
 /// The structured output is laid out to the width; the trailer's word wrapping and quote styling
 /// are for Sources and Tool data only. A URL wider than its column stays beside its key (the
 /// terminal folds it), and a quoted cell keeps its width, so the `│` below it line up.
