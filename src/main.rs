@@ -86,7 +86,7 @@ enum Command {
         #[arg(long, requires = "ids", conflicts_with_all = ["json", "search", "export_otlp"])]
         delete: bool,
         /// Only these sessions (whole ids or unique prefixes); with --export-otlp, the ones sent.
-        #[arg(value_name = "ID", conflicts_with = "search")]
+        #[arg(value_name = "ID", conflicts_with = "search", value_parser = research_tui::cmd::an_id)]
         ids: Vec<String>,
         #[command(flatten)]
         otlp: research_tui::otel::OtlpArgs,

@@ -59,11 +59,11 @@ pub struct TuiArgs {
     #[arg(long)]
     pub question: Option<String>,
     /// Continue (or branch) from this checkpoint: a saved session that knows it is opened.
-    #[arg(long, value_name = "CKPT")]
+    #[arg(long, value_name = "CKPT", value_parser = crate::cmd::an_id)]
     pub resume: Option<String>,
     /// Continue this conversation: a saved session that knows it is opened (with --resume: from
     /// that checkpoint of it).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = crate::cmd::an_id)]
     pub chat_id: Option<String>,
     /// Seconds without data before a stream counts as stalled.
     #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = crate::cmd::seconds_at_least_one)]
@@ -134,6 +134,7 @@ pub struct GlobalsUnused {
 #[derive(Debug, clap::Args)]
 pub struct OpenArgs {
     /// The session id (see `research-tui sessions`).
+    #[arg(value_parser = crate::cmd::an_id)]
     pub id: String,
     /// Seconds without data before a follow-up's stream counts as stalled.
     #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = crate::cmd::seconds_at_least_one)]

@@ -119,13 +119,13 @@ pub struct AskArgs {
     #[arg(long, value_name = "RANGE", value_parser = clap::builder::PossibleValuesParser::new(TIME_RANGES))]
     pub time_range: Option<String>,
     /// Resume a workflow run.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = crate::cmd::an_id)]
     pub execution_id: Option<String>,
     /// Continue this conversation (with --resume: from that checkpoint of it).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = crate::cmd::an_id)]
     pub chat_id: Option<String>,
     /// Resume (or branch) from this checkpoint id (with --chat-id: of that conversation).
-    #[arg(long, value_name = "CKPT")]
+    #[arg(long, value_name = "CKPT", value_parser = crate::cmd::an_id)]
     pub resume: Option<String>,
     /// Also write the raw stream to FILE (and when each part of it arrived to FILE.times).
     #[arg(long, value_name = "FILE")]

@@ -23,6 +23,18 @@ pub fn seconds_at_least_one(text: &str) -> Result<u64, String> {
     }
 }
 
+/// An id's value parser (`--chat-id`, `--resume`, `--execution-id`, `open`'s and `sessions`' IDs),
+/// trimmed: a blank one (an unset shell variable, `""`) names nothing, so it is a usage error, not
+/// an id sent to the agent (or looked up) as nothing.
+pub fn an_id(text: &str) -> Result<String, String> {
+    match text.trim() {
+        "" => Err(
+            "the id is empty (an unset shell variable?): `research-tui sessions` lists them".into(),
+        ),
+        id => Ok(id.to_owned()),
+    }
+}
+
 /// `--provider`'s value parser: a provider's name, as clap's own enum parser reads it, except that
 /// an empty name in the list (`--provider bigdata,`) is said as that, not as "a value is required
 /// … but none was supplied".

@@ -159,6 +159,35 @@ fn a_config_file_that_is_not_utf8_is_named_with_the_line_and_column_of_its_first
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// An id from an unset shell variable (`--chat-id "$CHAT"`) is blank: a usage error before
+/// anything is sent, not a question sent with an empty chat id ("no saved session knows chat : the
+/// question is sent with it").
+#[test]
+fn a_blank_id_is_a_usage_error_and_nothing_is_sent() {
+    let served = serve("50");
+    for args in [
+        &["ask", "q", "--chat-id", "", "--base-url", &served.1][..],
+        &["ask", "q", "--resume", "  ", "--base-url", &served.1],
+        &[
+            "ask",
+            "q",
+            "--workflow",
+            "w",
+            "--execution-id",
+            "",
+            "--base-url",
+            &served.1,
+        ],
+        &["open", ""],
+        &["sessions", "--delete", ""],
+    ] {
+        let (code, err) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("the id is empty"), "{args:?}: {err}");
+    }
+    assert!(received(&served.1).is_empty());
+}
+
 #[test]
 fn a_bogus_time_range_is_a_usage_error_listing_every_value_and_nothing_is_sent() {
     let served = serve("50");
