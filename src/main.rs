@@ -122,6 +122,8 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e),
     };
     research_tui::agent::turn::set_max_answer_bytes((cli.tui.max_answer_mib << 20) as usize);
+    // What `ask` and `render` print to a terminal takes the theme the app would.
+    research_tui::cmd::ask_terminal::use_theme(cli.tui.theme.clone());
     // The commands that read the config file stop on a broken one, each the same way.
     let reads_config = matches!(
         cli.command,

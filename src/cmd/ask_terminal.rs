@@ -222,12 +222,22 @@ fn quoted_words(line: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The configured theme (or dark) for printing: text, background and code background in the
-/// terminal's own colors (a light or dark terminal stays readable), accents brought to what the
-/// terminal shows; `NO_COLOR` keeps only bold, italics and underlines.
+/// The `--theme` this process was given, for what it prints to the terminal.
+static THEME_FLAG: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// `--theme NAME` (a built-in name, clap checked it) for the answers `ask` and `render` print to a
+/// terminal, as the app takes it; set once, before anything prints.
+pub fn use_theme(name: Option<String>) {
+    let _ = THEME_FLAG.set(name);
+}
+
+/// The theme `--theme` names, else the configured one (or dark), for printing: text, background
+/// and code background in the terminal's own colors (a light or dark terminal stays readable),
+/// accents brought to what the terminal shows; `NO_COLOR` keeps only bold, italics and underlines.
 fn stdout_theme(depth: ColorDepth) -> Theme {
     let (config, _) = theme::read_config();
-    let (mut theme, _) = theme::select(None, &config, theme::no_color_env());
+    let flag = THEME_FLAG.get().and_then(Option::as_deref);
+    let (mut theme, _) = theme::select(flag, &config, theme::no_color_env());
     theme.fg = Color::Reset;
     theme.bg = Color::Reset;
     theme.code_bg = Color::Reset;

@@ -5,7 +5,7 @@
 
 pub mod app;
 pub mod ask;
-mod ask_terminal;
+pub mod ask_terminal;
 pub mod manual;
 pub mod proxy;
 pub mod render;

@@ -173,6 +173,34 @@ fn completions_and_man_leave_the_global_options_out_of_their_help_and_manual_yet
     );
 }
 
+/// `--theme` works with every command that draws, as the docs say: `render` (and `ask`) on a
+/// terminal printed the configured theme's colors whatever `--theme` said.
+#[test]
+fn on_a_terminal_render_prints_in_the_theme_given() {
+    let recording = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/recordings/bigdata/earnings-deep-dive.sse"
+    );
+    let screen = |theme: &str| {
+        let args = ["render", recording, "--format", "text", "--theme", theme];
+        let t = Tmux::start_with_env(80, 300, &["COLORTERM=truecolor"], &args);
+        assert_eq!(t.wait_exit(Duration::from_secs(20)), "0");
+        t.wait_for("the end", Duration::from_secs(5), |s| {
+            s.contains("the app exited")
+        });
+        assert!(support::tmux::has_24_bit_color(&t), "{theme}");
+        let out = t.tmux(&["capture-pane", "-p", "-e", "-t", &t.session]);
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            t.capture(),
+        )
+    };
+    let (dark, dark_text) = screen("dark");
+    let (light, light_text) = screen("light");
+    assert_eq!(dark_text, light_text, "the same text");
+    assert!(dark != light, "in other colors");
+}
+
 /// The structured output is laid out to the width; the trailer's word wrapping and quote styling
 /// are for Sources and Tool data only. A URL wider than its column stays beside its key (the
 /// terminal folds it), and a quoted cell keeps its width, so the `│` below it line up.
