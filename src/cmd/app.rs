@@ -458,6 +458,10 @@ pub fn replay(
     // A file without events research-tui reads (an empty file, a README) fails here as `render`
     // does, before the screen is taken over (a missing one is reported by the app's start-up).
     let name = replay.path.to_string_lossy().into_owned();
+    if replay.path.is_dir() {
+        eprintln!("{}", super::render::a_directory(&name));
+        return ExitCode::from(1);
+    }
     // Activity is never taken back: once the recording gave some, the whole of it is readable
     // too, so the check stops there rather than decoding it all before the player does.
     let settled = |s: &crate::model::session::Session| s.stats.events > 0 && !s.activity.is_empty();

@@ -441,7 +441,7 @@ fn record_sink(args: &AskArgs) -> Result<Vec<RawSink>, ExitCode> {
     let file = match std::fs::File::create(path) {
         Ok(file) => file,
         Err(e) => {
-            eprintln!("research-tui: cannot write {}: {e}", path.display());
+            eprintln!("research-tui: {}", crate::report::cannot_write(path, &e));
             return Err(ExitCode::from(EXIT_OTHER));
         }
     };

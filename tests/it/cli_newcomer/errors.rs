@@ -188,6 +188,28 @@ fn a_blank_id_is_a_usage_error_and_nothing_is_sent() {
     assert!(received(&served.1).is_empty());
 }
 
+/// `replay DIR` says what `render DIR` says (it said "cannot read DIR: Is a directory"), and a
+/// `--record` file that cannot be written is named as a file that cannot be read is, without the
+/// system's error number.
+#[test]
+fn replay_of_a_directory_and_an_unwritable_record_file_are_said_in_plain_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, err) = run(&["replay", dir.path().to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("is a directory: give a recording"), "{err}");
+    let record = dir.path().join("missing/out.sse");
+    let (code, err) = run(&["ask", "q", "--demo", "--record", record.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains(&format!(
+            "cannot write {}: No such file or directory\n",
+            record.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("os error"), "{err}");
+}
+
 #[test]
 fn a_bogus_time_range_is_a_usage_error_listing_every_value_and_nothing_is_sent() {
     let served = serve("50");
