@@ -90,6 +90,8 @@ enum Command {
         ids: Vec<String>,
         #[command(flatten)]
         otlp: research_tui::otel::OtlpArgs,
+        #[command(flatten)]
+        unused: research_tui::cmd::app::GlobalsUnused,
     },
     /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
     ///

@@ -34,8 +34,8 @@ pub struct TuiArgs {
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
     #[arg(long, global = true, value_parser = theme_names(), help_heading = GLOBAL)]
     pub theme: Option<String>,
-    /// When the app fails, also print the whole report: each context, the cause, where in the code
-    /// (always written to the log file).
+    /// When the app fails, also print the whole report: each context, the cause, where in the
+    /// code; when `ask` does, a cut stream's whole error chain (always written to the log file).
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub debug: bool,
     /// Which agent: Bigdata.com (default; BIGDATA_API_KEY or the config file), xAI (XAI_API_KEY),
@@ -112,17 +112,18 @@ pub struct TuiArgs {
     pub max_answer_mib: u64,
 }
 
-/// The global options on a command that prints no answer (`completions`, `man`): taken there as
+/// The global options on a command that prints no answer (`completions`, `man`, `serve`,
+/// `sessions`): taken there as
 /// everywhere (an invocation that gave them keeps working; they change nothing), but hidden from its
 /// help, its manual section and its completions. clap copies a global option into every
 /// subcommand that has no argument of its id, so declaring them here keeps the copies out.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct GlobalsUnused {
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark)
     #[arg(long, hide = true, value_parser = theme_names())]
     pub theme: Option<String>,
-    /// When the app fails, also print the whole report: each context, the cause, where in the code
-    /// (always written to the log file).
+    /// When the app fails, also print the whole report: each context, the cause, where in the
+    /// code; when `ask` does, a cut stream's whole error chain (always written to the log file).
     #[arg(long, hide = true)]
     pub debug: bool,
     /// Cut an answer that grows past this many MiB, saying so (every command that streams).

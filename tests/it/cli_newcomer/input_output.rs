@@ -107,11 +107,12 @@ fn on_a_terminal_sources_and_tool_data_wrap_at_words_with_urls_whole() {
     );
 }
 
-/// `completions` and `man` print no answer: `--theme`, `--debug` and `--max-answer-mib` are not in
-/// their `--help` or their manual sections (clap copied every global option into each), yet every
-/// invocation that gave them still runs, and a bad theme is still refused.
+/// `completions`, `man`, `serve` and `sessions` print no answer: `--theme`, `--debug` and
+/// `--max-answer-mib` are not in their `--help` or the manual's sections of the first two (clap
+/// copied every global option into each), yet every invocation that gave them still runs, and a
+/// bad theme is still refused.
 #[test]
-fn completions_and_man_leave_the_global_options_out_of_their_help_and_manual_yet_take_them() {
+fn commands_that_print_no_answer_leave_the_global_options_out_of_their_help_yet_take_them() {
     let output = |args: &[&str]| {
         let out = support::cli(support::scratch())
             .args(args)
@@ -122,7 +123,7 @@ fn completions_and_man_leave_the_global_options_out_of_their_help_and_manual_yet
             String::from_utf8_lossy(&out.stdout).into_owned(),
         )
     };
-    for command in ["completions", "man"] {
+    for command in ["completions", "man", "serve", "sessions"] {
         let (code, help) = output(&[command, "--help"]);
         assert_eq!(code, Some(0));
         for flag in ["--theme", "--debug", "--max-answer-mib", "Global options"] {
@@ -164,6 +165,7 @@ fn completions_and_man_leave_the_global_options_out_of_their_help_and_manual_yet
         ][..],
         &["--theme", "light", "completions", "fish"],
         &["man", "--debug"],
+        &["sessions", "--json", "--theme", "dark", "--debug"],
     ] {
         assert_eq!(output(args).0, Some(0), "{args:?}");
     }
