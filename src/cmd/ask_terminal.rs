@@ -56,6 +56,11 @@ impl TerminalAnswer {
         }
     }
 
+    /// The columns the answer is printed in.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     /// Print the blocks completed since the last call.
     pub fn print_new(&mut self, session: &Session) {
         self.deferred |= session.answer.is_resent();

@@ -203,6 +203,39 @@ fn on_a_terminal_render_prints_in_the_theme_given() {
     assert!(dark != light, "in other colors");
 }
 
+/// On an 80-column terminal `ask`'s timing line breaks between its items; the terminal cut it
+/// wherever column 80 fell (`total` / `7.7 s`). `capture-pane -J` joins what the terminal wrapped.
+#[test]
+fn on_an_80_column_terminal_the_timing_line_breaks_between_its_items() {
+    let args = [
+        "ask",
+        "What did NVIDIA report?",
+        "--demo",
+        "--demo-speed",
+        "50",
+    ];
+    let t = Tmux::start(80, 200, &args);
+    assert_eq!(t.wait_exit(Duration::from_secs(60)), "0");
+    let out = t.tmux(&["capture-pane", "-p", "-J", "-S", "-", "-t", &t.session]);
+    let screen = String::from_utf8_lossy(&out.stdout);
+    let timing: Vec<&str> = screen
+        .lines()
+        .skip_while(|l| !l.starts_with("timing: "))
+        .take_while(|l| !l.is_empty() && !l.starts_with("research-tui:"))
+        .collect();
+    assert!(timing.len() > 1, "{screen}");
+    for line in &timing {
+        assert!(
+            unicode_width::UnicodeWidthStr::width(line.trim_end()) <= 80,
+            "{line:?}"
+        );
+    }
+    assert!(
+        timing[1].starts_with("        ") && timing[0].ends_with(" ·"),
+        "{timing:?}"
+    );
+}
+
 /// The structured output is laid out to the width; the trailer's word wrapping and quote styling
 /// are for Sources and Tool data only. A URL wider than its column stays beside its key (the
 /// terminal folds it), and a quoted cell keeps its width, so the `│` below it line up.
