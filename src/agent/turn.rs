@@ -15,6 +15,7 @@ use crate::agent::client::RawSink;
 use crate::agent::client::StreamHandle;
 use crate::agent::client::resume::ServerRun;
 use crate::agent::stream::StreamUpdate;
+use crate::model::event::AgentEvent;
 use crate::model::session::Session;
 use crate::model::stream_end::StreamEnd;
 
@@ -159,6 +160,10 @@ impl<R: TurnRecorder> TurnDriver<R> {
     /// was applied anyway.
     pub fn apply(&mut self, update: StreamUpdate, target: &mut impl TurnTarget) -> io::Result<()> {
         let running = self.is_running();
+        let (update, passed) = match target.session() {
+            Some(session) if running => self.cut_at_limit(update, session),
+            _ => (update, false),
+        };
         let mut end = match &update {
             StreamUpdate::Ended(end) => Some(end.clone()),
             _ => None,
@@ -167,9 +172,10 @@ impl<R: TurnRecorder> TurnDriver<R> {
         target.apply_update(update);
         if running
             && events
-            && target
-                .session()
-                .is_some_and(|session| session.answer.len() > self.max_answer)
+            && (passed
+                || target
+                    .session()
+                    .is_some_and(|session| session.answer.len() > self.max_answer))
         {
             if let Some(stream) = &mut self.stream {
                 stream.cancel();
@@ -196,6 +202,33 @@ impl<R: TurnRecorder> TurnDriver<R> {
             None if events => recorder.progress(session),
             None => Ok(()),
         }
+    }
+
+    /// `update` without the events after the answer chunk that passes the answer limit: the answer
+    /// is cut at that chunk, not at the end of a batch that can hold a quarter MiB more (the turn
+    /// ends there, so nothing after it counts). [`TurnDriver::apply`] applies it; a caller that
+    /// shows the update's chunks itself (`ask`) takes them from it too.
+    pub fn within_limit(&self, update: StreamUpdate, session: &Session) -> StreamUpdate {
+        self.cut_at_limit(update, session).0
+    }
+
+    /// [`TurnDriver::within_limit`], and whether a chunk passes the limit (events after it left
+    /// out: the turn must end there, whatever the reducer makes of the chunks).
+    fn cut_at_limit(&self, update: StreamUpdate, session: &Session) -> (StreamUpdate, bool) {
+        let StreamUpdate::Events(mut events) = update else {
+            return (update, false);
+        };
+        let mut answer = session.answer.len();
+        let passing = events.iter().position(|event| {
+            if let AgentEvent::AnswerDelta { text, .. } = event {
+                answer += text.len();
+            }
+            answer > self.max_answer
+        });
+        if let Some(at) = passing {
+            events.truncate(at + 1);
+        }
+        (StreamUpdate::Events(events), passing.is_some())
     }
 
     /// Stop the stream and save the turn as cancelled (the caller shows it cancelled); nothing when
@@ -370,6 +403,25 @@ mod tests {
             driver.into_recorder().unwrap().0,
             ["progress Hal", "end Hal cancelled"]
         );
+    }
+
+    #[tokio::test]
+    async fn an_answer_past_the_limit_in_one_batch_is_cut_at_the_chunk_that_passes_it() {
+        let chunks = (0..10).map(|_| AgentEvent::AnswerDelta {
+            message_id: None,
+            text: "0123456789".into(),
+        });
+        let batch = StreamUpdate::Events(chunks.collect());
+        let mut driver =
+            TurnDriver::start(Vec::new(), Some(Log::default()), scripted(vec![batch], b""))
+                .with_max_answer(25);
+        let mut session = Session::new();
+        let update = driver.next_update().await;
+        let shown = driver.within_limit(update.clone(), &session);
+        assert!(matches!(&shown, StreamUpdate::Events(events) if events.len() == 3));
+        driver.apply(update, &mut session).unwrap();
+        assert_eq!(session.answer.as_str(), "012345678901234567890123456789");
+        assert!(matches!(driver.ended(), Some(StreamEnd::Cut { .. })));
     }
 
     #[tokio::test]

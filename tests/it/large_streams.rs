@@ -109,10 +109,12 @@ fn an_answer_past_the_limit_is_cut_there_with_a_message_and_exit_5() {
         stderr.contains("the answer passed 1 MiB, the limit set by --max-answer-mib"),
         "{stderr}"
     );
-    // What arrived up to the limit is printed, and nothing long after it.
+    // What arrived up to the limit is printed, and nothing after the chunk that passed it: the
+    // rest is the sources' trailer (~74 KB). A batch of chunks taken together (up to 256 KiB
+    // under load) must not all be printed.
     let printed = stdout(&output).len();
     assert!(
-        (1 << 20) < printed && printed < (1 << 20) + 200_000,
+        (1 << 20) < printed && printed < (1 << 20) + 100_000,
         "{printed} bytes"
     );
     // The limit also comes from the environment.

@@ -80,6 +80,8 @@ pub(super) async fn follow_turn(
         let mut chunks = Vec::new();
         let mut ended = None;
         for update in batch {
+            // Nothing past the chunk that passes the answer limit is shown: the answer ends there.
+            let update = driver.within_limit(update, &session);
             if let Some(note) = note_of(&update, progress) {
                 // Said after the text that came before it, as it happened.
                 line.hide();

@@ -65,6 +65,16 @@ pub trait Dialect: Send {
         None
     }
 
+    /// [`Dialect::skim_answer`] of the payload `rest` begins with, where the line's end is not
+    /// looked for first: the answer and the payload's length, when the skim read it up to a line
+    /// feed (the line's end) and read no line feed or carriage return on the way — so the line is
+    /// exactly that payload, and skimming it gives the same answer. It spares the pipeline a search
+    /// for the line's end over every answer chunk before the skim reads it again.
+    fn skim_answer_line<'a>(&mut self, rest: &'a [u8]) -> Option<(SkimmedAnswer<'a>, usize)> {
+        let _ = rest;
+        None
+    }
+
     /// Whether [`Dialect::skim`] ever reads a payload: a skimming pipeline reads line by line only
     /// for a dialect that does (for the others that would cost a feed per line and gain nothing).
     fn can_skim(&self) -> bool {

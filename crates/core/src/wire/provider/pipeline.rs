@@ -70,6 +70,10 @@ impl Dialect for AutoDialect {
         self.inner.as_mut()?.skim_answer(data)
     }
 
+    fn skim_answer_line<'a>(&mut self, rest: &'a [u8]) -> Option<(SkimmedAnswer<'a>, usize)> {
+        self.inner.as_mut()?.skim_answer_line(rest)
+    }
+
     fn can_skim(&self) -> bool {
         self.inner.as_ref().is_some_and(|inner| inner.can_skim())
     }
@@ -223,6 +227,13 @@ impl EventPipeline {
         let mut result = Ok(());
         while !chunk.is_empty() {
             if self.sse.at_rest()
+                && let Some(end) = self.skimmed_line(chunk, out)
+            {
+                self.sse.passed(end + 1);
+                chunk = &chunk[end + 1..];
+                continue;
+            }
+            if self.sse.at_rest()
                 && let Some(end) = memchr::memchr2(b'\n', b'\r', chunk)
                 && chunk[end] == b'\n'
                 && end <= self.sse.limit()
@@ -244,6 +255,22 @@ impl EventPipeline {
             chunk = &chunk[upto..];
         }
         result
+    }
+
+    /// The `data:` line `chunk` begins with (the decoder at rest), read here when the dialect skims
+    /// its payload up to the line's end ([`Dialect::skim_answer_line`]): that line's length, its LF
+    /// next. The same as finding the line's end and [`EventPipeline::skimmed`], without the search.
+    fn skimmed_line(&mut self, chunk: &[u8], out: &mut impl EventSink) -> Option<usize> {
+        let value = chunk.strip_prefix(b"data:")?;
+        let value = value.strip_prefix(b" ").unwrap_or(value);
+        let (answer, len) = self.dialect.skim_answer_line(value)?;
+        let end = chunk.len() - value.len() + len;
+        if end > self.sse.limit() || chunk.get(end) != Some(&b'\n') {
+            return None;
+        }
+        out.events().push(AgentEvent::Received);
+        out.answer(answer);
+        Some(end)
     }
 
     /// Whether `line` (whole, without its LF, the decoder at rest) was read here: a blank line

@@ -74,6 +74,13 @@ impl Dialect for BigdataDialect {
         skim::answer_borrowed(data, &self.ids)
     }
 
+    fn skim_answer_line<'a>(
+        &mut self,
+        rest: &'a [u8],
+    ) -> Option<(crate::wire::provider::SkimmedAnswer<'a>, usize)> {
+        skim::answer_in_line(rest, &self.ids)
+    }
+
     fn can_skim(&self) -> bool {
         true
     }

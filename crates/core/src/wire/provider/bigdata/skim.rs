@@ -29,6 +29,27 @@ pub(super) fn answer_borrowed<'a>(
     ids: &ConversationIds,
 ) -> Option<SkimmedAnswer<'a>> {
     let mut s = Scanner::new(data);
+    let body = payload(&mut s, ids)?;
+    (s.pos == s.bytes.len()).then_some(body)
+}
+
+/// [`answer_borrowed`] of the line `rest` begins with, its end not looked for first: the answer
+/// and the payload's length, when a line feed follows the payload. Nothing the scanner reads here
+/// is a line feed or carriage return (strings hold no control character, white space stops
+/// before them), so that line feed is the line's first end and the line is the payload:
+/// [`answer_borrowed`] of it reads the same bytes the same way.
+pub(super) fn answer_in_line<'a>(
+    rest: &'a [u8],
+    ids: &ConversationIds,
+) -> Option<(SkimmedAnswer<'a>, usize)> {
+    let mut s = Scanner::new(rest);
+    s.in_line = true;
+    let body = payload(&mut s, ids)?;
+    (s.peek() == Some(b'\n')).then_some((body, s.pos))
+}
+
+/// The payload's object and the white space around it, read from the scanner's place.
+fn payload<'a>(s: &mut Scanner<'a>, ids: &ConversationIds) -> Option<SkimmedAnswer<'a>> {
     s.ws();
     let mut seen = Seen::default();
     let mut body = None;
@@ -44,9 +65,6 @@ pub(super) fn answer_borrowed<'a>(
         Some(())
     })?;
     s.ws();
-    if s.pos != s.bytes.len() {
-        return None;
-    }
     body
 }
 
@@ -112,11 +130,17 @@ fn message<'a>(s: &mut Scanner<'a>) -> Option<SkimmedAnswer<'a>> {
 struct Scanner<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// The bytes go on past the line being read: white space stops at a line end.
+    in_line: bool,
 }
 
 impl<'a> Scanner<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        Scanner { bytes, pos: 0 }
+        Scanner {
+            bytes,
+            pos: 0,
+            in_line: false,
+        }
     }
 
     /// A non-empty object's members, each key handed to `member` with the scanner at its value
@@ -160,9 +184,14 @@ impl<'a> Scanner<'a> {
         (self.bump()? == want).then_some(())
     }
 
-    /// JSON white space.
+    /// JSON white space (in a line, not its end).
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t') => {}
+                Some(b'\n' | b'\r') if !self.in_line => {}
+                _ => return,
+            }
             self.pos += 1;
         }
     }
@@ -171,10 +200,8 @@ impl<'a> Scanner<'a> {
     fn plain_string(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
         let rest = &self.bytes[self.pos..];
-        let end = memchr::memchr2(b'"', b'\\', rest)?;
-        if rest[end] != b'"' || has_control(&rest[..end]) {
-            return None;
-        }
+        // The first quote, backslash or control character: a quote, or not a plain string.
+        let end = scan::run(rest).0.filter(|&end| rest[end] == b'"')?;
         self.pos += end + 1;
         Some(&rest[..end])
     }
@@ -207,14 +234,11 @@ impl<'a> Scanner<'a> {
         let (mut len, mut chars, mut escaped) = (0, 0, false);
         loop {
             let rest = &self.bytes[self.pos..];
-            let at = memchr::memchr2(b'"', b'\\', rest)?;
-            let run = &rest[..at];
-            let (control, continuing) = control_and_continuing(run);
-            if control {
-                return None;
-            }
-            len += run.len();
-            chars += run.len() - continuing;
+            // One pass: the run's end and its characters (a control character ends it unread).
+            let (at, continuing) = scan::run(rest);
+            let at = at.filter(|&at| rest[at] >= 0x20)?;
+            len += at;
+            chars += at - continuing;
             self.pos += at + 1;
             if rest[at] == b'"' {
                 break;
@@ -329,26 +353,7 @@ impl<'a> SkimmedText<'a> {
     }
 }
 
-/// In one pass: whether `bytes` hold a control character (never in a JSON string as it is), and
-/// how many of them continue a character (the rest each start one). Counted in blocks whose
-/// counts fit a byte, so the loop runs on 16 bytes at a time.
-fn control_and_continuing(bytes: &[u8]) -> (bool, usize) {
-    let (mut control, mut continuing) = (0u8, 0usize);
-    for block in bytes.chunks(255) {
-        let mut count = 0u8;
-        for &b in block {
-            control |= u8::from(b < 0x20);
-            count += u8::from((b as i8) < -0x40);
-        }
-        continuing += usize::from(count);
-    }
-    (control != 0, continuing)
-}
-
-/// Whether `bytes` hold a control character, which JSON strings may not hold unescaped.
-fn has_control(bytes: &[u8]) -> bool {
-    bytes.iter().fold(false, |any, &b| any | (b < 0x20))
-}
+mod scan;
 
 #[cfg(test)]
 mod tests;

@@ -487,3 +487,96 @@ proptest! {
         }
     }
 }
+
+/// What the pipeline's search-first path makes of the line `rest` begins with: the line up to its
+/// first LF or CR, skimmed when that end is an LF — the answer and the line's length.
+fn skimmed_searching<'a>(
+    rest: &'a [u8],
+    ids: &ConversationIds,
+) -> Option<(SkimmedAnswer<'a>, usize)> {
+    let end = memchr::memchr2(b'\n', b'\r', rest)?;
+    if rest[end] != b'\n' {
+        return None;
+    }
+    answer_borrowed(&rest[..end], ids).map(|answer| (answer, end))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// The skim that finds the line's end itself reads exactly what finding the end first and
+    /// skimming the line reads: the same answer and the same length, or neither, whatever follows
+    /// the payload (line ends of every kind, white space, another event, nothing).
+    #[test]
+    fn a_payload_read_to_its_line_end_is_the_line_read_whole(
+        payload in payload(),
+        after in prop::sample::select(vec!["\n", "\n\n", "\r\n", "\r", " \n", "\t\n", "", " ", "\ndata: {\"x\":1}\n\n", " x\n", "\u{0}\n"]),
+        cut in any::<prop::sample::Index>(),
+        known in any::<bool>(),
+    ) {
+        let ids = ConversationIds {
+            chat_id: known.then(|| "chat-1".into()),
+            ..Default::default()
+        };
+        let line = format!("{payload}{after}");
+        // Whole, and cut anywhere (a chunk may end inside the line).
+        let cut = cut.index(line.len() + 1);
+        for rest in [line.as_bytes(), &line.as_bytes()[..cut]] {
+            prop_assert_eq!(answer_in_line(rest, &ids), skimmed_searching(rest, &ids));
+        }
+    }
+}
+
+#[test]
+fn every_recorded_bigdata_line_is_read_to_its_end_as_when_its_end_is_found_first() {
+    let ids = ConversationIds::default();
+    let (mut lines, mut read) = (0, 0);
+    for path in recordings() {
+        let bytes = std::fs::read(&path).unwrap();
+        // From every `data:` value's start to the end of the recording.
+        for at in memchr::memmem::find_iter(&bytes, b"data:") {
+            let rest = &bytes[at + 5..];
+            let rest = rest.strip_prefix(b" ").unwrap_or(rest);
+            // The ids the skim compares with: those of the line, so its answers are read.
+            let ids = match skimmed_searching(rest, &ids) {
+                None => chat_id_of(rest).unwrap_or_default(),
+                Some(_) => ids.clone(),
+            };
+            let fast = answer_in_line(rest, &ids);
+            assert_eq!(fast, skimmed_searching(rest, &ids), "{}", path.display());
+            lines += 1;
+            read += usize::from(fast.is_some());
+        }
+    }
+    assert!(lines > 1000 && read > 400, "{read} of {lines} lines read");
+}
+
+/// The `chat_id` a line names, as the ids a dialect holds once it has read it.
+fn chat_id_of(rest: &[u8]) -> Option<ConversationIds> {
+    let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+    let value: serde_json::Value = serde_json::from_slice(line).ok()?;
+    Some(ConversationIds {
+        chat_id: Some(value.get("chat_id")?.as_str()?.to_owned()),
+        ..Default::default()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// A key or id is read to its closing quote only when no escape or control character comes
+    /// first, as the search for the quote or backslash and a check for control characters read it.
+    #[test]
+    fn a_plain_string_ends_where_its_first_quote_does_with_nothing_odd_before_it(
+        body in prop::collection::vec(prop::sample::select(vec![b'a', b'"', b'\\', b'\t', 0, b'\n', 0xC3, 0xA9, b'-']), 0..40),
+    ) {
+        let mut bytes = vec![b'"'];
+        bytes.extend_from_slice(&body);
+        let expected = memchr::memchr2(b'"', b'\\', &body)
+            .filter(|&end| body[end] == b'"' && body[..end].iter().all(|&b| b >= 0x20))
+            .map(|end| (&body[..end], end + 2));
+        let mut s = Scanner::new(&bytes);
+        let read = s.plain_string().map(|text| (text, s.pos));
+        prop_assert_eq!(read, expected);
+    }
+}
