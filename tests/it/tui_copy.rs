@@ -82,6 +82,26 @@ fn y_in_the_help_says_there_is_nothing_to_copy() {
 }
 
 #[test]
+fn a_source_detail_taller_than_an_80_by_24_screen_keeps_its_keys_in_the_footer() {
+    let mut app = answered();
+    keys(&mut app, "c");
+    key(&mut app, KeyCode::Enter);
+    let screen = draw(&mut app, 80, 24).backend().to_string();
+    // The keys say what can be done; the position of the rows gives way to them.
+    assert!(
+        screen.contains("j/k spans · Enter show · o⏎ open · y copy · Esc close"),
+        "{screen}"
+    );
+    assert!(!screen.contains("lines 1–"), "{screen}");
+    // Where there is room for both, both are there.
+    let screen = draw(&mut app, 140, 24).backend().to_string();
+    assert!(
+        screen.contains("lines 1–") && screen.contains("y copy · Esc close"),
+        "{screen}"
+    );
+}
+
+#[test]
 fn tool_data_offers_no_url_to_open_and_y_copies_the_data() {
     let mut app = answered();
     // Past the nine sources to the first tool data entry: the chart tool.

@@ -60,6 +60,20 @@ pub fn title<'a>(name: &str, extra: Option<String>, focused: bool, theme: &Theme
     Line::from(spans)
 }
 
+/// A per-turn pane's title extra (`extra`) naming the turn the pane shows, once there is more than
+/// one: Plan, Activity and Sources show the selected turn's, which need not be the turn read in the
+/// answer pane (scrolled up, its `[n]` markers are another turn's).
+pub fn of_turn(app: &crate::tui::state::App, extra: Option<String>) -> Option<String> {
+    if app.turns.len() < 2 {
+        return extra;
+    }
+    let turn = format!("turn {}", app.current_index() + 1);
+    Some(match extra {
+        Some(extra) => format!("{extra} · {turn}"),
+        None => turn,
+    })
+}
+
 /// A text piece for [`crate::styled::text::wrap`].
 pub fn piece(text: impl Into<String>, style: Style) -> Piece {
     Piece::plain(text, style)

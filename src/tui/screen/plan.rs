@@ -157,7 +157,7 @@ pub fn prepare(app: &App, pane: &mut PlanPane, reveal: bool, area: Rect) -> Plan
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, prepared: &PlanFrame) {
     let focused = app.shows_focus(Focus::Plan);
     let block = pane_block(
-        title("Plan", count(app), focused, &app.theme),
+        title("Plan", super::of_turn(app, count(app)), focused, &app.theme),
         focused,
         &app.theme,
     );

@@ -377,7 +377,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &SourcesPane, prepar
         .current()
         .map_or(0, |t| t.attribution.numbered().count());
     let extra = (numbered > 0).then(|| numbered.to_string());
-    let block = pane_block(title("Sources", extra, focused, theme), focused, theme);
+    let block = pane_block(
+        title("Sources", super::of_turn(app, extra), focused, theme),
+        focused,
+        theme,
+    );
     let inner = block.inner(area);
     let width = inner.width as usize;
     let viewport = inner.height as usize;

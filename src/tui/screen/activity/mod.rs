@@ -242,7 +242,11 @@ pub fn draw(
         (None, n) => Some(repeated_note(n)),
         (Some(count), n) => Some(format!("{count} · {}", repeated_note(n))),
     };
-    let block = pane_block(title("Activity", count, focused, theme), focused, theme);
+    let block = pane_block(
+        title("Activity", super::of_turn(app, count), focused, theme),
+        focused,
+        theme,
+    );
     let (starts, selected, top) = match prepared {
         ActivityFrame::NoTurn => {
             frame.render_widget(block, area);

@@ -348,14 +348,20 @@ pub fn draw(frame: &mut Frame, app: &App, prepared: Option<&PopupFrame>) {
     );
     // Only a popup that scrolls says which rows are in view.
     let scrolls = popup.max_scroll > 0 && popup.scroll.is_some();
-    // The keys at the foot, or only how to close it when they do not fit beside the position.
-    let room = (rect.width.saturating_sub(4) as usize).saturating_sub(if scrolls {
-        hint.width() + 1
+    // The keys at the foot beside the position; where both do not fit the keys stay and the
+    // position goes (the keys say what can be done), and only how to close it where they do not
+    // fit alone.
+    let room = rect.width.saturating_sub(4) as usize;
+    let beside = |footer: &str| footer.width() + 2 + hint.width() < room;
+    let (footer, scrolls) = if !scrolls || beside(&popup.footer) {
+        (&popup.footer, scrolls)
+    } else if popup.footer.width() + 2 <= room {
+        (&popup.footer, false)
     } else {
-        0
-    });
-    let footer = if popup.footer.width() + 2 <= room {
-        &popup.footer
+        (&popup.close, beside(&popup.close))
+    };
+    let footer = if footer.width() + 2 <= room {
+        footer
     } else {
         &popup.close
     };
