@@ -86,10 +86,12 @@ enum Command {
         #[arg(long, requires = "ids", conflicts_with_all = ["json", "search", "export_otlp"])]
         delete: bool,
         /// Only these sessions (whole ids or unique prefixes); with --export-otlp, the ones sent.
-        #[arg(value_name = "ID", conflicts_with = "search")]
+        #[arg(value_name = "ID", conflicts_with = "search", value_parser = research_tui::cmd::an_id)]
         ids: Vec<String>,
         #[command(flatten)]
         otlp: research_tui::otel::OtlpArgs,
+        #[command(flatten)]
+        unused: research_tui::cmd::app::GlobalsUnused,
     },
     /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
     ///
@@ -98,12 +100,17 @@ enum Command {
         /// The shell the script is for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+        #[command(flatten)]
+        unused: research_tui::cmd::app::GlobalsUnused,
     },
     /// Print the manual page (roff), every subcommand on one page.
     ///
     /// Read it with `research-tui man | man -l -`, or install it as
     /// `~/.local/share/man/man1/research-tui.1`.
-    Man,
+    Man {
+        #[command(flatten)]
+        unused: research_tui::cmd::app::GlobalsUnused,
+    },
 }
 
 fn main() -> ExitCode {
@@ -117,6 +124,8 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e),
     };
     research_tui::agent::turn::set_max_answer_bytes((cli.tui.max_answer_mib << 20) as usize);
+    // What `ask` and `render` print to a terminal takes the theme the app would.
+    research_tui::cmd::ask_terminal::use_theme(cli.tui.theme.clone());
     // The commands that read the config file stop on a broken one, each the same way.
     let reads_config = matches!(
         cli.command,
@@ -136,7 +145,7 @@ fn main() -> ExitCode {
         }) => research_tui::cmd::render::run_cli(&file, format, provider),
         Some(Command::Serve(args)) => research_tui::cmd::serve::run_cli(args),
         Some(Command::Proxy(args)) => research_tui::cmd::proxy::run_cli(args),
-        Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args),
+        Some(Command::Ask(args)) => research_tui::cmd::ask::run_cli(*args, cli.tui.debug),
         Some(Command::Sessions {
             export_otlp: true,
             ids,
@@ -173,10 +182,10 @@ fn main() -> ExitCode {
         Some(Command::Watch(args)) => {
             research_tui::cmd::app::watch(args, cli.tui.theme, cli.tui.debug)
         }
-        Some(Command::Completions { shell }) => {
+        Some(Command::Completions { shell, .. }) => {
             research_tui::cmd::manual::completions(Cli::command(), shell)
         }
-        Some(Command::Man) => research_tui::cmd::manual::man(Cli::command()),
+        Some(Command::Man { .. }) => research_tui::cmd::manual::man(Cli::command()),
         None => research_tui::cmd::app::run(cli.tui),
     }
 }

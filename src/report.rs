@@ -64,6 +64,15 @@ pub fn cannot_read(what: &str, error: &std::io::Error) -> String {
     )
 }
 
+/// `cannot write PATH: CAUSE`, in the words of [`cannot_read`] (`ask --record`).
+pub fn cannot_write(path: &std::path::Path, error: &std::io::Error) -> String {
+    format!(
+        "cannot write {}: {}",
+        sanitize_line(&path.display().to_string()),
+        without_os_error(error.to_string())
+    )
+}
+
 fn without_os_error(text: String) -> String {
     match text.rfind(" (os error ") {
         Some(at) if text.ends_with(')') => text[..at].to_owned(),

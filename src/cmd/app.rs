@@ -34,8 +34,8 @@ pub struct TuiArgs {
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark).
     #[arg(long, global = true, value_parser = theme_names(), help_heading = GLOBAL)]
     pub theme: Option<String>,
-    /// When the app fails, also print the whole report: each context, the cause, where in the code
-    /// (always written to the log file).
+    /// When the app fails, also print the whole report: each context, the cause, where in the
+    /// code; when `ask` does, a cut stream's whole error chain (always written to the log file).
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub debug: bool,
     /// Which agent: Bigdata.com (default; BIGDATA_API_KEY or the config file), xAI (XAI_API_KEY),
@@ -59,11 +59,11 @@ pub struct TuiArgs {
     #[arg(long)]
     pub question: Option<String>,
     /// Continue (or branch) from this checkpoint: a saved session that knows it is opened.
-    #[arg(long, value_name = "CKPT")]
+    #[arg(long, value_name = "CKPT", value_parser = crate::cmd::an_id)]
     pub resume: Option<String>,
     /// Continue this conversation: a saved session that knows it is opened (with --resume: from
     /// that checkpoint of it).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = crate::cmd::an_id)]
     pub chat_id: Option<String>,
     /// Seconds without data before a stream counts as stalled.
     #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = crate::cmd::seconds_at_least_one)]
@@ -112,10 +112,30 @@ pub struct TuiArgs {
     pub max_answer_mib: u64,
 }
 
+/// The global options on a command that prints no answer (`completions`, `man`, `serve`,
+/// `sessions`): taken there as
+/// everywhere (an invocation that gave them keeps working; they change nothing), but hidden from its
+/// help, its manual section and its completions. clap copies a global option into every
+/// subcommand that has no argument of its id, so declaring them here keeps the copies out.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GlobalsUnused {
+    /// Color theme: dark, light or high-contrast (default: the config file's, else dark)
+    #[arg(long, hide = true, value_parser = theme_names())]
+    pub theme: Option<String>,
+    /// When the app fails, also print the whole report: each context, the cause, where in the
+    /// code; when `ask` does, a cut stream's whole error chain (always written to the log file).
+    #[arg(long, hide = true)]
+    pub debug: bool,
+    /// Cut an answer that grows past this many MiB, saying so (every command that streams).
+    #[arg(long, hide = true, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub max_answer_mib: Option<u64>,
+}
+
 /// `research-tui open <ID>`.
 #[derive(Debug, clap::Args)]
 pub struct OpenArgs {
     /// The session id (see `research-tui sessions`).
+    #[arg(value_parser = crate::cmd::an_id)]
     pub id: String,
     /// Seconds without data before a follow-up's stream counts as stalled.
     #[arg(long, value_name = "SECS", default_value_t = 90, value_parser = crate::cmd::seconds_at_least_one)]
@@ -439,6 +459,10 @@ pub fn replay(
     // A file without events research-tui reads (an empty file, a README) fails here as `render`
     // does, before the screen is taken over (a missing one is reported by the app's start-up).
     let name = replay.path.to_string_lossy().into_owned();
+    if replay.path.is_dir() {
+        eprintln!("{}", super::render::a_directory(&name));
+        return ExitCode::from(1);
+    }
     // Activity is never taken back: once the recording gave some, the whole of it is readable
     // too, so the check stops there rather than decoding it all before the player does.
     let settled = |s: &crate::model::session::Session| s.stats.events > 0 && !s.activity.is_empty();

@@ -56,6 +56,11 @@ impl TerminalAnswer {
         }
     }
 
+    /// The columns the answer is printed in.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     /// Print the blocks completed since the last call.
     pub fn print_new(&mut self, session: &Session) {
         self.deferred |= session.answer.is_resent();
@@ -86,8 +91,20 @@ impl TerminalAnswer {
         let mut text = self.rows(self.view.height());
         let attribution = Attribution::resolve(session, true);
         let trailer = crate::render::text::trailer_sized(session, &attribution, self.width);
+        // A section starts at a line flush left; its lines are indented.
+        let mut laid_out = false;
         for line in trailer.split_inclusive('\n') {
-            text.push_str(&wrap_trailer_line(&quoted_words(line), self.width));
+            let body = line.trim_end_matches('\n');
+            if !body.is_empty() && !body.starts_with(' ') {
+                laid_out = crate::render::text::LAID_OUT_SECTIONS.contains(&body);
+            }
+            if laid_out {
+                // Columns line up only as laid out: a value wider than its column (a URL) runs
+                // past the edge and the terminal folds it, its key and every other row in place.
+                text.push_str(line);
+            } else {
+                text.push_str(&wrap_trailer_line(&quoted_words(line), self.width));
+            }
         }
         text
     }
@@ -142,7 +159,8 @@ impl Default for TerminalAnswer {
 /// A trailer line (a source, tool data) longer than `width` columns, wrapped at words, its
 /// continuation lines indented under its text after the `[n] ` or `- ` marker; a word longer than
 /// a line (a URL) stays whole on a line of its own. The terminal would break both mid-word.
-/// Charts and tables are already sized to `width`: they never reach the wrapping. Wrapped after
+/// Charts and tables are laid out to `width` and never reach the wrapping (nor the quotes'
+/// styling): moved or restyled, a cell would leave its column. Wrapped after
 /// the quoted words are styled (styling a quote split across lines would miss it).
 fn wrap_trailer_line(line: &str, width: usize) -> std::borrow::Cow<'_, str> {
     let body = line.trim_end_matches('\n');
@@ -209,12 +227,22 @@ fn quoted_words(line: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The configured theme (or dark) for printing: text, background and code background in the
-/// terminal's own colors (a light or dark terminal stays readable), accents brought to what the
-/// terminal shows; `NO_COLOR` keeps only bold, italics and underlines.
+/// The `--theme` this process was given, for what it prints to the terminal.
+static THEME_FLAG: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// `--theme NAME` (a built-in name, clap checked it) for the answers `ask` and `render` print to a
+/// terminal, as the app takes it; set once, before anything prints.
+pub fn use_theme(name: Option<String>) {
+    let _ = THEME_FLAG.set(name);
+}
+
+/// The theme `--theme` names, else the configured one (or dark), for printing: text, background
+/// and code background in the terminal's own colors (a light or dark terminal stays readable),
+/// accents brought to what the terminal shows; `NO_COLOR` keeps only bold, italics and underlines.
 fn stdout_theme(depth: ColorDepth) -> Theme {
     let (config, _) = theme::read_config();
-    let (mut theme, _) = theme::select(None, &config, theme::no_color_env());
+    let flag = THEME_FLAG.get().and_then(Option::as_deref);
+    let (mut theme, _) = theme::select(flag, &config, theme::no_color_env());
     theme.fg = Color::Reset;
     theme.bg = Color::Reset;
     theme.code_bg = Color::Reset;

@@ -20,17 +20,29 @@ pub fn completions(mut cmd: clap::Command, shell: Shell) -> ExitCode {
 }
 
 /// The long names (without `--`) of every hidden flag in the command tree: the test-only ones
-/// (`--demo-speed`, `--exit-when-done`, …) that `--help` and the man page leave out.
+/// (`--demo-speed`, `--exit-when-done`, …) that `--help` and the man page leave out. Not a global
+/// option the program shows (`--theme`): hidden only on the commands it does nothing for.
 fn hidden_longs(cmd: &clap::Command) -> std::collections::BTreeSet<String> {
-    let mut names: std::collections::BTreeSet<String> = cmd
+    let shown: Vec<&str> = cmd
         .get_arguments()
-        .filter(|arg| arg.is_hide_set())
-        .filter_map(|arg| arg.get_long().map(str::to_owned))
+        .filter(|arg| arg.is_global_set() && !arg.is_hide_set())
+        .filter_map(|arg| arg.get_long())
         .collect();
-    for sub in cmd.get_subcommands() {
-        names.extend(hidden_longs(sub));
-    }
+    let mut names = std::collections::BTreeSet::new();
+    collect_hidden_longs(cmd, &mut names);
+    names.retain(|name| !shown.contains(&name.as_str()));
     names
+}
+
+fn collect_hidden_longs(cmd: &clap::Command, names: &mut std::collections::BTreeSet<String>) {
+    names.extend(
+        cmd.get_arguments()
+            .filter(|arg| arg.is_hide_set())
+            .filter_map(|arg| arg.get_long().map(str::to_owned)),
+    );
+    for sub in cmd.get_subcommands() {
+        collect_hidden_longs(sub, names);
+    }
 }
 
 /// The script without the hidden flags. clap_complete offers every argument, hidden or not

@@ -5,7 +5,7 @@
 
 pub mod app;
 pub mod ask;
-mod ask_terminal;
+pub mod ask_terminal;
 pub mod manual;
 pub mod proxy;
 pub mod render;
@@ -20,6 +20,18 @@ pub fn seconds_at_least_one(text: &str) -> Result<u64, String> {
         Ok(0) => Err("it must be at least 1 second".to_owned()),
         Ok(seconds) => Ok(seconds),
         Err(_) => Err("give a whole number of seconds, at least 1".to_owned()),
+    }
+}
+
+/// An id's value parser (`--chat-id`, `--resume`, `--execution-id`, `open`'s and `sessions`' IDs),
+/// trimmed: a blank one (an unset shell variable, `""`) names nothing, so it is a usage error, not
+/// an id sent to the agent (or looked up) as nothing.
+pub fn an_id(text: &str) -> Result<String, String> {
+    match text.trim() {
+        "" => Err(
+            "the id is empty (an unset shell variable?): `research-tui sessions` lists them".into(),
+        ),
+        id => Ok(id.to_owned()),
     }
 }
 

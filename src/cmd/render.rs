@@ -9,17 +9,22 @@ use crate::render::{Format, write_sized};
 use crate::wire::input::read_session_limited;
 use crate::wire::provider::Provider;
 
+/// What `render` and `replay` say of a directory given as the recording.
+pub(crate) fn a_directory(file: &str) -> String {
+    format!(
+        "research-tui: {} is a directory: give a recording (an .sse file, such as a saved \
+         session's turn-001.sse)",
+        crate::render::sanitize::sanitize_line(file)
+    )
+}
+
 /// Render `file` in `format`; parse errors are reported on stderr, the rendering still printed.
 /// Input without a single event (an HTML page, an empty file) is an error, and so is input whose
 /// events no provider's format reads: nothing is printed.
 pub fn run_cli(file: &str, format: Format, provider: Option<Provider>) -> ExitCode {
     let limit = crate::agent::turn::max_answer_bytes();
     if file != "-" && Path::new(file).is_dir() {
-        eprintln!(
-            "research-tui: {} is a directory: give a recording (an .sse file, such as a saved \
-             session's turn-001.sse), or - for standard input",
-            crate::render::sanitize::sanitize_line(file)
-        );
+        eprintln!("{}, or - for standard input", a_directory(file));
         return ExitCode::from(1);
     }
     let result = if file == "-" {

@@ -23,6 +23,8 @@ pub struct ServeArgs {
     /// The provider clients will use (only changes the announcement: every route is served).
     #[arg(long, value_enum)]
     pub provider: Option<crate::wire::provider::Provider>,
+    #[command(flatten)]
+    pub unused: crate::cmd::app::GlobalsUnused,
 }
 
 fn parse_speed(s: &str) -> Result<f64, String> {

@@ -18,11 +18,22 @@ pub(super) const REMEMBERED: usize = 10_000;
 /// How many request bodies `GET /_demo/requests` keeps.
 pub(super) const REQUEST_LOG_LEN: usize = 64;
 
+/// A Bigdata.com conversation the server has seen.
+pub(super) struct Chat {
+    /// The `persistence_mode` it started with (fixed for its life).
+    pub mode: String,
+    /// What its first turn asked; `None` for a chat first seen in a follow-up (an earlier run's).
+    pub first_question: Option<String>,
+    /// The questions of its turns streaming now, one per stream: a stream counts from its request
+    /// until it sends COMPLETE, its fault strikes or its client goes.
+    pub streaming: Vec<String>,
+}
+
 /// What the server remembers between requests.
 #[derive(Default)]
 pub(super) struct Book {
-    /// Chat id → the `persistence_mode` it started with.
-    pub chats: Remembered<String, String>,
+    /// Chat id → the conversation.
+    pub chats: Remembered<String, Chat>,
     /// Checkpoint id → the chat it belongs to.
     pub checkpoints: Remembered<String, String>,
     /// OpenAI responses created, by id.
@@ -39,6 +50,27 @@ impl Book {
             self.requests.pop_front();
         }
         self.requests.push_back(entry);
+    }
+
+    /// Whether a turn of `chat_id` has completed (it has a checkpoint).
+    pub fn answered(&self, chat_id: &str) -> bool {
+        self.checkpoints.values().any(|owner| owner == chat_id)
+    }
+
+    /// A turn of `chat_id` asking `question` starts streaming.
+    pub fn begin_turn(&mut self, chat_id: &str, question: &str) {
+        if let Some(chat) = self.chats.get_mut(chat_id) {
+            chat.streaming.push(question.to_owned());
+        }
+    }
+
+    /// A turn that [`Book::begin_turn`] counted stops streaming.
+    pub fn end_turn(&mut self, chat_id: &str, question: &str) {
+        if let Some(chat) = self.chats.get_mut(chat_id)
+            && let Some(at) = chat.streaming.iter().position(|q| q == question)
+        {
+            chat.streaming.swap_remove(at);
+        }
     }
 }
 

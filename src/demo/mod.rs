@@ -16,13 +16,16 @@
 //! (a `from_checkpoint_id` it never issued is a 404), and workflow runs get fresh `execution_id` (unless
 //! resumed) and `request_id`. A conversation keeps the `persistence_mode` it started with (default
 //! `disabled`): a follow-up asking for the other one gets 400 `persistence_mode mismatch`, as the API
-//! answers. Faults ([`Fault`]) make it cut, stall or fail on purpose.
+//! answers. A question naming only a chat that still streams another turn gets 400
+//! ([`bigdata::CHAT_BUSY`]);
+//! the same question as a turn never answered is that turn's retry. Faults ([`Fault`]) make it cut, stall or fail on purpose.
 //!
 //! `GET /_demo/requests` lists the last request bodies received (for tests). API keys are never stored:
 //! only whether one was sent. A connection that has not sent a whole request head within
 //! [`ServerConfig::header_read_timeout`] (half-open, idle between requests, or trickling its headers)
 //! is closed.
 
+mod bigdata;
 mod book;
 mod gemini;
 mod note;
@@ -48,9 +51,7 @@ use serde_json::{Value, json};
 
 use crate::agent::rng;
 use crate::wire::provider::anthropic::request::{MESSAGES, MessagesRequest};
-use crate::wire::provider::bigdata::request::{
-    RESEARCH, ResearchRequest, WORKFLOW, WorkflowRequest,
-};
+use crate::wire::provider::bigdata::request::{RESEARCH, WORKFLOW};
 use crate::wire::provider::error_body::{ErrorBody, Problem};
 use crate::wire::provider::perplexity::request::{CHAT_COMPLETIONS, ChatCompletionRequest};
 use crate::wire::provider::responses::{RESPONSES, ResponsesRequest};
@@ -193,8 +194,8 @@ fn router(state: Arc<AppState>) -> Router {
         router = router.route(&path, route);
     }
     router
-        .route(RESEARCH.path, logged(research_response))
-        .route(WORKFLOW.path, logged(workflow_response))
+        .route(RESEARCH.path, logged(bigdata::research_response))
+        .route(WORKFLOW.path, logged(bigdata::workflow_response))
         .route(RESPONSES.path, logged(responses_response))
         .route(&runs::run_path(""), get(runs::retrieve))
         .route(&runs::run_path("/cancel"), post(runs::cancel))
@@ -336,101 +337,6 @@ fn zeta_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Res
     )
 }
 
-fn research_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
-    let (fault, request) = match admit(state, headers, body, ResearchRequest::parse) {
-        Ok(admitted) => admitted,
-        Err(refusal) => return refusal.into_response(),
-    };
-    let mode = request
-        .persistence_mode
-        .clone()
-        .unwrap_or_else(|| "disabled".into());
-    let (chat_id, recording) = {
-        let mut book = state.book();
-        let (chat_id, recording) = match (&request.from_checkpoint_id, &request.chat_id) {
-            (Some(checkpoint), chat) => match book.checkpoints.get(checkpoint) {
-                Some(owner) => (
-                    chat.clone().unwrap_or_else(|| owner.clone()),
-                    recordings::FOLLOW_UP,
-                ),
-                None if state.accept_foreign_checkpoints && checkpoint.starts_with("ckpt-") => (
-                    chat.clone().unwrap_or_else(|| rng::id("chat")),
-                    recordings::FOLLOW_UP,
-                ),
-                None => return error(StatusCode::NOT_FOUND, "Checkpoint not found"),
-            },
-            // A chat this server has not seen may come from an earlier run: a follow-up all the same.
-            // One it started whose first answer never completed (a retry of a cancelled first
-            // turn) is asked its first question again.
-            (None, Some(chat))
-                if book.chats.get(chat).is_some()
-                    && !book.checkpoints.values().any(|owner| owner == chat) =>
-            {
-                (chat.clone(), pick_new(&request.message))
-            }
-            (None, Some(chat)) => (chat.clone(), recordings::FOLLOW_UP),
-            (None, None) => (rng::id("chat"), pick_new(&request.message)),
-        };
-        // Fixed for a conversation's life; a chat first seen in a follow-up (one an earlier run
-        // started) takes the mode it asks for.
-        if book
-            .chats
-            .get(&chat_id)
-            .is_some_and(|started| *started != mode)
-        {
-            return error(StatusCode::BAD_REQUEST, "persistence_mode mismatch");
-        }
-        if book.chats.get(&chat_id).is_none() {
-            book.chats.insert(chat_id.clone(), mode);
-        }
-        (chat_id, recording)
-    };
-    let note = note::for_question(recording, &request.message);
-    let rewrite = Rewrite::Research {
-        chat_id,
-        checkpoint_id: rng::id("ckpt"),
-    };
-    stream_response(state, state.recordings.get(recording), rewrite, fault, note)
-}
-
-fn workflow_response(state: &Arc<AppState>, headers: &HeaderMap, body: &[u8]) -> Response {
-    let (fault, request) = match admit(state, headers, body, WorkflowRequest::parse) {
-        Ok(admitted) => admitted,
-        Err(refusal) => return refusal.into_response(),
-    };
-    let execution_id = request.execution_id.unwrap_or_else(|| rng::id("exec"));
-    let rewrite = Rewrite::Workflow {
-        execution_id,
-        request_id: rng::id("req"),
-    };
-    stream_response(
-        state,
-        state.recordings.get(recordings::WORKFLOW),
-        rewrite,
-        fault,
-        None,
-    )
-}
-
-/// A new conversation: the comparison question's topic gets its recording, a comparison question
-/// the sector comparison, anything else the deep dive.
-fn pick_new(message: &str) -> &'static str {
-    if recordings::about_comparison(message) {
-        return recordings::BIGDATA_COMPARISON;
-    }
-    let lower = message.to_lowercase();
-    let words = lower.split(|c: char| !c.is_alphanumeric());
-    let comparison = ["compar", "sector", "peer", "versus"]
-        .iter()
-        .any(|stem| lower.contains(stem))
-        || words.into_iter().any(|w| w == "vs");
-    if comparison {
-        recordings::SECTOR
-    } else {
-        recordings::EARNINGS
-    }
-}
-
 /// Why a request gets no stream.
 enum Refusal {
     /// The `X-Demo-Fault` header does not parse: a 400 with this detail.
@@ -561,25 +467,5 @@ mod tests {
         }
         assert!("status=200".parse::<Fault>().is_err());
         assert!("explode".parse::<Fault>().is_err());
-    }
-
-    #[test]
-    fn comparison_questions_get_the_sector_recording() {
-        assert_eq!(pick_new("Compare ASML and Lam"), recordings::SECTOR);
-        assert_eq!(pick_new("NVDA vs AMD?"), recordings::SECTOR);
-        assert_eq!(pick_new("How do its peers trade"), recordings::SECTOR);
-        assert_eq!(pick_new("NVIDIA earnings on canvas"), recordings::EARNINGS);
-    }
-
-    #[test]
-    fn the_several_agents_question_gets_its_own_recording_even_when_it_compares() {
-        assert_eq!(
-            pick_new(COMPARISON_QUESTION),
-            recordings::BIGDATA_COMPARISON
-        );
-        assert_eq!(
-            pick_new("Compare sodium-ion with LFP"),
-            recordings::BIGDATA_COMPARISON
-        );
     }
 }

@@ -166,6 +166,16 @@ struct Playback {
     strike_at: usize,
     answers_exist: bool,
     phase: Phase,
+    /// The chat turn this stream plays, counted as streaming until it ends.
+    live: Option<LiveTurn>,
+}
+
+/// A Bigdata.com turn being played, which [`Book::begin_turn`](super::book::Book::begin_turn)
+/// counted: it stops streaming when COMPLETE is sent, when the fault strikes (a cut or stalled
+/// turn is over on the server's side) or when the client goes (the response is dropped).
+pub struct LiveTurn {
+    pub chat_id: String,
+    pub question: String,
 }
 
 pub fn stream_response(
@@ -174,6 +184,29 @@ pub fn stream_response(
     rewrite: Rewrite,
     fault: Option<Fault>,
     note: Option<Note>,
+) -> Response {
+    play(state, frames, rewrite, fault, note, None)
+}
+
+/// [`stream_response`] for a chat's turn, which counts as streaming while it plays.
+pub fn stream_turn(
+    state: &Arc<AppState>,
+    frames: Recording,
+    rewrite: Rewrite,
+    fault: Option<Fault>,
+    note: Option<Note>,
+    live: LiveTurn,
+) -> Response {
+    play(state, frames, rewrite, fault, note, Some(live))
+}
+
+fn play(
+    state: &Arc<AppState>,
+    frames: Recording,
+    rewrite: Rewrite,
+    fault: Option<Fault>,
+    note: Option<Note>,
+    live: Option<LiveTurn>,
 ) -> Response {
     let answers = frames.iter().filter(|f| f.is_answer).count();
     let basis = if answers > 0 { answers } else { frames.len() };
@@ -188,6 +221,7 @@ pub fn stream_response(
         strike_at: (basis / 2).max(1),
         answers_exist: answers > 0,
         phase: Phase::Playing,
+        live,
     };
     let body = futures::stream::unfold(playback, |mut p| async move {
         let item = p.step().await?;
@@ -237,12 +271,23 @@ impl Playback {
                     let next_delay = self.frames.get(self.next).map_or(0, |f| f.delay_ms);
                     let pause = self.state.scaled(next_delay).max(Duration::from_millis(20));
                     self.phase = Phase::Cut(pause.min(Duration::from_secs(1)));
+                    self.end_turn();
                 }
-                Some(Fault::Stall) => self.phase = Phase::Stalled,
+                Some(Fault::Stall) => {
+                    self.phase = Phase::Stalled;
+                    self.end_turn();
+                }
                 _ => {}
             }
         }
         Some(Ok(bytes))
+    }
+
+    /// The turn stops streaming (once).
+    fn end_turn(&mut self) {
+        if let Some(live) = self.live.take() {
+            self.state.book().end_turn(&live.chat_id, &live.question);
+        }
     }
 
     fn render(&mut self, frame: &PreparedFrame) -> Bytes {
@@ -261,6 +306,8 @@ impl Playback {
                             .book()
                             .checkpoints
                             .insert(checkpoint.to_owned(), chat);
+                        // Answered before the client reads COMPLETE: its follow-up is welcome.
+                        self.end_turn();
                     }
                     out.extend_from_slice(b"data: ");
                     // Serializing a `Value` cannot fail.
@@ -270,5 +317,12 @@ impl Playback {
             }
         }
         Bytes::from(out)
+    }
+}
+
+impl Drop for Playback {
+    /// The client went (or the stream ended): the turn stops streaming.
+    fn drop(&mut self) {
+        self.end_turn();
     }
 }

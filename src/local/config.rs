@@ -269,8 +269,8 @@ pub fn live_target(
 /// Read `config.toml`; a missing file is all defaults. Neither the key's privacy nor the environment
 /// is checked here: [`Config::load_from`] does that before it uses a key from the file.
 pub fn read_file_config(path: &Path) -> Result<FileConfig, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
         Err(e) => {
             return Err(ConfigError::Unreadable {
@@ -279,6 +279,15 @@ pub fn read_file_config(path: &Path) -> Result<FileConfig, ConfigError> {
             });
         }
     };
+    // TOML is UTF-8: a file that is not is invalid TOML from its first bad byte, said as any other.
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let valid = std::str::from_utf8(valid).unwrap_or_default();
+        ConfigError::InvalidToml {
+            path: path.to_owned(),
+            at: Some(line_and_column(valid, valid.len())),
+        }
+    })?;
     // Not toml's message: it quotes the offending line, which could be the key itself.
     toml::from_str(&text).map_err(|e: toml::de::Error| ConfigError::InvalidToml {
         path: path.to_owned(),
@@ -497,6 +506,13 @@ mod tests {
         std::fs::write(&path, "theme = \"dark\"\n\n[keys]\nhelp = ä").unwrap();
         let message = read_file_config(&path).unwrap_err().to_string();
         assert!(message.contains("at line 4, column 8"), "{message}");
+        // Latin-1 `é` on line 2, after two characters (one of them `ä` in UTF-8).
+        std::fs::write(&path, b"theme = \"dark\"\n# \xc3\xa4\xe9t\xe9\n").unwrap();
+        let message = read_file_config(&path).unwrap_err().to_string();
+        assert!(
+            message.contains("invalid TOML at line 2, column 4"),
+            "{message}"
+        );
         let missing = read_file_config(&dir.path().join("missing.toml")).unwrap();
         assert!(missing.api_key.is_none() && missing.theme.is_none());
     }

@@ -1,13 +1,15 @@
 //! The demo agent's Bigdata.com side against the API's documented behaviour: a conversation keeps
 //! its `persistence_mode` for its whole life (a follow-up asking for the other mode gets 400
-//! `persistence_mode mismatch`), and every grounding reference of its recordings names an AUDIT
-//! trace. Real HTTP on 127.0.0.1, through the app's own client.
+//! `persistence_mode mismatch`), a follow-up is answered as one (refused while the chat still
+//! streams its last answer, never given the first answer again), and every grounding reference of
+//! its recordings names an AUDIT trace. Real HTTP on 127.0.0.1, through the app's own client.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use research_tui::agent::client::{AgentClient, ResearchRequest, StreamOptions};
+use research_tui::agent::client::{AgentClient, ResearchRequest, StreamHandle, StreamOptions};
 use research_tui::agent::stream::StreamUpdate;
+use research_tui::demo::{Fault, ServerConfig};
 use research_tui::model::session::{Session, Status};
 use research_tui::model::stream_end::StreamEnd;
 use serde_json::Value;
@@ -20,9 +22,17 @@ async fn start() -> SocketAddr {
 
 /// The session and how the stream ended.
 async fn research(addr: SocketAddr, request: ResearchRequest) -> (Session, StreamEnd) {
+    let mut handle = send(addr, request);
+    follow(&mut handle, Session::new()).await
+}
+
+fn send(addr: SocketAddr, request: ResearchRequest) -> StreamHandle {
     let client = AgentClient::new(&format!("http://{addr}/"), None);
-    let mut handle = client.research(request, StreamOptions::default());
-    let mut session = Session::new();
+    client.research(request, StreamOptions::default())
+}
+
+/// `session` brought to the end of `handle`'s stream, and how it ended.
+async fn follow(handle: &mut StreamHandle, mut session: Session) -> (Session, StreamEnd) {
     loop {
         let update = tokio::time::timeout(Duration::from_secs(30), handle.updates.recv())
             .await
@@ -107,6 +117,88 @@ async fn a_new_conversation_without_a_mode_is_disabled_and_refuses_enabled_follo
     )
     .await;
     assert_mismatch(&end);
+}
+
+/// The plan titles of the demo's Bigdata.com recordings: the first answer and the follow-up.
+const FIRST_ANSWER: &str = "NVIDIA Q1 FY2027 earnings deep dive";
+const FOLLOW_UP: &str = "NVIDIA vs AMD: data-center guidance";
+
+fn plan_title(session: &Session) -> &str {
+    session
+        .plan
+        .as_ref()
+        .and_then(|plan| plan.title.as_deref())
+        .unwrap_or("")
+}
+
+fn follow_up_in(chat_id: &str) -> ResearchRequest {
+    ResearchRequest {
+        chat_id: Some(chat_id.to_owned()),
+        ..ResearchRequest::new("And how does AMD's data-center guidance compare?")
+    }
+}
+
+#[tokio::test]
+async fn a_follow_up_sent_while_the_first_answer_streams_is_refused_then_answered_as_a_follow_up() {
+    // About 5 s for the first answer: long enough for the follow-up to arrive while it streams.
+    let addr = support::demo_agent(4.0).await;
+    let mut first = send(addr, ask(None));
+    let mut session = Session::new();
+    let chat_id = loop {
+        match first.updates.recv().await.expect("the first turn streams") {
+            StreamUpdate::Events(events) => session.apply_all(events),
+            StreamUpdate::Ended(end) => {
+                panic!("the first turn ended before naming its chat: {end:?}")
+            }
+            _ => {}
+        }
+        if let Some(chat_id) = session.ids.chat_id.clone() {
+            break chat_id;
+        }
+    };
+
+    let (early, end) = research(addr, follow_up_in(&chat_id)).await;
+    match &end {
+        StreamEnd::Http {
+            status: 400,
+            message,
+        } => {
+            assert!(message.contains("still answering"), "{message}");
+        }
+        other => panic!("a follow-up while the first answer streams is refused, got {other:?}"),
+    }
+    assert_eq!(plan_title(&early), "", "nothing is played for it");
+
+    let (first, end) = follow(&mut first, session).await;
+    assert_eq!(first.status(), Status::Complete, "{end:?}");
+    assert_eq!(plan_title(&first), FIRST_ANSWER);
+    let (follow_up, _) = research(addr, follow_up_in(&chat_id)).await;
+    assert_eq!(follow_up.status(), Status::Complete);
+    assert_eq!(plan_title(&follow_up), FOLLOW_UP);
+    assert_eq!(follow_up.ids.chat_id.as_deref(), Some(chat_id.as_str()));
+}
+
+#[tokio::test]
+async fn after_a_first_turn_is_cut_its_retry_gets_the_first_answer_and_a_new_question_the_follow_up()
+ {
+    let addr = support::demo_agent_with(ServerConfig {
+        speed: 200.0,
+        fault: Some(Fault::CutMidAnswer),
+        ..ServerConfig::default()
+    })
+    .await;
+    let (first, end) = research(addr, ask(None)).await;
+    assert!(matches!(end, StreamEnd::Cut { .. }), "{end:?}");
+    let chat_id = first.ids.chat_id.clone().unwrap();
+    // Every stream is cut too, after its plan has arrived.
+    let (follow_up, _) = research(addr, follow_up_in(&chat_id)).await;
+    assert_eq!(plan_title(&follow_up), FOLLOW_UP);
+    let retry = ResearchRequest {
+        chat_id: Some(chat_id),
+        ..ask(None)
+    };
+    let (retried, _) = research(addr, retry).await;
+    assert_eq!(plan_title(&retried), FIRST_ANSWER);
 }
 
 #[test]

@@ -290,12 +290,17 @@ impl Call {
                         continue;
                     }
                     reader.finish_cut();
+                    // The line a person reads is ours; the log keeps what the connection said.
+                    let reason = cut_reason(&e);
+                    crate::log::log(&format!(
+                        "{} stream cut: {}",
+                        self.provider.label(),
+                        self.client.redact(&error_chain(&e.without_url()))
+                    ));
                     if !reader.flush(tx).await {
                         return Outcome::Gone;
                     }
-                    break StreamEnd::Cut {
-                        reason: cut_reason(&e),
-                    };
+                    break StreamEnd::Cut { reason };
                 }
             }
         };

@@ -194,7 +194,7 @@ pub(super) fn print_result(
         Format::Text => {
             printer.finish(&mut session);
             if let Some(timing) = timing {
-                write_out(&format!("\n{timing}\n"));
+                write_out(&format!("\n{}\n", printer.fit_items(&timing)));
             }
         }
         Format::Markdown => {

@@ -44,6 +44,44 @@ impl TextPrinter {
             TextPrinter::Terminal(printer) => printer.finish(session),
         }
     }
+
+    /// `line` (`timing: a · b · c`) as printed: on a terminal, broken between its ` · ` items to
+    /// the answer's width, so the terminal never splits one (`total` / `7.7 s`); else as it is.
+    pub(super) fn fit_items(&self, line: &str) -> String {
+        match self {
+            TextPrinter::Plain(_) => line.to_owned(),
+            TextPrinter::Terminal(printer) => fit_items(line, printer.width()),
+        }
+    }
+}
+
+/// `line`'s ` · `-separated items on lines of at most `width` columns (an item wider stays
+/// whole), the lines after the first indented under the first item.
+fn fit_items(line: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    const SEPARATOR: &str = " · ";
+    if line.width() <= width {
+        return line.to_owned();
+    }
+    let indent = line.find(": ").map_or(0, |at| line[..at + 2].width());
+    let indent = " ".repeat(indent.min(width / 2));
+    let mut out = String::new();
+    let mut current = String::new();
+    for item in line.split(SEPARATOR) {
+        if current.is_empty() {
+            current.push_str(item);
+        } else if current.width() + SEPARATOR.width() + item.width() <= width {
+            current.push_str(SEPARATOR);
+            current.push_str(item);
+        } else {
+            out.push_str(&current);
+            out.push_str(SEPARATOR.trim_end());
+            out.push('\n');
+            current = format!("{indent}{item}");
+        }
+    }
+    out.push_str(&current);
+    out
 }
 
 /// How much recently printed text is kept to quote tool-level citations whose reference arrives
@@ -298,6 +336,18 @@ impl<'a> ChunkCursor<'a> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_long_timing_line_breaks_between_its_items_under_the_first() {
+        let line = "timing: first byte 0.1 s · first answer text 5.5 s · answer 1600 chars/s · \
+                    total 7.7 s";
+        assert_eq!(
+            super::fit_items(line, 80),
+            "timing: first byte 0.1 s · first answer text 5.5 s · answer 1600 chars/s ·\n        \
+             total 7.7 s"
+        );
+        assert_eq!(super::fit_items(line, 100), line);
+    }
+
     use super::*;
     use crate::model::event::{AgentEvent, Reference};
 

@@ -64,12 +64,18 @@ pub fn trailer(session: &Session, attribution: &Attribution) -> String {
     trailer_sized(session, attribution, DEFAULT_WIDTH)
 }
 
+/// The trailer's sections whose lines are laid out to the width (columns, bars), under these
+/// headings: a terminal printer must not re-wrap or restyle them, or their columns stop lining up.
+pub const LAID_OUT_SECTIONS: [&str; 2] = [CHARTS, STRUCTURED_OUTPUT];
+const CHARTS: &str = "Charts";
+const STRUCTURED_OUTPUT: &str = "Structured output";
+
 /// [`trailer`] with charts and tables fitting `width` columns.
 pub fn trailer_sized(session: &Session, attribution: &Attribution, width: usize) -> String {
     let mut out = String::new();
     let inner = width.saturating_sub(2);
     if !session.charts.is_empty() {
-        out.push_str("\nCharts\n");
+        let _ = writeln!(out, "\n{CHARTS}");
         for (i, chart) in session.charts.iter().enumerate() {
             if i > 0 {
                 out.push('\n');
@@ -79,7 +85,7 @@ pub fn trailer_sized(session: &Session, attribution: &Attribution, width: usize)
     }
     sources_sections(&mut out, session, attribution);
     if let Some(structured) = &session.structured_output {
-        out.push_str("\nStructured output\n");
+        let _ = writeln!(out, "\n{STRUCTURED_OUTPUT}");
         indented(&mut out, aligned(&table_of(&structured.content), inner));
     }
     if !session.tool_errors.is_empty() {
