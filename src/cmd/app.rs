@@ -113,10 +113,10 @@ pub struct TuiArgs {
 }
 
 /// The global options on a command that prints no answer (`completions`, `man`, `serve`,
-/// `sessions`): taken there as
-/// everywhere (an invocation that gave them keeps working; they change nothing), but hidden from its
-/// help, its manual section and its completions. clap copies a global option into every
-/// subcommand that has no argument of its id, so declaring them here keeps the copies out.
+/// `sessions`): taken there as everywhere (an invocation that gave them keeps working; they
+/// change nothing), but hidden from its help and its manual section (the completion scripts still
+/// offer them after it, as they did). clap copies a global option into every subcommand that has
+/// no argument of its id, so declaring them here keeps the copies out.
 #[derive(Debug, Clone, clap::Args)]
 pub struct GlobalsUnused {
     /// Color theme: dark, light or high-contrast (default: the config file's, else dark)

@@ -154,8 +154,6 @@ fn usage(message: impl std::fmt::Display) -> ExitCode {
 /// `research-tui ask`; `debug` (`--debug`) also prints, after the line saying why a turn did not
 /// complete, what this run wrote to the diagnostic log (a cut stream's whole error chain).
 pub fn run_cli(mut args: AskArgs, debug: bool) -> ExitCode {
-    // Diagnostics (a cut stream's error chain) go to the log file, as the app's do.
-    let _ = crate::log::init(&crate::local::config::log_file());
     if args.question == "-" {
         match stdin::question() {
             Ok(question) if question.is_empty() && args.workflow.is_none() => {
@@ -171,8 +169,15 @@ pub fn run_cli(mut args: AskArgs, debug: bool) -> ExitCode {
     if args.question.trim().is_empty() && args.workflow.is_none() {
         return usage("the question is empty");
     }
+    // Diagnostics (a cut stream's error chain) go to the log file, as the app's do (opened once
+    // the question is known good: a usage error writes nothing).
+    let _ = crate::log::init(&crate::local::config::log_file());
     if args.providers.len() > 1 {
-        return compare::run_cli(args);
+        let code = compare::run_cli(args);
+        if debug && code != ExitCode::SUCCESS {
+            print_this_runs_log();
+        }
+        return code;
     }
     args.provider = args.providers.first().copied().unwrap_or(Provider::Bigdata);
     if let Err(message) = args.otlp.config() {
@@ -340,9 +345,7 @@ async fn ask(
     }
     let code = print_result(args.format, &mut printer, session, &end, timeline.as_ref());
     if debug && code != EXIT_COMPLETE {
-        for line in crate::log::this_run() {
-            eprintln!("research-tui: debug: {line}");
-        }
+        print_this_runs_log();
     }
     crate::otel::finish(exporter.as_ref()).await;
     // Named on a terminal once the answer is printed, not between its last lines.
@@ -493,4 +496,11 @@ fn begin_saved_turn(
     begun
         .inspect_err(|e| eprintln!("research-tui: error: this run cannot be saved: {e}"))
         .ok()
+}
+
+/// `--debug`'s addition once a turn did not complete: what this run wrote to the diagnostic log.
+fn print_this_runs_log() {
+    for line in crate::log::this_run() {
+        eprintln!("research-tui: debug: {line}");
+    }
 }
