@@ -245,13 +245,28 @@ fn a_chart_is_drawn_once_per_width_not_per_frame() {
     use research_tui::tui::screen::chart::ChartCache;
     let app = shown(&[lines()], None, Theme::default());
     let mut cache = ChartCache::default();
-    let first = cache.rows(&app.turns[0], 0, 100, &app.theme);
-    let again = cache.rows(&app.turns[0], 0, 100, &app.theme);
+    let first = cache.rows(
+        &app.turns[0],
+        0,
+        100,
+        (&app.theme, "Enter or a click: full screen"),
+    );
+    let again = cache.rows(
+        &app.turns[0],
+        0,
+        100,
+        (&app.theme, "Enter or a click: full screen"),
+    );
     assert!(
         std::rc::Rc::ptr_eq(&first, &again),
         "the same rows, not drawn again"
     );
-    let narrower = cache.rows(&app.turns[0], 0, 60, &app.theme);
+    let narrower = cache.rows(
+        &app.turns[0],
+        0,
+        60,
+        (&app.theme, "Enter or a click: full screen"),
+    );
     assert!(!std::rc::Rc::ptr_eq(&first, &narrower));
 }
 
@@ -432,4 +447,27 @@ fn enter_on_a_charts_activity_line_opens_the_chart() {
         screen.contains("Quarterly revenue and non-GAAP gross margin"),
         "{screen}"
     );
+}
+
+/// The line under a chart in the answer says what opens it full screen with the keys in force.
+#[test]
+fn the_line_under_a_chart_names_the_key_that_opens_it_in_force() {
+    let mut app = shown(&[grouped_bars()], None, Theme::default());
+    let default = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        default.contains("Enter or a click: full screen"),
+        "{default}"
+    );
+    let mut app = shown(&[grouped_bars()], None, Theme::default());
+    app.keys = research_tui::tui::state::keymap::Keymap::with_entries(&[(
+        "enter".to_owned(),
+        Some(vec!["f3".to_owned()]),
+    )])
+    .unwrap();
+    let remapped = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        remapped.contains("F3 or a click: full screen"),
+        "{remapped}"
+    );
+    assert!(!remapped.contains("Enter or a click"), "{remapped}");
 }

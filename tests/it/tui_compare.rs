@@ -229,6 +229,13 @@ fn three_agents_side_by_side_at_140_by_42() {
     // The frame that said so may still be being written (a loaded machine): read a still one.
     let screen = t.wait_still("the finished frame", WAIT);
     assert!(screen.contains("●●·  catl.com"), "{screen}");
+    // Each column's bar keeps its hints whole (`Ctrl-C qui…` was all three said); how to quit is
+    // said once, on the comparison's own line.
+    let bars = screen.lines().find(|l| l.starts_with(" DEMO ")).unwrap();
+    assert_eq!(bars.matches("F1 help").count(), 3, "{screen}");
+    assert!(!bars.contains('…'), "{screen}");
+    let last = screen.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
+    assert!(last.contains(" · Ctrl-C quits · comparison "), "{screen}");
     insta::assert_snapshot!("compare_140x42", masked(&screen));
     t.send(&["M-j", "M-j"]);
     // CATL: cited by Bigdata.com and OpenAI.
@@ -305,7 +312,7 @@ fn three_agents_in_tabs_at_80_by_24() {
 }
 
 #[test]
-fn opening_one_agents_session_reopens_the_whole_comparison() {
+fn opening_one_agents_session_reopens_the_whole_comparison_with_each_agents_times() {
     let home = tempfile::tempdir().unwrap();
     let asked = crate::support::cli(home.path())
         .args([
@@ -326,6 +333,20 @@ fn opening_one_agents_session_reopens_the_whole_comparison() {
         all_complete(s) && s.contains("Sources compared")
     });
     assert!(screen.contains("●●·  catl.com"), "{screen}");
+    // Each header keeps its agent's times from the saved arrival times (`0.1/0.3 s`: first text /
+    // total), not `–/0.3 s` as if its text were still to come.
+    let headers = screen.lines().next().unwrap();
+    assert!(!headers.contains('–'), "{screen}");
+    let times = headers.matches(" src · ").count();
+    let timed = headers
+        .split(" src · ")
+        .skip(1)
+        .filter(|rest| {
+            let (first, _) = rest.split_once('/').unwrap_or_default();
+            first.parse::<f64>().is_ok()
+        })
+        .count();
+    assert_eq!((times, timed), (3, 3), "{screen}");
     // Each column is its agent's own conversation, ready for a follow-up.
     t.send(&["Costs?", "Enter"]);
     t.wait_for("the follow-up asked", WAIT, |s| s.contains("You: Costs?"));

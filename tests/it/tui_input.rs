@@ -98,6 +98,32 @@ fn a_pasted_tab_keeps_words_apart_and_other_controls_go() {
     assert_eq!(app.panes.prompt.editor.lines(), ["    Gaming    $4.5B[31m"]);
 }
 
+/// A long paste scrolls the prompt to its end: its border says how many lines are out of sight
+/// above (and, with the cursor moved up, below), or its first lines seem lost.
+#[test]
+fn a_twenty_line_paste_says_on_the_prompt_border_how_many_lines_are_above() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    let pasted: Vec<String> = (1..=20)
+        .map(|i| format!("point {i} of the question"))
+        .collect();
+    app.update(Action::Paste(pasted.join("\r")));
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(screen.contains("┃ point 20 of the question"), "{screen}");
+    assert!(!screen.contains("┃ point 12 of the question"), "{screen}");
+    assert!(screen.contains("┗━ ↑ 12 more lines ━"), "{screen}");
+    for _ in 0..15 {
+        key(&mut app, KeyCode::Up);
+    }
+    let screen = draw(&mut app, 80, 24).backend().to_string();
+    assert!(screen.contains("┃ point 5 of the question"), "{screen}");
+    assert!(
+        screen.contains("┗━ ↑ 4 more lines · ↓ 8 more ━"),
+        "{screen}"
+    );
+}
+
 #[test]
 fn a_pasted_question_keeps_its_lines_and_so_does_its_echo() {
     let mut app = app();

@@ -125,3 +125,52 @@ fn the_watching_view_names_the_quit_key_in_force() {
         }
     }
 }
+
+/// The empty prompt's placeholder says how to send, add a line and start typing with the keys in
+/// force, not Enter, Alt-Enter and `i` written in.
+#[test]
+fn the_prompt_placeholder_names_the_send_new_line_and_typing_keys_in_force() {
+    let mut app = answered_with(&[
+        ("send", &["ctrl-s"]),
+        ("new_line", &["alt-m"]),
+        ("focus_prompt", &["K"]),
+    ]);
+    let typing = screen(&mut app);
+    assert!(
+        typing.contains("Type a question — Ctrl-S sends it, Alt-M adds a line"),
+        "{typing}"
+    );
+    assert!(!typing.contains("Enter sends it"), "{typing}");
+    key(&mut app, KeyCode::Esc);
+    let browsing = screen(&mut app);
+    assert!(
+        browsing.contains("K (or a letter no key takes) types a question"),
+        "{browsing}"
+    );
+    let narrow = draw(&mut app, 60, 24).backend().to_string();
+    assert!(narrow.contains("K: type a question"), "{narrow}");
+}
+
+/// A cut turn's own line and the mouse message say the retry and mouse keys in force: `R then
+/// Enter` for a letter, `F2` alone for a key that acts at once.
+#[test]
+fn the_retry_sentence_and_the_mouse_message_name_their_keys_in_force() {
+    let mut app = app();
+    app.keys = keymap(&[("retry", &["R"]), ("mouse", &["f2"])]);
+    play(
+        &mut app,
+        "tests/fixtures/cut-mid-answer.sse",
+        Some("Review NVIDIA's quarter"),
+        None,
+    );
+    let cut = screen(&mut app);
+    assert!(cut.contains("R then Enter asks it again"), "{cut}");
+    assert!(!cut.contains("r then Enter"), "{cut}");
+    browse(&mut app);
+    key(&mut app, KeyCode::F(2));
+    let off = screen(&mut app);
+    assert!(
+        off.contains("mouse off: select text with it · F2 takes it back"),
+        "{off}"
+    );
+}

@@ -42,3 +42,33 @@ fn a_one_letter_search_over_many_long_turns_keeps_a_bounded_number_of_hits() {
     let status = draw(&mut app, 140, 42).backend().to_string();
     assert!(status.contains(&format!("{MOST_HITS}+")), "{status}");
 }
+
+/// A question with a bidi override and a tab is shown cleaned (the override as `�`, the tab as a
+/// space): the search counts its hits on that shown text, so every hit counted is one lit, and a
+/// word seen on screen is found.
+#[test]
+fn question_hits_are_counted_on_the_question_as_shown() {
+    let mut app = app();
+    play(
+        &mut app,
+        EARNINGS,
+        Some("Review NVIDIA\u{202E}'s quarter\twith care"),
+        None,
+    );
+    browse(&mut app);
+    key(&mut app, KeyCode::Char('/'));
+    // The override itself: in the raw question, but nowhere on screen.
+    key(&mut app, KeyCode::Char('\u{202E}'));
+    let search = app.search.as_ref().expect("searching");
+    assert_eq!((search.len(), search.question_hits(0).0.len()), (0, 0));
+    key(&mut app, KeyCode::Backspace);
+    // The words around the tab, as the screen shows them.
+    keys(&mut app, "quarter with");
+    let search = app.search.as_ref().expect("searching");
+    assert_eq!(search.question_hits(0).0.len(), 1, "{}", search.count());
+    let screen = draw(&mut app, 140, 42).backend().to_string();
+    assert!(
+        screen.contains("▍You: Review NVIDIA�'s quarter with care"),
+        "{screen}"
+    );
+}

@@ -91,7 +91,11 @@ impl Column {
         let ms = |d: Duration| u64::try_from(d.as_millis()).ok();
         let turn = self.ui.turns.last();
         Timings {
-            first_text_ms: self.first_text.and_then(ms),
+            // A reopened turn was not timed here: its saved arrival times say when its text came.
+            first_text_ms: self.first_text.and_then(ms).or_else(|| {
+                turn.and_then(|t| t.timeline.as_ref())
+                    .and_then(|timeline| timeline.first_answer_ms)
+            }),
             total_ms: turn
                 .and_then(|t| t.ended.map(|end| end - t.started))
                 .and_then(ms),

@@ -67,8 +67,16 @@ pub fn draw(frame: &mut Frame, screen: &mut CompareScreen) {
         "{next_agent}/{previous_agent} agent · {next_merged_source}/{previous_merged_source} merged source",
     );
     let send_to = fill("{send_to} ");
+    // How to quit, said once here when side by side: a column's own bar is then too narrow for
+    // it beside its facts (one column in tabs says it itself).
+    let quits = screen
+        .columns
+        .first()
+        .filter(|_| wide)
+        .and_then(|column| column.ui.app.keys.key_in("interrupt", &[Context::Anywhere]))
+        .map_or_else(String::new, |key| format!("{key} quits · "));
     let keys = format!(
-        " {moves}{}{send_to}follow-ups go to: {to} · comparison {}",
+        " {moves}{}{send_to}follow-ups go to: {to} · {quits}comparison {}",
         if moves.is_empty() { "" } else { " · " },
         clean(&screen.comparison_id)
     );
@@ -106,13 +114,23 @@ fn seconds(ms: Option<u64>) -> String {
 /// `bigdata · complete · text 0.4 s · total 9.8 s · 5/6 sources · 41.2k/2.4k tok`: the time to the
 /// first answer text, the total, sources cited / consulted, tokens when known (shorter in a narrow
 /// column).
+/// A figure that cannot come any more (a finished turn saved without its arrival times) is left
+/// out rather than shown as `–`, which reads as "not yet".
 fn header(figures: &AgentFigures, focused: bool, theme: &Theme, width: u16) -> Line<'static> {
+    let timings = &figures.timings;
+    let known = |ms: Option<u64>| figures.streaming || ms.is_some();
+    let mut times = Vec::new();
+    if known(timings.first_text_ms) {
+        times.push(format!(" · text {}", seconds(timings.first_text_ms)));
+    }
+    if known(timings.total_ms) {
+        times.push(format!(" · total {}", seconds(timings.total_ms)));
+    }
     let mut text = format!(
-        " {} · {} · text {} · total {} · {}/{} sources",
+        " {} · {}{} · {}/{} sources",
         figures.provider,
         status_word(figures),
-        seconds(figures.timings.first_text_ms),
-        seconds(figures.timings.total_ms),
+        times.concat(),
         figures.cited,
         figures.consulted,
     );
@@ -126,14 +144,22 @@ fn header(figures: &AgentFigures, focused: bool, theme: &Theme, width: u16) -> L
         let short = |ms: Option<u64>| {
             ms.map_or("–".to_owned(), |ms| format!("{:.1}", ms as f64 / 1000.0))
         };
+        let times = match (known(timings.first_text_ms), known(timings.total_ms)) {
+            (true, true) => format!(
+                " · {}/{} s",
+                short(timings.first_text_ms),
+                short(timings.total_ms)
+            ),
+            (false, true) => format!(" · total {}", seconds(timings.total_ms)),
+            (true, false) => format!(" · text {}", seconds(timings.first_text_ms)),
+            (false, false) => String::new(),
+        };
         text = format!(
-            " {} · {} · {}/{} src · {}/{} s",
+            " {} · {} · {}/{} src{times}",
             figures.provider,
             status_word(figures),
             figures.cited,
             figures.consulted,
-            short(figures.timings.first_text_ms),
-            short(figures.timings.total_ms),
         );
     }
     let style = if focused {
@@ -221,4 +247,48 @@ fn draw_sources(
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::compare::Timings;
+
+    fn figures(streaming: bool, first_text_ms: Option<u64>, total_ms: Option<u64>) -> String {
+        let figures = AgentFigures {
+            provider: "bigdata".into(),
+            status: crate::model::session::Status::Complete,
+            streaming,
+            consulted: 6,
+            cited: 5,
+            tokens: None,
+            timings: Timings {
+                first_text_ms,
+                total_ms,
+            },
+        };
+        let theme = Theme::default();
+        let text = |width| header(&figures, true, &theme, width).to_string();
+        format!("{}\n{}", text(80), text(46))
+    }
+
+    #[test]
+    fn a_finished_turn_with_no_first_text_time_leaves_it_out_instead_of_a_dash() {
+        assert_eq!(
+            figures(false, None, Some(12_000)),
+            " bigdata · complete · total 12.0 s · 5/6 sources\n bigdata · complete · 5/6 src · total 12.0 s"
+        );
+        assert_eq!(
+            figures(false, Some(400), Some(12_000)),
+            " bigdata · complete · text 0.4 s · total 12.0 s · 5/6 sources\n bigdata · complete · 5/6 src · 0.4/12.0 s"
+        );
+    }
+
+    #[test]
+    fn a_streaming_turn_still_says_its_times_are_to_come() {
+        assert_eq!(
+            figures(true, None, None).lines().next().unwrap(),
+            " bigdata · streaming · text – · total – · 5/6 sources"
+        );
+    }
 }

@@ -36,8 +36,16 @@ pub struct ChartCache {
 type Drawn = (usize, Rc<[RLine]>);
 
 impl ChartCache {
-    /// Turn `turn`'s chart `index` drawn at `width` (kept until the width changes).
-    pub fn rows(&mut self, turn: &Turn, index: usize, width: usize, theme: &Theme) -> Rc<[RLine]> {
+    /// Turn `turn`'s chart `index` drawn at `width` (kept until the width changes), ending on
+    /// `keys` (what opens it full screen, with the keys in force: they do not change while the app
+    /// runs).
+    pub fn rows(
+        &mut self,
+        turn: &Turn,
+        index: usize,
+        width: usize,
+        (theme, keys): (&Theme, &str),
+    ) -> Rc<[RLine]> {
         let key = (turn.id, index);
         match self.drawn.get(&key) {
             Some((w, rows)) if *w == width => rows.clone(),
@@ -48,10 +56,7 @@ impl ChartCache {
                 let mut rows = vec![RLine::blank()];
                 rows.extend(chart_rows(chart, width, INLINE_PLOT_ROWS, theme));
                 rows.push(RLine {
-                    pieces: vec![piece(
-                        truncate("  Enter or a click: full screen", width),
-                        theme.muted(),
-                    )],
+                    pieces: vec![piece(truncate(&format!("  {keys}"), width), theme.muted())],
                 });
                 let rows: Rc<[RLine]> = Rc::from(rows);
                 self.drawn.insert(key, (width, rows.clone()));

@@ -27,8 +27,9 @@ impl PromptPane {
         let mut editor = TextArea::default();
         editor.set_wrap_mode(WrapMode::WordOrGlyph);
         editor.set_cursor_line_style(Style::new());
+        // An app that can ask says its keys in force from the first frame on (see `prepare`).
         editor.set_placeholder_text(if can_ask {
-            "Type a question — Enter sends it, Alt-Enter adds a line"
+            ""
         } else {
             "Replay: follow-ups need an agent (run without `replay`)"
         });
@@ -187,6 +188,44 @@ fn hint(app: &App, focused: bool, short: bool) -> String {
     }
 }
 
+/// What the empty prompt says, with the keys in force (`short` for a narrow prompt).
+fn placeholder(app: &App, focused: bool, short: bool) -> String {
+    let prompt = |template: &str| {
+        let keys = app
+            .keys
+            .fill(&[Context::Prompt, Context::Anywhere], template);
+        match keys.is_empty() {
+            true => "Type a question".to_owned(),
+            false => format!("Type a question — {}", keys.replace(" · ", ", ")),
+        }
+    };
+    let panes = |template: &str, or: &str| {
+        let keys = app
+            .keys
+            .fill(&[Context::Panes, Context::Anywhere], template);
+        match keys.is_empty() {
+            true => or.to_owned(),
+            false => keys,
+        }
+    };
+    let letter = "a letter no key takes types a question";
+    match (focused, short) {
+        _ if app.search_typing() => "(the search has the keys)".to_owned(),
+        _ if app.keys_elsewhere.is_some() => String::new(),
+        _ if waiting_to_watch(app) => "Nothing to follow up until a session starts".to_owned(),
+        (true, true) => "Type a question…".to_owned(),
+        (true, false) if app.stream_running || app.in_progress() => {
+            prompt("{send} queues it for when the answer ends")
+        }
+        (true, false) => prompt("{send} sends it · {new_line} adds a line"),
+        (false, true) => panes("{focus_prompt}: type a question", letter),
+        (false, false) => panes(
+            "{focus_prompt} (or a letter no key takes) types a question",
+            letter,
+        ),
+    }
+}
+
 /// Dress the editor for this frame: its title (what keys do, where the next question goes) and border
 /// when it has the room, its style. The editor is the app's state, so this happens before drawing.
 pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
@@ -196,18 +235,8 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
     let name = if app.can_ask { "Ask" } else { "Prompt" };
     let short = area.width < SHORT_BELOW;
     if app.can_ask {
-        pane.editor.set_placeholder_text(match (focused, short) {
-            _ if app.search_typing() => "(the search has the keys)",
-            _ if app.keys_elsewhere.is_some() => "",
-            _ if waiting_to_watch(app) => "Nothing to follow up until a session starts",
-            (true, true) => "Type a question…",
-            (true, false) if app.stream_running || app.in_progress() => {
-                "Type a question — Enter queues it for when the answer ends"
-            }
-            (true, false) => "Type a question — Enter sends it, Alt-Enter adds a line",
-            (false, true) => "i: type a question",
-            (false, false) => "i (or a letter no key takes) types a question",
-        });
+        pane.editor
+            .set_placeholder_text(placeholder(app, focused, short));
     }
     if area.height >= 3 {
         let mut line = title(name, Some(hint(app, focused, short)), focused, theme);
@@ -242,6 +271,7 @@ pub fn prepare(app: &App, pane: &mut PromptPane, area: Rect) {
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &PromptPane) {
     frame.render_widget(&pane.editor, area);
+    draw_more(frame, area, app, pane);
     if app.focus != Focus::Prompt || app.popup.is_some() || app.keys_elsewhere.is_some() {
         return;
     }
@@ -259,4 +289,37 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, pane: &PromptPane) {
     let x = inner.x + (col as u16).min(inner.width - 1);
     let y = inner.y + (row as u16).min(inner.height - 1);
     frame.set_cursor_position(Position::new(x, y));
+}
+
+/// `↑ 12 more lines · ↓ 3 more`: the rows of a long question scrolled out of the prompt, on its
+/// bottom border (its top one holds the title), as the answer's border says `↓ more`. The editor
+/// scrolls while it is drawn, so this reads where it stopped, after it.
+fn draw_more(frame: &mut Frame, area: Rect, app: &App, pane: &PromptPane) {
+    let Some(block) = pane.editor.block() else {
+        return;
+    };
+    let inner = block.inner(area);
+    if inner.height == 0 || area.width < 8 {
+        return;
+    }
+    let (top, _) = pane.editor.scroll_offset();
+    let below = text_rows(pane, inner.width).saturating_sub(top.saturating_add(inner.height));
+    let mut parts = Vec::new();
+    if top > 0 {
+        let lines = if top == 1 { "line" } else { "lines" };
+        parts.push(format!("↑ {top} more {lines}"));
+    }
+    if below > 0 {
+        parts.push(format!("↓ {below} more"));
+    }
+    if parts.is_empty() {
+        return;
+    }
+    let room = (area.width as usize).saturating_sub(4);
+    let text = super::truncate(&format!(" {} ", parts.join(" · ")), room);
+    let at = Rect::new(area.x + 2, area.bottom() - 1, text.width() as u16, 1);
+    frame.render_widget(
+        ratatui::widgets::Paragraph::new(Span::styled(text, app.theme.muted())),
+        at,
+    );
 }

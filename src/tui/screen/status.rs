@@ -128,7 +128,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
         state_style.add_modifier(Modifier::BOLD),
     ));
     // Two columns between the facts and the message, ` · ` between the message and the help key.
-    let right_w = right.width().min(budget.saturating_sub(5));
+    let mut right_w = right.width().min(budget.saturating_sub(5));
+    if right_w < right.width() && app.message.is_none() {
+        // A key hint shows whole or not at all: `Ctrl-C qui…` tells nothing true.
+        right_w = 0;
+    }
     let joint = if right_w > 0 { " · " } else { " " };
     budget = budget.saturating_sub(right_w + joint.width());
     for (text, style) in facts(app) {

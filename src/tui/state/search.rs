@@ -3,10 +3,10 @@
 //! every hit and the current one.
 //!
 //! Each turn is searched once per query change (and, while its answer streams, only the text that
-//! arrived since), never per frame: a hit is a raw byte range of a turn's question or answer, which
-//! the answer pane highlights and brings into view through the rows it already keeps. Matching is
-//! smart-case, as in `less -i` or vim's `smartcase`: a query with no capital letter ignores ASCII
-//! case.
+//! arrived since), never per frame: a hit is a byte range of a turn's question as shown or of its
+//! raw answer, which the answer pane highlights and brings into view through the rows it already
+//! keeps. Matching is smart-case, as in `less -i` or vim's `smartcase`: a query with no capital
+//! letter ignores ASCII case.
 
 use std::ops::Range;
 
@@ -16,7 +16,7 @@ use super::turn::SidebarItem;
 /// One place the query was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Hit {
-    /// Raw bytes of turn `.0`'s question.
+    /// Bytes of turn `.0`'s question as shown ([`super::Turn::shown_question`], lines joined).
     Question(usize, Range<usize>),
     /// Raw bytes of turn `.0`'s answer.
     Answer(usize, Range<usize>),
@@ -208,12 +208,9 @@ impl Search {
             } else {
                 hits.answer.clear();
                 hits.question.clear();
-                find_all(
-                    turn.question.as_deref().unwrap_or_default(),
-                    &self.query,
-                    0,
-                    &mut hits.question,
-                );
+                // Counted where it is lit: on the question as shown, not its raw text.
+                let shown = turn.shown_question().unwrap_or_default().join("\n");
+                find_all(&shown, &self.query, 0, &mut hits.question);
                 0
             };
             // The conversation's hits together stay under the bound (question hits are few:

@@ -129,6 +129,17 @@ pub struct Turn {
 static NEXT_TURN_ID: AtomicU64 = AtomicU64::new(0);
 
 impl Turn {
+    /// The question's lines as the answer pane shows them (and the search counts them): as typed,
+    /// trimmed, each cleaned of control characters and bidi marks; a placeholder for one the proxy
+    /// could not read.
+    pub fn shown_question(&self) -> Option<Vec<String>> {
+        let question = match self.unreadable_request {
+            true => crate::local::meta::UNKNOWN_QUESTION,
+            false => self.question.as_deref()?.trim(),
+        };
+        Some(question.lines().map(crate::styled::text::clean).collect())
+    }
+
     pub fn new(question: Option<String>) -> Turn {
         Turn {
             question,

@@ -98,9 +98,14 @@ impl Ui {
     pub(super) fn toggle_mouse(&mut self) -> Effect {
         self.app.mouse = !self.app.mouse;
         let text = if self.mouse {
-            "mouse on: click and scroll the panes"
+            "mouse on: click and scroll the panes".to_owned()
         } else {
-            "mouse off: select text with it · m then Enter takes it back"
+            let back = self
+                .app
+                .keys
+                .then_enter("mouse", &[Context::Panes])
+                .map_or_else(String::new, |keys| format!(" · {keys} takes it back"));
+            format!("mouse off: select text with it{back}")
         };
         self.app.set_message(text, Severity::Info);
         Effect::MouseCapture(self.mouse)

@@ -76,16 +76,12 @@ fn header(app: &App, index: usize, width: usize, theme: &Theme) -> Vec<RLine> {
             pieces: vec![piece(format!("{text}{}", rule.repeat(fill)), style)],
         });
     }
-    if let Some(question) = &turn.question {
+    if let Some(question) = turn.shown_question() {
         // Every line of the question as it was typed; one the proxy could not read, a placeholder.
-        let question = match turn.unreadable_request {
-            true => crate::local::meta::UNKNOWN_QUESTION,
-            false => question.trim(),
-        };
-        for (i, line) in question.lines().enumerate() {
+        for (i, line) in question.iter().enumerate() {
             let first = if i == 0 { "▍You: " } else { "▍     " };
             rows.extend(wrap_text(
-                &clean(line),
+                line,
                 theme.you(),
                 width,
                 vec![piece(first, theme.you())],
@@ -122,7 +118,7 @@ fn placeholder(turn: &Turn, spinner: &str, theme: &Theme) -> Vec<RLine> {
 }
 
 /// How the turn ended, when that is worth a line (error, cut, stall, cancel) and the retry hint.
-fn ending_rows(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<RLine> {
+fn ending_rows(turn: &Turn, width: usize, theme: &Theme, retry: Option<&str>) -> Vec<RLine> {
     let mut rows = Vec::new();
     let ending = match &turn.conn {
         ConnState::Error(message) => Some((
@@ -150,14 +146,14 @@ fn ending_rows(turn: &Turn, width: usize, theme: &Theme, can_ask: bool) -> Vec<R
     if let Some((text, style)) = ending {
         rows.push(RLine::blank());
         rows.extend(wrap_text(&text, style, width, Vec::new(), Vec::new()));
-        if can_ask && turn.retryable() {
+        if let Some(retry) = retry.filter(|_| turn.retryable()) {
             let kept = if turn.session.answer.as_str().is_empty() {
                 ""
             } else {
                 "Everything received is kept above. "
             };
             rows.extend(wrap_text(
-                &format!("{kept}r then Enter asks it again as a new turn."),
+                &format!("{kept}{retry} asks it again as a new turn."),
                 theme.muted(),
                 width,
                 Vec::new(),
@@ -345,6 +341,15 @@ pub(super) fn layout(
     let output_keys = app
         .keys
         .fill(&[Context::Panes], "{enter} folds · {raw_json} raw JSON");
+    // A replay asks nothing again; with no key for `retry`, no key does it.
+    let retry = app
+        .can_ask
+        .then(|| app.keys.then_enter("retry", &[Context::Panes]))
+        .flatten();
+    let chart_keys = match app.keys.fill(&[Context::Panes], "{enter} or a click") {
+        keys if keys.is_empty() => "a click: full screen".to_owned(),
+        keys => format!("{keys}: full screen"),
+    };
     for (index, turn) in app.turns.iter().enumerate() {
         let head = header(app, index, width, theme);
         if !head.is_empty() {
@@ -372,7 +377,7 @@ pub(super) fn layout(
                 index,
                 &mut pane.charts,
                 width,
-                theme,
+                (theme, &chart_keys),
                 &mut parts,
             );
         }
@@ -384,7 +389,7 @@ pub(super) fn layout(
             let h = output.len();
             parts.push((index, Part::Structured(output), h));
         }
-        let tail = ending_rows(turn, width, theme, app.can_ask);
+        let tail = ending_rows(turn, width, theme, retry.as_deref());
         if !tail.is_empty() {
             let h = tail.len();
             parts.push((index, Part::Rows(tail), h));
@@ -540,7 +545,7 @@ fn answer_and_charts(
     index: usize,
     charts: &mut ChartCache,
     width: usize,
-    theme: &Theme,
+    (theme, chart_keys): (&Theme, &str),
     parts: &mut Vec<(usize, Part, usize)>,
 ) {
     let height = view.height();
@@ -566,7 +571,7 @@ fn answer_and_charts(
             parts.push((index, Part::Answer(index, from..row), row - from));
             from = row;
         }
-        let rows = charts.rows(turn, chart, width, theme);
+        let rows = charts.rows(turn, chart, width, (theme, chart_keys));
         let h = rows.len();
         parts.push((index, Part::Chart(chart, rows), h));
     }

@@ -29,6 +29,16 @@ impl Keymap {
         }
     }
 
+    /// How a sentence says to do action `name` with its key in force: `r then Enter` (a letter
+    /// only arms it), `Ctrl-R` (any other key does it at once); `None` when no key does it.
+    pub fn then_enter(&self, name: &str, places: &[Context]) -> Option<String> {
+        let key = self.key_in(name, places)?;
+        Some(match key.chars().count() {
+            1 => format!("{key} then Enter"),
+            _ => key,
+        })
+    }
+
     fn fill_part(&self, places: &[Context], part: &str) -> Option<String> {
         let mut out = String::new();
         let mut rest = part;
@@ -112,6 +122,21 @@ mod tests {
             "{next_agent}/{previous_agent} agent",
         );
         assert_eq!(hint, "Alt-N/P agent");
+    }
+
+    #[test]
+    fn a_sentence_says_then_enter_only_after_a_letter_that_arms() {
+        assert_eq!(
+            Keymap::default().then_enter("retry", &[Context::Panes]),
+            Some("r then Enter".to_owned())
+        );
+        let keys = custom(&[("retry", &["ctrl-t"])]);
+        assert_eq!(
+            keys.then_enter("retry", &[Context::Panes]),
+            Some("Ctrl-T".to_owned())
+        );
+        let keys = custom(&[("retry", &[])]);
+        assert_eq!(keys.then_enter("retry", &[Context::Panes]), None);
     }
 
     #[test]
