@@ -87,16 +87,8 @@ fn ask_markdown_says_the_agents_error_sanitised_and_exits_4() {
 #[test]
 fn a_broken_config_file_stops_every_command_that_reads_it_with_the_same_line_and_position() {
     let home = tempfile::tempdir().unwrap();
-    let dir = support::Home::new(home.path())
-        .config()
-        .join("research-tui");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("config.toml");
-    std::fs::write(
-        &path,
-        "api_key = \"sk-held-in-a-broken-file\"\nchar ts = true\n",
-    )
-    .unwrap();
+    let path = support::Home::new(home.path())
+        .write_config("api_key = \"sk-held-in-a-broken-file\"\nchar ts = true\n");
     let expected = format!(
         "research-tui: cannot read {}: invalid TOML at line 2, column 6: fix it, or move it aside \
          to use the defaults\n",
@@ -137,12 +129,8 @@ fn a_broken_config_file_stops_every_command_that_reads_it_with_the_same_line_and
 #[test]
 fn a_config_file_that_is_not_utf8_is_named_with_the_line_and_column_of_its_first_bad_byte() {
     let home = tempfile::tempdir().unwrap();
-    let dir = support::Home::new(home.path())
-        .config()
-        .join("research-tui");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("config.toml");
-    std::fs::write(&path, b"theme = \"dark\"\n\n# caf\xe9 au lait\n").unwrap();
+    let path =
+        support::Home::new(home.path()).write_config(b"theme = \"dark\"\n\n# caf\xe9 au lait\n");
     let out = support::cli(home.path())
         .args(["ask", "What changed?", "--demo"])
         .stdin(Stdio::null())

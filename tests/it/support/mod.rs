@@ -112,6 +112,14 @@ impl Home {
     pub fn cache(&self) -> PathBuf {
         self.root.join("cache")
     }
+    /// Write `contents` as this home's `config.toml` (its folder made first); its path.
+    pub fn write_config(&self, contents: impl AsRef<[u8]>) -> PathBuf {
+        let dir = self.config().join("research-tui");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.toml");
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
     /// Where saved sessions go (`$XDG_DATA_HOME/research-tui/sessions`).
     pub fn sessions(&self) -> PathBuf {
         self.data().join("research-tui").join("sessions")
