@@ -28,7 +28,13 @@ fn commit(dir: &Path) -> Option<String> {
     let common_dir = absolute(dir, git(dir, &["rev-parse", "--git-common-dir"])?);
     let mut watched = vec![git_dir.join("HEAD"), common_dir.join("packed-refs")];
     if let Some(branch) = git(dir, &["symbolic-ref", "-q", "HEAD"]) {
-        watched.push(common_dir.join(branch));
+        let reference = common_dir.join(branch);
+        // A packed branch has no file of its own until the next commit writes one: watch the
+        // folder it appears in, or that commit would never rerun this script.
+        match (reference.exists(), reference.parent()) {
+            (false, Some(folder)) => watched.push(folder.to_path_buf()),
+            _ => watched.push(reference),
+        }
     }
     // A missing path would make cargo rerun the script on every build.
     for path in watched.iter().filter(|path| path.exists()) {
