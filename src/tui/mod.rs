@@ -12,6 +12,7 @@ pub mod compare;
 pub mod conversation;
 mod effects;
 pub mod export;
+mod hangup;
 mod pacing;
 pub mod screen;
 pub mod state;

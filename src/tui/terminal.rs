@@ -19,6 +19,11 @@ use ratatui::backend::CrosstermBackend;
 /// [`restore_terminal`].
 static TAKEN: AtomicBool = AtomicBool::new(false);
 
+/// Whether the app has the terminal (between [`take_terminal`] and [`restore_terminal`]).
+pub(crate) fn is_taken() -> bool {
+    TAKEN.load(Ordering::SeqCst)
+}
+
 /// Restore the terminal: raw mode off, main screen back, paste and mouse modes off, cursor shown.
 /// Only once per taking: leaving the alternate screen again would move the cursor back to where it
 /// was entered, and the shell would then write over what was printed since (a panic's report).
@@ -96,6 +101,7 @@ impl Drop for Term {
 pub(crate) fn setup_terminal() -> io::Result<Term> {
     install_panic_hook();
     take_terminal(true)?;
+    super::hangup::watch();
     Terminal::new(CrosstermBackend::new(io::stdout())).map(|t| Term(Some(t)))
 }
 
