@@ -151,18 +151,24 @@ fn the_prompt_placeholder_names_the_send_new_line_and_typing_keys_in_force() {
     assert!(narrow.contains("K: type a question"), "{narrow}");
 }
 
-/// A cut turn's own line and the mouse message say the retry and mouse keys in force: `R then
-/// Enter` for a letter, `F2` alone for a key that acts at once.
-#[test]
-fn the_retry_sentence_and_the_mouse_message_name_their_keys_in_force() {
+/// The app with `[keys]` entries applied, its answer cut mid-stream (so it offers a retry).
+fn cut_with(entries: &[(&str, &[&str])]) -> Ui {
     let mut app = app();
-    app.keys = keymap(&[("retry", &["R"]), ("mouse", &["f2"])]);
+    app.keys = keymap(entries);
     play(
         &mut app,
         "tests/fixtures/cut-mid-answer.sse",
         Some("Review NVIDIA's quarter"),
         None,
     );
+    app
+}
+
+/// A cut turn's own line and the mouse message say the retry and mouse keys in force: `R then
+/// Enter` for a letter, `F2` alone for a key that acts at once.
+#[test]
+fn the_retry_sentence_and_the_mouse_message_name_their_keys_in_force() {
+    let mut app = cut_with(&[("retry", &["R"]), ("mouse", &["f2"])]);
     let cut = screen(&mut app);
     assert!(cut.contains("R then Enter asks it again"), "{cut}");
     assert!(!cut.contains("r then Enter"), "{cut}");
@@ -173,4 +179,14 @@ fn the_retry_sentence_and_the_mouse_message_name_their_keys_in_force() {
         off.contains("mouse off: select text with it · F2 takes it back"),
         "{off}"
     );
+}
+
+/// A key that acts at once is named alone even when its name is one character: retry on `↑`
+/// says `↑ asks it again`, not `↑ then Enter` (pressing ↑ retries at once).
+#[test]
+fn the_retry_sentence_names_an_arrow_alone_since_an_arrow_never_waits_for_enter() {
+    let mut app = cut_with(&[("up", &["k"]), ("retry", &["up"])]);
+    let cut = screen(&mut app);
+    assert!(cut.contains("↑ asks it again"), "{cut}");
+    assert!(!cut.contains("then Enter"), "{cut}");
 }
