@@ -190,3 +190,17 @@ fn the_retry_sentence_names_an_arrow_alone_since_an_arrow_never_waits_for_enter(
     assert!(cut.contains("↑ asks it again"), "{cut}");
     assert!(!cut.contains("then Enter"), "{cut}");
 }
+
+/// The tool data popup says how to open its chart in the answer with the key in force, not a
+/// literal `Enter`.
+#[test]
+fn the_tool_citations_chart_line_names_the_key_in_force_that_opens_the_chart() {
+    let mut app = answered_with(&[("enter", &["f6"])]);
+    browse(&mut app);
+    // Past the nine sources to the first tool data entry: the chart tool.
+    keys(&mut app, "cjjjjjjjjj");
+    key(&mut app, KeyCode::F(6));
+    let detail = draw(&mut app, 200, 42).backend().to_string();
+    assert!(detail.contains("(F6 on it: full screen)"), "{detail}");
+    assert!(!detail.contains("Enter on it"), "{detail}");
+}
