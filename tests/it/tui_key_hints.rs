@@ -204,3 +204,22 @@ fn the_tool_citations_chart_line_names_the_key_in_force_that_opens_the_chart() {
     assert!(detail.contains("(F6 on it: full screen)"), "{detail}");
     assert!(!detail.contains("Enter on it"), "{detail}");
 }
+
+/// The tab row of the one-pane layout names the keys in force that switch tabs and end a zoom,
+/// not `Tab/←→` and `z` written in.
+#[test]
+fn the_tab_row_names_the_switching_and_zoom_keys_in_force() {
+    let mut app = answered_with(&[
+        ("previous_tab", &["h"]),
+        ("next_tab", &["l"]),
+        ("zoom", &["Z"]),
+    ]);
+    browse(&mut app);
+    let narrow = draw(&mut app, 80, 24).backend().to_string();
+    assert!(narrow.contains("Tab/hl switch"), "{narrow}");
+    assert!(!narrow.contains("←→"), "{narrow}");
+    keys(&mut app, "Z");
+    let zoomed = screen(&mut app);
+    assert!(zoomed.contains("Z all panes"), "{zoomed}");
+    assert!(!zoomed.contains("z all panes"), "{zoomed}");
+}
