@@ -110,7 +110,7 @@ pub struct AskArgs {
     #[arg(long)]
     pub charts: bool,
     /// Run a workflow: a template id, or a path to a JSON file holding an inline template.
-    #[arg(long, value_name = "TEMPLATE")]
+    #[arg(long, value_name = "TEMPLATE", value_parser = crate::cmd::a_workflow)]
     pub workflow: Option<String>,
     /// A workflow input, `key=value` (repeatable).
     #[arg(long = "input", value_name = "KEY=VALUE")]

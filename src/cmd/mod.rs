@@ -35,6 +35,20 @@ pub fn an_id(text: &str) -> Result<String, String> {
     }
 }
 
+/// `--workflow`'s value parser: like an id, a blank one (an unset shell variable, `""`) names no
+/// template, so it is a usage error naming the flag, not a run sent with an empty template id. A
+/// value that is not blank is kept as written: it may be a file's path.
+pub fn a_workflow(text: &str) -> Result<String, String> {
+    match text.trim() {
+        "" => Err(
+            "the workflow is empty (an unset shell variable?): give a template id or a \
+                   JSON file's path"
+                .into(),
+        ),
+        _ => Ok(text.to_owned()),
+    }
+}
+
 /// `--provider`'s value parser: a provider's name, as clap's own enum parser reads it, except that
 /// an empty name in the list (`--provider bigdata,`) is said as that, not as "a value is required
 /// … but none was supplied".

@@ -151,18 +151,24 @@ fn the_prompt_placeholder_names_the_send_new_line_and_typing_keys_in_force() {
     assert!(narrow.contains("K: type a question"), "{narrow}");
 }
 
-/// A cut turn's own line and the mouse message say the retry and mouse keys in force: `R then
-/// Enter` for a letter, `F2` alone for a key that acts at once.
-#[test]
-fn the_retry_sentence_and_the_mouse_message_name_their_keys_in_force() {
+/// The app with `[keys]` entries applied, its answer cut mid-stream (so it offers a retry).
+fn cut_with(entries: &[(&str, &[&str])]) -> Ui {
     let mut app = app();
-    app.keys = keymap(&[("retry", &["R"]), ("mouse", &["f2"])]);
+    app.keys = keymap(entries);
     play(
         &mut app,
         "tests/fixtures/cut-mid-answer.sse",
         Some("Review NVIDIA's quarter"),
         None,
     );
+    app
+}
+
+/// A cut turn's own line and the mouse message say the retry and mouse keys in force: `R then
+/// Enter` for a letter, `F2` alone for a key that acts at once.
+#[test]
+fn the_retry_sentence_and_the_mouse_message_name_their_keys_in_force() {
+    let mut app = cut_with(&[("retry", &["R"]), ("mouse", &["f2"])]);
     let cut = screen(&mut app);
     assert!(cut.contains("R then Enter asks it again"), "{cut}");
     assert!(!cut.contains("r then Enter"), "{cut}");
@@ -173,4 +179,47 @@ fn the_retry_sentence_and_the_mouse_message_name_their_keys_in_force() {
         off.contains("mouse off: select text with it · F2 takes it back"),
         "{off}"
     );
+}
+
+/// A key that acts at once is named alone even when its name is one character: retry on `↑`
+/// says `↑ asks it again`, not `↑ then Enter` (pressing ↑ retries at once).
+#[test]
+fn the_retry_sentence_names_an_arrow_alone_since_an_arrow_never_waits_for_enter() {
+    let mut app = cut_with(&[("up", &["k"]), ("retry", &["up"])]);
+    let cut = screen(&mut app);
+    assert!(cut.contains("↑ asks it again"), "{cut}");
+    assert!(!cut.contains("then Enter"), "{cut}");
+}
+
+/// The tool data popup says how to open its chart in the answer with the key in force, not a
+/// literal `Enter`.
+#[test]
+fn the_tool_citations_chart_line_names_the_key_in_force_that_opens_the_chart() {
+    let mut app = answered_with(&[("enter", &["f6"])]);
+    browse(&mut app);
+    // Past the nine sources to the first tool data entry: the chart tool.
+    keys(&mut app, "cjjjjjjjjj");
+    key(&mut app, KeyCode::F(6));
+    let detail = draw(&mut app, 200, 42).backend().to_string();
+    assert!(detail.contains("(F6 on it: full screen)"), "{detail}");
+    assert!(!detail.contains("Enter on it"), "{detail}");
+}
+
+/// The tab row of the one-pane layout names the keys in force that switch tabs and end a zoom,
+/// not `Tab/←→` and `z` written in.
+#[test]
+fn the_tab_row_names_the_switching_and_zoom_keys_in_force() {
+    let mut app = answered_with(&[
+        ("previous_tab", &["h"]),
+        ("next_tab", &["l"]),
+        ("zoom", &["Z"]),
+    ]);
+    browse(&mut app);
+    let narrow = draw(&mut app, 80, 24).backend().to_string();
+    assert!(narrow.contains("Tab/hl switch"), "{narrow}");
+    assert!(!narrow.contains("←→"), "{narrow}");
+    keys(&mut app, "Z");
+    let zoomed = screen(&mut app);
+    assert!(zoomed.contains("Z all panes"), "{zoomed}");
+    assert!(!zoomed.contains("z all panes"), "{zoomed}");
 }

@@ -11,6 +11,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::plan;
 use super::prompt::{self, PromptPane};
+use crate::tui::state::keymap::Context;
 use crate::tui::state::sizes::column_widths;
 use crate::tui::state::{App, Focus};
 
@@ -229,7 +230,7 @@ struct TabStyle {
 /// The tab row's labels for `width` columns, most detail that fits first: full names and counts with
 /// the key hint, then without the hint, then without the other tabs' counts, then short names, then
 /// the shown tab alone. The shown tab is always there.
-fn tab_labels(app: &App, width: usize) -> (Vec<(Focus, String)>, &'static str) {
+fn tab_labels(app: &App, width: usize) -> (Vec<(Focus, String)>, String) {
     let style = |hint, other_counts, short_names, alone| TabStyle {
         hint,
         other_counts,
@@ -243,19 +244,30 @@ fn tab_labels(app: &App, width: usize) -> (Vec<(Focus, String)>, &'static str) {
         style(false, false, true, false),
         style(false, false, false, true),
     ];
-    let hint = if app.zoom {
-        "  z all panes"
-    } else {
-        "  Tab/←→ switch"
+    // The keys in force (`[keys]` may move them), as the panes of this layout take them.
+    let template = match app.zoom {
+        true => "{zoom} all panes",
+        false => "{focus_next}/{previous_tab}{next_tab} switch",
     };
-    let mut row = (Vec::new(), "");
+    let hint = match app
+        .keys
+        .fill(&[Context::NarrowPanes, Context::Panes], template)
+    {
+        keys if keys.is_empty() => keys,
+        keys => format!("  {keys}"),
+    };
+    let mut row = (Vec::new(), String::new());
     for style in tries {
         let labels: Vec<(Focus, String)> = tab_panes(app)
             .into_iter()
             .filter(|f| !style.alone || *f == app.tab)
             .map(|f| (f, tab_label(app, f, style)))
             .collect();
-        let hint = if style.hint { hint } else { "" };
+        let hint = if style.hint {
+            hint.clone()
+        } else {
+            String::new()
+        };
         let used: usize = labels.iter().map(|(_, l)| l.width() + 2).sum::<usize>()
             + 3 * labels.len().saturating_sub(1)
             + hint.width();

@@ -176,6 +176,27 @@ fn a_blank_id_is_a_usage_error_and_nothing_is_sent() {
     assert!(received(&served.1).is_empty());
 }
 
+/// A workflow from an unset shell variable (`--workflow "$TEMPLATE"`) is blank: a usage error
+/// naming `--workflow` before anything is sent, not a run sent with an empty template id.
+#[test]
+fn a_blank_workflow_is_a_usage_error_naming_the_flag_and_nothing_is_sent() {
+    let served = serve("50");
+    for blank in ["", "   "] {
+        let (code, err) = run(&[
+            "ask",
+            "a note",
+            "--workflow",
+            blank,
+            "--base-url",
+            &served.1,
+        ]);
+        assert_eq!(code, Some(2), "{blank:?}: {err}");
+        assert!(err.contains("--workflow"), "{blank:?}: {err}");
+        assert!(err.contains("the workflow is empty"), "{blank:?}: {err}");
+    }
+    assert!(received(&served.1).is_empty());
+}
+
 /// `replay DIR` says what `render DIR` says (it said "cannot read DIR: Is a directory"), and a
 /// `--record` file that cannot be written is named as a file that cannot be read is, without the
 /// system's error number.

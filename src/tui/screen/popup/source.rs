@@ -63,7 +63,7 @@ pub(super) fn source_rows(
                 "Tool data: {}",
                 clean(citation.tool_name.as_deref().unwrap_or("tool"))
             );
-            (title, tool_rows(turn, citation, width, theme))
+            (title, tool_rows(app, turn, citation, width, theme))
         }
     };
     let keys = app.keys.fill(
@@ -171,7 +171,13 @@ fn chunk_rows(source: &Source, width: usize, theme: &Theme) -> Vec<RLine> {
 }
 
 /// A tool-level citation: the tool, its audit (and the audit's title) and the query.
-fn tool_rows(turn: &Turn, citation: &Citation, width: usize, theme: &Theme) -> Vec<RLine> {
+fn tool_rows(
+    app: &App,
+    turn: &Turn,
+    citation: &Citation,
+    width: usize,
+    theme: &Theme,
+) -> Vec<RLine> {
     let mut rows = Vec::new();
     field(
         &mut rows,
@@ -189,10 +195,16 @@ fn tool_rows(turn: &Turn, citation: &Citation, width: usize, theme: &Theme) -> V
     if let Some(q) = &citation.query {
         field(&mut rows, "Query", &format!("\"{q}\""), width, theme);
     }
+    // The key that opens a chart in the answer is the panes' `enter`, whatever it is now; with
+    // none, a click still does.
+    let opens = match app.keys.fill(&[Context::Panes], "{enter} on it") {
+        keys if keys.is_empty() => "a click on it".to_owned(),
+        keys => keys,
+    };
     for chart in charts_of(turn, citation) {
         let title = chart.title.as_deref().unwrap_or("chart");
         let text =
-            format!("▦ {title} — drawn in the answer after this span (Enter on it: full screen)");
+            format!("▦ {title} — drawn in the answer after this span ({opens}: full screen)");
         field(&mut rows, "Chart", &text, width, theme);
     }
     rows

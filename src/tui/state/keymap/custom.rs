@@ -137,11 +137,16 @@ impl Keymap {
     /// The first key in force of the action `name` where it works in the first of `places` that
     /// has one, as the help writes it (`F1`, `?`): for hints that name a key.
     pub fn key_in(&self, name: &str, places: &[Context]) -> Option<String> {
+        self.first_key(name, places).map(key_name)
+    }
+
+    /// The key [`Keymap::key_in`] names, itself: whether it arms is the key's to say, not its
+    /// name's.
+    pub(super) fn first_key(&self, name: &str, places: &[Context]) -> Option<&Key> {
         places.iter().find_map(|place| {
             self.bindings()
                 .filter(|b| b.name == name && b.context == *place)
                 .find_map(|b| b.keys.first())
-                .map(key_name)
         })
     }
 

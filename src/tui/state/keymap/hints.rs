@@ -2,13 +2,17 @@
 //! force: a hint is a template such as `{down}/{up} select · {copy} copy · {escape} close`, each
 //! `{name}` an action's name in `[keys]`, filled with its first key where the hint shows.
 
-use super::{Context, Keymap};
+use crossterm::event::{KeyCode, KeyModifiers};
+
+use super::custom::{every_mix, key_name};
+use super::{Context, Key, Keymap};
 
 impl Keymap {
     /// `template` with each `{name}` replaced by the action's first key in the first of `places`
     /// that binds it (`o`, `Ctrl-O`, `Esc`). Its parts are separated by ` · `; a part naming an
     /// action left with no key is left out, since no key does it. A `⏎` after a placeholder (a
-    /// letter that only arms, Enter carries it out) stays only when the key in force is a letter.
+    /// letter that only arms, Enter carries it out) stays only when the key in force types a
+    /// character (`O`, `Space`), not for `↑` or `Ctrl-O`, which act at once.
     pub fn fill(&self, places: &[Context], template: &str) -> String {
         template
             .split(" · ")
@@ -20,22 +24,23 @@ impl Keymap {
     /// How to quit from the panes, as a hint says it: `q q` (a letter quits once typed twice), a
     /// remapped key with Ctrl or Alt alone (it acts at once), else the interrupt key.
     pub fn quit_keys(&self) -> String {
-        match self.key_in("quit", &[Context::Panes]) {
-            Some(key) if key.chars().count() == 1 => format!("{key} {key}"),
-            Some(key) => key,
+        match self.first_key("quit", &[Context::Panes]) {
+            Some(key) if arms(key) => format!("{0} {0}", key_name(key)),
+            Some(key) => key_name(key),
             None => self
                 .key_in("interrupt", &[Context::Anywhere])
                 .unwrap_or_else(|| "Ctrl-C".to_owned()),
         }
     }
 
-    /// How a sentence says to do action `name` with its key in force: `r then Enter` (a letter
-    /// only arms it), `Ctrl-R` (any other key does it at once); `None` when no key does it.
+    /// How a sentence says to do action `name` with its key in force: `r then Enter` (a key that
+    /// types only arms it), `Ctrl-R` or `↑` (any other key does it at once); `None` when no key
+    /// does it.
     pub fn then_enter(&self, name: &str, places: &[Context]) -> Option<String> {
-        let key = self.key_in(name, places)?;
-        Some(match key.chars().count() {
-            1 => format!("{key} then Enter"),
-            _ => key,
+        let key = self.first_key(name, places)?;
+        Some(match arms(key) {
+            true => format!("{} then Enter", key_name(key)),
+            false => key_name(key),
         })
     }
 
@@ -45,20 +50,31 @@ impl Keymap {
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
             let close = open + rest[open..].find('}')?;
-            let key = self.key_in(&rest[open + 1..close], places)?;
+            let key = self.first_key(&rest[open + 1..close], places)?;
             rest = &rest[close + 1..];
-            // Only a letter arms its action: any other key does it at once.
-            if key.chars().count() != 1
+            if !arms(key)
                 && let Some(after) = rest.strip_prefix('⏎')
             {
                 rest = after;
             }
+            let key = key_name(key);
             let key = shorter(&out, &key).to_owned();
             out.push_str(&key);
         }
         out.push_str(rest);
         Some(out)
     }
+}
+
+/// Does `key`, pressed as its name says, type a character? Only such a key arms an action that
+/// writes, opens, quits or sends (see `action_for`); any other (`↑`, `Ctrl-O`, `F2`) does it at
+/// once. Asked of the key, not of its name's length: `↑` is one character and acts at once,
+/// `Space` is five and types.
+fn arms(key: &Key) -> bool {
+    matches!(key.code, KeyCode::Char(c) if !c.is_control())
+        && every_mix().any(|mods| {
+            key.mods.allow(mods) && !mods.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+        })
 }
 
 /// `key` as written after `before`: a second letter with the same modifier as the one just
@@ -137,6 +153,30 @@ mod tests {
         );
         let keys = custom(&[("retry", &[])]);
         assert_eq!(keys.then_enter("retry", &[Context::Panes]), None);
+    }
+
+    /// `↑` is one character long but acts at once; `Space` is a word but types, so it only arms.
+    #[test]
+    fn an_arrow_acts_at_once_and_space_arms_whatever_the_length_of_their_names() {
+        let arrow = custom(&[("up", &["k"]), ("retry", &["up"])]);
+        assert_eq!(
+            arrow.then_enter("retry", &[Context::Panes]),
+            Some("↑".to_owned())
+        );
+        assert_eq!(arrow.fill(&[Context::Panes], "{retry}⏎ retry"), "↑ retry");
+        let arrow = custom(&[("up", &["k"]), ("quit", &["up"])]);
+        assert_eq!(arrow.quit_keys(), "↑");
+        let space = custom(&[("page_down", &["pgdn"]), ("retry", &["space"])]);
+        assert_eq!(
+            space.then_enter("retry", &[Context::Panes]),
+            Some("Space then Enter".to_owned())
+        );
+        assert_eq!(
+            space.fill(&[Context::Panes], "{retry}⏎ retry"),
+            "Space⏎ retry"
+        );
+        let space = custom(&[("page_down", &["pgdn"]), ("quit", &["space"])]);
+        assert_eq!(space.quit_keys(), "Space Space");
     }
 
     #[test]
