@@ -335,3 +335,45 @@ fn chart_viewer_snapshots() {
         draw(&mut app, 140, 42).backend()
     );
 }
+
+/// The answer pane's right border, top to bottom (its corners left out), of a frame.
+fn answer_right_border(buffer: &ratatui::buffer::Buffer) -> Vec<String> {
+    let area = buffer.area;
+    let cell = |x: u16, y: u16| buffer[(x, y)].symbol().to_owned();
+    let row = |y: u16| (0..area.width).map(|x| cell(x, y)).collect::<Vec<_>>();
+    let (top, title) = (0..area.height)
+        .find_map(|y| {
+            let row = row(y);
+            let at = row.windows(6).position(|w| w.concat() == "Answer")?;
+            Some((y, at as u16))
+        })
+        .expect("the answer's title");
+    let x = (title..area.width)
+        .find(|&x| matches!(cell(x, top).as_str(), "╮" | "┓"))
+        .expect("the answer's top-right corner");
+    (top + 1..area.height)
+        .map(|y| cell(x, y))
+        .take_while(|c| !matches!(c.as_str(), "╯" | "┛"))
+        .collect()
+}
+
+#[test]
+fn a_scrolled_answer_keeps_its_position_mark_when_the_focus_moves_to_the_sources() {
+    let mut app = answered();
+    key(&mut app, KeyCode::PageDown);
+    key(&mut app, KeyCode::PageDown);
+    key(&mut app, KeyCode::Char('c'));
+    assert_eq!(app.focus, Focus::Sources);
+    let marks = |app: &mut Ui| {
+        let border = answer_right_border(draw(app, 140, 42).backend().buffer());
+        let marks: Vec<usize> = (0..border.len()).filter(|&y| border[y] == "┃").collect();
+        (marks, border.len())
+    };
+    // One mark on the unfocused answer's thin border, partway down: neither the top nor the end.
+    let (down, rows) = marks(&mut app);
+    assert_eq!(down.len(), 1, "{down:?}");
+    assert!(down[0] > 0 && down[0] + 1 < rows, "{down:?} of {rows}");
+    // Back at the answer's top, the mark is at the border's top.
+    keys(&mut app, "agc");
+    assert_eq!(marks(&mut app).0, vec![0]);
+}

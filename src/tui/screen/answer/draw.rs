@@ -74,16 +74,21 @@ pub fn draw(
     let height = inner.height as usize;
     let lines = visible_lines(app, (pane, sources), body, height);
     frame.render_widget(Paragraph::new(lines).style(theme.text()), inner);
-    if focused && body.total > height {
-        // A one-cell scroll position hint on the right border.
+    if body.total > height {
+        // A one-cell scroll position hint on the right border, focused or not: a reader who
+        // scrolled up and moved to another pane still sees where in the answer they are.
+        let mark = if focused {
+            theme.accent().add_modifier(Modifier::BOLD)
+        } else {
+            theme.title(false)
+        };
         let pos = (body.top * (height.saturating_sub(1)))
             .checked_div(pane.scroll.max_top())
             .unwrap_or(0);
         let x = area.x + area.width.saturating_sub(1);
         let y = inner.y + pos.min(height - 1) as u16;
         if let Some(cell) = frame.buffer_mut().cell_mut((x, y)) {
-            cell.set_symbol("┃")
-                .set_style(theme.accent().add_modifier(Modifier::BOLD));
+            cell.set_symbol("┃").set_style(mark);
         }
     }
 }
