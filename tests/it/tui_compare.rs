@@ -357,25 +357,12 @@ fn opening_one_agents_session_reopens_the_whole_comparison_with_each_agents_time
 async fn the_comparison_drawn_side_by_side_with_a_shared_source_lit_in_the_columns_citing_it() {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
-    use research_tui::tui::TuiOptions;
-    use research_tui::tui::compare::{self, Start};
+    use research_tui::tui::compare;
     use research_tui::wire::provider::Provider;
 
-    let opts = TuiOptions {
-        demo: true,
-        demo_speed: 200.0,
-        store: None,
-        ..TuiOptions::default()
-    };
     let providers = vec![Provider::Bigdata, Provider::OpenAI, Provider::Perplexity];
-    let mut screen = compare::start(&opts, Start::Ask(providers)).await.unwrap();
-    let deadline = std::time::Instant::now() + WAIT;
-    while screen.streaming() {
-        assert!(std::time::Instant::now() < deadline, "the agents answer");
-        screen.take_updates();
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    screen.take_updates();
+    let mut screen = demo_comparison(providers).await;
+    until_answered(&mut screen).await;
     // Alt-J: the first merged source, BNEF, cited by OpenAI and Perplexity.
     screen.key(research_tui::tui::state::ComparisonKey::Source(true));
     let mut terminal = Terminal::new(TestBackend::new(140, 42)).unwrap();
@@ -453,4 +440,60 @@ fn only_the_focused_columns_focused_pane_has_heavy_borders() {
         heavy.iter().all(|&x| x + 1 >= openai),
         "a heavy border in the first column:\n{screen}"
     );
+}
+
+/// A comparison of `providers` on the demo stream (fast), just asked.
+async fn demo_comparison(
+    providers: Vec<research_tui::wire::provider::Provider>,
+) -> research_tui::tui::compare::CompareScreen {
+    use research_tui::tui::TuiOptions;
+    use research_tui::tui::compare::{self, Start};
+
+    let opts = TuiOptions {
+        demo: true,
+        demo_speed: 200.0,
+        store: None,
+        ..TuiOptions::default()
+    };
+    compare::start(&opts, Start::Ask(providers)).await.unwrap()
+}
+
+/// Take the comparison's updates until every agent has answered.
+async fn until_answered(screen: &mut research_tui::tui::compare::CompareScreen) {
+    let deadline = std::time::Instant::now() + WAIT;
+    while screen.streaming() {
+        assert!(std::time::Instant::now() < deadline, "the agents answer");
+        screen.take_updates();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    screen.take_updates();
+}
+
+/// The comparison's key line says what Ctrl-C does now: it cancels the focused agent's stream
+/// while it runs, and quits once every answer is in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_comparison_says_ctrl_c_cancels_while_the_agents_stream_and_quits_after() {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use research_tui::tui::compare;
+    use research_tui::wire::provider::Provider;
+
+    let mut screen = demo_comparison(vec![Provider::Bigdata, Provider::OpenAI]).await;
+    let key_line = |screen: &mut compare::CompareScreen| {
+        let mut terminal = Terminal::new(TestBackend::new(140, 42)).unwrap();
+        terminal.draw(|frame| compare::draw(frame, screen)).unwrap();
+        let buffer = terminal.backend().buffer();
+        let y = buffer.area.height - 1;
+        (0..buffer.area.width)
+            .map(|x| buffer[(x, y)].symbol())
+            .collect::<String>()
+    };
+    let streaming = key_line(&mut screen);
+    assert!(
+        streaming.contains(" · Ctrl-C cancels · comparison "),
+        "{streaming}"
+    );
+    until_answered(&mut screen).await;
+    let done = key_line(&mut screen);
+    assert!(done.contains(" · Ctrl-C quits · comparison "), "{done}");
 }

@@ -19,13 +19,7 @@ use support::*;
 
 #[test]
 fn streaming_mid_answer() {
-    let mut app = app();
-    play(
-        &mut app,
-        EARNINGS,
-        Some(DEMO_QUESTION),
-        Some(half_of_the_answer(EARNINGS)),
-    );
+    let mut app = half_answered();
     assert!(app.in_progress());
     insta::assert_snapshot!(draw(&mut app, 140, 42).backend());
 }

@@ -67,3 +67,15 @@ fn an_earlier_turn_picked_while_the_newest_streams_says_the_newest_still_streams
     assert!(row.contains("✔ complete"), "{row}");
     assert!(row.contains("turn 2 streaming"), "{row}");
 }
+
+#[test]
+fn the_status_bar_says_ctrl_c_cancels_while_the_answer_streams_and_quits_once_it_ended() {
+    let streaming = status_row(&mut half_answered(), 140, 42);
+    assert!(streaming.contains("Ctrl-C cancels"), "{streaming}");
+    assert!(!streaming.contains("quits"), "{streaming}");
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    let ended = status_row(&mut app, 140, 42);
+    assert!(ended.contains("Ctrl-C quits"), "{ended}");
+    assert!(!ended.contains("cancels"), "{ended}");
+}

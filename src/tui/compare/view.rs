@@ -67,14 +67,18 @@ pub fn draw(frame: &mut Frame, screen: &mut CompareScreen) {
         "{next_agent}/{previous_agent} agent · {next_merged_source}/{previous_merged_source} merged source",
     );
     let send_to = fill("{send_to} ");
-    // How to quit, said once here when side by side: a column's own bar is then too narrow for
-    // it beside its facts (one column in tabs says it itself).
+    // What Ctrl-C does, said once here when side by side: a column's own bar is then too narrow
+    // for it beside its facts (one column in tabs says it itself). The key goes to the focused
+    // column: it cancels that agent's stream while it runs, else quits.
     let quits = screen
         .columns
-        .first()
+        .get(screen.focus)
         .filter(|_| wide)
-        .and_then(|column| column.ui.app.keys.key_in("interrupt", &[Context::Anywhere]))
-        .map_or_else(String::new, |key| format!("{key} quits · "));
+        .and_then(|column| {
+            let app = &column.ui.app;
+            app.keys.interrupt_does(app.interrupt_cancels())
+        })
+        .map_or_else(String::new, |says| format!("{says} · "));
     let keys = format!(
         " {moves}{}{send_to}follow-ups go to: {to} · {quits}comparison {}",
         if moves.is_empty() { "" } else { " · " },

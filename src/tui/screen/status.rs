@@ -413,10 +413,12 @@ fn armed_short(action: &Action) -> &'static str {
     }
 }
 
-/// `Ctrl-C quits`, with the interrupt key in force.
+/// `Ctrl-C quits`, or `Ctrl-C cancels` while a stream runs, with the interrupt key in force.
 fn quits(app: &App) -> String {
-    let key = app.keys.key_in("interrupt", &[Context::Anywhere]);
-    format!("{} quits", key.as_deref().unwrap_or("Ctrl-C"))
+    let cancels = app.interrupt_cancels();
+    app.keys
+        .interrupt_does(cancels)
+        .unwrap_or_else(|| format!("Ctrl-C {}", if cancels { "cancels" } else { "quits" }))
 }
 
 #[cfg(test)]

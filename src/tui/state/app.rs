@@ -351,6 +351,11 @@ impl App {
         self.latest().is_some_and(|t| t.conn.in_progress())
     }
 
+    /// The interrupt key (Ctrl-C) cancels a stream now rather than quitting: what its hint says.
+    pub fn interrupt_cancels(&self) -> bool {
+        self.stream_running || self.in_progress()
+    }
+
     /// Apply a stream update to the newest turn. When the stream ends the app waits for a question:
     /// the prompt takes the focus back.
     pub fn apply_update(&mut self, update: StreamUpdate) {

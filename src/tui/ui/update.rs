@@ -184,7 +184,7 @@ impl Ui {
             );
             return None;
         }
-        if self.stream_running || self.in_progress() {
+        if self.interrupt_cancels() {
             self.cancel();
             return Some(Effect::Cancel);
         }

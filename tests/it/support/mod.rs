@@ -258,6 +258,18 @@ pub fn play(app: &mut Ui, path: &str, question: Option<&str>, limit: Option<usiz
     }
 }
 
+/// The demo's answer streaming, half of it in.
+pub fn half_answered() -> Ui {
+    let mut app = app();
+    play(
+        &mut app,
+        EARNINGS,
+        Some(DEMO_QUESTION),
+        Some(half_of_the_answer(EARNINGS)),
+    );
+    app
+}
+
 /// Frames up to and including half of the ANSWER frames.
 pub fn half_of_the_answer(path: &str) -> usize {
     let bytes = std::fs::read(path).unwrap();

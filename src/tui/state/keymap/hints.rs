@@ -33,6 +33,16 @@ impl Keymap {
         }
     }
 
+    /// What the interrupt key does now, as a hint says it: `Ctrl-C cancels` while a stream runs
+    /// (`cancels`), else `Ctrl-C quits`; `None` when no key interrupts.
+    pub fn interrupt_does(&self, cancels: bool) -> Option<String> {
+        let key = self.key_in("interrupt", &[Context::Anywhere])?;
+        Some(format!(
+            "{key} {}",
+            if cancels { "cancels" } else { "quits" }
+        ))
+    }
+
     /// How a sentence says to do action `name` with its key in force: `r then Enter` (a key that
     /// types only arms it), `Ctrl-R` or `↑` (any other key does it at once); `None` when no key
     /// does it.
