@@ -8,15 +8,16 @@
 //! benchmark left fourteen such processes behind in 63 starts.
 //!
 //! So a thread waits in `poll` on the terminal, asking for no event: a hangup is reported
-//! whatever is asked, so it sleeps until then and costs nothing. At the hangup it gives the app
-//! [`GRACE`] to end as it does on SIGHUP (its session saved, its terminal given back). If the
-//! terminal is still taken then, the loop is stuck in the reader, and the process is ended; the
-//! turn that was streaming is left as a dead writer's, which the store reads as cut. An app that
-//! gave its terminal back is on its way out (the telemetry export may take 2 s): it is ended
-//! only if it is still running [`FINISHING`] later.
+//! whatever is asked, so it sleeps until then and costs nothing. At the hangup it gives the app's
+//! loop [`GRACE`] to return as it does on SIGHUP. If it has not returned and the terminal is still
+//! taken then, the loop is stuck in the reader, and the process is ended; the turn that was
+//! streaming is left as a dead writer's, which the store reads as cut. An app whose loop returned
+//! is on its way out (saving its session; the telemetry export may take 2 s): it is ended only if
+//! it is still running [`FINISHING`] later.
 
 use std::io::{self, IsTerminal};
 use std::os::fd::{AsFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rustix::event::{PollFd, PollFlags};
@@ -25,6 +26,15 @@ use rustix::event::{PollFd, PollFlags};
 const GRACE: Duration = Duration::from_secs(1);
 /// How long an app that gave its terminal back has to finish after that.
 const FINISHING: Duration = Duration::from_secs(10);
+
+/// The screen's loop has returned: the app is finishing (saving its session, giving the
+/// terminal back, sending telemetry), not stuck in the key reader.
+static LOOP_ENDED: AtomicBool = AtomicBool::new(false);
+
+/// Say that the screen's loop has returned (a hangup then gets [`FINISHING`], not [`GRACE`]).
+pub(super) fn loop_ended() {
+    LOOP_ENDED.store(true, Ordering::SeqCst);
+}
 
 /// Start watching the terminal the app reads keys from for a hangup (once a process).
 pub(super) fn watch() {
@@ -64,7 +74,7 @@ fn hung_up(tty: &OwnedFd) -> bool {
 /// The terminal hung up: end the process unless the app ends on its own first.
 fn end_after_hangup() {
     std::thread::sleep(GRACE);
-    if super::terminal::is_taken() {
+    if !LOOP_ENDED.load(Ordering::SeqCst) && super::terminal::is_taken() {
         crate::log::log(
             "the terminal hung up and the app's loop did not end (stuck in the terminal's key \
              reader): ending the process",

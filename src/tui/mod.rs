@@ -176,7 +176,9 @@ pub fn run_compare_blocking(opts: TuiOptions, start: compare::Start) -> std::pro
         let mut screen = compare::start(&opts, start).await?;
         let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
         let _guard = TerminalGuard;
-        compare::event_loop(&mut terminal, &mut screen).await
+        let result = compare::event_loop(&mut terminal, &mut screen).await;
+        hangup::loop_ended();
+        result
     })
 }
 
@@ -269,16 +271,18 @@ pub async fn run(opts: TuiOptions) -> eyre::Result<()> {
     // Without a terminal the app cannot run: said before the first question is asked, so no
     // session is saved for a question nobody could watch.
     terminal::terminal_available().wrap_err("cannot set up the terminal")?;
-    let mut terminal = setup_terminal().wrap_err("cannot set up the terminal")?;
+    let mut terminal = match setup_terminal() {
+        Ok(terminal) => terminal,
+        Err(e) => {
+            // A question already asked (`open ID --question`) is cancelled, and saved so.
+            conversation.finish(&mut app);
+            return Err(e).wrap_err("cannot set up the terminal");
+        }
+    };
     let _guard = TerminalGuard;
-    let result = event_loop(
-        &mut terminal,
-        &mut app,
-        &mut conversation,
-        &opts,
-        first_question,
-    )
-    .await;
+    app.first_question = first_question;
+    let result = event_loop(&mut terminal, &mut app, &mut conversation, &opts).await;
+    hangup::loop_ended();
     conversation.finish(&mut app);
     drop(_guard);
     crate::otel::finish(conversation.exporter.as_ref()).await;
@@ -397,15 +401,14 @@ fn input_waiting() -> bool {
 }
 
 /// The app's loop: draws when a frame is due and takes signals, keys, notes and the stream.
-/// `first_question` (the demo's, or `--question`'s) is asked once the first frame is on screen:
-/// saving its session (a folder, the meta, the turn file, the index line) would otherwise hold
-/// that frame back.
+/// The app's first question (the demo's, or `--question`'s) is asked once the first frame is on
+/// screen, which says it is being asked: saving its session (a folder, the meta, the turn file,
+/// the index line) would otherwise hold that frame back.
 async fn event_loop(
     terminal: &mut Term,
     app: &mut Ui,
     conversation: &mut Conversation,
     opts: &TuiOptions,
-    mut first_question: Option<String>,
 ) -> eyre::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut events = EventStream::new();
@@ -446,7 +449,7 @@ async fn event_loop(
                 panic!("RESEARCH_TUI_TEST_PANIC is set");
             }
             pacing.drawn(Instant::now());
-            if let Some(question) = first_question.take() {
+            if let Some(question) = app.first_question.take() {
                 let cont = app.continuation();
                 conversation.ask(app, question, cont);
                 pacing.changed();

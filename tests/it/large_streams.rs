@@ -263,6 +263,11 @@ fn keys_and_a_hangup_are_answered_while_a_replay_with_references_first_floods_in
         !log.contains("panicked"),
         "the app panicked after the hangup:\n{log}"
     );
+    // It ended on its SIGHUP, not because the hangup watch ended a stuck loop.
+    assert!(
+        !log.contains("loop did not end"),
+        "the app's loop did not see the hangup:\n{log}"
+    );
 }
 
 #[test]

@@ -197,6 +197,29 @@ fn zeta_anchors_become_our_markers() {
     insta::assert_snapshot!(terminal.backend());
 }
 
+/// The app's first frame is drawn before its first question is asked (saving the question's
+/// session would hold the frame back): that frame says what is being asked, not to type a
+/// question, and the question's text is sanitised like any other.
+#[test]
+fn the_first_frame_before_the_first_question_is_asked_says_it_is_being_asked() {
+    let mut app = Ui::new(AppConfig {
+        mode: Mode::Demo,
+        theme: Theme::default(),
+        can_ask: true,
+    });
+    app.first_question = Some("Break down NVIDIA's quarter\u{1b}[2J\u{202e}".into());
+    let screen = draw(&mut app, 100, 20).backend().to_string();
+    assert!(
+        screen.contains("Asking: Break down NVIDIA's quarter"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Type a question below"), "{screen}");
+    assert!(
+        !screen.contains('\u{1b}') && !screen.contains('\u{202e}'),
+        "{screen}"
+    );
+}
+
 #[test]
 fn idle_app_with_no_question_focuses_an_empty_prompt() {
     let mut app = Ui::new(AppConfig {

@@ -97,6 +97,9 @@ pub struct App {
     pub max_attempts: u32,
     /// Where the first question continues from (`--resume`, `--chat-id`) while there is no turn.
     pub resume: Continuation,
+    /// The first question (the demo's, `--question`'s), asked once the first frame is on screen:
+    /// that frame says it is being asked.
+    pub first_question: Option<String>,
     /// The saved session this conversation is written to.
     pub session_id: Option<String>,
     /// The newest turn streams in another process and this app follows it (`watching · live`):
@@ -148,6 +151,7 @@ impl App {
             api_base: None,
             max_attempts: 3,
             resume: Continuation::default(),
+            first_question: None,
             session_id: None,
             watching: false,
             keys: super::keymap::Keymap::default(),

@@ -421,6 +421,9 @@ fn empty_hint(app: &App) -> String {
     if !app.can_ask {
         return "Nothing to show yet.".to_owned();
     }
+    if let Some(question) = &app.first_question {
+        return format!("Asking: {}", clean(question));
+    }
     let resumed = match (&app.resume.checkpoint_id, &app.resume.chat_id) {
         (Some(checkpoint), _) => Some(format!("checkpoint {}", clean(checkpoint))),
         (None, Some(chat)) => Some(format!("chat {}", clean(chat))),

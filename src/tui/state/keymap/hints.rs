@@ -21,8 +21,9 @@ impl Keymap {
             .join(" · ")
     }
 
-    /// How to quit from the panes, as a hint says it: `q q` (a letter quits once typed twice), a
-    /// remapped key with Ctrl or Alt alone (it acts at once), else the interrupt key.
+    /// How to quit from the panes, as a hint says it: `q q` (a key that types quits once typed
+    /// twice), a remapped key that does not type (Ctrl, Alt, an arrow: it acts at once), else the
+    /// interrupt key.
     pub fn quit_keys(&self) -> String {
         match self.first_key("quit", &[Context::Panes]) {
             Some(key) if arms(key) => format!("{0} {0}", key_name(key)),
