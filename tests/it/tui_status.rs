@@ -79,3 +79,18 @@ fn the_status_bar_says_ctrl_c_cancels_while_the_answer_streams_and_quits_once_it
     assert!(ended.contains("Ctrl-C quits"), "{ended}");
     assert!(!ended.contains("cancels"), "{ended}");
 }
+
+/// A message with no room for the whole of it says its first clause (before the ` — `) whole,
+/// rather than a word cut short: in a comparison's column Ctrl-C's `cancelled — Ctrl-C again
+/// quits` read `cancelle…`.
+#[test]
+fn a_message_too_long_for_a_narrow_bar_keeps_its_first_clause_whole() {
+    let mut app = half_answered();
+    ctrl(&mut app, 'c');
+    let row = status_row(&mut app, 46, 24);
+    assert!(row.contains("cancelled · "), "{row}");
+    assert!(!row.contains("cancelle…"), "{row}");
+    // With room, the whole message.
+    let row = status_row(&mut app, 140, 42);
+    assert!(row.contains("cancelled — Ctrl-C again quits"), "{row}");
+}

@@ -110,7 +110,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
         .keys
         .key_in("help", &places)
         .map_or_else(String::new, |key| format!("{key} help "));
-    let (right, right_style) = right_text(app, prompt_empty, width < 100);
+    let (mut right, right_style) = right_text(app, prompt_empty, width < 100);
     let used: usize = spans.iter().map(|s| s.content.width()).sum();
     // The help key always shows; the message gets what the state leaves.
     let help_w = help.width().min(width.saturating_sub(used));
@@ -128,7 +128,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
         state_style.add_modifier(Modifier::BOLD),
     ));
     // Two columns between the facts and the message, ` · ` between the message and the help key.
-    let mut right_w = right.width().min(budget.saturating_sub(5));
+    let room = budget.saturating_sub(5);
+    if right.width() > room
+        && app.message.is_some()
+        && let Some((first, _)) = right.split_once(" — ")
+        && first.width() <= room
+        && room < first.width() + " — ".width() + 8
+    {
+        // A message with no room for all of it, nor for a few words after its first clause, says
+        // that clause whole (`cancelled`), not a word cut short (`cancelle…`, in a comparison's
+        // column); with more room it is cut at its end as before.
+        right = first.to_owned();
+    }
+    let mut right_w = right.width().min(room);
     if right_w < right.width() && app.message.is_none() {
         // A key hint shows whole or not at all: `Ctrl-C qui…` tells nothing true.
         right_w = 0;
