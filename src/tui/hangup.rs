@@ -15,8 +15,7 @@
 //! is on its way out (saving its session; the telemetry export may take 2 s): it is ended only if
 //! it is still running [`FINISHING`] later.
 
-use std::io::{self, IsTerminal};
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -40,7 +39,9 @@ pub(super) fn loop_ended() {
 pub(super) fn watch() {
     static WATCHING: std::sync::Once = std::sync::Once::new();
     WATCHING.call_once(|| {
-        let Some(tty) = terminal() else { return };
+        let Ok(tty) = super::terminal::key_terminal() else {
+            return;
+        };
         let _ = std::thread::Builder::new()
             .name("hangup-watch".into())
             .spawn(move || {
@@ -49,14 +50,6 @@ pub(super) fn watch() {
                 }
             });
     });
-}
-
-/// The terminal crossterm reads: standard input when it is one, else `/dev/tty`.
-fn terminal() -> Option<OwnedFd> {
-    if io::stdin().is_terminal() {
-        return io::stdin().as_fd().try_clone_to_owned().ok();
-    }
-    std::fs::File::open("/dev/tty").ok().map(OwnedFd::from)
 }
 
 /// Wait until `tty` hangs up (true), or polling it fails (false).

@@ -105,17 +105,9 @@ pub(crate) fn setup_terminal() -> io::Result<Term> {
     Terminal::new(CrosstermBackend::new(io::stdout())).map(|t| Term(Some(t)))
 }
 
-/// Whether there is a terminal to take: standard input when it is one, else the process's
-/// controlling terminal (`/dev/tty`), as raw mode looks for it.
+/// Whether there is a terminal to take ([`key_terminal`]).
 pub(crate) fn terminal_available() -> io::Result<()> {
-    use std::io::IsTerminal;
-    if io::stdin().is_terminal() {
-        return Ok(());
-    }
-    std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/tty")
+    key_terminal()
         .map(drop)
         // ENXIO's "No such device or address" says nothing a person can act on.
         .map_err(|e| {
@@ -125,6 +117,21 @@ pub(crate) fn terminal_available() -> io::Result<()> {
                  works without)",
             )
         })
+}
+
+/// The terminal the app reads keys from, as raw mode and crossterm's reader find it: standard
+/// input when it is one, else the process's controlling terminal (`/dev/tty`).
+pub(crate) fn key_terminal() -> io::Result<std::os::fd::OwnedFd> {
+    use std::io::IsTerminal;
+    use std::os::fd::AsFd;
+    if io::stdin().is_terminal() {
+        return io::stdin().as_fd().try_clone_to_owned();
+    }
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .map(Into::into)
 }
 
 /// Raw mode, the alternate screen, bracketed paste, and the mouse when the app has it.
