@@ -93,6 +93,13 @@ pub fn replay(
     })
 }
 
+/// How much of a recording is read at a time: as much as one update carries ([`BATCH_BYTES`]).
+/// Each read of a `tokio::fs::File` is handed to a blocking thread and back: at 64 KiB a 100 MB
+/// recording replayed at full speed cost ~5,000 context switches, at 256 KiB ~2,100. More is no
+/// faster and is held twice (here and in tokio's own buffer): the app's memory while it replays a
+/// small stream grows by as much (`chart_bounds`).
+const READ_AT_ONCE: usize = 256 << 10;
+
 /// Play the recording at `path` like [`replay`], reading it as it plays: however large the file,
 /// only the frame being played is in memory.
 pub fn replay_file(
@@ -110,9 +117,11 @@ pub fn replay_file(
         let Some(mut player) = Player::start(speed, provider, tx).await else {
             return;
         };
-        let mut splitter = FrameSplitter::default();
+        // At `max` no frame waits for its pause, so the bytes go to the decoder as they are read
+        // rather than cut into frames first (each frame a copy: ~10 % of a flood's replay).
+        let mut splitter = (speed != Speed::Max).then(FrameSplitter::default);
         let mut frames = Vec::new();
-        let mut buffer = vec![0u8; 64 * 1024];
+        let mut buffer = vec![0u8; READ_AT_ONCE];
         loop {
             let read = match file.read(&mut buffer).await {
                 Ok(0) => break,
@@ -123,6 +132,12 @@ pub fn replay_file(
                     return;
                 }
             };
+            let Some(splitter) = &mut splitter else {
+                if !player.feed_read(&buffer[..read]).await {
+                    return;
+                }
+                continue;
+            };
             splitter.push(&buffer[..read], &mut frames);
             for frame in frames.drain(..) {
                 if !player.play(frame).await {
@@ -130,7 +145,7 @@ pub fn replay_file(
                 }
             }
         }
-        if let Some(frame) = splitter.finish()
+        if let Some(frame) = splitter.and_then(FrameSplitter::finish)
             && !player.play(frame).await
         {
             return;
@@ -185,9 +200,17 @@ fn replay_timed(
             return;
         };
         let start = tokio::time::Instant::now();
-        let mut buffer = vec![0u8; 64 * 1024];
+        let mut buffer = vec![0u8; READ_AT_ONCE];
         let mut at = 0u64;
-        for (_, to, ms) in arrivals.parts() {
+        // At `max` nothing waits between parts, so the file is one part, read a buffer at a time:
+        // read a part at a time, a saved flood of 20,000 parts cost 2.3× the CPU (each read a
+        // hand-off to a blocking thread and back).
+        let whole = [(0, None, 0)];
+        let parts: Box<dyn Iterator<Item = (u64, Option<u64>, u64)> + Send> = match speed {
+            Speed::Max => Box::new(whole.into_iter()),
+            Speed::Factor(_) => Box::new(arrivals.parts()),
+        };
+        for (_, to, ms) in parts {
             let due = start + speed.delay(ms);
             if due > tokio::time::Instant::now() {
                 if !player.flush().await {
@@ -216,7 +239,7 @@ fn replay_timed(
                     }
                 };
                 at += read as u64;
-                if !player.feed(&buffer[..read]).await {
+                if !player.feed_read(&buffer[..read]).await {
                     return;
                 }
             }
@@ -224,6 +247,9 @@ fn replay_timed(
         player.finish().await;
     })
 }
+
+/// How much of what was read is decoded before the batch is checked for size.
+const FEED_AT_ONCE: usize = 64 << 10;
 
 /// Frames without a pause between them are sent together up to this many events…
 const BATCH_EVENTS: usize = 1024;
@@ -295,6 +321,18 @@ impl Player {
         });
         self.batch_bytes += bytes.len();
         (self.batch.len() < BATCH_EVENTS && self.batch_bytes < BATCH_BYTES) || self.flush().await
+    }
+
+    /// Decode `bytes` as read from a file ([`READ_AT_ONCE`] of them), a piece at a time, so
+    /// updates stay the size a network chunk makes ([`BATCH_EVENTS`], [`BATCH_BYTES`]) however
+    /// much is read at once. `false` when no one listens any more.
+    async fn feed_read(&mut self, bytes: &[u8]) -> bool {
+        for piece in bytes.chunks(FEED_AT_ONCE) {
+            if !self.feed(piece).await {
+                return false;
+            }
+        }
+        true
     }
 
     /// The bytes fed next arrived `ms` after the request: what is decoded goes first, then the
@@ -398,5 +436,73 @@ data: {\"chat_id\":\"c\",\"message\":{\"type\":\"COMPLETE\",\"checkpoint_id\":\"
         assert_eq!(ended, Some(StreamEnd::Closed));
         assert_eq!(session.answer.as_str(), "Hi");
         assert_eq!(session.checkpoint_id(), Some("k"));
+    }
+
+    /// Every event a replay sends, in order, and how it ended.
+    async fn played(mut handle: StreamHandle) -> (Vec<AgentEvent>, Option<StreamEnd>) {
+        let (mut events, mut ended) = (Vec::new(), None);
+        while let Some(update) = handle.updates.recv().await {
+            match update {
+                StreamUpdate::Events(batch) => events.extend(batch),
+                StreamUpdate::Ended(end) => ended = Some(end),
+                _ => {}
+            }
+        }
+        (events, ended)
+    }
+
+    /// At `max` a recording goes to the decoder as read (a MiB at a time), not frame by frame, and
+    /// a saved turn's arrival times are not followed part by part: the events must be the same,
+    /// for every recording shipped and for a stream of 3 MB whose events straddle every read and
+    /// every piece decoded.
+    #[tokio::test]
+    async fn at_max_speed_a_recording_plays_the_same_events_as_frame_by_frame() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files: Vec<std::path::PathBuf> = glob_recordings();
+        let flood = dir.path().join("flood.sse");
+        let mut text = String::new();
+        for n in 0..30_000 {
+            let chunk = format!("word {n} ").repeat(n % 13 + 1);
+            let event = serde_json::json!({"chat_id": "c", "message": {"type": "ANSWER", "content": chunk}});
+            text.push_str(&format!(": delay=1\ndata: {event}\n\n"));
+        }
+        text.push_str("data: {\"chat_id\":\"c\",\"message\":{\"type\":\"COMPLETE\",\"checkpoint_id\":\"k\"}}\n\n");
+        assert!(text.len() > 3 * READ_AT_ONCE);
+        std::fs::write(&flood, &text).unwrap();
+        files.push(flood);
+        let framed = Speed::Factor(1e12);
+        for file in files {
+            let name = file.display().to_string();
+            let by_frames = played(replay_file(&file, framed, None).unwrap()).await;
+            assert!(!by_frames.0.is_empty(), "{name}");
+            let at_max = played(replay_file(&file, Speed::Max, None).unwrap()).await;
+            assert!(at_max == by_frames, "{name} at max");
+            // The same bytes saved with their arrival times, a part every 97 bytes.
+            let saved = dir.path().join("turn-001.sse");
+            std::fs::copy(&file, &saved).unwrap();
+            let size = std::fs::metadata(&saved).unwrap().len();
+            let mut times = String::from("# research-tui arrival times 1\nsent 1764120000123\n");
+            for (ms, offset) in (0..size).step_by(97).enumerate() {
+                times.push_str(&format!("{offset} {ms}\n"));
+            }
+            std::fs::write(dir.path().join("turn-001.sse.times"), times).unwrap();
+            let timed = played(replay_file(&saved, framed, None).unwrap()).await;
+            let timed_at_max = played(replay_file(&saved, Speed::Max, None).unwrap()).await;
+            assert!(timed_at_max == timed, "{name} saved, at max");
+            assert!(timed.0 == by_frames.0, "{name} saved");
+        }
+    }
+
+    fn glob_recordings() -> Vec<std::path::PathBuf> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/recordings");
+        let mut files: Vec<_> = std::fs::read_dir(root)
+            .unwrap()
+            .flat_map(|provider| std::fs::read_dir(provider.unwrap().path()).unwrap())
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|e| e == "sse"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 20, "{files:?}");
+        files
     }
 }
