@@ -497,3 +497,51 @@ async fn the_comparison_says_ctrl_c_cancels_while_the_agents_stream_and_quits_af
     let done = key_line(&mut screen);
     assert!(done.contains(" · Ctrl-C quits · comparison "), "{done}");
 }
+
+/// Ctrl-C on an agent that has answered, while the others still stream, cancels their answers
+/// rather than quitting them all with it (as one agent's app cancels before it quits): the key line
+/// says so before, each header says `cancelled` after, and the next Ctrl-C quits.
+#[test]
+fn ctrl_c_on_an_agent_that_has_answered_cancels_the_others_still_streaming_then_quits() {
+    // At the demo's own pace Perplexity answers in ~4 s, Bigdata.com and OpenAI take ~13 s.
+    let t = Tmux::start(
+        140,
+        42,
+        &["--provider", "bigdata,openai,perplexity", "--demo"],
+    );
+    let header = |s: &str| s.lines().next().unwrap_or_default().to_owned();
+    let key_line = |s: &str| {
+        let last = s.lines().rev().find(|l| !l.trim().is_empty());
+        last.unwrap_or_default().to_owned()
+    };
+    t.wait_for("the agents streaming", WAIT, |s| {
+        header(s).contains("bigdata · streaming")
+    });
+    // Alt-P: the previous agent, from the first to the last.
+    t.send(&["M-p"]);
+    let screen = t.wait_for("Perplexity answered, the others streaming", WAIT, |s| {
+        let header = header(s);
+        header.contains("perplexity · complete")
+            && header.contains("bigdata · streaming")
+            && header.contains("openai · streaming")
+    });
+    assert!(
+        key_line(&screen).contains(" · Ctrl-C cancels · comparison "),
+        "{screen}"
+    );
+    t.send(&["C-c"]);
+    let screen = t.wait_for("the others cancelled", WAIT, |s| {
+        let header = header(s);
+        header.contains("bigdata · cancelled") && header.contains("openai · cancelled")
+    });
+    assert!(
+        header(&screen).contains("perplexity · complete"),
+        "{screen}"
+    );
+    assert!(
+        key_line(&screen).contains(" · Ctrl-C quits · comparison "),
+        "{screen}"
+    );
+    t.send(&["C-c"]);
+    assert_eq!(t.wait_exit(WAIT), "0");
+}

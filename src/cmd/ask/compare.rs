@@ -284,6 +284,7 @@ fn report(args: &AskArgs, comparison_id: &str, finished: Vec<Finished>) -> ExitC
                 session: &f.session,
                 attribution: &attributions[i],
                 timings: f.timings,
+                ended: None,
             },
             outcome: outcomes[i].as_ref().map(|(s, why)| (*s, why.as_str())),
             session_id: f.session_id.as_deref(),

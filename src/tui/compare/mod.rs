@@ -15,13 +15,13 @@ use futures::StreamExt;
 
 use super::conversation::{Agent, Conversation, LiveConfig};
 use super::pacing::Pacing;
-use super::state::{Action, AppConfig, ComparisonKey, Mode, SidebarItem};
-use super::ui::Ui;
+use super::state::{Action, AppConfig, ComparisonKey, ConnState, Mode, Severity, SidebarItem};
+use super::ui::{InterruptStep, Ui};
 use super::{Term, TuiOptions, effects};
 use crate::agent::client::ApiKey;
 use crate::model::citations::Attribution;
 use crate::model::compare::{AgentRun, Comparison, Timings};
-use crate::model::session::Session;
+use crate::model::session::{Session, Status};
 use crate::report::eyre::{self, WrapErr};
 use crate::wire::provider::Provider;
 
@@ -164,15 +164,16 @@ impl CompareScreen {
             .columns
             .iter()
             .map(|c| {
-                let (session, attribution) = match c.ui.current() {
-                    Some(turn) => (&turn.session, &turn.attribution),
-                    None => (&no_session, &no_attribution),
+                let (session, attribution, ended) = match c.ui.current() {
+                    Some(turn) => (&turn.session, &turn.attribution, ended(&turn.conn)),
+                    None => (&no_session, &no_attribution, None),
                 };
                 AgentRun {
                     provider: c.provider.as_str(),
                     session,
                     attribution,
                     timings: c.timings(),
+                    ended,
                 }
             })
             .collect();
@@ -193,6 +194,53 @@ impl CompareScreen {
         if self.source.is_some() {
             self.highlight();
         }
+        self.mark_answering();
+    }
+
+    /// Tell each column whether another agent is still answering (what its Ctrl-C hint says).
+    fn mark_answering(&mut self) {
+        let running: Vec<bool> = (self.columns.iter())
+            .map(|c| c.ui.interrupt_cancels())
+            .collect();
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            column.ui.app.others_answering =
+                (running.iter().enumerate()).any(|(j, &r)| r && j != i);
+        }
+    }
+
+    /// Ctrl-C where the focused agent has nothing of its own left to stop: the other agents still
+    /// answering are cancelled (their queued questions dropped first), as one agent's app cancels
+    /// before it quits. `false` when none was answering (the key then quits).
+    async fn cancel_the_others(
+        &mut self,
+        terminal: &mut Term,
+        notes: &tokio::sync::mpsc::UnboundedSender<effects::Note>,
+    ) -> bool {
+        let mut cancelled = Vec::new();
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            if i == self.focus {
+                continue;
+            }
+            // A queued question goes first, then the answer: two steps at most.
+            for _ in 0..2 {
+                if !column.ui.interrupt_cancels() {
+                    break;
+                }
+                let cancels = column.ui.interrupt_step() == InterruptStep::Cancel;
+                let (ui, conversation) = (&mut column.ui, &mut column.conversation);
+                effects::carry_out(Action::Interrupt, ui, conversation, terminal, notes).await;
+                if cancels {
+                    cancelled.push(column.provider.as_str());
+                }
+            }
+        }
+        if cancelled.is_empty() {
+            return false;
+        }
+        self.mark_answering();
+        let said = format!("cancelled {} — Ctrl-C again quits", cancelled.join(", "));
+        (self.columns[self.focus].ui.app).set_message(said, Severity::Info);
+        true
     }
 
     /// Carry out a comparison key.
@@ -388,6 +436,21 @@ fn live_key(opts: &TuiOptions, provider: Provider) -> Option<(String, ApiKey)> {
     Some((target.base_url, target.api_key?))
 }
 
+/// How a column's stream ended, as its header says it when the session never heard (a cancel
+/// here, a cut, a failed connection): the header said `streaming` for ever after one.
+fn ended(conn: &ConnState) -> Option<Status> {
+    match conn {
+        ConnState::Cancelled => Some(Status::Cancelled),
+        ConnState::Cut(_) | ConnState::Stalled(_) => Some(Status::Incomplete),
+        ConnState::Error(_) => Some(Status::Error),
+        ConnState::Idle
+        | ConnState::Connecting { .. }
+        | ConnState::Retrying { .. }
+        | ConnState::Streaming
+        | ConnState::Complete => None,
+    }
+}
+
 /// Run the comparison until the user quits.
 pub(crate) async fn event_loop(
     terminal: &mut Term,
@@ -462,6 +525,13 @@ async fn on_event(
         effects::Asked::Redraw => return true,
         effects::Asked::Nothing => return false,
     };
+    // Ctrl-C would quit every agent, those still answering with the focused one that has ended.
+    if matches!(action, Action::Interrupt)
+        && screen.columns[screen.focus].ui.interrupt_step() == InterruptStep::Quit
+        && screen.cancel_the_others(terminal, notes).await
+    {
+        return true;
+    }
     let before = screen.columns[screen.focus].ui.turns.len();
     let column = &mut screen.columns[screen.focus];
     let changed = effects::carry_out(
@@ -473,5 +543,6 @@ async fn on_event(
     )
     .await;
     screen.spread(before);
+    screen.mark_answering();
     changed
 }

@@ -69,14 +69,15 @@ pub fn draw(frame: &mut Frame, screen: &mut CompareScreen) {
     let send_to = fill("{send_to} ");
     // What Ctrl-C does, said once here when side by side: a column's own bar is then too narrow
     // for it beside its facts (one column in tabs says it itself). The key goes to the focused
-    // column: it cancels that agent's stream while it runs, else quits.
+    // column: it cancels that agent's stream while it runs, else the others' still running, else
+    // quits.
     let quits = screen
         .columns
         .get(screen.focus)
         .filter(|_| wide)
         .and_then(|column| {
             let app = &column.ui.app;
-            app.keys.interrupt_does(app.interrupt_cancels())
+            app.keys.interrupt_does(app.interrupt_hint_cancels())
         })
         .map_or_else(String::new, |says| format!("{says} · "));
     let keys = format!(

@@ -425,9 +425,10 @@ fn armed_short(action: &Action) -> &'static str {
     }
 }
 
-/// `Ctrl-C quits`, or `Ctrl-C cancels` while a stream runs, with the interrupt key in force.
+/// `Ctrl-C quits`, or `Ctrl-C cancels` while a stream runs (in a comparison, any agent's), with
+/// the interrupt key in force.
 fn quits(app: &App) -> String {
-    let cancels = app.interrupt_cancels();
+    let cancels = app.interrupt_hint_cancels();
     app.keys
         .interrupt_does(cancels)
         .unwrap_or_else(|| format!("Ctrl-C {}", if cancels { "cancels" } else { "quits" }))

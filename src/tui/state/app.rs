@@ -63,6 +63,9 @@ pub struct App {
     /// A column of a comparison whose keys another column has: what its prompt says instead of
     /// offering to type (it is drawn without the focus).
     pub keys_elsewhere: Option<String>,
+    /// A column of a comparison while another agent is still answering: Ctrl-C, with nothing of
+    /// this column's own to stop, cancels those answers rather than quitting them all.
+    pub others_answering: bool,
     pub focus: Focus,
     /// The pane shown in the narrow (tabbed) layout.
     pub tab: Focus,
@@ -128,6 +131,7 @@ impl App {
             stream_running: false,
             comparison: false,
             keys_elsewhere: None,
+            others_answering: false,
             // The prompt is home: whoever starts typing types a question (a replay has none).
             focus: if config.can_ask {
                 Focus::Prompt
@@ -358,6 +362,12 @@ impl App {
     /// The interrupt key (Ctrl-C) cancels a stream now rather than quitting: what its hint says.
     pub fn interrupt_cancels(&self) -> bool {
         self.stream_running || self.in_progress()
+    }
+
+    /// The interrupt key's hint says it cancels: this app's stream, or in a comparison the other
+    /// agents' still answering.
+    pub fn interrupt_hint_cancels(&self) -> bool {
+        self.interrupt_cancels() || self.others_answering
     }
 
     /// Apply a stream update to the newest turn. When the stream ends the app waits for a question:

@@ -16,6 +16,7 @@ mod search;
 mod tests;
 mod timeline;
 mod update;
+pub(crate) use update::InterruptStep;
 
 use std::ops::{Deref, DerefMut};
 use std::time::{Duration, Instant};

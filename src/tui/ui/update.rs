@@ -11,6 +11,17 @@ use crate::tui::state::app::{Mode, STILL_ANSWERING};
 use crate::tui::state::keymap::Context;
 use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity, SidebarItem};
 
+/// What Ctrl-C does in the app's state, in the order it takes them ([`Ui::interrupt_step`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InterruptStep {
+    DropQueued,
+    Cancel,
+    ClosePopup,
+    EndSearch,
+    ClearPrompt,
+    Quit,
+}
+
 impl Ui {
     /// Apply an action; returns a side effect for the loop, if any.
     pub fn update(&mut self, action: Action) -> Option<Effect> {
@@ -174,39 +185,55 @@ impl Ui {
         self.app.armed = Some(armed);
     }
 
-    /// Ctrl-C: drop the queued question, else cancel the running stream, else end the search, else
-    /// clear the prompt, else quit.
+    /// What Ctrl-C does now: drop the queued question, else cancel the running stream, else close
+    /// the popup, else end the search, else clear the prompt, else quit.
+    pub(crate) fn interrupt_step(&self) -> InterruptStep {
+        if self.app.queued.is_some() {
+            InterruptStep::DropQueued
+        } else if self.interrupt_cancels() {
+            InterruptStep::Cancel
+        } else if self.popup.is_some() {
+            InterruptStep::ClosePopup
+        } else if self.search.is_some() {
+            InterruptStep::EndSearch
+        } else if self.focus == Focus::Prompt && !self.panes.prompt.is_empty() {
+            InterruptStep::ClearPrompt
+        } else {
+            InterruptStep::Quit
+        }
+    }
+
+    /// Ctrl-C: the [`Ui::interrupt_step`] in force.
     fn interrupt(&mut self) -> Option<Effect> {
-        if self.app.queued.take().is_some() {
-            self.app.set_message(
-                "queued question dropped — Ctrl-C again cancels the answer",
-                Severity::Info,
-            );
-            return None;
-        }
-        if self.interrupt_cancels() {
-            self.cancel();
-            return Some(Effect::Cancel);
-        }
-        // A popup closes first, as Esc would close it: what was behind it is still there.
-        if self.popup.take().is_some() {
-            self.app
-                .set_message("closed — Ctrl-C again quits", Severity::Info);
-            return None;
-        }
-        if self.search.take().is_some() {
-            self.app
-                .set_message("search ended — Ctrl-C again quits", Severity::Info);
-            return None;
-        }
-        if self.focus == Focus::Prompt && !self.panes.prompt.is_empty() {
-            self.reset_prompt();
-            self.app
-                .set_message("prompt cleared — Ctrl-C again quits", Severity::Info);
-            return None;
-        }
-        self.quit = true;
-        Some(Effect::Quit)
+        let said = match self.interrupt_step() {
+            InterruptStep::DropQueued => {
+                self.app.queued = None;
+                "queued question dropped — Ctrl-C again cancels the answer"
+            }
+            InterruptStep::Cancel => {
+                self.cancel();
+                return Some(Effect::Cancel);
+            }
+            // A popup closes first, as Esc would close it: what was behind it is still there.
+            InterruptStep::ClosePopup => {
+                self.popup = None;
+                "closed — Ctrl-C again quits"
+            }
+            InterruptStep::EndSearch => {
+                self.search = None;
+                "search ended — Ctrl-C again quits"
+            }
+            InterruptStep::ClearPrompt => {
+                self.reset_prompt();
+                "prompt cleared — Ctrl-C again quits"
+            }
+            InterruptStep::Quit => {
+                self.quit = true;
+                return Some(Effect::Quit);
+            }
+        };
+        self.app.set_message(said, Severity::Info);
+        None
     }
 
     /// `?`: open the help, or close it.

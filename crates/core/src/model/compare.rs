@@ -21,6 +21,9 @@ pub struct AgentRun<'a> {
     pub session: &'a Session,
     pub attribution: &'a Attribution,
     pub timings: Timings,
+    /// How the stream feeding the session ended, when it ended without the session hearing of
+    /// it (cancelled here, cut, failed): `None` while it runs, or when the session says.
+    pub ended: Option<Status>,
 }
 
 /// Milliseconds from the question being sent, when known.
@@ -226,8 +229,11 @@ impl AgentFigures {
         };
         AgentFigures {
             provider: run.provider.to_owned(),
-            status: run.session.status(),
-            streaming: !run.session.is_finished(),
+            status: match run.ended {
+                Some(ended) if !run.session.is_finished() => ended,
+                _ => run.session.status(),
+            },
+            streaming: !run.session.is_finished() && run.ended.is_none(),
             consulted: count(|s, a| s.consulted_by.contains(&a)),
             cited: count(|s, a| s.cited_by.contains(&a)),
             tokens: run

@@ -298,6 +298,7 @@ mod tests {
                 session,
                 attribution,
                 timings: Timings::default(),
+                ended: None,
             },
             outcome: None,
             session_id: None,

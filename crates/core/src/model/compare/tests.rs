@@ -99,6 +99,7 @@ impl Fixture {
                 session: &self.sessions[i],
                 attribution: &self.attributions[i],
                 timings: Timings::default(),
+                ended: None,
             })
             .collect()
     }
@@ -202,6 +203,7 @@ fn a_still_streaming_agent_is_incomplete_and_counts_what_it_has_so_far() {
             first_text_ms: Some(420),
             total_ms: None,
         },
+        ended: None,
     };
     let comparison = Comparison::build(&[run]);
     let figures = &comparison.agents[0];
@@ -215,6 +217,33 @@ fn a_still_streaming_agent_is_incomplete_and_counts_what_it_has_so_far() {
     assert!(comparison.jaccard().is_empty());
 }
 
+/// A stream that ended without the session hearing of it (cancelled by the person, cut) no longer
+/// reads as streaming: its header said `streaming` for ever after a Ctrl-C in a comparison.
+#[test]
+fn an_agent_whose_stream_ended_unheard_is_no_longer_streaming_and_says_how_it_ended() {
+    let mut session = Session::new();
+    session.apply(AgentEvent::AnswerDelta {
+        message_id: None,
+        text: "So far".into(),
+    });
+    let attribution = Attribution::resolve(&session, false);
+    let run = |ended| AgentRun {
+        provider: "openai",
+        session: &session,
+        attribution: &attribution,
+        timings: Timings::default(),
+        ended,
+    };
+    let figures = |ended| Comparison::build(&[run(ended)]).agents[0].clone();
+    let cancelled = figures(Some(Status::Cancelled));
+    assert!(!cancelled.streaming);
+    assert_eq!(cancelled.status, Status::Cancelled);
+    let cut = figures(Some(Status::Incomplete));
+    assert!(!cut.streaming);
+    assert_eq!(cut.status, Status::Incomplete);
+    assert!(figures(None).streaming);
+}
+
 #[test]
 fn two_agents_citing_nothing_have_no_overlap_figure_rather_than_a_made_up_one() {
     let empty = Session::new();
@@ -224,6 +253,7 @@ fn two_agents_citing_nothing_have_no_overlap_figure_rather_than_a_made_up_one() 
         session: &empty,
         attribution: &attribution,
         timings: Timings::default(),
+        ended: None,
     };
     let comparison = Comparison::build(&[run("a"), run("b")]);
     assert_eq!(comparison.jaccard(), vec![(0, 1, None)]);
