@@ -238,7 +238,12 @@ impl CompareScreen {
             return false;
         }
         self.mark_answering();
-        let said = format!("cancelled {} — Ctrl-C again quits", cancelled.join(", "));
+        // Short enough for an 80-column bar with its hint whole; the headers name each one.
+        let who = match cancelled.as_slice() {
+            [one] => (*one).to_owned(),
+            more => format!("{} agents", more.len()),
+        };
+        let said = format!("cancelled {who} — Ctrl-C again quits");
         (self.columns[self.focus].ui.app).set_message(said, Severity::Info);
         true
     }
