@@ -112,6 +112,7 @@ pub fn replay_file(
     if let Some(arrivals) = read_arrivals(path) {
         return Ok(replay_timed(file, arrivals, speed, provider));
     }
+    let mut buffer = read_buffer(&file);
     Ok(StreamHandle::spawn(move |tx| async move {
         let mut file = tokio::fs::File::from_std(file);
         let Some(mut player) = Player::start(speed, provider, tx).await else {
@@ -121,7 +122,6 @@ pub fn replay_file(
         // rather than cut into frames first (each frame a copy: ~10 % of a flood's replay).
         let mut splitter = (speed != Speed::Max).then(FrameSplitter::default);
         let mut frames = Vec::new();
-        let mut buffer = vec![0u8; READ_AT_ONCE];
         loop {
             let read = match file.read(&mut buffer).await {
                 Ok(0) => break,
@@ -152,6 +152,15 @@ pub fn replay_file(
         }
         player.finish().await;
     }))
+}
+
+/// The buffer a recording is read into: [`READ_AT_ONCE`], or less for a smaller file (tokio
+/// holds as much again), so a short recording costs no more memory than it did.
+fn read_buffer(file: &std::fs::File) -> Vec<u8> {
+    // A pipe or an empty file (which may still grow) says nothing of its length.
+    let known = file.metadata().ok().filter(|m| m.is_file() && m.len() > 0);
+    let len = known.map_or(READ_AT_ONCE as u64, |m| m.len().min(READ_AT_ONCE as u64));
+    vec![0u8; len as usize]
 }
 
 /// The largest sidecar of arrival times read back: the writer keeps ten million chunks under
@@ -194,13 +203,13 @@ fn replay_timed(
     speed: Speed,
     provider: Option<Provider>,
 ) -> StreamHandle {
+    let mut buffer = read_buffer(&file);
     StreamHandle::spawn(move |tx| async move {
         let mut file = tokio::fs::File::from_std(file);
         let Some(mut player) = Player::start(speed, provider, tx).await else {
             return;
         };
         let start = tokio::time::Instant::now();
-        let mut buffer = vec![0u8; READ_AT_ONCE];
         let mut at = 0u64;
         // At `max` nothing waits between parts, so the file is one part, read a buffer at a time:
         // read a part at a time, a saved flood of 20,000 parts cost 2.3× the CPU (each read a
@@ -248,8 +257,9 @@ fn replay_timed(
     })
 }
 
-/// How much of what was read is decoded before the batch is checked for size.
-const FEED_AT_ONCE: usize = 64 << 10;
+/// How much of what was read is decoded before the batch is checked for size: small enough that
+/// an update of tiny events stays near [`BATCH_EVENTS`] (frames were checked one by one).
+const FEED_AT_ONCE: usize = 16 << 10;
 
 /// Frames without a pause between them are sent together up to this many events…
 const BATCH_EVENTS: usize = 1024;
@@ -451,7 +461,7 @@ data: {\"chat_id\":\"c\",\"message\":{\"type\":\"COMPLETE\",\"checkpoint_id\":\"
         (events, ended)
     }
 
-    /// At `max` a recording goes to the decoder as read (a MiB at a time), not frame by frame, and
+    /// At `max` a recording goes to the decoder as read (256 KiB at a time), not frame by frame, and
     /// a saved turn's arrival times are not followed part by part: the events must be the same,
     /// for every recording shipped and for a stream of 3 MB whose events straddle every read and
     /// every piece decoded.
@@ -470,6 +480,12 @@ data: {\"chat_id\":\"c\",\"message\":{\"type\":\"COMPLETE\",\"checkpoint_id\":\"
         assert!(text.len() > 3 * READ_AT_ONCE);
         std::fs::write(&flood, &text).unwrap();
         files.push(flood);
+        // A last frame without the blank line that ends it (the decoder's end completes it).
+        let unended = dir.path().join("unended.sse");
+        let answer = r#"data: {"chat_id":"c","message":{"type":"ANSWER","content":"Hi"}}"#;
+        let complete = r#"data: {"chat_id":"c","message":{"type":"COMPLETE","checkpoint_id":"k"}}"#;
+        std::fs::write(&unended, format!("{answer}\n\n{complete}")).unwrap();
+        files.push(unended);
         let framed = Speed::Factor(1e12);
         for file in files {
             let name = file.display().to_string();

@@ -545,3 +545,35 @@ fn ctrl_c_on_an_agent_that_has_answered_cancels_the_others_still_streaming_then_
     t.send(&["C-c"]);
     assert_eq!(t.wait_exit(WAIT), "0");
 }
+
+/// Ctrl-C on an agent still streaming cancels it alone, and says what the next one does while
+/// the others still answer (it cancels them, it does not quit); the one after that quits.
+#[test]
+fn ctrl_c_on_a_streaming_agent_says_the_next_one_cancels_the_others_at_80_by_24() {
+    let t = Tmux::start(
+        80,
+        24,
+        &["--provider", "bigdata,openai,perplexity", "--demo"],
+    );
+    let header = |s: &str| s.lines().next().unwrap_or_default().to_owned();
+    t.wait_for("Bigdata.com and OpenAI streaming", WAIT, |s| {
+        let header = header(s);
+        header.contains("bigdata · streaming") && header.contains("openai · streaming")
+    });
+    t.send(&["C-c"]);
+    let screen = t.wait_for("Bigdata.com cancelled", WAIT, |s| {
+        header(s).contains("bigdata · cancelled")
+    });
+    assert!(header(&screen).contains("openai · streaming"), "{screen}");
+    assert!(
+        screen.contains("cancelled — Ctrl-C again cancels the others"),
+        "{screen}"
+    );
+    t.send(&["C-c"]);
+    let screen = t.wait_for("OpenAI cancelled", WAIT, |s| {
+        header(s).contains("openai · cancelled")
+    });
+    assert!(screen.contains(" — Ctrl-C again quits"), "{screen}");
+    t.send(&["C-c"]);
+    assert_eq!(t.wait_exit(WAIT), "0");
+}

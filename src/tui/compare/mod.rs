@@ -451,8 +451,8 @@ fn ended(conn: &ConnState) -> Option<Status> {
         ConnState::Idle
         | ConnState::Connecting { .. }
         | ConnState::Retrying { .. }
-        | ConnState::Streaming
-        | ConnState::Complete => None,
+        | ConnState::Streaming => None,
+        ConnState::Complete => Some(Status::Complete),
     }
 }
 
@@ -531,11 +531,16 @@ async fn on_event(
         effects::Asked::Nothing => return false,
     };
     // Ctrl-C would quit every agent, those still answering with the focused one that has ended.
-    if matches!(action, Action::Interrupt)
-        && screen.columns[screen.focus].ui.interrupt_step() == InterruptStep::Quit
-        && screen.cancel_the_others(terminal, notes).await
-    {
-        return true;
+    if matches!(action, Action::Interrupt) {
+        // An answer that ended in updates not taken yet is not cancelled.
+        screen.take_updates();
+        if screen.columns[screen.focus].ui.interrupt_step() == InterruptStep::Quit {
+            // The key disarms a letter pressed before it, as any key does in the column.
+            screen.columns[screen.focus].ui.app.armed = None;
+            if screen.cancel_the_others(terminal, notes).await {
+                return true;
+            }
+        }
     }
     let before = screen.columns[screen.focus].ui.turns.len();
     let column = &mut screen.columns[screen.focus];

@@ -208,7 +208,11 @@ impl Ui {
         let said = match self.interrupt_step() {
             InterruptStep::DropQueued => {
                 self.app.queued = None;
-                "queued question dropped — Ctrl-C again cancels the answer"
+                self.app.set_message(
+                    "queued question dropped — Ctrl-C again cancels the answer",
+                    Severity::Info,
+                );
+                return None;
             }
             InterruptStep::Cancel => {
                 self.cancel();
@@ -217,23 +221,35 @@ impl Ui {
             // A popup closes first, as Esc would close it: what was behind it is still there.
             InterruptStep::ClosePopup => {
                 self.popup = None;
-                "closed — Ctrl-C again quits"
+                "closed"
             }
             InterruptStep::EndSearch => {
                 self.search = None;
-                "search ended — Ctrl-C again quits"
+                "search ended"
             }
             InterruptStep::ClearPrompt => {
                 self.reset_prompt();
-                "prompt cleared — Ctrl-C again quits"
+                "prompt cleared"
             }
             InterruptStep::Quit => {
                 self.quit = true;
                 return Some(Effect::Quit);
             }
         };
-        self.app.set_message(said, Severity::Info);
+        let again = self.again();
+        self.app
+            .set_message(format!("{said} — {again}"), Severity::Info);
         None
+    }
+
+    /// What Ctrl-C does next, once this app's own stream is stopped: quit, or in a comparison
+    /// where other agents still answer, cancel them.
+    fn again(&self) -> &'static str {
+        if self.app.others_answering {
+            "Ctrl-C again cancels the others"
+        } else {
+            "Ctrl-C again quits"
+        }
     }
 
     /// `?`: open the help, or close it.
@@ -500,10 +516,11 @@ impl Ui {
         if self.can_ask {
             self.focus = Focus::Prompt;
         }
+        let again = self.again();
         let message = if watched {
-            "stopped watching — the session goes on in its own process; Ctrl-C again quits"
+            format!("stopped watching — the session goes on in its own process; {again}")
         } else {
-            "cancelled — Ctrl-C again quits"
+            format!("cancelled — {again}")
         };
         self.app.set_message(message, Severity::Warning);
     }
