@@ -223,3 +223,27 @@ fn the_tab_row_names_the_switching_and_zoom_keys_in_force() {
     assert!(zoomed.contains("Z all panes"), "{zoomed}");
     assert!(!zoomed.contains("z all panes"), "{zoomed}");
 }
+
+/// While the prompt is typed in, ← → move its cursor: the tab row names only the key that takes
+/// the keyboard to the tabs (Tab), and with a popup open, which takes every key, no switching key.
+#[test]
+fn the_tab_row_names_only_the_keys_that_switch_tabs_in_the_mode_in_force() {
+    let mut app = answered_with(&[]);
+    let tab_row = |app: &mut Ui| {
+        let screen = draw(app, 80, 24).backend().to_string();
+        let row = screen
+            .lines()
+            .find(|l| l.contains("Answer"))
+            .map(str::to_owned);
+        (row.unwrap_or_default(), screen)
+    };
+    let (typing, screen) = tab_row(&mut app);
+    assert!(typing.contains("Tab switch"), "{screen}");
+    assert!(!typing.contains('←'), "{screen}");
+    browse(&mut app);
+    let (browsing, screen) = tab_row(&mut app);
+    assert!(browsing.contains("Tab/←→ switch"), "{screen}");
+    keys(&mut app, "?");
+    let (popup, screen) = tab_row(&mut app);
+    assert!(!popup.contains("switch"), "{screen}");
+}
