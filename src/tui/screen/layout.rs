@@ -251,12 +251,14 @@ fn tab_labels(app: &App, width: usize) -> (Vec<(Focus, String)>, String) {
         .into_iter()
         .filter(|place| place.holds(app, true))
         .collect();
-    let template = match (app.zoom, places.contains(&Context::Prompt)) {
-        (true, _) => "{zoom} all panes",
-        (false, true) => "{focus_next} switch",
-        (false, false) => "{focus_next}/{previous_tab}{next_tab} switch",
+    let hint = match app.zoom {
+        true => app.keys.fill(&places, "{zoom} all panes"),
+        false => match app.keys.tab_switch_keys(&places) {
+            keys if keys.is_empty() => keys,
+            keys => format!("{keys} switch"),
+        },
     };
-    let hint = match app.keys.fill(&places, template) {
+    let hint = match hint {
         keys if keys.is_empty() => keys,
         keys => format!("  {keys}"),
     };
