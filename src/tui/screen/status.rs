@@ -1,5 +1,6 @@
-//! The status bar, terse: DEMO/LIVE/REPLAY, TYPE or BROWSE, the connection state, elapsed time,
-//! tokens, the turn shown and a short id; on the right the message and always the help key.
+//! The status bar, terse: DEMO/LIVE/REPLAY, TYPE, BROWSE, POPUP or FILTER (where keys go), the
+//! connection state, elapsed time, tokens, the turn shown and a short id; on the right the message
+//! and always the help key.
 
 use std::time::Duration;
 
@@ -310,13 +311,21 @@ fn typing(app: &App) -> bool {
     app.focus == Focus::Prompt && app.popup.is_none()
 }
 
-/// Whether keys type into the prompt (TYPE) or move around the panes (BROWSE).
+/// Where keys go: typed into the prompt (TYPE) or the sessions picker's filter (FILTER), to an open
+/// popup, which takes every key whichever pane or prompt it was opened from (POPUP), or moving
+/// around the panes (BROWSE).
 fn mode_badge(app: &App) -> Span<'static> {
     let theme = &app.theme;
-    if typing(app) {
-        Span::styled(" TYPE ", theme.you().add_modifier(Modifier::REVERSED))
+    let typed = |label| Span::styled(label, theme.you().add_modifier(Modifier::REVERSED));
+    let keys = |label| Span::styled(label, theme.muted().add_modifier(Modifier::BOLD));
+    if app.picker_typing() {
+        typed(" FILTER ")
+    } else if app.popup.is_some() {
+        keys(" POPUP ")
+    } else if typing(app) {
+        typed(" TYPE ")
     } else {
-        Span::styled(" BROWSE ", theme.muted().add_modifier(Modifier::BOLD))
+        keys(" BROWSE ")
     }
 }
 
