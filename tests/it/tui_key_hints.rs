@@ -276,3 +276,16 @@ fn the_tab_row_keeps_the_switching_keys_apart_and_names_those_still_bound() {
     let row = tab_row_with_config("[keys]\nfocus_next = []\n");
     assert!(row.contains("  ←→ switch"), "{row}");
 }
+
+/// A quit key moved by `[keys]` arms as `q` does, and pressed again quits: the bar names that key,
+/// wide and at 80 columns, not `q`.
+#[test]
+fn the_armed_quit_hint_names_the_quit_key_in_force_wide_and_narrow() {
+    let mut app = answered_with(&[("quit", &["Q"])]);
+    browse(&mut app);
+    keys(&mut app, "Q");
+    let wide = screen(&mut app);
+    assert!(wide.contains("Enter: quit (Q works too)"), "{wide}");
+    let narrow = draw(&mut app, 80, 24).backend().to_string();
+    assert!(narrow.contains("⏎ or Q quits · Q… types"), "{narrow}");
+}

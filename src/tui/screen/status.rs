@@ -12,7 +12,7 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::{clean, truncate};
-use crate::tui::state::keymap::Context;
+use crate::tui::state::keymap::{Context, letter_name};
 use crate::tui::state::{Action, App, ConnState, Focus, Mode, Severity, Turn};
 
 pub fn format_elapsed(elapsed: Duration) -> String {
@@ -141,8 +141,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
         // column); with more room it is cut at its end as before.
         right = first.to_owned();
     }
+    // The narrow bar's armed hint (a message is set too) is key hints: it loses its last parts
+    // whole (`⏎ or q quits`, without `q… types`) rather than a key cut in half.
+    let armed_hint = app.armed.is_some() && width < 100;
+    while armed_hint && right.width() > room {
+        let Some((kept, _)) = right.rsplit_once(" · ") else {
+            break;
+        };
+        right = kept.to_owned();
+    }
     let mut right_w = right.width().min(room);
-    if right_w < right.width() && app.message.is_none() {
+    if right_w < right.width() && (app.message.is_none() || armed_hint) {
         // A key hint shows whole or not at all: `Ctrl-C qui…` tells nothing true.
         right_w = 0;
     }
@@ -390,10 +399,12 @@ fn right_text(app: &App, prompt_empty: bool, short: bool) -> (String, Style) {
             Some(_) => "other keys don't".to_owned(),
             None => format!("{}… types", armed.letter),
         };
-        return (
-            format!("⏎ {} · {other}", armed_short(&armed.action)),
-            theme.accent(),
-        );
+        // Quitting is also the letter again, as the wide bar says (`q works too`).
+        let does = match *armed.action {
+            Action::Quit => format!("⏎ or {} quits", letter_name(armed.letter)),
+            ref action => format!("⏎ {}", armed_short(action)),
+        };
+        return (format!("{does} · {other}"), theme.accent());
     }
     match &app.message {
         Some((text, severity)) => {

@@ -94,6 +94,12 @@ impl Keymap {
     }
 }
 
+/// The name of the plain key that types `letter` (`q`, `Space`), as a hint says it: an armed
+/// letter pressed again confirms quitting.
+pub fn letter_name(letter: char) -> String {
+    key_name(&super::plain(letter))
+}
+
 /// Does `key`, pressed as its name says, type a character? Only such a key arms an action that
 /// writes, opens, quits or sends (see `action_for`); any other (`↑`, `Ctrl-O`, `F2`) does it at
 /// once. Asked of the key, not of its name's length: `↑` is one character and acts at once,
