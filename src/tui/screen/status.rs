@@ -101,12 +101,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
     let theme = &app.theme;
     let width = area.width as usize;
     let mut spans: Vec<Span<'_>> = vec![badge(app), mode_badge(app)];
-    // The help key in force where the keys go now (none when `[keys]` leaves it no key).
-    let places = if typing(app) {
-        [Context::Prompt, Context::Anywhere]
-    } else {
-        [Context::Panes, Context::Anywhere]
-    };
+    // The help key in force where the keys go now (none when `[keys]` leaves it no key): `?` is
+    // typed into the prompt or the sessions' filter, where only F1 helps.
+    let here = [Context::Prompt, Context::PickerFilter, Context::Popup]
+        .into_iter()
+        .find(|place| place.holds(app, width < 100))
+        .unwrap_or(Context::Panes);
+    let places = [here, Context::Anywhere];
     let help = app
         .keys
         .key_in("help", &places)
