@@ -294,8 +294,11 @@ fn the_armed_hint_fits_an_80_column_status_bar() {
     let mut app = answered();
     key(&mut app, KeyCode::Char('q'));
     let bar = status(&mut app, 80, 24);
-    assert!(bar.contains("⏎ quits · q… types"), "{bar}");
+    assert!(bar.contains("⏎ or q quits · q… types"), "{bar}");
     assert!(bar.contains("? help"), "{bar}");
+    // Narrower, the hint loses its last part whole, never a key cut in half.
+    let bar = status(&mut app, 50, 24);
+    assert!(bar.contains("⏎ or q quits · ? help"), "{bar}");
 }
 
 #[test]

@@ -136,6 +136,10 @@ fn slash_filters_the_sessions_picker_as_you_type_with_matches_underlined() {
     let narrow = draw(&mut app, 80, 24);
     assert_eq!(underlined(&narrow), ["CoWoS"]);
     insta::assert_snapshot!("session_picker_filter_narrow", narrow.backend());
+    // `?` would be typed into the filter: the bar offers the help key that works there.
+    let bar = screen.lines().last().unwrap_or_default();
+    assert!(bar.contains("FILTER") && bar.contains("F1 help"), "{bar}");
+    assert!(!bar.contains("? help"), "{bar}");
 
     // A question match is underlined in the question itself; best first.
     for _ in 0.."cowos".len() {

@@ -216,10 +216,76 @@ fn the_tab_row_names_the_switching_and_zoom_keys_in_force() {
     ]);
     browse(&mut app);
     let narrow = draw(&mut app, 80, 24).backend().to_string();
-    assert!(narrow.contains("Tab/hl switch"), "{narrow}");
+    assert!(narrow.contains("Tab/h/l switch"), "{narrow}");
     assert!(!narrow.contains("←→"), "{narrow}");
     keys(&mut app, "Z");
     let zoomed = screen(&mut app);
     assert!(zoomed.contains("Z all panes"), "{zoomed}");
     assert!(!zoomed.contains("z all panes"), "{zoomed}");
+}
+
+/// While the prompt is typed in, ← → move its cursor: the tab row names only the key that takes
+/// the keyboard to the tabs (Tab), and with a popup open, which takes every key, no switching key.
+#[test]
+fn the_tab_row_names_only_the_keys_that_switch_tabs_in_the_mode_in_force() {
+    let mut app = answered_with(&[]);
+    let tab_row = |app: &mut Ui| {
+        let screen = draw(app, 80, 24).backend().to_string();
+        let row = screen
+            .lines()
+            .find(|l| l.contains("Answer"))
+            .map(str::to_owned);
+        (row.unwrap_or_default(), screen)
+    };
+    let (typing, screen) = tab_row(&mut app);
+    assert!(typing.contains("Tab switch"), "{screen}");
+    assert!(!typing.contains('←'), "{screen}");
+    browse(&mut app);
+    let (browsing, screen) = tab_row(&mut app);
+    assert!(browsing.contains("Tab/←→ switch"), "{screen}");
+    keys(&mut app, "?");
+    let (popup, screen) = tab_row(&mut app);
+    assert!(!popup.contains("switch"), "{screen}");
+}
+
+/// The tab row of the one-pane layout (99 columns: room for long key names), with the keymap that
+/// `config` (a `config.toml`) sets, the demo's answer complete and the panes browsed.
+fn tab_row_with_config(config: &str) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join("config.toml");
+    std::fs::write(&path, config).unwrap();
+    let mut app = app();
+    app.keys = research_tui::tui::load_keys(&path).unwrap();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    browse(&mut app);
+    let screen = draw(&mut app, 99, 30).backend().to_string();
+    screen.lines().next().unwrap_or_default().to_owned()
+}
+
+/// Keys moved off the arrows by `[keys]` are named apart (`PgUp/PgDn`, not `PgUpPgDn`), and a
+/// switching action left with no key leaves the others named.
+#[test]
+fn the_tab_row_keeps_the_switching_keys_apart_and_names_those_still_bound() {
+    let moved = "[keys]\npage_up = \"f11\"\npage_down = \"f12\"\n\
+                 previous_tab = \"pgup\"\nnext_tab = \"pgdn\"\n";
+    let row = tab_row_with_config(moved);
+    assert!(row.contains("  Tab/PgUp/PgDn switch"), "{row}");
+    let row = tab_row_with_config(&format!("{moved}focus_next = []\n"));
+    assert!(row.contains("  PgUp/PgDn switch"), "{row}");
+    assert!(!row.contains("Tab"), "{row}");
+    let row = tab_row_with_config("[keys]\nfocus_next = []\n");
+    assert!(row.contains("  ←→ switch"), "{row}");
+}
+
+/// A quit key moved by `[keys]` arms as `q` does, and pressed again quits: the bar names that key,
+/// wide and at 80 columns, not `q`.
+#[test]
+fn the_armed_quit_hint_names_the_quit_key_in_force_wide_and_narrow() {
+    let mut app = answered_with(&[("quit", &["Q"])]);
+    browse(&mut app);
+    keys(&mut app, "Q");
+    let wide = screen(&mut app);
+    assert!(wide.contains("Enter: quit (Q works too)"), "{wide}");
+    let narrow = draw(&mut app, 80, 24).backend().to_string();
+    assert!(narrow.contains("⏎ or Q quits · Q… types"), "{narrow}");
 }

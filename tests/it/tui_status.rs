@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use crossterm::event::KeyCode;
 use research_tui::agent::stream::StreamUpdate;
 use research_tui::model::stream_end::StreamEnd;
 use research_tui::tui::ui::Ui;
@@ -93,4 +94,20 @@ fn a_message_too_long_for_a_narrow_bar_keeps_its_first_clause_whole() {
     // With room, the whole message.
     let row = status_row(&mut app, 140, 42);
     assert!(row.contains("cancelled — Ctrl-C again quits"), "{row}");
+}
+
+/// A popup opened from the prompt (F1) takes every key, as one opened from a pane does: the bar
+/// says POPUP, not BROWSE (nothing moves around the panes) nor TYPE (nothing is typed), and TYPE
+/// again once it is closed.
+#[test]
+fn a_popup_opened_from_the_prompt_is_named_in_the_bar_not_browse() {
+    let mut app = app();
+    play(&mut app, EARNINGS, Some(DEMO_QUESTION), None);
+    assert!(status_row(&mut app, 140, 42).starts_with(" DEMO  TYPE "));
+    key(&mut app, KeyCode::F(1));
+    let bar = status_row(&mut app, 140, 42);
+    assert!(bar.starts_with(" DEMO  POPUP "), "{bar}");
+    key(&mut app, KeyCode::Esc);
+    let bar = status_row(&mut app, 140, 42);
+    assert!(bar.starts_with(" DEMO  TYPE "), "{bar}");
 }

@@ -170,3 +170,20 @@ fn a_thinking_row_is_cut_at_a_word_with_an_ellipsis_and_y_copies_the_whole_thoug
     assert_eq!(row["kind"], "thinking");
     assert_eq!(row["detail"], THOUGHT);
 }
+
+/// The turn's figures above the waterfall break between two figures, never inside one: at 80
+/// columns `total` kept its `22.1 s` (it was `total` at one line's end, `22.1 s` on the next).
+#[test]
+fn the_timeline_figures_break_between_figures_never_inside_one() {
+    let mut app = support::app();
+    play_timed(&mut app, EARNINGS, None);
+    timeline_open(&mut app);
+    let screen = draw(&mut app, 80, 24).backend().to_string();
+    let figures: Vec<&str> = screen
+        .lines()
+        .skip_while(|l| !l.contains("first byte"))
+        .take(2)
+        .collect();
+    assert!(figures[0].contains("chars/s"), "{screen}");
+    assert!(figures[1].contains("total 22.1 s"), "{screen}");
+}

@@ -244,15 +244,21 @@ fn tab_labels(app: &App, width: usize) -> (Vec<(Focus, String)>, String) {
         style(false, false, true, false),
         style(false, false, false, true),
     ];
-    // The keys in force (`[keys]` may move them), as the panes of this layout take them.
-    let template = match app.zoom {
-        true => "{zoom} all panes",
-        false => "{focus_next}/{previous_tab}{next_tab} switch",
+    // The keys in force (`[keys]` may move them) in the mode in force: while the prompt is typed
+    // in, ← → move its cursor and only `focus_next` (Tab) takes the keyboard to the tabs; a popup or
+    // the search's query takes the keys, and no key there switches tabs.
+    let places: Vec<Context> = [Context::NarrowPanes, Context::Panes, Context::Prompt]
+        .into_iter()
+        .filter(|place| place.holds(app, true))
+        .collect();
+    let hint = match app.zoom {
+        true => app.keys.fill(&places, "{zoom} all panes"),
+        false => match app.keys.tab_switch_keys(&places) {
+            keys if keys.is_empty() => keys,
+            keys => format!("{keys} switch"),
+        },
     };
-    let hint = match app
-        .keys
-        .fill(&[Context::NarrowPanes, Context::Panes], template)
-    {
+    let hint = match hint {
         keys if keys.is_empty() => keys,
         keys => format!("  {keys}"),
     };

@@ -1,5 +1,6 @@
-//! The status bar, terse: DEMO/LIVE/REPLAY, TYPE or BROWSE, the connection state, elapsed time,
-//! tokens, the turn shown and a short id; on the right the message and always the help key.
+//! The status bar, terse: DEMO/LIVE/REPLAY, TYPE, BROWSE, POPUP or FILTER (where keys go), the
+//! connection state, elapsed time, tokens, the turn shown and a short id; on the right the message
+//! and always the help key.
 
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::{clean, truncate};
-use crate::tui::state::keymap::Context;
+use crate::tui::state::keymap::{Context, letter_name};
 use crate::tui::state::{Action, App, ConnState, Focus, Mode, Severity, Turn};
 
 pub fn format_elapsed(elapsed: Duration) -> String {
@@ -100,12 +101,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
     let theme = &app.theme;
     let width = area.width as usize;
     let mut spans: Vec<Span<'_>> = vec![badge(app), mode_badge(app)];
-    // The help key in force where the keys go now (none when `[keys]` leaves it no key).
-    let places = if typing(app) {
-        [Context::Prompt, Context::Anywhere]
-    } else {
-        [Context::Panes, Context::Anywhere]
-    };
+    // The help key in force where the keys go now (none when `[keys]` leaves it no key): `?` is
+    // typed into the prompt or the sessions' filter, where only F1 helps.
+    let here = [Context::Prompt, Context::PickerFilter, Context::Popup]
+        .into_iter()
+        .find(|place| place.holds(app, width < 100))
+        .unwrap_or(Context::Panes);
+    let places = [here, Context::Anywhere];
     let help = app
         .keys
         .key_in("help", &places)
@@ -140,8 +142,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, prompt_empty: bool) {
         // column); with more room it is cut at its end as before.
         right = first.to_owned();
     }
+    // The narrow bar's armed hint (a message is set too) is key hints: it loses its last parts
+    // whole (`⏎ or q quits`, without `q… types`) rather than a key cut in half.
+    let armed_hint = app.armed.is_some() && width < 100;
+    while armed_hint && right.width() > room {
+        let Some((kept, _)) = right.rsplit_once(" · ") else {
+            break;
+        };
+        right = kept.to_owned();
+    }
     let mut right_w = right.width().min(room);
-    if right_w < right.width() && app.message.is_none() {
+    if right_w < right.width() && (app.message.is_none() || armed_hint) {
         // A key hint shows whole or not at all: `Ctrl-C qui…` tells nothing true.
         right_w = 0;
     }
@@ -310,13 +321,21 @@ fn typing(app: &App) -> bool {
     app.focus == Focus::Prompt && app.popup.is_none()
 }
 
-/// Whether keys type into the prompt (TYPE) or move around the panes (BROWSE).
+/// Where keys go: typed into the prompt (TYPE) or the sessions picker's filter (FILTER), to an open
+/// popup, which takes every key whichever pane or prompt it was opened from (POPUP), or moving
+/// around the panes (BROWSE).
 fn mode_badge(app: &App) -> Span<'static> {
     let theme = &app.theme;
-    if typing(app) {
-        Span::styled(" TYPE ", theme.you().add_modifier(Modifier::REVERSED))
+    let typed = |label| Span::styled(label, theme.you().add_modifier(Modifier::REVERSED));
+    let keys = |label| Span::styled(label, theme.muted().add_modifier(Modifier::BOLD));
+    if app.picker_typing() {
+        typed(" FILTER ")
+    } else if app.popup.is_some() {
+        keys(" POPUP ")
+    } else if typing(app) {
+        typed(" TYPE ")
     } else {
-        Span::styled(" BROWSE ", theme.muted().add_modifier(Modifier::BOLD))
+        keys(" BROWSE ")
     }
 }
 
@@ -381,10 +400,12 @@ fn right_text(app: &App, prompt_empty: bool, short: bool) -> (String, Style) {
             Some(_) => "other keys don't".to_owned(),
             None => format!("{}… types", armed.letter),
         };
-        return (
-            format!("⏎ {} · {other}", armed_short(&armed.action)),
-            theme.accent(),
-        );
+        // Quitting is also the letter again, as the wide bar says (`q works too`).
+        let does = match *armed.action {
+            Action::Quit => format!("⏎ or {} quits", letter_name(armed.letter)),
+            ref action => format!("⏎ {}", armed_short(action)),
+        };
+        return (format!("{does} · {other}"), theme.accent());
     }
     match &app.message {
         Some((text, severity)) => {

@@ -253,6 +253,7 @@ mod custom;
 mod hints;
 mod table;
 pub use custom::{Keymap, KeysError};
+pub use hints::letter_name;
 pub use table::KEYMAP;
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::model::stream_end::StreamEnd;
 use crate::render::sanitize::is_unsafe;
 use crate::styled::text::clean;
 use crate::tui::state::app::{Mode, STILL_ANSWERING};
-use crate::tui::state::keymap::Context;
+use crate::tui::state::keymap::{Context, letter_name};
 use crate::tui::state::{Action, Armed, Effect, Focus, Popup, Severity, SidebarItem};
 
 /// What Ctrl-C does in the app's state, in the order it takes them ([`Ui::interrupt_step`]).
@@ -161,17 +161,19 @@ impl Ui {
     /// A letter that writes, opens, quits or sends: it waits for Enter, and the status bar says
     /// what Enter will do.
     fn arm(&mut self, armed: Armed) {
+        // Quitting also takes the armed letter again: named as pressed, whatever `[keys]` made it.
+        let again = letter_name(armed.letter);
         let what = match *armed.action {
-            Action::OpenUrl => "open the selected source's URL",
-            Action::Export => "export the conversation to Markdown",
-            Action::Retry => "retry the turn",
-            Action::Mouse if self.mouse => "leave the mouse to the terminal",
-            Action::Mouse => "take the mouse back",
+            Action::OpenUrl => "open the selected source's URL".to_owned(),
+            Action::Export => "export the conversation to Markdown".to_owned(),
+            Action::Retry => "retry the turn".to_owned(),
+            Action::Mouse if self.mouse => "leave the mouse to the terminal".to_owned(),
+            Action::Mouse => "take the mouse back".to_owned(),
             Action::Quit if self.stream_running || self.in_progress() => {
-                "quit (what arrived is kept; q works too)"
+                format!("quit (what arrived is kept; {again} works too)")
             }
-            Action::Quit => "quit (q works too)",
-            _ => "do it",
+            Action::Quit => format!("quit ({again} works too)"),
+            _ => "do it".to_owned(),
         };
         // In a popup nothing is typed: another key only drops the letter.
         // In a popup or a replay nothing is typed: another key only drops the letter.

@@ -55,6 +55,23 @@ impl Keymap {
         })
     }
 
+    /// The keys that switch tabs in `places`, as the tab row names them: `Tab/←→`, `Tab/PgUp/PgDn`.
+    /// The ← → pair reads as one; any other two keys are kept apart by a `/` so their names do not
+    /// run together. An action left with no key is left out, the others kept; empty when no key
+    /// switches.
+    pub fn tab_switch_keys(&self, places: &[Context]) -> String {
+        let named = |name| self.key_in(name, places);
+        let steps = match (named("previous_tab"), named("next_tab")) {
+            (Some(back), Some(on)) if back == "←" && on == "→" => vec![format!("{back}{on}")],
+            (back, on) => back.into_iter().chain(on).collect(),
+        };
+        named("focus_next")
+            .into_iter()
+            .chain(steps)
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
     fn fill_part(&self, places: &[Context], part: &str) -> Option<String> {
         let mut out = String::new();
         let mut rest = part;
@@ -75,6 +92,12 @@ impl Keymap {
         out.push_str(rest);
         Some(out)
     }
+}
+
+/// The name of the plain key that types `letter` (`q`, `Space`), as a hint says it: an armed
+/// letter pressed again confirms quitting.
+pub fn letter_name(letter: char) -> String {
+    key_name(&super::plain(letter))
 }
 
 /// Does `key`, pressed as its name says, type a character? Only such a key arms an action that
@@ -188,6 +211,27 @@ mod tests {
         );
         let space = custom(&[("page_down", &["pgdn"]), ("quit", &["space"])]);
         assert_eq!(space.quit_keys(), "Space Space");
+    }
+
+    #[test]
+    fn the_tab_switching_keys_are_kept_apart_unless_they_are_the_arrow_pair() {
+        let places = [Context::NarrowPanes, Context::Panes];
+        assert_eq!(Keymap::default().tab_switch_keys(&places), "Tab/←→");
+        let keys = custom(&[
+            ("page_up", &["f11"]),
+            ("page_down", &["f12"]),
+            ("previous_tab", &["pgup"]),
+            ("next_tab", &["pgdn"]),
+        ]);
+        assert_eq!(keys.tab_switch_keys(&places), "Tab/PgUp/PgDn");
+        let keys = custom(&[("focus_next", &[]), ("next_tab", &[])]);
+        assert_eq!(keys.tab_switch_keys(&places), "←");
+        let keys = custom(&[
+            ("focus_next", &[]),
+            ("previous_tab", &[]),
+            ("next_tab", &[]),
+        ]);
+        assert_eq!(keys.tab_switch_keys(&places), "");
     }
 
     #[test]
