@@ -109,7 +109,12 @@ pub fn replay_file(
 ) -> std::io::Result<StreamHandle> {
     let provider = provider.into();
     let file = std::fs::File::open(path)?;
-    if let Some(arrivals) = read_arrivals(path) {
+    // At `max` nothing waits for its time, so arrival times are not read at all: a saved flood
+    // followed part by part (20,000 of them) cost 2.3× the CPU, each read a hand-off to a
+    // blocking thread and back.
+    if speed != Speed::Max
+        && let Some(arrivals) = read_arrivals(path)
+    {
         return Ok(replay_timed(file, arrivals, speed, provider));
     }
     let mut buffer = read_buffer(&file);
@@ -196,7 +201,8 @@ pub fn saved_timeline(path: &Path, provider: Option<Provider>) -> Option<Timelin
 }
 
 /// A saved turn with its arrival times ([`Arrivals`]): each part of the file is fed when it
-/// arrived, counted from the start of the replay (scaled by `speed`), read as it plays.
+/// arrived, counted from the start of the replay (scaled by `speed`, never `max`, which
+/// [`replay_file`] plays as it reads), read as it plays.
 fn replay_timed(
     file: std::fs::File,
     arrivals: Arrivals,
@@ -211,15 +217,7 @@ fn replay_timed(
         };
         let start = tokio::time::Instant::now();
         let mut at = 0u64;
-        // At `max` nothing waits between parts, so the file is one part, read a buffer at a time:
-        // read a part at a time, a saved flood of 20,000 parts cost 2.3× the CPU (each read a
-        // hand-off to a blocking thread and back).
-        let whole = [(0, None, 0)];
-        let parts: Box<dyn Iterator<Item = (u64, Option<u64>, u64)> + Send> = match speed {
-            Speed::Max => Box::new(whole.into_iter()),
-            Speed::Factor(_) => Box::new(arrivals.parts()),
-        };
-        for (_, to, ms) in parts {
+        for (_, to, ms) in arrivals.parts() {
             let due = start + speed.delay(ms);
             if due > tokio::time::Instant::now() {
                 if !player.flush().await {
@@ -227,9 +225,8 @@ fn replay_timed(
                 }
                 tokio::time::sleep_until(due).await;
             }
-            // The timeline keeps the times the turn arrived at, not the playback's (scaled). At
-            // `max` nothing is paced and every part goes in one batch, on the reader's clock.
-            if speed != Speed::Max && !player.arrived(ms).await {
+            // The timeline keeps the times the turn arrived at, not the playback's (scaled).
+            if !player.arrived(ms).await {
                 return;
             }
             loop {
