@@ -9,6 +9,7 @@ use crate::model::citations::Attribution;
 use crate::model::pending::{Change, LiveResolver};
 use crate::model::session::{AnswerBuffer, Session};
 use crate::render::sanitize::sanitize;
+use crate::styled::text::wrap::pack_items;
 
 /// `--format text`: rendered Markdown on a terminal, plain text to a pipe or a file.
 pub(super) enum TextPrinter {
@@ -59,29 +60,9 @@ impl TextPrinter {
 /// whole), the lines after the first indented under the first item.
 fn fit_items(line: &str, width: usize) -> String {
     use unicode_width::UnicodeWidthStr;
-    const SEPARATOR: &str = " · ";
-    if line.width() <= width {
-        return line.to_owned();
-    }
     let indent = line.find(": ").map_or(0, |at| line[..at + 2].width());
     let indent = " ".repeat(indent.min(width / 2));
-    let mut out = String::new();
-    let mut current = String::new();
-    for item in line.split(SEPARATOR) {
-        if current.is_empty() {
-            current.push_str(item);
-        } else if current.width() + SEPARATOR.width() + item.width() <= width {
-            current.push_str(SEPARATOR);
-            current.push_str(item);
-        } else {
-            out.push_str(&current);
-            out.push_str(SEPARATOR.trim_end());
-            out.push('\n');
-            current = format!("{indent}{item}");
-        }
-    }
-    out.push_str(&current);
-    out
+    pack_items(line, width, &indent).join(" ·\n")
 }
 
 /// How much recently printed text is kept to quote tool-level citations whose reference arrives

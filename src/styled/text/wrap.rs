@@ -3,6 +3,7 @@
 //! piece's mapping to raw answer bytes exact across the breaks. [`wrap_height`] and
 //! [`wrap_chars_height`] count the rows the same walk makes without building them (a block out of
 //! view only needs its height): one walk, with the building switched off, so the count cannot differ.
+//! [`pack_items`] breaks a line of ` · `-separated figures only between two of them.
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
@@ -355,6 +356,26 @@ fn wrap_chars_with(mut w: Wrapper<'_>, pieces: &[Piece]) -> (Vec<RLine>, usize) 
         w.push_chars(pieces, index, 0, piece.text.len());
     }
     w.finish()
+}
+
+/// `text`'s ` · `-separated items (`first byte 0.4 s · total 22.1 s`) packed into lines of at
+/// most `width` columns, broken only between two items, so a value never leaves its name nor a
+/// number its unit (`total` at one line's end, `22.1 s` at the next's start). Lines after the
+/// first start with `indent`; an item wider than a line has a line of its own.
+pub fn pack_items(text: &str, width: usize, indent: &str) -> Vec<String> {
+    const SEPARATOR: &str = " · ";
+    let mut lines: Vec<String> = Vec::new();
+    for item in text.split(SEPARATOR) {
+        match lines.last_mut() {
+            Some(line) if line.width() + SEPARATOR.width() + item.width() <= width => {
+                line.push_str(SEPARATOR);
+                line.push_str(item);
+            }
+            Some(_) => lines.push(format!("{indent}{item}")),
+            None => lines.push(item.to_owned()),
+        }
+    }
+    lines
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use super::super::{clean, piece, truncate, wrap_text};
 use crate::model::session::{Activity, Session};
 use crate::model::timeline::{Gap, Phase, PhaseKind, Timeline, seconds};
 use crate::styled::text::RLine;
+use crate::styled::text::wrap::pack_items;
 use crate::styled::theme::Theme;
 use crate::tui::state::keymap::Context;
 use crate::tui::state::{App, TimelineView, Turn};
@@ -245,31 +246,12 @@ fn summary(timeline: &Timeline, now: u64, live: bool, width: usize, theme: &Them
             text = format!("{text} · {figures}");
         }
     }
-    let mut out: Vec<RLine> = figure_lines(&text, width)
+    let mut out: Vec<RLine> = pack_items(&text, width, "")
         .iter()
         .flat_map(|line| wrap_text(line, theme.text(), width, Vec::new(), Vec::new()))
         .collect();
     out.push(RLine::blank());
     out
-}
-
-/// `text`'s figures (`first byte 0.4 s`, `total 22.1 s`) packed into lines of `width` columns,
-/// broken only between two figures: a value never goes to the next line without its name (`total`
-/// at one line's end, `22.1 s` at the next's start), nor a number without its unit. A figure wider
-/// than the line is left to be wrapped at its spaces.
-fn figure_lines(text: &str, width: usize) -> Vec<String> {
-    use unicode_width::UnicodeWidthStr;
-    let mut lines: Vec<String> = Vec::new();
-    for figure in text.split(" · ") {
-        match lines.last_mut() {
-            Some(line) if line.width() + " · ".width() + figure.width() <= width => {
-                line.push_str(" · ");
-                line.push_str(figure);
-            }
-            _ => lines.push(figure.to_owned()),
-        }
-    }
-    lines
 }
 
 /// Where the label, the bar and the duration go.
