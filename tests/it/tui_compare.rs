@@ -498,22 +498,33 @@ async fn the_comparison_says_ctrl_c_cancels_while_the_agents_stream_and_quits_af
     assert!(done.contains(" · Ctrl-C quits · comparison "), "{done}");
 }
 
+/// The three agents on the demo at its own pace, not sped up: Perplexity answers in ~4 s,
+/// Bigdata.com and OpenAI take ~13 s.
+fn at_the_demos_pace(width: u16, height: u16) -> Tmux {
+    Tmux::start(
+        width,
+        height,
+        &["--provider", "bigdata,openai,perplexity", "--demo"],
+    )
+}
+
+/// The comparison's first row: each agent's header.
+fn header(screen: &str) -> String {
+    screen.lines().next().unwrap_or_default().to_owned()
+}
+
+/// The comparison's last row with text: its key line.
+fn key_line(screen: &str) -> String {
+    let last = screen.lines().rev().find(|l| !l.trim().is_empty());
+    last.unwrap_or_default().to_owned()
+}
+
 /// Ctrl-C on an agent that has answered, while the others still stream, cancels their answers
 /// rather than quitting them all with it (as one agent's app cancels before it quits): the key line
 /// says so before, each header says `cancelled` after, and the next Ctrl-C quits.
 #[test]
 fn ctrl_c_on_an_agent_that_has_answered_cancels_the_others_still_streaming_then_quits() {
-    // At the demo's own pace Perplexity answers in ~4 s, Bigdata.com and OpenAI take ~13 s.
-    let t = Tmux::start(
-        140,
-        42,
-        &["--provider", "bigdata,openai,perplexity", "--demo"],
-    );
-    let header = |s: &str| s.lines().next().unwrap_or_default().to_owned();
-    let key_line = |s: &str| {
-        let last = s.lines().rev().find(|l| !l.trim().is_empty());
-        last.unwrap_or_default().to_owned()
-    };
+    let t = at_the_demos_pace(140, 42);
     t.wait_for("the agents streaming", WAIT, |s| {
         header(s).contains("bigdata · streaming")
     });
@@ -550,12 +561,7 @@ fn ctrl_c_on_an_agent_that_has_answered_cancels_the_others_still_streaming_then_
 /// the others still answer (it cancels them, it does not quit); the one after that quits.
 #[test]
 fn ctrl_c_on_a_streaming_agent_says_the_next_one_cancels_the_others_at_80_by_24() {
-    let t = Tmux::start(
-        80,
-        24,
-        &["--provider", "bigdata,openai,perplexity", "--demo"],
-    );
-    let header = |s: &str| s.lines().next().unwrap_or_default().to_owned();
+    let t = at_the_demos_pace(80, 24);
     t.wait_for("Bigdata.com and OpenAI streaming", WAIT, |s| {
         let header = header(s);
         header.contains("bigdata · streaming") && header.contains("openai · streaming")

@@ -187,13 +187,19 @@ fn sorting_by_site_keeps_each_sites_rows_together_best_agreement_first() {
     );
 }
 
-#[test]
-fn a_still_streaming_agent_is_incomplete_and_counts_what_it_has_so_far() {
+/// A session whose answer has begun (`So far`) and has not ended.
+fn answering_so_far() -> Session {
     let mut session = Session::new();
     session.apply(AgentEvent::AnswerDelta {
         message_id: None,
         text: "So far".into(),
     });
+    session
+}
+
+#[test]
+fn a_still_streaming_agent_is_incomplete_and_counts_what_it_has_so_far() {
+    let session = answering_so_far();
     let attribution = Attribution::resolve(&session, false);
     let run = AgentRun {
         provider: "xai",
@@ -221,11 +227,7 @@ fn a_still_streaming_agent_is_incomplete_and_counts_what_it_has_so_far() {
 /// reads as streaming: its header said `streaming` for ever after a Ctrl-C in a comparison.
 #[test]
 fn an_agent_whose_stream_ended_unheard_is_no_longer_streaming_and_says_how_it_ended() {
-    let mut session = Session::new();
-    session.apply(AgentEvent::AnswerDelta {
-        message_id: None,
-        text: "So far".into(),
-    });
+    let session = answering_so_far();
     let attribution = Attribution::resolve(&session, false);
     let run = |ended| AgentRun {
         provider: "openai",
